@@ -1,0 +1,40 @@
+# The two set-up commands: `make run` and `make test`. Both work on a fresh machine with Python >= 3.11 and make.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+FFPLAN := $(VENV)/bin/ffplan
+OUT ?= out
+
+.PHONY: run test venv system-deps bench clean golden
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+# OpenSM, ibsim and infiniband-diags back the integration tests. They are installed when we are root
+# with apt (CI); elsewhere the integration tests skip with a visible reason.
+system-deps:
+	@if command -v opensm >/dev/null 2>&1 && command -v ibsim >/dev/null 2>&1 && command -v dump_fts >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq opensm ibsim-utils infiniband-diags >/dev/null; \
+	else echo "note: opensm/ibsim-utils/infiniband-diags missing and not root: integration tests will be skipped"; fi
+
+run: venv
+	$(FFPLAN) lint inventories/
+	$(FFPLAN) design inventories/fire-flyer-2.yaml -o $(OUT)/fire-flyer-2
+
+test: venv system-deps
+	$(PY) -m pytest -q
+
+bench: venv
+	$(PY) benchmarks/run.py
+
+golden: venv
+	$(PY) -m pytest -q tests --update-golden
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache

@@ -1,0 +1,5 @@
+"""`ffplan design` (being written)."""
+
+
+def register(app) -> None:
+    pass

@@ -1,0 +1,5 @@
+"""`ffplan lint` (being written)."""
+
+
+def register(app) -> None:
+    pass

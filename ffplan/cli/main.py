@@ -1,0 +1,45 @@
+"""`ffplan` entry point: registers one module per command."""
+
+from __future__ import annotations
+
+import typer
+
+from ffplan import __version__
+
+app = typer.Typer(
+    name="ffplan",
+    help="Plan, configure and verify cost-effective InfiniBand GPU clusters (Fire-Flyer 2 style).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ffplan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """ffplan: lint an inventory, design the fabric, render configs, report cost, verify in a simulator."""
+
+
+def _register() -> None:
+    # One module per command; each exposes `register(app)`.
+    from ffplan.cli import design as design_cmd
+    from ffplan.cli import lint as lint_cmd
+
+    for module in (lint_cmd, design_cmd):
+        module.register(app)
+
+
+_register()
+
+
+def run() -> None:
+    app()

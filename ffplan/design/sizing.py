@@ -1,0 +1,161 @@
+"""Fat-tree sizing for any radix: two-layer zones (the design) and three-layer trees (the cost comparison).
+
+Two-layer, non-blocking: a leaf has k/2 ports down and k/2 up, every leaf reaches every spine, so a zone
+holds at most k leaves and k/2 spines: k*k/2 endpoint ports in 3k/2 switches (k=40: 800 ports, 60 switches).
+Three-layer (edge/aggregation/core, Al-Fares et al.): k*k*k/4 endpoints in 5k*k/4 switches at full size; a
+partial tree for N endpoints takes ceil(N/(k/2)) edge, as many aggregation, and half as many core switches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ffplan.inventory.models import Attach, Inventory
+from ffplan.inventory.resolve import ResolvedInventory
+
+
+class SizingError(ValueError):
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def split_ports(radix: int, oversubscription: float) -> tuple[int, int]:
+    """Leaf (down, up) ports for a down:up ratio: 1.0 gives k/2 and k/2."""
+    down = math.floor(radix * oversubscription / (1 + oversubscription) + 1e-9)
+    return down, radix - down
+
+
+@dataclass(frozen=True)
+class TwoLayerSize:
+    radix: int
+    down_ports: int  # per leaf, towards endpoints
+    up_ports: int  # per leaf, towards spines
+    leaves: int
+    spines: int
+    links_per_leaf_spine: int  # parallel cables between one leaf and one spine
+
+    @property
+    def endpoint_ports(self) -> int:
+        return self.leaves * self.down_ports
+
+    @property
+    def switches(self) -> int:
+        return self.leaves + self.spines
+
+    @property
+    def leaf_spine_links(self) -> int:
+        return self.leaves * self.up_ports
+
+    @property
+    def max_endpoint_ports(self) -> int:
+        return self.radix * self.down_ports
+
+
+def size_two_layer(radix: int, oversubscription: float = 1.0, endpoint_ports: int | None = None) -> TwoLayerSize:
+    """Smallest two-layer zone of `radix`-port switches with at least `endpoint_ports` leaf down-ports.
+
+    Without `endpoint_ports` the zone is built at full size (radix leaves). Spines are the smallest
+    divisor of the leaf up-ports whose ports take every uplink, so each leaf has the same number of
+    parallel cables to every spine (what balanced static routing needs).
+    """
+    down, up = split_ports(radix, oversubscription)
+    if down < 1 or up < 1:
+        raise SizingError(
+            f"a {radix}-port leaf at {oversubscription}:1 leaves {down} down and {up} up ports",
+            "use a lower oversubscription ratio or a switch with more ports",
+        )
+    max_ports = radix * down
+    wanted = max_ports if endpoint_ports is None else endpoint_ports
+    leaves = max(1, math.ceil(wanted / down))
+    if leaves > radix:
+        raise SizingError(
+            f"{wanted:,} endpoint ports need {leaves} leaves of {down} down-ports, but a two-layer tree of {radix}-port "
+            f"switches takes at most {radix} leaves ({max_ports:,} ports)",
+            f"lower the zone to at most {max_ports:,} ports, add a zone, or use switches with more ports",
+        )
+    spines = next(s for s in range(1, up + 1) if up % s == 0 and s * radix >= leaves * up)
+    return TwoLayerSize(radix, down, up, leaves, spines, up // spines)
+
+
+@dataclass(frozen=True)
+class ThreeLayerSize:
+    radix: int
+    endpoints: int
+    leaves: int
+    spines: int
+    cores: int
+
+    @property
+    def switches(self) -> int:
+        return self.leaves + self.spines + self.cores
+
+    @property
+    def links(self) -> dict[str, int]:
+        half = self.radix // 2
+        return {
+            "endpoint-leaf": self.endpoints,
+            "leaf-spine": self.leaves * half,
+            "spine-core": self.spines * half,
+        }
+
+
+def size_three_layer(radix: int, endpoints: int) -> ThreeLayerSize:
+    """Non-blocking three-layer fat-tree for `endpoints` access ports (k^3/4 at most)."""
+    half = radix // 2
+    full = radix**3 // 4
+    if endpoints > full:
+        raise SizingError(
+            f"{endpoints:,} endpoints exceed a three-layer tree of {radix}-port switches ({full:,})",
+            "use switches with more ports",
+        )
+    leaves = math.ceil(endpoints / half)
+    spines = leaves
+    cores = math.ceil(spines * half / radix)
+    return ThreeLayerSize(radix, endpoints, leaves, spines, cores)
+
+
+@dataclass(frozen=True)
+class PortDemand:
+    """NIC and inter-zone ports the zones must hold."""
+
+    zones: tuple[str, ...]
+    every_zone: int  # ports needed in each zone (dual-homed storage)
+    pinned: dict[str, int]  # single-attached ports pinned to a zone
+    floating: int  # single-attached ports the planner may put in any zone
+    inter_zone: dict[str, int]  # inter-zone cable ends per zone
+
+    def fixed(self, zone: str) -> int:
+        return self.every_zone + self.pinned.get(zone, 0) + self.inter_zone.get(zone, 0)
+
+    @property
+    def total(self) -> int:
+        return self.every_zone * len(self.zones) + sum(self.pinned.values()) + self.floating + sum(self.inter_zone.values())
+
+
+def port_demand(resolved: ResolvedInventory) -> PortDemand:
+    inv = resolved.inventory
+    zones = [z.name for z in inv.fabric.zones]
+    pinned = {z: 0 for z in zones}
+    every_zone = floating = 0
+    for host in resolved.hosts:
+        ports = sum(nic.ports for nic in host.nics)
+        if host.settings.attach is Attach.EVERY_ZONE:
+            every_zone += ports // max(1, len(zones))
+        elif host.settings.zone in pinned:
+            pinned[host.settings.zone] += ports
+        else:
+            floating += ports
+    inter_zone = {z: 0 for z in zones}
+    for link in inv.fabric.inter_zone_links:
+        for z in link.zones:
+            if z in inter_zone:
+                inter_zone[z] += link.count
+    return PortDemand(tuple(zones), every_zone, pinned, floating, inter_zone)
+
+
+def zone_size(inv: Inventory, radix: int) -> TwoLayerSize:
+    """Every zone of an inventory has the same shape: `ports_per_zone`, or full size."""
+    return size_two_layer(radix, inv.fabric.oversubscription, inv.fabric.ports_per_zone)

@@ -1,0 +1,265 @@
+"""The inventory schema: one set of pydantic models serves the loader, the JSON Schema and the docs.
+
+Every string that can reach a rendered file is constrained here by a safe pattern, so no inventory value
+can break a shell script, an XML file or an OpenSM config.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+INVENTORY_VERSION = 1
+
+# Names that end up in hostnames, file names, OpenSM node descriptions, XML attributes and shell words.
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
+HOSTNAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+# `{index}` / `{index:04d}` are the only placeholders; the rest must be hostname-safe.
+HOSTNAME_TEMPLATE_PATTERN = r"^[a-z0-9{]([a-z0-9{}:d-]{0,80})$"
+GUID_PATTERN = r"^0x[0-9a-fA-F]{16}$"
+BUS_ID_PATTERN = r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$"
+DEVICE_PATTERN = r"^[A-Za-z0-9_]{1,32}$"
+TEXT_PATTERN = r"^[A-Za-z0-9 ._,:;()/+%@#=-]{0,200}$"
+PATH_PATTERN = r"^/[A-Za-z0-9._/-]{0,200}$"
+
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+Hostname = Annotated[str, StringConstraints(pattern=HOSTNAME_PATTERN)]
+Guid = Annotated[str, StringConstraints(pattern=GUID_PATTERN)]
+BusId = Annotated[str, StringConstraints(pattern=BUS_ID_PATTERN)]
+DeviceName = Annotated[str, StringConstraints(pattern=DEVICE_PATTERN)]
+Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
+SafePath = Annotated[str, StringConstraints(pattern=PATH_PATTERN)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class LinkSpeed(str, Enum):
+    EDR = "EDR"
+    HDR = "HDR"
+    NDR = "NDR"
+
+    @property
+    def gbps(self) -> int:
+        return {"EDR": 100, "HDR": 200, "NDR": 400}[self.value]
+
+
+class Role(str, Enum):
+    COMPUTE = "compute"
+    STORAGE = "storage"
+    MANAGEMENT = "management"
+
+
+# ---------------------------------------------------------------- hardware models
+
+
+class SwitchModel(Strict):
+    ports: int = Field(ge=4, le=256, description="External ports (radix).")
+    speed: LinkSpeed = LinkSpeed.HDR
+    data_vls: int = Field(default=8, ge=1, le=15, description="Data virtual lanes the switch supports (VL0..n-1).")
+    power_w: float = Field(default=0, ge=0, description="Typical power draw in watts.")
+    rack_units: int = Field(default=1, ge=1, le=48)
+    form_factor: Literal["1U", "2U", "chassis"] = "1U"
+    vendor_part: Text = ""
+
+
+class PcieLink(Strict):
+    gen: int = Field(default=4, ge=1, le=6)
+    lanes: int = Field(default=16, ge=1, le=32, description="Lanes; a root port (host bridge) may have 32.")
+
+
+class NicModel(Strict):
+    ports: int = Field(default=1, ge=1, le=2)
+    speed: LinkSpeed = LinkSpeed.HDR
+    data_vls: int = Field(default=8, ge=1, le=15)
+    pcie: PcieLink = PcieLink()
+    pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x15b3:0x101b"
+    power_w: float = Field(default=0, ge=0)
+
+
+class GpuModel(Strict):
+    pcie: PcieLink = PcieLink()
+    pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x10de:0x20f1"
+    memory_gb: int = Field(default=40, ge=1)
+    power_w: float = Field(default=0, ge=0)
+
+
+class Cpu(Strict):
+    model: Text = ""
+    vendor: Literal["AuthenticAMD", "GenuineIntel"] = "AuthenticAMD"
+    family_id: int = Field(default=23, ge=0)
+    model_id: int = Field(default=49, ge=0)
+    sockets: int = Field(default=2, ge=1, le=8)
+    cores_per_socket: int = Field(default=32, ge=1, le=512)
+    threads_per_core: int = Field(default=2, ge=1, le=4)
+    nps: Literal[0, 1, 2, 4] = Field(default=1, description="AMD NUMA nodes per socket (NPS); 0 = one node for the whole system.")
+
+
+class RootPort(Strict):
+    name: DeviceName
+    numa: int = Field(ge=0, description="NUMA node the root port belongs to.")
+    pcie: PcieLink = PcieLink()
+
+
+class Device(Strict):
+    name: DeviceName = Field(description="OS name: mlx5_0 for a NIC, gpu0 for a GPU.")
+    kind: Literal["gpu", "nic"]
+    model: Name
+    root_port: DeviceName
+    bus_id: BusId
+
+
+class NodeModel(Strict):
+    description: Text = ""
+    cpu: Cpu = Cpu()
+    memory_gb: int = Field(default=512, ge=1)
+    rack_units: int = Field(default=4, ge=1, le=48)
+    power_w: float = Field(default=0, ge=0, description="Average power under load (W).")
+    peak_power_w: float = Field(default=0, ge=0)
+    root_ports: list[RootPort] = []
+    devices: list[Device] = []
+    nvlink_pairs: list[tuple[DeviceName, DeviceName]] = []
+
+
+class Models(Strict):
+    switches: dict[Name, SwitchModel] = {}
+    nics: dict[Name, NicModel] = {}
+    gpus: dict[Name, GpuModel] = {}
+    nodes: dict[Name, NodeModel] = {}
+
+
+# ---------------------------------------------------------------- floor and fabric
+
+
+class Rack(Strict):
+    name: Name
+    row: int = Field(ge=0, le=999)
+    slot: int = Field(ge=0, le=999)
+    units: int = Field(default=42, ge=1, le=60)
+
+
+class RackBlock(Strict):
+    """A run of racks: `name` with {row} and {slot} placeholders over ranges of rows and slots."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9{}:d._-]{1,60}$")]
+    rows: tuple[int, int]
+    slots: tuple[int, int]
+    units: int = Field(default=42, ge=1, le=60)
+
+
+class Zone(Strict):
+    name: Name
+    leaf_racks: list[Name] = Field(min_length=1, description="Racks that hold this zone's leaf switches (filled in order).")
+    spine_racks: list[Name] = Field(min_length=1, description="Racks that hold this zone's spine switches.")
+
+
+class InterZoneLinks(Strict):
+    zones: tuple[Name, Name]
+    count: int = Field(ge=1, le=512)
+
+
+class Fabric(Strict):
+    topology: Literal["two-layer-fat-tree"] = "two-layer-fat-tree"
+    switch_model: Name
+    zones: list[Zone] = Field(min_length=1)
+    ports_per_zone: int | None = Field(
+        default=None, ge=1, description="Endpoint ports per zone; default: what the switch radix gives (k*k/2 when non-blocking)."
+    )
+    oversubscription: float = Field(default=1.0, ge=1.0, le=8.0, description="Leaf down:up port ratio; 1.0 is non-blocking.")
+    inter_zone_links: list[InterZoneLinks] = []
+    guid_prefix: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{6}$")] = Field(
+        default="0x0002c9", description="OUI used for synthetic (placeholder) GUIDs."
+    )
+    switch_guids: dict[Name, Guid] = Field(default={}, description="Node GUIDs of installed switches, by switch name (z1-leaf01).")
+    failed_links: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]+(\[\d+\])?$")]] = Field(
+        default=[], description="Cable labels or switch names known to be bad; routing avoids them."
+    )
+
+
+# ---------------------------------------------------------------- nodes
+
+
+class Attach(str, Enum):
+    SINGLE = "single"  # each NIC port lands in one zone, chosen by the planner
+    EVERY_ZONE = "every-zone"  # one NIC port in each zone (dual-homed storage)
+
+
+class HostSettings(Strict):
+    """Settings that inherit host -> group -> node model -> built-in defaults."""
+
+    attach: Attach | None = None
+    zone: Name | None = Field(default=None, description="Pin single-attached NICs to this zone.")
+    relaxed_ordering: bool | None = None
+    gdr_level: Literal["LOC", "PIX", "PXB", "PHB", "SYS"] | None = None
+    nccl_socket_ifname: Annotated[str, StringConstraints(pattern=r"^=?[A-Za-z0-9_.-]{1,15}$")] | None = None
+    topo_file: SafePath | None = None
+
+
+class Host(Strict):
+    hostname: Hostname
+    rack: Name
+    u: int = Field(ge=1, le=60)
+    guids: dict[DeviceName, Guid] = Field(default={}, description="Port GUIDs by NIC name (mlx5_0: 0x...).")
+    settings: HostSettings = HostSettings()
+
+
+class Group(Strict):
+    name: Name
+    role: Role
+    model: Name
+    count: int | None = Field(default=None, ge=1, le=100_000)
+    hostname: Annotated[str, StringConstraints(pattern=HOSTNAME_TEMPLATE_PATTERN)] | None = Field(
+        default=None, description="Hostname pattern with {index} (1-based), e.g. cn{index:04d}."
+    )
+    racks: list[Name] = Field(default=[], description="Racks the generated hosts fill, in order.")
+    per_rack: int | None = Field(default=None, ge=1, le=60)
+    first_u: int = Field(default=1, ge=1, le=60)
+    hosts: list[Host] = []
+    settings: HostSettings = HostSettings()
+
+
+# ---------------------------------------------------------------- QoS and catalog
+
+
+class TrafficClass(Strict):
+    name: Name
+    sl: int | None = Field(default=None, description="Service level 0-15.")
+    vl: int | None = Field(default=None, description="Data VL the SL maps to (below the data VLs of switches and NICs; 15 is reserved).")
+    weight: int | None = Field(default=None, description="VL arbitration weight 0-255 (units of 64 bytes).")
+    priority: Literal["high", "low"] | None = None
+    description: Text = ""
+
+
+class Catalog(Strict):
+    """Price/power overrides; the keys are those of the built-in catalog (see `ffplan report cost --help`)."""
+
+    preset: Literal["paper", "list-price"] | None = None
+    currency: Annotated[str, StringConstraints(pattern=r"^[A-Za-z ._-]{1,20}$")] | None = None
+    prices: dict[Name, float] = {}
+    power_w: dict[Name, float] = {}
+    cable: dict[Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")], float] = {}
+
+
+class Inventory(Strict):
+    inventory_version: Literal[1] = INVENTORY_VERSION
+    name: Name
+    description: Text = ""
+    models: Models
+    fabric: Fabric
+    racks: list[Rack] = []
+    rack_blocks: list[RackBlock] = Field(default=[], description="Runs of racks generated from row/slot ranges.")
+    groups: list[Group] = Field(min_length=1)
+    traffic_classes: list[TrafficClass] | None = None
+    catalog: Catalog | None = None
+    defaults: HostSettings = HostSettings()
+
+
+def expand_rack_block(block: RackBlock) -> list[Rack]:
+    racks = []
+    for row in range(block.rows[0], block.rows[1] + 1):
+        for slot in range(block.slots[0], block.slots[1] + 1):
+            racks.append(Rack(name=block.name.format(row=row, slot=slot), row=row, slot=slot, units=block.units))
+    return racks

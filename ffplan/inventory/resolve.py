@@ -1,0 +1,147 @@
+"""Expand an Inventory into concrete hosts and racks, applying host -> group -> node model -> defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ffplan.diagnostics import Collector, YamlPath
+from ffplan.inventory.models import (
+    Attach,
+    HostSettings,
+    Inventory,
+    NodeModel,
+    Rack,
+    Role,
+    expand_rack_block,
+)
+
+RULE_PATTERN = "FF020"
+
+BUILTIN_DEFAULTS = HostSettings(
+    relaxed_ordering=True,
+    gdr_level="PHB",
+    topo_file="/etc/nccl/topo.xml",
+)
+ROLE_ATTACH = {Role.STORAGE: Attach.EVERY_ZONE, Role.COMPUTE: Attach.SINGLE, Role.MANAGEMENT: Attach.SINGLE}
+
+
+def merge_settings(*layers: HostSettings) -> HostSettings:
+    """The first layer that sets a field wins (layers are given most specific first)."""
+    merged: dict = {}
+    for layer in layers:
+        for key, value in layer.model_dump(exclude_none=True).items():
+            merged.setdefault(key, value)
+    return HostSettings(**merged)
+
+
+@dataclass(frozen=True)
+class ResolvedNic:
+    name: str
+    model: str
+    ports: int
+    guid: str | None  # port GUID of port 1 from the inventory, or None for a placeholder
+
+
+@dataclass(frozen=True)
+class ResolvedHost:
+    hostname: str
+    group: str
+    role: Role
+    model: str
+    rack: str
+    u: int
+    nics: tuple[ResolvedNic, ...]
+    settings: HostSettings
+    path: YamlPath  # where the host (or its group) is written, for diagnostics
+    order: int  # position in inventory order, for stable output
+
+
+@dataclass
+class ResolvedInventory:
+    inventory: Inventory
+    racks: dict[str, Rack]
+    rack_paths: dict[str, YamlPath]
+    hosts: list[ResolvedHost] = field(default_factory=list)
+
+    def hosts_by_role(self, role: Role) -> list[ResolvedHost]:
+        return [h for h in self.hosts if h.role is role]
+
+
+def _host_nics(model: NodeModel | None, inv: Inventory, guids: dict[str, str]) -> tuple[ResolvedNic, ...]:
+    if model is None:
+        return ()
+    nics = []
+    for dev in model.devices:
+        if dev.kind != "nic":
+            continue
+        nic_model = inv.models.nics.get(dev.model)
+        nics.append(ResolvedNic(dev.name, dev.model, nic_model.ports if nic_model else 1, guids.get(dev.name)))
+    return tuple(nics)
+
+
+def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
+    racks: dict[str, Rack] = {}
+    rack_paths: dict[str, YamlPath] = {}
+    for i, rack in enumerate(inv.racks):
+        racks.setdefault(rack.name, rack)
+        rack_paths.setdefault(rack.name, ("racks", i))
+    for i, block in enumerate(inv.rack_blocks):
+        try:
+            generated = expand_rack_block(block)
+        except (KeyError, IndexError, ValueError) as exc:
+            collector.error(
+                RULE_PATTERN,
+                ("rack_blocks", i, "name"),
+                f"rack name pattern '{block.name}' cannot be expanded: {exc}",
+                "use {row} and {slot}, optionally with a width such as {row:02d}",
+            )
+            continue
+        for rack in generated:
+            racks.setdefault(rack.name, rack)
+            rack_paths.setdefault(rack.name, ("rack_blocks", i))
+
+    resolved = ResolvedInventory(inventory=inv, racks=racks, rack_paths=rack_paths)
+    order = 0
+    for gi, group in enumerate(inv.groups):
+        model = inv.models.nodes.get(group.model)
+        base = merge_settings(group.settings, inv.defaults, BUILTIN_DEFAULTS)
+        for hi, host in enumerate(group.hosts):
+            settings = merge_settings(host.settings, base, HostSettings(attach=ROLE_ATTACH[group.role]))
+            resolved.hosts.append(
+                ResolvedHost(
+                    host.hostname, group.name, group.role, group.model, host.rack, host.u,
+                    _host_nics(model, inv, dict(host.guids)), settings, ("groups", gi, "hosts", hi), order,
+                )
+            )
+            order += 1
+        if group.count is None:
+            continue
+        if not group.hostname:
+            collector.error(
+                RULE_PATTERN, ("groups", gi, "count"),
+                f"group '{group.name}' has a count but no hostname pattern",
+                "add hostname: \"cn{index:04d}\" or list the hosts explicitly",
+            )
+            continue
+        per_rack = group.per_rack or 1
+        units = model.rack_units if model else 1
+        settings = merge_settings(base, HostSettings(attach=ROLE_ATTACH[group.role]))
+        nics = _host_nics(model, inv, {})
+        for index in range(1, group.count + 1):
+            try:
+                hostname = group.hostname.format(index=index)
+            except (KeyError, IndexError, ValueError) as exc:
+                collector.error(
+                    RULE_PATTERN, ("groups", gi, "hostname"),
+                    f"hostname pattern '{group.hostname}' cannot be expanded: {exc}",
+                    "use {index} or a width such as {index:04d}",
+                )
+                break
+            slot = (index - 1) // per_rack
+            rack = group.racks[slot] if slot < len(group.racks) else ""
+            u = group.first_u + ((index - 1) % per_rack) * units
+            resolved.hosts.append(
+                ResolvedHost(hostname, group.name, group.role, group.model, rack, u, nics, settings, ("groups", gi), order)
+            )
+            order += 1
+    return resolved
