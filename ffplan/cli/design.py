@@ -1,5 +1,92 @@
-"""`ffplan design` (being written)."""
+"""`ffplan design INVENTORY -o DIR`: size, place, cable and address the fabric; write the plan."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from enum import Enum
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ffplan.cli.common import err, out, stage_errors
+from ffplan.design import DesignOptions, design
+from ffplan.inventory import load_inventory
+from ffplan.outdir import write_folder
+from ffplan.plan import dump_plan
+from ffplan.plan.exports import bom_csv, cables_csv
+from ffplan.plan.model import Plan
 
 
-def register(app) -> None:
-    pass
+class Solver(str, Enum):
+    cbc = "cbc"
+    highs = "highs"
+
+
+def design_command(
+    inventory: Path = typer.Argument(..., help="Inventory YAML file."),
+    output: Path = typer.Option(Path("out/plan"), "-o", "--output", help="Folder for plan.yaml, cables.csv and bom.csv."),
+    solver: Solver = typer.Option(Solver.cbc, "--solver", help="ILP solver: pulp's bundled CBC, or HiGHS (pip install highspy)."),
+    time_limit: float = typer.Option(None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."),
+    force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
+) -> None:
+    """Design the fabric of INVENTORY and write DIR/plan.yaml (the input of every later command).
+
+    Example: ffplan design inventories/fire-flyer-2.yaml -o out/ff2
+    """
+    with stage_errors():
+        started = time.perf_counter()
+        loaded = load_inventory(inventory)
+        options = DesignOptions(solver=solver.value, time_limit=time_limit)
+        if quiet:
+            plan = design(loaded, options)
+        else:
+            with err.status(f"designing {loaded.inventory.name}: sizing, placement ILP, cabling, addressing"):
+                plan = design(loaded, options)
+        files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
+        write_folder(output, files, kind="plan", force=force)
+        elapsed = time.perf_counter() - started
+    if not quiet:
+        print_summary(plan, elapsed)
+        out.print(f"wrote {output}/plan.yaml, cables.csv, bom.csv")
+
+
+def print_summary(plan: Plan, elapsed: float) -> None:
+    zones = Table(title=f"{plan.inventory.name}: ports per zone", title_justify="left")
+    zones.add_column("zone")
+    zones.add_column("spines x leaves", justify="right")
+    roles = sorted({r for z in plan.zones for r in z.used_ports})
+    for r in roles:
+        zones.add_column(r, justify="right")
+    zones.add_column("ports", justify="right")
+    for z in plan.zones:
+        zones.add_row(z.name, f"{z.spines} x {z.leaves}", *(str(z.used_ports.get(r, 0)) for r in roles), str(z.endpoint_ports))
+    out.print(zones)
+
+    balance = Table(title="role balance per leaf (all zones)", title_justify="left")
+    for col in ("role", "min", "max", "best possible", "balanced"):
+        balance.add_column(col, justify="right" if col != "role" else "left")
+    for b in plan.design.balance:
+        ok = b.min_per_leaf >= b.lower_bound and b.max_per_leaf <= b.upper_bound
+        balance.add_row(b.role, str(b.min_per_leaf), str(b.max_per_leaf), f"{b.lower_bound}-{b.upper_bound}", "yes" if ok else "[red]no[/]")
+    out.print(balance)
+
+    cables = Table(title="cables", title_justify="left")
+    for col in ("kind", "DAC", "AOC", "total"):
+        cables.add_column(col, justify="right" if col != "kind" else "left")
+    counts = Counter((c.kind, c.type) for c in plan.cables)
+    for kind in ("node-leaf", "leaf-spine", "inter-zone"):
+        dac, aoc = counts.get((kind, "DAC"), 0), counts.get((kind, "AOC"), 0)
+        cables.add_row(kind, str(dac), str(aoc), str(dac + aoc))
+    out.print(cables)
+    s = plan.design.solver
+    out.print(
+        f"solver {s.solver}: {s.status}, objective {s.objective:g}, gap {s.gap:.2%}, "
+        f"{s.variables} variables, {s.constraints} constraints; design took {elapsed:.2f} s"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("design")(design_command)

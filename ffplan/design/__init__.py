@@ -1,1 +1,68 @@
-"""(stage being written)"""
+"""Design stage: inventory -> Plan. Size the zones, place ports (ILP), cable, address; later steps add
+routing, QoS and host profiles. Public surface: `design(loaded, options) -> Plan`, `DesignOptions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ffplan import __version__
+from ffplan.design.cabling import DEFAULT_CABLE_MODEL
+from ffplan.design.fabric import build_fabric
+from ffplan.design.sizing import SizingError
+from ffplan.diagnostics import Collector, InfeasibleError
+from ffplan.inventory import LoadedInventory
+from ffplan.plan.model import PLAN_VERSION, Design, InventoryRef, Plan, SolverInfo, SwitchModelSpec
+
+__all__ = ["DesignOptions", "design"]
+
+
+@dataclass(frozen=True)
+class DesignOptions:
+    solver: str = "cbc"
+    time_limit: float | None = None
+
+
+def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) -> Plan:
+    inv = loaded.inventory
+    try:
+        fabric = build_fabric(loaded, options.solver, options.time_limit)
+    except SizingError as exc:
+        c = Collector(loaded.source.file, loaded.source.positions)
+        c.error("FF101", ("fabric",), exc.message, exc.hint)
+        raise InfeasibleError(c.items) from None
+    totals: dict[str, int] = {}
+    for cable in fabric.cables:
+        key = f"{cable.type} {cable.length_m:g}m"
+        totals[key] = totals.get(key, 0) + 1
+    p = fabric.placement
+    plan = Plan(
+        plan_version=PLAN_VERSION,
+        generator=f"ffplan {__version__}",
+        inventory=InventoryRef(name=inv.name, file=loaded.source.file.split("/")[-1], sha256=loaded.sha256),
+        switch_models=[
+            SwitchModelSpec(name=name, ports=m.ports, speed=m.speed.value, data_vls=m.data_vls, power_w=m.power_w,
+                            rack_units=m.rack_units)
+            for name, m in sorted(inv.models.switches.items())
+        ],
+        fabric_switch_model=inv.fabric.switch_model,
+        zones=fabric.zones,
+        switches=fabric.switches,
+        nodes=fabric.nodes,
+        cables=fabric.cables,
+        design=Design(
+            solver=SolverInfo(solver=p.solver, status=p.status, objective=p.objective, gap=p.gap,
+                              variables=p.variables, constraints=p.constraints),
+            balance=fabric.balance,
+            cable_model=DEFAULT_CABLE_MODEL,
+            cable_cost=round(sum(_cable_rel_cost(c) for c in fabric.cables), 6),
+            cable_totals=dict(sorted(totals.items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1][:-1])))),
+        ),
+    )
+    return plan
+
+
+def _cable_rel_cost(cable) -> float:
+    from ffplan.design.cabling import relative_cable_cost
+
+    return relative_cable_cost(cable.type, cable.length_m)

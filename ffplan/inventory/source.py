@@ -46,7 +46,7 @@ def _refuse(file: str, message: str, hint: str, line: int = 1, col: int = 1) -> 
     return InputError(c.items)
 
 
-def read_text(path: Path) -> str:
+def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     shown = str(path)
     try:
         size = path.stat().st_size
@@ -54,10 +54,10 @@ def read_text(path: Path) -> str:
         raise _refuse(shown, f"no such file: {shown}", "check the path") from None
     except OSError as exc:
         raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
-    if size > MAX_FILE_BYTES:
+    if size > limit:
         raise _refuse(
             shown,
-            f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for an inventory",
+            f"file is {size:,} bytes, over the {limit:,}-byte limit",
             "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns",
         )
     try:

@@ -1,0 +1,58 @@
+"""Cable length and type from the floor plan.
+
+Model (stated in the plan as `design.cable_model`): racks sit on a grid, `rack_pitch_m` apart within a row
+and `row_pitch_m` between rows. A cable between racks drops from each device to the overhead tray
+(`tray_drop_m` per end), runs the Manhattan distance along the trays, and gets `slack_m` for the service
+loop. Within one rack it runs the vertical distance between the two U positions plus the slack. The length
+is rounded up to the next standard length; passive copper (DAC) up to `copper_max_m`, active optical (AOC)
+beyond.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+from ffplan.inventory.models import Rack
+from ffplan.plan.model import CableModel
+
+DEFAULT_CABLE_MODEL = CableModel(
+    rack_pitch_m=0.6,
+    row_pitch_m=2.4,
+    rack_unit_m=0.0445,
+    tray_drop_m=1.5,
+    slack_m=1.0,
+    copper_max_m=2.0,  # HDR 200 Gb/s passive copper reach
+    standard_lengths_m=[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0],
+)
+
+
+def raw_length(model: CableModel, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> float:
+    if rack_a.name == rack_b.name:
+        return abs(u_a - u_b) * model.rack_unit_m + model.slack_m
+    horizontal = abs(rack_a.slot - rack_b.slot) * model.rack_pitch_m + abs(rack_a.row - rack_b.row) * model.row_pitch_m
+    return 2 * model.tray_drop_m + horizontal + model.slack_m
+
+
+def standard_length(model: CableModel, length: float) -> float:
+    lengths = model.standard_lengths_m
+    i = bisect.bisect_left(lengths, length - 1e-9)
+    if i == len(lengths):  # beyond the catalog: round up to whole metres
+        return float(math.ceil(length))
+    return lengths[i]
+
+
+def cable_type(model: CableModel, length: float) -> str:
+    return "DAC" if length <= model.copper_max_m + 1e-9 else "AOC"
+
+
+def relative_cable_cost(cable: str, length: float) -> float:
+    """Relative price used by the placement objective: an AOC costs several DACs; both grow with length."""
+    return (1.0 + 0.1 * length) if cable == "DAC" else (4.0 + 0.05 * length)
+
+
+def cable_cost(model: CableModel, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> tuple[float, str, float]:
+    """(standard length, type, relative cost) of a cable between two positions."""
+    length = standard_length(model, raw_length(model, rack_a, u_a, rack_b, u_b))
+    kind = cable_type(model, length)
+    return length, kind, relative_cable_cost(kind, length)

@@ -1,0 +1,63 @@
+"""Tabular exports of a plan: the cable plan (NetBox cable import columns) and the bill of materials."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+
+from ffplan.plan.model import Cable, CableEnd, Plan
+
+# NetBox cable type slugs (dcim CableTypeChoices).
+NETBOX_CABLE_TYPE = {"DAC": "dac-passive", "AOC": "aoc"}
+CABLE_COLUMNS = [
+    "side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+    "type", "status", "label", "length", "length_unit", "ffplan_kind", "ffplan_zone",
+]
+
+
+def interface_name(end: CableEnd) -> str:
+    """Switch ports as the switch names them (IB1/<port>); NIC ends by their OS device name."""
+    return f"IB1/{end.port}" if isinstance(end.port, int) else end.port
+
+
+def _csv(rows: list[list], header: list[str]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def cables_csv(plan: Plan) -> str:
+    rows = []
+    for c in plan.cables:
+        rows.append([
+            c.a.device, "dcim.interface", interface_name(c.a), c.b.device, "dcim.interface", interface_name(c.b),
+            NETBOX_CABLE_TYPE[c.type], "planned", c.label, f"{c.length_m:g}", "m", c.kind, c.zone,
+        ])
+    return _csv(rows, CABLE_COLUMNS)
+
+
+def _cable_item(c: Cable) -> str:
+    return f"{c.type} {c.length_m:g} m"
+
+
+def bom_rows(plan: Plan) -> list[list]:
+    """(category, item, quantity, note) rows: switches, cables by type and length, transceivers, nodes."""
+    rows: list[list] = []
+    for model, n in sorted(Counter(s.model for s in plan.switches).items()):
+        tiers = Counter(s.tier for s in plan.switches if s.model == model)
+        rows.append(["switch", model, n, ", ".join(f"{k} {v}" for k, v in sorted(tiers.items()))])
+    cables = Counter(_cable_item(c) for c in plan.cables)
+    for item, n in sorted(cables.items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1]))):
+        rows.append(["cable", item, n, "HDR QSFP56"])
+    aoc = sum(1 for c in plan.cables if c.type == "AOC")
+    rows.append(["transceiver", "QSFP56 HDR (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"])
+    for model, n in sorted(Counter(nd.model for nd in plan.nodes).items()):
+        rows.append(["node", model, n, ""])
+    return rows
+
+
+def bom_csv(plan: Plan) -> str:
+    return _csv(bom_rows(plan), ["category", "item", "quantity", "note"])

@@ -1,0 +1,33 @@
+"""The Jinja2 environment: templates print, they never compute.
+
+StrictUndefined turns a missing value into an error instead of an empty string; XML and HTML templates are
+autoescaped; every other target escapes through the explicit filters below.
+"""
+
+from __future__ import annotations
+
+import shlex
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=jinja2.select_autoescape(enabled_extensions=("xml", "html", "svg"), default_for_string=False),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["shell"] = shlex.quote
+    return env
+
+
+def render_template(name: str, **context) -> str:
+    return environment().get_template(name).render(**context)
