@@ -1,1 +1,1 @@
-"""(stage being written)"""
+"""Render stage: plan -> every file a deployment needs (being written)."""
