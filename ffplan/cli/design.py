@@ -29,6 +29,7 @@ def design_command(
     output: Path = typer.Option(Path("out/plan"), "-o", "--output", help="Folder for plan.yaml, cables.csv and bom.csv."),
     solver: Solver = typer.Option(Solver.cbc, "--solver", help="ILP solver: pulp's bundled CBC, or HiGHS (pip install highspy)."),
     time_limit: float = typer.Option(None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."),
+    allow_imbalance: bool = typer.Option(False, "--allow-imbalance", help="Accept a placement whose role balance per leaf is off by more than one (otherwise exit 3)."),
     force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
 ) -> None:
@@ -39,7 +40,7 @@ def design_command(
     with stage_errors():
         started = time.perf_counter()
         loaded = load_inventory(inventory)
-        options = DesignOptions(solver=solver.value, time_limit=time_limit)
+        options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance)
         if quiet:
             plan = design(loaded, options)
         else:

@@ -21,6 +21,7 @@ __all__ = ["DesignOptions", "design"]
 class DesignOptions:
     solver: str = "cbc"
     time_limit: float | None = None
+    allow_imbalance: bool = False  # accept the best role balance the budgets allow instead of failing
 
 
 def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) -> Plan:
@@ -31,6 +32,8 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
         c = Collector(loaded.source.file, loaded.source.positions)
         c.error("FF101", ("fabric",), exc.message, exc.hint)
         raise InfeasibleError(c.items) from None
+    if not options.allow_imbalance:
+        _refuse_imbalance(loaded, fabric)
     totals: dict[str, int] = {}
     for cable in fabric.cables:
         key = f"{cable.type} {cable.length_m:g}m"
@@ -60,6 +63,26 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
         ),
     )
     return plan
+
+
+def _refuse_imbalance(loaded: LoadedInventory, fabric) -> None:
+    """Balance is a hard requirement: where the ILP needed slack, say which role and why, and stop."""
+    c = Collector(loaded.source.file, loaded.source.positions)
+    for b in fabric.balance:
+        if b.max_per_leaf - b.min_per_leaf <= 1:
+            continue
+        group = next(i for i, g in enumerate(loaded.inventory.groups) if g.role.value == b.role)
+        zones = {z.name: z.used_ports.get(b.role, 0) for z in fabric.zones}
+        c.error(
+            "FF152", ("groups", group),
+            f"role '{b.role}' cannot be spread within one per leaf: the best placement has {b.min_per_leaf}-{b.max_per_leaf} "
+            f"per leaf where {b.lower_bound}-{b.upper_bound} is the even share (per zone: "
+            + ", ".join(f"{z} {n}" for z, n in zones.items()) + ")",
+            "remove settings.zone pins or change counts so each zone can take an even share; "
+            "or pass --allow-imbalance to accept this placement",
+        )
+    if c.items:
+        raise InfeasibleError(c.items)
 
 
 def _cable_rel_cost(cable) -> float:

@@ -61,7 +61,9 @@ def balance_bounds(total_ports: dict[str, int], total_leaves: int) -> dict[str, 
 
 def _solver(name: str, time_limit: float | None):
     if name == "cbc":
-        return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, options=["randomSeed 1", "randomCbcSeed 1"])
+        # PULP_CBC_CMD is pulp's bundled CBC binary (deprecated for PuLP 4, hence pulp<4 in pyproject).
+        return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, options=["randomSeed 1", "randomCbcSeed 1"],
+                                 _skip_v4_deprecation=True)
     if name == "highs":
         solver = pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1)
         if not solver.available():
@@ -93,10 +95,10 @@ def solve_placement(
     for di, d in enumerate(demands):
         for zone in d.zones:
             for lg in by_zone[zone]:
-                x[(di, zone, lg.rack)] = pulp.LpVariable(f"x_{di}_{zone}_{lg.rack}".replace("-", "_"), lowBound=0, cat="Integer")
+                x[(di, zone, lg.rack)] = prob.add_variable(f"x_{di}_{zone}_{lg.rack}".replace("-", "_"), lowBound=0, cat="Integer")
     roles = sorted(bounds)
-    slack = {r: pulp.LpVariable(f"slack_{r}", lowBound=0, cat="Integer") for r in roles}
-    zone_slack = {r: pulp.LpVariable(f"zone_slack_{r}", lowBound=0, cat="Integer") for r in roles}
+    slack = {r: prob.add_variable(f"slack_{r}", lowBound=0, cat="Integer") for r in roles}
+    zone_slack = {r: prob.add_variable(f"zone_slack_{r}", lowBound=0, cat="Integer") for r in roles}
 
     prob += (
         pulp.lpSum(cost[(demands[k[0]].key, k[2])] * v for k, v in x.items())
@@ -146,7 +148,7 @@ def solve_placement(
         gap=round(gap, 6),
         seconds=seconds,
         variables=len(prob.variables()),
-        constraints=len(prob.constraints),
+        constraints=len(prob.constraints()),
         slack={r: int(round((slack[r].value() or 0) + (zone_slack[r].value() or 0))) for r in roles},
     )
 
@@ -155,7 +157,7 @@ def _relaxation_gap(prob: pulp.LpProblem, objective: float) -> float:
     relaxed = prob.copy()
     for var in relaxed.variables():
         var.cat = pulp.LpContinuous
-    relaxed.solve(pulp.PULP_CBC_CMD(msg=False))
+    relaxed.solve(pulp.PULP_CBC_CMD(msg=False, _skip_v4_deprecation=True))
     bound = float(pulp.value(relaxed.objective) or 0.0)
     for var in prob.variables():
         var.cat = pulp.LpInteger

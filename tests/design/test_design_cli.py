@@ -1,0 +1,56 @@
+"""`ffplan design` end to end: outputs, determinism, infeasible inventories (exit 3)."""
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ffplan.cli.main import app
+
+runner = CliRunner()
+
+
+def _design(inventory: Path, out: Path, *extra: str):
+    return runner.invoke(app, ["design", str(inventory), "-o", str(out), "-q", *extra])
+
+
+def test_design_writes_plan_cables_and_bom(root, tmp_path):
+    result = _design(root / "inventories" / "lab.yaml", tmp_path / "lab")
+    assert result.exit_code == 0, result.output
+    files = sorted(p.name for p in (tmp_path / "lab").iterdir())
+    assert files == ["bom.csv", "cables.csv", "manifest.json", "plan.yaml"]
+    header = (tmp_path / "lab" / "cables.csv").read_text().splitlines()[0]
+    assert header.startswith("side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,length")
+
+
+def test_two_runs_are_byte_identical(root, tmp_path):
+    for name in ("a", "b"):
+        assert _design(root / "inventories" / "fire-flyer-2.yaml", tmp_path / name).exit_code == 0
+    for f in ("plan.yaml", "cables.csv", "bom.csv", "manifest.json"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+def test_unbalanceable_role_exits_3_with_location(root, tmp_path):
+    inv = root / "tests" / "design" / "inventories" / "unbalanced.yaml"
+    result = _design(inv, tmp_path / "u")
+    assert result.exit_code == 3
+    assert f"{inv}:74:5: error FF152 role 'compute' cannot be spread within one per leaf" in result.output
+    assert not (tmp_path / "u").exists()
+    assert _design(inv, tmp_path / "u", "--allow-imbalance").exit_code == 0
+
+
+def test_zone_too_large_for_radix_exits_3(root, tmp_path):
+    text = (root / "inventories" / "lab.yaml").read_text().replace("ports_per_zone: 16", "ports_per_zone: 40")
+    inv = tmp_path / "big.yaml"
+    inv.write_text(text)
+    result = _design(inv, tmp_path / "o")
+    assert result.exit_code == 3
+    assert "FF101" in result.output and "at most 8 leaves (32 ports)" in result.output
+
+
+def test_foreign_output_folder_is_not_overwritten(root, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    result = _design(root / "inventories" / "lab.yaml", out)
+    assert result.exit_code == 2 and "was not written by ffplan" in result.output
+    assert (out / "notes.txt").read_text() == "keep me"
