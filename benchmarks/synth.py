@@ -1,0 +1,80 @@
+"""Synthetic inventories for benchmarks: any number of zones, any radix, a floor laid out to fit."""
+
+from __future__ import annotations
+
+import math
+
+import yaml
+
+NODE_MODELS = {
+    "gpu-node": {
+        "cpu": {"sockets": 2, "cores_per_socket": 32, "nps": 1},
+        "rack_units": 4, "power_w": 2500,
+        "root_ports": [{"name": f"rp{i}", "numa": i // 4} for i in range(8)],
+        "devices": [{"name": f"gpu{i}", "kind": "gpu", "model": "A100-PCIe-40GB", "root_port": f"rp{i}",
+                     "bus_id": f"0000:{0x01 + i * 0x20:02x}:00.0"} for i in range(7)]
+        + [{"name": "mlx5_0", "kind": "nic", "model": "CX6-HDR", "root_port": "rp7", "bus_id": "0000:f1:00.0"}],
+    },
+    "storage-node": {
+        "cpu": {"sockets": 1, "cores_per_socket": 64, "nps": 1}, "rack_units": 2, "power_w": 900,
+        "root_ports": [{"name": "rp0", "numa": 0}],
+        "devices": [],  # NICs added per zone count
+    },
+    "mgmt-node": {
+        "cpu": {"sockets": 1, "cores_per_socket": 16, "nps": 1}, "rack_units": 1, "power_w": 400,
+        "root_ports": [{"name": "rp0", "numa": 0}],
+        "devices": [{"name": "mlx5_0", "kind": "nic", "model": "CX6-HDR", "root_port": "rp0", "bus_id": "0000:41:00.0"}],
+    },
+}
+
+
+def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int, mgmt: int, inter_zone: int = 2) -> str:
+    """A full-size zone per zone name; hosts fill racks row by row, network racks at the row ends."""
+    zone_names = [f"z{i + 1}" for i in range(zones)]
+    storage_model = dict(NODE_MODELS["storage-node"])
+    storage_model["root_ports"] = [{"name": f"rp{i}", "numa": 0, "pcie": {"lanes": 16}} for i in range(zones)]
+    storage_model["devices"] = [
+        {"name": f"mlx5_{i}", "kind": "nic", "model": "CX6-HDR", "root_port": f"rp{i}", "bus_id": f"0000:{0x41 + i:02x}:00.0"}
+        for i in range(zones)
+    ]
+    per_rack = {"compute": 8, "storage": 10, "management": 10}
+    slots = 20
+    groups, racks, row = [], [], 1
+    for role, model, count, prefix in (("compute", "gpu-node", compute, "cn"), ("storage", "storage-node", storage, "st"),
+                                       ("management", "mgmt-node", mgmt, "mg")):
+        if not count:
+            continue
+        n_racks = math.ceil(count / per_rack[role])
+        names = []
+        for i in range(n_racks):
+            r, s = row + i // slots, 1 + i % slots
+            names.append(f"{prefix}r{r:02d}-{s:02d}")
+            racks.append({"name": names[-1], "row": r, "slot": s})
+        row += math.ceil(n_racks / slots)
+        groups.append({"name": role, "role": role, "model": model, "count": count, "hostname": prefix + "{index:05d}",
+                       "racks": names, "per_rack": per_rack[role], "first_u": 2})
+    zone_specs = []
+    for zi, z in enumerate(zone_names):
+        leaf_rack, spine_rack = f"net-{z}-leaf", f"net-{z}-spine"
+        racks.append({"name": leaf_rack, "row": 1 + zi * max(1, row // zones), "slot": 0, "units": 60})
+        racks.append({"name": spine_rack, "row": 1 + zi * max(1, row // zones), "slot": slots + 1, "units": 60})
+        zone_specs.append({"name": z, "leaf_racks": [leaf_rack], "spine_racks": [spine_rack]})
+    inventory = {
+        "inventory_version": 1,
+        "name": name,
+        "models": {
+            "switches": {f"SW{radix}": {"ports": radix, "speed": "HDR", "data_vls": 8, "rack_units": 1}},
+            "nics": {"CX6-HDR": {"ports": 1}},
+            "gpus": {"A100-PCIe-40GB": {}},
+            "nodes": {"gpu-node": NODE_MODELS["gpu-node"], "storage-node": storage_model, "mgmt-node": NODE_MODELS["mgmt-node"]},
+        },
+        "fabric": {
+            "switch_model": f"SW{radix}",
+            "zones": zone_specs,
+            "inter_zone_links": [{"zones": [a, b], "count": inter_zone}
+                                 for i, a in enumerate(zone_names) for b in zone_names[i + 1:]],
+        },
+        "racks": racks,
+        "groups": groups,
+    }
+    return yaml.safe_dump(inventory, sort_keys=False, width=1 << 16)

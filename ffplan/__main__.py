@@ -1,0 +1,3 @@
+from ffplan.cli.main import run
+
+run()
