@@ -1,5 +1,137 @@
-"""`ffplan lint` (being written)."""
+"""`ffplan lint`, `ffplan rules`, `ffplan explain` and `ffplan schema`: the commands about the inventory format."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from enum import Enum
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ffplan.cli.common import EXIT_USAGE, err, fail, out
+from ffplan.diagnostics import Severity, did_you_mean
+from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
+from ffplan.lint import LintReport, all_rules, find_rule, lint_paths, summarize
 
 
-def register(app) -> None:
-    pass
+class LintFormat(str, Enum):
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
+
+
+class RulesFormat(str, Enum):
+    TEXT = "text"
+    JSON = "json"
+    MD = "md"
+
+
+def _render(report: LintReport, fmt: LintFormat) -> str:
+    rules = {r.id: r for r in all_rules()}
+    diagnostics = report.diagnostics
+    if fmt is LintFormat.JSON:
+        return format_json(diagnostics, rules)
+    if fmt is LintFormat.GITHUB:
+        return format_github(diagnostics)
+    if fmt is LintFormat.SARIF:
+        return format_sarif(diagnostics, rules)
+    return format_text(diagnostics)
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}", "check the path and its permissions")
+
+
+def lint(
+    paths: list[Path] = typer.Argument(..., help="Inventory files, or folders linted for every *.yaml / *.yml inside.", show_default=False),
+    fmt: LintFormat = typer.Option(LintFormat.TEXT, "--format", "-f", help="text for people; json, github (annotations) or sarif for CI."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the findings to this file instead of stdout.", show_default=False),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only: no inventory summary, no closing line."),
+) -> None:
+    """Check inventories: schema, port budgets, references, node models, QoS, names.
+
+    Exit codes: 0 clean, 1 findings (errors; warnings too with --strict), 2 usage or unreadable input.
+    Silence a finding with a comment on its line: `# ffplan: disable=FF201`.
+
+    Example: ffplan lint inventories/ --format github
+    """
+    report = lint_paths(paths)
+    _write(_render(report, fmt), output)
+    if not quiet:
+        if fmt is LintFormat.TEXT:
+            for result in report.files:
+                if result.loaded is not None and not any(d.severity is Severity.ERROR for d in result.diagnostics):
+                    typer.echo("\n".join(summarize(result.loaded)))
+        err.print(report.summary(), markup=False)
+    raise typer.Exit(report.exit_code(strict))
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def rules(
+    fmt: RulesFormat = typer.Option(RulesFormat.TEXT, "--format", "-f", help="text (a table), json, or md (for the docs)."),
+) -> None:
+    """List every lint rule: id, name, default severity and what it checks.
+
+    Example: ffplan rules --format json
+    """
+    registered = all_rules()
+    if fmt is RulesFormat.JSON:
+        rows = [{"id": r.id, "name": r.name, "severity": r.severity.value, "topic": r.topic, "summary": r.summary} for r in registered]
+        typer.echo(json.dumps({"version": 1, "rules": rows}, indent=2))
+    elif fmt is RulesFormat.MD:
+        lines = ["| id | name | severity | checks |", "| --- | --- | --- | --- |"]
+        lines += [f"| {r.id} | {r.name} | {r.severity.value} | {_md_cell(r.summary)} |" for r in registered]
+        typer.echo("\n".join(lines))
+    else:
+        table = Table("id", "name", "severity", "checks", box=None, pad_edge=False)
+        for r in registered:
+            table.add_row(r.id, r.name, r.severity.value, r.summary)
+        out.print(table, width=None if out.is_terminal else 160)  # pipes and files get whole lines
+
+
+def explain(rule_id: str = typer.Argument(..., help="A rule id (FF101) or name (zone-port-budget).", show_default=False)) -> None:
+    """Explain one rule: why it exists, with a bad and a good example.
+
+    Example: ffplan explain FF101
+    """
+    rule = find_rule(rule_id)
+    if rule is None:
+        choices = [r.id for r in all_rules()] + [r.name for r in all_rules()]
+        fail(f"unknown rule '{rule_id}'", did_you_mean(rule_id, choices) or "`ffplan rules` lists them", EXIT_USAGE)
+    typer.echo(
+        f"{rule.id} {rule.name} ({rule.severity.value}; {rule.topic})\n"
+        f"{rule.summary}\n\n{rule.explanation}\n\nBad:\n{textwrap.indent(rule.bad, '    ')}\n\nGood:\n{textwrap.indent(rule.good, '    ')}\n\n"
+        f"Silence one finding with `# ffplan: disable={rule.id}` on its line."
+    )
+
+
+def schema(
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the schema to this file instead of stdout.", show_default=False),
+) -> None:
+    """Print the inventory's JSON Schema (draft-07), for editors' YAML language servers.
+
+    Example: ffplan schema -o schema/inventory.schema.json
+    """
+    from ffplan.inventory import inventory_json_schema
+
+    _write(json.dumps(inventory_json_schema(), indent=2) + "\n", output)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("lint")(lint)
+    app.command("rules")(rules)
+    app.command("explain")(explain)
+    app.command("schema")(schema)

@@ -1,0 +1,87 @@
+"""What the rules see: the loaded inventory plus facts several rules share (computed once, on demand)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ffplan.design.sizing import PortDemand, SizingError, TwoLayerSize, port_demand, zone_size
+from ffplan.diagnostics import YamlPath, format_yaml_path
+from ffplan.inventory import LoadedInventory, ResolvedHost
+from ffplan.inventory.models import Inventory, Rack, SwitchModel, expand_rack_block
+from ffplan.inventory.resolve import ResolvedInventory
+
+# Where a generated host's field is written: on its group, under another key.
+_GROUP_FIELD = {"hostname": "hostname", "rack": "racks", "u": "first_u", "settings": "settings"}
+
+
+@dataclass
+class LintContext:
+    loaded: LoadedInventory
+
+    @property
+    def inventory(self) -> Inventory:
+        return self.loaded.inventory
+
+    @property
+    def resolved(self) -> ResolvedInventory:
+        return self.loaded.resolved
+
+    @cached_property
+    def zone_names(self) -> list[str]:
+        return [z.name for z in self.inventory.fabric.zones]
+
+    @cached_property
+    def rack_entries(self) -> list[tuple[Rack, YamlPath]]:
+        """Every rack as written, duplicates included (the resolver keeps only the first of a name)."""
+        entries = [(rack, ("racks", i)) for i, rack in enumerate(self.inventory.racks)]
+        for i, block in enumerate(self.inventory.rack_blocks):
+            entries += [(rack, ("rack_blocks", i)) for rack in expand_rack_block(block)]
+        return entries
+
+    @cached_property
+    def used_nic_models(self) -> dict[str, YamlPath]:
+        """NIC models that the node models of some group carry, with the first device naming each."""
+        used: dict[str, YamlPath] = {}
+        for group in self.inventory.groups:
+            node = self.inventory.models.nodes.get(group.model)
+            for di, device in enumerate(node.devices if node else []):
+                if device.kind == "nic":
+                    used.setdefault(device.model, ("models", "nodes", group.model, "devices", di, "model"))
+        return used
+
+    @cached_property
+    def switch_model(self) -> SwitchModel | None:
+        return self.inventory.models.switches.get(self.inventory.fabric.switch_model)
+
+    @cached_property
+    def zone_shape(self) -> TwoLayerSize | SizingError | None:
+        """The designer's zone size, the sizing error, or None when the switch model is unknown."""
+        if self.switch_model is None:
+            return None
+        try:
+            return zone_size(self.inventory, self.switch_model.ports)
+        except SizingError as exc:
+            return exc
+
+    @cached_property
+    def demand(self) -> PortDemand:
+        return port_demand(self.resolved)
+
+    def where(self, path: YamlPath) -> str:
+        """`groups[0].hostname (line 12)`: how one finding points at the other place involved."""
+        line, _ = self.loaded.collector.locate(path)
+        return f"{format_yaml_path(path)} (line {line})"
+
+    def node_units(self, model: str) -> int:
+        node = self.inventory.models.nodes.get(model)
+        return node.rack_units if node else 1
+
+    def host_path(self, host: ResolvedHost, field: str) -> YamlPath:
+        """Path of a host's field: on the host when written explicitly, on its group when generated."""
+        if "hosts" in host.path:
+            return host.path + (field,)
+        return host.path + (_GROUP_FIELD[field],)
+
+    def is_generated(self, host: ResolvedHost) -> bool:
+        return "hosts" not in host.path

@@ -1,0 +1,104 @@
+"""The rule registry: every rule's id, name, severity, documentation and check function in one place.
+
+`ffplan rules`, `ffplan explain`, the SARIF rule table and the fixture meta-test all read this registry, so
+a rule's documentation cannot drift from the rule.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+
+from ffplan.diagnostics import Severity, YamlPath
+
+if TYPE_CHECKING:
+    from ffplan.lint.context import LintContext
+
+RULE_ID = re.compile(r"^FF\d{3}$")
+TOPICS = {
+    "0": "reading and schema",
+    "1": "fabric and port budget",
+    "2": "references and duplicates",
+    "3": "node models (NUMA, PCIe)",
+    "4": "QoS (SL/VL)",
+    "5": "naming and safety",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check reports: where (YAML path), what, and how to fix it. The runner adds id and severity."""
+
+    path: YamlPath
+    message: str
+    hint: str = ""
+
+
+Check = Callable[["LintContext"], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: Severity
+    summary: str
+    explanation: str
+    bad: str
+    good: str
+    check: Check | None  # None: the loader reports it (reading and schema rules)
+
+    @property
+    def topic(self) -> str:
+        return TOPICS[self.id[2]]
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _register(rule: Rule) -> Rule:
+    if not RULE_ID.match(rule.id) or rule.id in RULES:
+        raise ValueError(f"bad or duplicate rule id {rule.id}")  # a programming error, caught by the tests
+    RULES[rule.id] = rule
+    return rule
+
+
+def _example(text: str) -> str:
+    return textwrap.dedent(text).strip("\n")
+
+
+def rule(rule_id: str, name: str, severity: Severity, *, summary: str, bad: str, good: str) -> Callable[[Check], Check]:
+    """Register a check function; its docstring is the long explanation that `ffplan explain` prints."""
+
+    def decorate(check: Check) -> Check:
+        _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(check.__doc__ or ""), _example(bad), _example(good), check))
+        return check
+
+    return decorate
+
+
+def loader_rule(rule_id: str, name: str, severity: Severity, *, summary: str, explanation: str, bad: str, good: str) -> None:
+    """Register a rule whose findings come from the loader (YAML reading, schema), for docs and suppression."""
+    _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(explanation), _example(bad), _example(good), None))
+
+
+def all_rules() -> list[Rule]:
+    import ffplan.lint.rules  # noqa: F401  (importing the rule modules registers them)
+
+    return [RULES[k] for k in sorted(RULES)]
+
+
+def find_rule(key: str) -> Rule | None:
+    """A rule by id (any case) or by name."""
+    key = key.strip()
+    by_id = {r.id: r for r in all_rules()}
+    if key.upper() in by_id:
+        return by_id[key.upper()]
+    return next((r for r in by_id.values() if r.name == key.lower()), None)
+
+
+def semantic_checks() -> Iterator[Rule]:
+    return (r for r in all_rules() if r.check is not None)

@@ -1,0 +1,260 @@
+"""FF1xx: the fabric and its port budget, computed with the designer's own sizing (one source of truth)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator
+
+from ffplan.design.sizing import SizingError, TwoLayerSize
+from ffplan.diagnostics import Severity, YamlPath
+from ffplan.inventory.models import Attach
+from ffplan.lint.context import LintContext
+from ffplan.lint.helpers import collapse, more, plural
+from ffplan.lint.registry import Finding, rule
+
+
+@dataclass
+class _FloatingGroup:
+    """Single-attached hosts of one group that the planner may put in any zone."""
+
+    name: str
+    index: int
+    hosts: int = 0
+    ports: int = 0
+
+
+def _floating_groups(ctx: LintContext) -> list[_FloatingGroup]:
+    groups: dict[str, _FloatingGroup] = {}
+    for host in ctx.resolved.hosts:
+        if host.settings.attach is Attach.EVERY_ZONE or host.settings.zone in ctx.zone_names:
+            continue
+        group = groups.setdefault(host.group, _FloatingGroup(host.group, host.path[1]))
+        group.hosts += 1
+        group.ports += sum(nic.ports for nic in host.nics)
+    return sorted(groups.values(), key=lambda g: (-g.ports, g.index))
+
+
+def _zone_shape_text(ctx: LintContext, shape: TwoLayerSize) -> str:
+    return (f"{shape.leaves} leaves x {shape.down_ports} down-ports of the {shape.radix}-port "
+            f"'{ctx.inventory.fabric.switch_model}'")
+
+
+def _demand_parts(every_zone: int, zones: int, single: int, inter_zone: int) -> str:
+    parts = []
+    if single:
+        parts.append(f"{single:,} single-attached")
+    if every_zone:
+        parts.append(f"{zones} x {every_zone:,} every-zone (multi-homed)" if zones > 1 else f"{every_zone:,} every-zone")
+    if inter_zone:
+        parts.append(f"{inter_zone:,} inter-zone cable ends")
+    return " + ".join(parts) or "nothing"
+
+
+def _total_budget_hint(ctx: LintContext, shape: TwoLayerSize, over: int, largest: _FloatingGroup | None) -> str:
+    options = []
+    if largest is not None and largest.hosts:
+        per_host = max(1, largest.ports // largest.hosts)
+        fits = largest.hosts - math.ceil(over / per_host)
+        if fits >= 0:
+            options.append(f"group '{largest.name}' fits at most {fits:,} nodes ({plural(per_host, 'port')} each)")
+    if shape.endpoint_ports < shape.max_endpoint_ports:
+        options.append(f"raise fabric.ports_per_zone (up to {shape.max_endpoint_ports:,})")
+    options.append("add a zone")
+    options.append("use switches with more ports")
+    return "; or ".join([options[0], ", or ".join(options[1:])])
+
+
+@rule(
+    "FF101", "zone-port-budget", Severity.ERROR,
+    summary="the hosts need more leaf ports than the zones have",
+    bad="""
+    # 2 zones of 40-port switches hold 2 x 800 ports; 1,250 + 2 x 180 = 1,610 are needed
+    groups:
+      - {name: compute, role: compute, model: ff2-compute, count: 1250, hostname: "cn{index:04d}"}
+      - {name: storage, role: storage, model: ff2-storage, count: 180, hostname: "st{index:03d}"}
+    """,
+    good="""
+    # 1,200 + 2 x 180 + 8 management = 1,568 ports (+ inter-zone cable ends) fit in 1,600
+    groups:
+      - {name: compute, role: compute, model: ff2-compute, count: 1200, hostname: "cn{index:04d}"}
+      - {name: storage, role: storage, model: ff2-storage, count: 180, hostname: "st{index:03d}"}
+    """,
+)
+def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Every zone is a two-layer fat-tree of the fabric's switch model, sized as the designer sizes it:
+    `fabric.ports_per_zone` rounded up to whole leaves, or the full tree (k leaves x k/2 down-ports for
+    k-port switches when non-blocking). Two budgets must hold:
+
+    * per zone: the ports that must land in that zone (one port per zone of every multi-homed host, the
+      hosts pinned to it with `settings.zone`, and the inter-zone cable ends) fit in the zone;
+    * in total: all of the above plus the single-attached ports the planner spreads over the zones fit
+      in all zones together.
+
+    The finding says which budget, by how much it is exceeded, and what would fit.
+    """
+    shape = ctx.zone_shape
+    if not isinstance(shape, TwoLayerSize):
+        return  # FF102 or FF210 explains why the zone cannot be sized
+    demand, zones = ctx.demand, ctx.zone_names
+    capacity = shape.endpoint_ports
+    for i, zone in enumerate(zones):
+        fixed = demand.fixed(zone)
+        if fixed > capacity:
+            parts = _demand_parts(demand.every_zone, 1, demand.pinned[zone], demand.inter_zone[zone])
+            yield Finding(
+                ("fabric", "zones", i),
+                f"zone '{zone}' has {capacity:,} endpoint ports ({_zone_shape_text(ctx, shape)}) but {fixed:,} must "
+                f"land in it: {parts}; {fixed - capacity:,} over",
+                "pin fewer hosts to this zone (settings.zone), lower its inter-zone links, or use switches with more ports",
+            )
+    total_capacity = capacity * len(zones)
+    if demand.total <= total_capacity:
+        return
+    over = demand.total - total_capacity
+    floating = _floating_groups(ctx)
+    largest = floating[0] if floating else None
+    single = demand.floating + sum(demand.pinned.values())
+    yield Finding(
+        ("groups", largest.index, "count") if largest else ("fabric", "zones"),
+        f"the fabric has {total_capacity:,} endpoint ports ({len(zones)} zones x {capacity:,}: {_zone_shape_text(ctx, shape)}) "
+        f"but the hosts need {demand.total:,}: "
+        f"{_demand_parts(demand.every_zone, len(zones), single, sum(demand.inter_zone.values()))}; {over:,} over",
+        _total_budget_hint(ctx, shape, over, largest),
+    )
+
+
+@rule(
+    "FF102", "leaf-spine-capacity", Severity.ERROR,
+    summary="the switch model cannot build a zone of the requested size",
+    bad="""
+    # 40-port switches: at most 40 leaves x 20 down-ports = 800 ports per two-layer zone
+    fabric: {switch_model: QM8700, ports_per_zone: 1000, zones: [...]}
+    """,
+    good="""
+    fabric: {switch_model: QM8700, ports_per_zone: 800, zones: [...]}
+    """,
+)
+def leaf_spine_capacity(ctx: LintContext) -> Iterator[Finding]:
+    """
+    In a two-layer fat-tree every leaf connects to every spine, so a k-port spine reaches at most k
+    leaves, and each leaf splits its k ports into down-ports (to hosts) and up-ports (to spines) by the
+    oversubscription ratio. A zone asking for more endpoint ports than k leaves provide, or a switch
+    whose split leaves no port on one side, cannot be built: add a zone, lower `ports_per_zone`, or use
+    a switch with more ports.
+    """
+    shape = ctx.zone_shape
+    if isinstance(shape, SizingError):
+        where = "ports_per_zone" if ctx.inventory.fabric.ports_per_zone is not None else "oversubscription"
+        yield Finding(("fabric", where), shape.message, shape.hint)
+
+
+@rule(
+    "FF103", "link-speed-mismatch", Severity.WARNING,
+    summary="a NIC model runs at another speed than the fabric's switches",
+    bad="""
+    models:
+      switches: {QM8700: {ports: 40, speed: HDR}}
+      nics: {CX5-EDR: {speed: EDR}}
+    """,
+    good="""
+    models:
+      switches: {QM8700: {ports: 40, speed: HDR}}
+      nics: {CX6-HDR: {speed: HDR}}
+    """,
+)
+def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    """
+    An InfiniBand link trains at the highest speed both ends support. A NIC slower than the switches
+    halves (or worse) the bandwidth of every port it sits on and skews the fabric's balance; a faster
+    NIC wastes money. Usually this is a typo in the model, occasionally a deliberate mix: suppress the
+    warning on that line if so.
+    """
+    switch = ctx.switch_model
+    if switch is None:
+        return
+    for name in ctx.used_nic_models:
+        nic = ctx.inventory.models.nics.get(name)
+        if nic is not None and nic.speed is not switch.speed:
+            yield Finding(
+                ("models", "nics", name, "speed"),
+                f"NIC model '{name}' runs at {nic.speed.value} ({nic.speed.gbps} Gb/s) but switch model "
+                f"'{ctx.inventory.fabric.switch_model}' at {switch.speed.value} ({switch.speed.gbps} Gb/s): links train at the slower speed",
+                f"use a {switch.speed.value} NIC, or suppress this line if the mix is deliberate",
+            )
+
+
+def _attach_source(ctx: LintContext, host) -> YamlPath:
+    """Where a host's `attach` comes from: the host, its group, the inventory defaults, or its role."""
+    group_index = host.path[1]
+    group = ctx.inventory.groups[group_index]
+    if "hosts" in host.path and group.hosts[host.path[3]].settings.attach is not None:
+        return host.path + ("settings", "attach")
+    if group.settings.attach is not None:
+        return ("groups", group_index, "settings", "attach")
+    if ctx.inventory.defaults.attach is not None:
+        return ("defaults", "attach")
+    return ("groups", group_index, "role")
+
+
+@rule(
+    "FF104", "every-zone-coverage", Severity.ERROR,
+    summary="a host attached to every zone does not have one NIC port per zone",
+    bad="""
+    # two zones, but the storage node has a single NIC port
+    groups:
+      - {name: storage, role: storage, model: one-nic-node, count: 4, hostname: "st{index}"}
+    """,
+    good="""
+    groups:
+      - {name: storage, role: storage, model: two-nic-node, count: 4, hostname: "st{index}"}
+    """,
+)
+def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Hosts with `attach: every-zone` (storage servers by default) put one NIC port in each zone, so every
+    compute node reaches storage without crossing zones. That needs exactly as many NIC ports as there
+    are zones: with fewer, a zone is left without its path to the host; with more, the extra ports are
+    not planned at all.
+    """
+    zones = len(ctx.zone_names)
+    mismatches = []
+    for host in ctx.resolved.hosts:
+        ports = sum(nic.ports for nic in host.nics)
+        if host.settings.attach is Attach.EVERY_ZONE and ports != zones:
+            mismatches.append((_attach_source(ctx, host), (), (host.hostname, host.model, ports)))
+    for path, _, (hostname, model, ports), count in collapse(mismatches):
+        yield Finding(
+            path,
+            f"host '{hostname}'{more(count, 'hosts')} attaches to every zone, "
+            f"but node model '{model}' has {plural(ports, 'NIC port')} for {plural(zones, 'zone')}",
+            f"give '{model}' one NIC port per zone ({zones}), or set attach: single",
+        )
+
+
+@rule(
+    "FF105", "inter-zone-self-link", Severity.ERROR,
+    summary="an inter-zone link joins a zone to itself",
+    bad="""
+    inter_zone_links:
+      - {zones: [z1, z1], count: 4}
+    """,
+    good="""
+    inter_zone_links:
+      - {zones: [z1, z2], count: 4}
+    """,
+)
+def inter_zone_self_link(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Inter-zone links connect leaf ports of two different zones (for the rare traffic between them).
+    A link whose two ends name the same zone would be an extra leaf-to-leaf cable inside a fat-tree,
+    which breaks up*/down* routing; it is almost always a copy-paste slip.
+    """
+    for i, link in enumerate(ctx.inventory.fabric.inter_zone_links):
+        if link.zones[0] == link.zones[1]:
+            yield Finding(
+                ("fabric", "inter_zone_links", i, "zones"),
+                f"inter-zone link joins zone '{link.zones[0]}' to itself",
+                "name two different zones",
+            )

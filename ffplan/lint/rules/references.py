@@ -1,0 +1,376 @@
+"""FF2xx: names that must be unique, references that must resolve, and hosts that must fit their racks."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Iterator
+
+from ffplan.diagnostics import Severity
+from ffplan.lint.context import LintContext
+from ffplan.lint.helpers import collapse, duplicates, more, unknown_reference
+from ffplan.lint.registry import Finding, rule
+
+
+@rule(
+    "FF201", "duplicate-hostname", Severity.ERROR,
+    summary="two hosts have the same hostname",
+    bad="""
+    groups:
+      - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}"}
+      - name: extra
+        role: compute
+        model: gpu-node
+        hosts: [{hostname: cn07, rack: r9, u: 1}]
+    """,
+    good="""
+        hosts: [{hostname: cn21, rack: r9, u: 1}]
+    """,
+)
+def duplicate_hostname(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A hostname names one machine in DNS, Slurm, OpenSM node descriptions and every rendered host file.
+    Two hosts with one name (two explicit hosts, or a generated range that runs into another group or
+    an explicit host) would make all of these ambiguous. Collisions inside one generated range are
+    FF502's.
+    """
+    entries = ((h.hostname, ctx.host_path(h, "hostname")) for h in ctx.resolved.hosts)
+    clashes = ((path, first, name) for name, path, first in duplicates(entries) if path != first)
+    for path, first, name, count in collapse(clashes):
+        yield Finding(
+            path,
+            f"hostname '{name}'{more(count, 'hostnames')} is also given by {ctx.where(first)}",
+            "rename one of the hosts, or shift the generated range (a different pattern or count)",
+        )
+
+
+@rule(
+    "FF202", "duplicate-guid", Severity.ERROR,
+    summary="two ports or switches have the same GUID",
+    bad="""
+    hosts:
+      - {hostname: cn01, rack: r1, u: 1, guids: {mlx5_0: "0x0002c90300aa0001"}}
+      - {hostname: cn02, rack: r1, u: 5, guids: {mlx5_0: "0x0002c90300aa0001"}}
+    """,
+    good="""
+      - {hostname: cn02, rack: r1, u: 5, guids: {mlx5_0: "0x0002c90300aa0002"}}
+    """,
+)
+def duplicate_guid(ctx: LintContext) -> Iterator[Finding]:
+    """
+    GUIDs identify ports and switches to the subnet manager: OpenSM's guid2lid file, the planned LIDs
+    and the routing tables are all keyed by them. A GUID given twice (host port GUIDs and
+    `fabric.switch_guids` together, compared without regard to case) means one of the two devices
+    gets the other's LID and routes. Usually a copy-paste slip when typing GUIDs from labels.
+    """
+    entries = []
+    for host in ctx.resolved.hosts:
+        if not ctx.is_generated(host):
+            group = ctx.inventory.groups[host.path[1]]
+            for nic, guid in group.hosts[host.path[3]].guids.items():
+                entries.append((guid.lower(), host.path + ("guids", nic)))
+    for switch, guid in ctx.inventory.fabric.switch_guids.items():
+        entries.append((guid.lower(), ("fabric", "switch_guids", switch)))
+    for guid, path, first in duplicates(entries):
+        yield Finding(path, f"GUID {guid} is also given by {ctx.where(first)}", "check the GUIDs against the device labels")
+
+
+@rule(
+    "FF203", "duplicate-rack-name", Severity.ERROR,
+    summary="two racks have the same name",
+    bad="""
+    racks:
+      - {name: r1, row: 1, slot: 1}
+      - {name: r1, row: 1, slot: 2}
+    """,
+    good="""
+    racks:
+      - {name: r1, row: 1, slot: 1}
+      - {name: r2, row: 1, slot: 2}
+    """,
+)
+def duplicate_rack_name(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Hosts and switches are placed by rack name, and cable lengths come from the rack's floor position.
+    With two racks of one name (also from overlapping rack blocks) only the first is used and the
+    second silently vanishes.
+    """
+    entries = ((rack.name, path) for rack, path in ctx.rack_entries)
+    for name, path, first in duplicates(entries):
+        yield Finding(path, f"rack '{name}' is also defined by {ctx.where(first)}", "rename one of the racks")
+
+
+@rule(
+    "FF204", "duplicate-rack-position", Severity.ERROR,
+    summary="two racks stand at the same floor position (row, slot)",
+    bad="""
+    racks:
+      - {name: r1, row: 1, slot: 1}
+      - {name: r2, row: 1, slot: 1}
+    """,
+    good="""
+    racks:
+      - {name: r1, row: 1, slot: 1}
+      - {name: r2, row: 1, slot: 2}
+    """,
+)
+def duplicate_rack_position(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A rack's (row, slot) is its place on the floor, from which cable lengths and cable types are
+    computed. Two racks cannot stand in one place; the second would get cables of the wrong length.
+    """
+    entries = (((rack.row, rack.slot), path) for rack, path in ctx.rack_entries)
+    for (row, slot), path, first in duplicates(entries):
+        yield Finding(path, f"row {row}, slot {slot} is already taken by {ctx.where(first)}", "give each rack its own row and slot")
+
+
+def _occupied(ctx: LintContext) -> dict[str, list]:
+    """Hosts by rack with their first and last U, sorted by position."""
+    by_rack: dict[str, list] = defaultdict(list)
+    for host in ctx.resolved.hosts:
+        if host.rack in ctx.resolved.racks:
+            by_rack[host.rack].append((host.u, host.u + ctx.node_units(host.model) - 1, host.order, host))
+    return {rack: sorted(hosts) for rack, hosts in by_rack.items()}
+
+
+@rule(
+    "FF205", "rack-unit-overlap", Severity.ERROR,
+    summary="two hosts occupy the same rack units",
+    bad="""
+    # gpu-node is 4U high: U1-U4 and U3-U6 overlap
+    hosts:
+      - {hostname: cn01, rack: r1, u: 1}
+      - {hostname: cn02, rack: r1, u: 3}
+    """,
+    good="""
+    hosts:
+      - {hostname: cn01, rack: r1, u: 1}
+      - {hostname: cn02, rack: r1, u: 5}
+    """,
+)
+def rack_unit_overlap(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A host occupies `rack_units` units of its rack (from its node model) starting at `u`. Two hosts
+    whose units overlap cannot both be installed: one of the positions is wrong (explicit hosts), or two
+    groups fill the same racks from overlapping `first_u` ranges.
+    """
+    overlaps = []
+    for rack, hosts in _occupied(ctx).items():
+        top = None  # the host reaching highest so far
+        for first_u, last_u, _, host in hosts:
+            if top is not None and first_u <= top[1]:
+                other = top[3]
+                overlaps.append((ctx.host_path(host, "u"), ctx.host_path(other, "u"), (host, other, rack, first_u, last_u, top)))
+            if top is None or last_u > top[1]:
+                top = (first_u, last_u, 0, host)
+    for path, other_path, (host, other, rack, first_u, last_u, top), count in collapse(overlaps):
+        yield Finding(
+            path,
+            f"host '{host.hostname}' at U{first_u}-U{last_u} of rack '{rack}' overlaps host '{other.hostname}' "
+            f"at U{top[0]}-U{top[1]}{more(count, 'overlaps')}",
+            f"move one of them (see {ctx.where(other_path)})",
+        )
+
+
+@rule(
+    "FF206", "rack-height-exceeded", Severity.ERROR,
+    summary="a host reaches past the top of its rack",
+    bad="""
+    racks: [{name: r1, row: 1, slot: 1, units: 42}]
+    hosts: [{hostname: cn01, rack: r1, u: 40}]   # a 4U node at U40 needs U40-U43
+    """,
+    good="""
+    hosts: [{hostname: cn01, rack: r1, u: 38}]
+    """,
+)
+def rack_height_exceeded(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A host at `u` with a node model of `rack_units` ends at U(u + rack_units - 1), which must not
+    exceed the rack's `units` (42 by default). For generated hosts this means
+    `first_u + per_rack x rack_units - 1` must fit.
+    """
+    too_high = []
+    for rack, hosts in _occupied(ctx).items():
+        units = ctx.resolved.racks[rack].units
+        too_high += [(ctx.host_path(h, "u"), (), (h, rack, first, last, units)) for first, last, _, h in hosts if last > units]
+    for path, _, (host, rack, first_u, last_u, units), count in collapse(too_high):
+        yield Finding(
+            path,
+            f"host '{host.hostname}' needs U{first_u}-U{last_u} but rack '{rack}' has {units} units{more(count, 'hosts')}",
+            "start lower, put fewer hosts in each rack (per_rack), or use taller racks (units)",
+        )
+
+
+@rule(
+    "FF207", "group-rack-overflow", Severity.ERROR,
+    summary="a group generates more hosts than its racks take",
+    bad="""
+    - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}", racks: [r1, r2], per_rack: 8}
+    """,
+    good="""
+    - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}", racks: [r1, r2, r3], per_rack: 8}
+    """,
+)
+def group_rack_overflow(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Generated hosts fill the group's `racks` in order, `per_rack` (default 1) in each. When
+    `count` is larger than `per_rack x len(racks)`, the remaining hosts have no rack and cannot be
+    placed or cabled.
+    """
+    for gi, group in enumerate(ctx.inventory.groups):
+        per_rack = group.per_rack or 1
+        room = per_rack * len(group.racks)
+        if group.count is None or group.count <= room:
+            continue
+        homeless = group.count - room
+        options = [f"list at least {math.ceil(group.count / per_rack)} racks"]
+        if group.racks and math.ceil(group.count / len(group.racks)) <= 60:
+            options.append(f"raise per_rack to {math.ceil(group.count / len(group.racks))}")
+        yield Finding(
+            ("groups", gi, "racks"),
+            f"group '{group.name}' generates {group.count:,} hosts but {len(group.racks)} racks x {per_rack} per rack "
+            f"hold {room:,}: {homeless:,} would have no rack",
+            " or ".join(options),
+        )
+
+
+@rule(
+    "FF208", "duplicate-name", Severity.ERROR,
+    summary="two zones, groups or traffic classes have the same name",
+    bad="""
+    zones:
+      - {name: z1, leaf_racks: [n1], spine_racks: [n1]}
+      - {name: z1, leaf_racks: [n2], spine_racks: [n2]}
+    """,
+    good="""
+    zones:
+      - {name: z1, leaf_racks: [n1], spine_racks: [n1]}
+      - {name: z2, leaf_racks: [n2], spine_racks: [n2]}
+    """,
+)
+def duplicate_name(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Zones, groups and traffic classes are referred to by name (pinned zones, inter-zone links, switch
+    names such as z1-leaf01, QoS settings). Two of one kind with the same name make every reference to
+    it ambiguous.
+    """
+    inv = ctx.inventory
+    lists = {
+        "zone": (("fabric", "zones"), inv.fabric.zones),
+        "group": (("groups",), inv.groups),
+        "traffic class": (("traffic_classes",), inv.traffic_classes or []),
+    }
+    for kind, (prefix, items) in lists.items():
+        entries = ((item.name, prefix + (i, "name")) for i, item in enumerate(items))
+        for name, path, first in duplicates(entries):
+            yield Finding(path, f"{kind} '{name}' is also defined by {ctx.where(first)}", f"give each {kind} its own name")
+
+
+@rule(
+    "FF210", "unknown-model", Severity.ERROR,
+    summary="the fabric or a group names a switch or node model that is not defined",
+    bad="""
+    fabric: {switch_model: QM8790, ...}   # models.switches defines QM8700
+    """,
+    good="""
+    fabric: {switch_model: QM8700, ...}
+    """,
+)
+def unknown_model(ctx: LintContext) -> Iterator[Finding]:
+    """
+    The fabric's `switch_model` must be a key of `models.switches`, and each group's `model` a key of
+    `models.nodes`. The hint names the closest defined model.
+    """
+    models = ctx.inventory.models
+    refs = [(("fabric", "switch_model"), "switch model", ctx.inventory.fabric.switch_model, models.switches, "models.switches")]
+    refs += [(("groups", gi, "model"), "node model", g.model, models.nodes, "models.nodes") for gi, g in enumerate(ctx.inventory.groups)]
+    for path, kind, name, known, defined_at in refs:
+        if finding := unknown_reference(path, kind, name, known, defined_at):
+            yield finding
+
+
+@rule(
+    "FF211", "unknown-rack", Severity.ERROR,
+    summary="a zone, group or host names a rack that is not defined",
+    bad="""
+    racks: [{name: r01, row: 1, slot: 1}]
+    groups: [{name: compute, ..., racks: [r1]}]
+    """,
+    good="""
+    groups: [{name: compute, ..., racks: [r01]}]
+    """,
+)
+def unknown_rack(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Zones place their leaf and spine switches in `leaf_racks` and `spine_racks`; groups and hosts
+    place nodes in `racks` / `rack`. Each must be a rack from `racks` or generated by `rack_blocks`.
+    """
+    refs = []
+    for zi, zone in enumerate(ctx.inventory.fabric.zones):
+        for key in ("leaf_racks", "spine_racks"):
+            refs += [(("fabric", "zones", zi, key, ri), name) for ri, name in enumerate(getattr(zone, key))]
+    for gi, group in enumerate(ctx.inventory.groups):
+        refs += [(("groups", gi, "racks", ri), name) for ri, name in enumerate(group.racks)]
+        refs += [(("groups", gi, "hosts", hi, "rack"), host.rack) for hi, host in enumerate(group.hosts)]
+    for path, name in refs:
+        if finding := unknown_reference(path, "rack", name, ctx.resolved.racks, "racks or rack_blocks"):
+            yield finding
+
+
+@rule(
+    "FF212", "unknown-zone", Severity.ERROR,
+    summary="a setting or inter-zone link names a zone that is not defined",
+    bad="""
+    groups:
+      - {name: mgmt, ..., settings: {zone: zone1}}   # fabric.zones defines z1, z2
+    """,
+    good="""
+      - {name: mgmt, ..., settings: {zone: z1}}
+    """,
+)
+def unknown_zone(ctx: LintContext) -> Iterator[Finding]:
+    """
+    `settings.zone` (in `defaults`, a group or a host) pins single-attached hosts to a zone, and each
+    inter-zone link joins two zones. A name that is not in `fabric.zones` would leave the host unpinned
+    (or the link unplanned) without a word.
+    """
+    inv = ctx.inventory
+    refs = [(("defaults", "zone"), inv.defaults.zone)]
+    for gi, group in enumerate(inv.groups):
+        refs.append((("groups", gi, "settings", "zone"), group.settings.zone))
+        refs += [(("groups", gi, "hosts", hi, "settings", "zone"), h.settings.zone) for hi, h in enumerate(group.hosts)]
+    for li, link in enumerate(inv.fabric.inter_zone_links):
+        refs += [(("fabric", "inter_zone_links", li, "zones", zi), name) for zi, name in enumerate(link.zones)]
+    for path, name in refs:
+        if name is not None and (finding := unknown_reference(path, "zone", name, ctx.zone_names, "fabric.zones")):
+            yield finding
+
+
+@rule(
+    "FF213", "guid-for-unknown-nic", Severity.ERROR,
+    summary="a host gives a port GUID for a NIC its node model does not have",
+    bad="""
+    # the node model's NIC is mlx5_0
+    hosts: [{hostname: cn01, rack: r1, u: 1, guids: {mlx5_1: "0x0002c90300aa0001"}}]
+    """,
+    good="""
+    hosts: [{hostname: cn01, rack: r1, u: 1, guids: {mlx5_0: "0x0002c90300aa0001"}}]
+    """,
+)
+def guid_for_unknown_nic(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A host's `guids` map the node model's NIC device names (mlx5_0, ...) to port GUIDs read from the
+    hardware. A key that is not a NIC of the model is ignored, so the port silently gets a placeholder
+    GUID instead of the real one.
+    """
+    for gi, group in enumerate(ctx.inventory.groups):
+        node = ctx.inventory.models.nodes.get(group.model)
+        if node is None:
+            continue  # FF210
+        nics = [d.name for d in node.devices if d.kind == "nic"]
+        for hi, host in enumerate(group.hosts):
+            for nic in host.guids:
+                path = ("groups", gi, "hosts", hi, "guids", nic)
+                defined_at = f"models.nodes.{group.model}.devices"
+                if finding := unknown_reference(path, "NIC", nic, nics, defined_at, f" in node model '{group.model}'"):
+                    yield finding

@@ -1,0 +1,105 @@
+"""Lint files and folders: load each inventory, run every rule, apply suppressions, decide the exit code."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ffplan.diagnostics import Collector, Diagnostic, InputError, Severity, StageError
+from ffplan.inventory import LoadedInventory, load_inventory
+from ffplan.inventory.source import RULE_UNREADABLE, read_text
+from ffplan.lint.context import LintContext
+from ffplan.lint.registry import semantic_checks
+from ffplan.lint.suppress import apply_suppressions, parse_suppressions
+
+INVENTORY_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class FileResult:
+    file: str
+    diagnostics: list[Diagnostic]
+    loaded: LoadedInventory | None = None  # None when the file did not load (its findings say why)
+    unreadable: bool = False
+
+
+@dataclass
+class LintReport:
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for f in self.files for d in f.diagnostics]
+
+    def count(self, severity: Severity) -> int:
+        return sum(d.severity is severity for d in self.diagnostics)
+
+    def exit_code(self, strict: bool = False) -> int:
+        """2 unreadable input, 1 errors (or warnings when strict), 0 clean."""
+        if any(f.unreadable for f in self.files):
+            return 2
+        if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
+            return 1
+        return 0
+
+    def summary(self) -> str:
+        """`2 errors, 1 warning in 3 files (FF101 x1, FF201 x2)`."""
+        errors, warnings = self.count(Severity.ERROR), self.count(Severity.WARNING)
+        files = f"{len(self.files)} file" + ("" if len(self.files) == 1 else "s")
+        if not errors and not warnings:
+            return f"no findings in {files}"
+        by_rule = Counter(d.rule for d in self.diagnostics)
+        rules = ", ".join(f"{rule} x{n}" for rule, n in sorted(by_rule.items()))
+        return (f"{errors} error{'' if errors == 1 else 's'}, {warnings} warning{'' if warnings == 1 else 's'} "
+                f"in {files} ({rules})")
+
+
+def run_rules(loaded: LoadedInventory) -> list[Diagnostic]:
+    """Every semantic rule over one loaded inventory, located through the file's position map."""
+    ctx = LintContext(loaded)
+    collector = Collector(loaded.source.file, loaded.source.positions)
+    for rule in semantic_checks():
+        for finding in rule.check(ctx):
+            collector.add(rule.id, rule.severity, finding.path, finding.message, finding.hint)
+    return collector.items
+
+
+def lint_file(path: Path) -> FileResult:
+    try:
+        loaded = load_inventory(path)
+    except InputError as exc:
+        return FileResult(str(path), exc.diagnostics, unreadable=True)
+    except StageError as exc:  # schema or reading findings: the semantic rules need valid data
+        found, loaded = exc.diagnostics, None
+    else:
+        found = loaded.collector.items + run_rules(loaded)
+    # The text was readable a moment ago; its comments carry the suppressions.
+    suppressions = parse_suppressions(str(path), read_text(path))
+    kept = sorted(apply_suppressions(found, suppressions), key=Diagnostic.sort_key)
+    return FileResult(str(path), kept, loaded)
+
+
+def _refused(path: Path, message: str, hint: str) -> FileResult:
+    collector = Collector(str(path))
+    collector.error(RULE_UNREADABLE, (), message, hint)
+    return FileResult(str(path), collector.items, unreadable=True)
+
+
+def inventory_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix in INVENTORY_SUFFIXES and p.is_file())
+
+
+def lint_paths(paths: Iterable[Path]) -> LintReport:
+    """Lint files and folders (every *.yaml / *.yml inside, sorted); all findings of all files."""
+    report = LintReport()
+    for path in paths:
+        if path.is_dir():
+            files = inventory_files(path)
+            if not files:
+                report.files.append(_refused(path, f"no *.yaml or *.yml files in {path}", "point ffplan lint at inventories"))
+            report.files += [lint_file(f) for f in files]
+        else:
+            report.files.append(lint_file(path))
+    return report

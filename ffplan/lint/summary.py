@@ -1,0 +1,33 @@
+"""A few lines about an inventory that linted clean: what the designer will build from it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ffplan.design.sizing import TwoLayerSize
+from ffplan.inventory import LoadedInventory
+from ffplan.inventory.models import Role
+from ffplan.lint.context import LintContext
+
+
+def summarize(loaded: LoadedInventory) -> list[str]:
+    ctx = LintContext(loaded)
+    inv, shape, demand = ctx.inventory, ctx.zone_shape, ctx.demand
+    zones = ctx.zone_names
+    lines = [f"{loaded.source.file}: inventory '{inv.name}'"]
+    if isinstance(shape, TwoLayerSize) and ctx.switch_model is not None:
+        model = ctx.switch_model
+        lines.append(
+            f"  zones   {len(zones)} ({', '.join(zones)}), each {shape.leaves} leaves + {shape.spines} spines of "
+            f"'{inv.fabric.switch_model}' ({model.ports}-port {model.speed.value}): {shape.switches * len(zones):,} switches"
+        )
+        capacity = shape.endpoint_ports * len(zones)
+        lines.append(
+            f"  ports   {demand.total:,} of {capacity:,} leaf ports used ({demand.floating + sum(demand.pinned.values()):,} "
+            f"single-attached, {demand.every_zone * len(zones):,} every-zone, {sum(demand.inter_zone.values()):,} "
+            f"inter-zone ends): {capacity - demand.total:,} free"
+        )
+    roles = Counter(h.role for h in ctx.resolved.hosts)
+    counts = ", ".join(f"{roles[role]:,} {role.value}" for role in Role if roles[role])
+    lines.append(f"  hosts   {counts or 'none'}: {len(ctx.resolved.hosts):,} in {len(ctx.resolved.racks):,} racks")
+    return lines

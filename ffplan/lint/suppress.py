@@ -1,0 +1,61 @@
+"""Inline suppression comments: `# ffplan: disable=FF201,FF205` and `# ffplan: disable-file=FF103`.
+
+`disable` applies to findings on its own line; written on a line of its own, it applies to the next line
+(for findings on long flow-style lines). `disable-file` applies to the whole file wherever it is written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ffplan.diagnostics import Diagnostic, Severity
+from ffplan.lint.registry import all_rules
+
+RULE_UNKNOWN_SUPPRESSION = "FF004"
+
+# A YAML comment starts at '#' preceded by whitespace or the start of the line.
+_DIRECTIVE = re.compile(r"(?:^|\s)#\s*ffplan:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\s-]*)")
+_RULE_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass
+class Suppressions:
+    by_line: dict[int, set[str]] = field(default_factory=dict)
+    whole_file: set[str] = field(default_factory=set)
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    def covers(self, diag: Diagnostic) -> bool:
+        return diag.rule in self.whole_file or diag.rule in self.by_line.get(diag.line, ())
+
+
+def parse_suppressions(file: str, text: str) -> Suppressions:
+    known = {r.id for r in all_rules()}
+    found = Suppressions()
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _DIRECTIVE.search(line)
+        if not match:
+            continue
+        target = number + 1 if line.lstrip().startswith("#") else number
+        ids = set()
+        for token in _RULE_TOKEN.finditer(match.group(2)):
+            rule_id = token.group(0).upper()
+            if rule_id in known:
+                ids.add(rule_id)
+            else:
+                found.problems.append(Diagnostic(
+                    file, number, match.start(2) + token.start() + 1, RULE_UNKNOWN_SUPPRESSION, Severity.WARNING,
+                    f"suppression names unknown rule '{token.group(0)}'", "",
+                    "use the ids that `ffplan rules` lists, e.g. # ffplan: disable=FF201",
+                ))
+        if match.group(1) == "disable-file":
+            found.whole_file |= ids
+        else:
+            found.by_line.setdefault(target, set()).update(ids)
+    return found
+
+
+def apply_suppressions(diagnostics: Iterable[Diagnostic], suppressions: Suppressions) -> list[Diagnostic]:
+    kept = [d for d in diagnostics if not suppressions.covers(d)]
+    return kept + suppressions.problems
