@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ffplan.cli.common import err, out, stage_errors
 from ffplan.design import DesignOptions, design
-from ffplan.inventory import load_inventory
+from ffplan.lint.gate import require_clean
 from ffplan.outdir import write_folder
 from ffplan.plan import dump_plan
 from ffplan.plan.exports import bom_csv, cables_csv
@@ -39,7 +39,7 @@ def design_command(
     """
     with stage_errors():
         started = time.perf_counter()
-        loaded = load_inventory(inventory)
+        loaded = require_clean(inventory)
         options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance)
         if quiet:
             plan = design(loaded, options)

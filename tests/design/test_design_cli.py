@@ -44,7 +44,7 @@ def test_zone_too_large_for_radix_exits_3(root, tmp_path):
     inv.write_text(text)
     result = _design(inv, tmp_path / "o")
     assert result.exit_code == 3
-    assert "FF101" in result.output and "at most 8 leaves (32 ports)" in result.output
+    assert "FF102" in result.output and "at most 8 leaves (32 ports)" in result.output and ":58:3:" in result.output
 
 
 def test_foreign_output_folder_is_not_overwritten(root, tmp_path):
@@ -54,3 +54,9 @@ def test_foreign_output_folder_is_not_overwritten(root, tmp_path):
     result = _design(root / "inventories" / "lab.yaml", out)
     assert result.exit_code == 2 and "was not written by ffplan" in result.output
     assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_paper_numbers_exit_3_naming_the_port_budget(root, tmp_path):
+    result = _design(root / "examples" / "fire-flyer-2-as-described.yaml", tmp_path / "o")
+    assert result.exit_code == 3
+    assert "error FF101" in result.output and "10 over" in result.output

@@ -1,0 +1,25 @@
+"""The lint barrier in front of the designer: no design starts on an inventory with lint errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ffplan.diagnostics import InfeasibleError, InputError, Severity, StageError
+from ffplan.inventory import LoadedInventory
+from ffplan.lint.runner import lint_file
+
+BUDGET_RULE_PREFIX = "FF1"  # FF1xx: the fabric cannot hold the inventory -> infeasible, exit 3
+
+
+def require_clean(path: Path) -> LoadedInventory:
+    """Load and lint `path`; raise with every error (exit 2 unreadable, 3 budget-only, 1 otherwise)."""
+    result = lint_file(Path(path))
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    if result.unreadable:
+        raise InputError(result.diagnostics)
+    if errors:
+        if all(d.rule.startswith(BUDGET_RULE_PREFIX) for d in errors):
+            raise InfeasibleError(errors)
+        raise StageError(errors)
+    assert result.loaded is not None  # no errors means the inventory loaded
+    return result.loaded
