@@ -22,12 +22,13 @@ class DesignOptions:
     solver: str = "cbc"
     time_limit: float | None = None
     allow_imbalance: bool = False  # accept the best role balance the budgets allow instead of failing
+    previous: Plan | None = None  # re-plan against this plan: keep what exists, move as little as possible
 
 
 def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) -> Plan:
     inv = loaded.inventory
     try:
-        fabric = build_fabric(loaded, options.solver, options.time_limit)
+        fabric = build_fabric(loaded, options.solver, options.time_limit, options.previous)
     except SizingError as exc:
         c = Collector(loaded.source.file, loaded.source.positions)
         c.error("FF101", ("fabric",), exc.message, exc.hint)

@@ -1,4 +1,9 @@
-"""From a validated inventory to the physical fabric: switches, placement, port layout, cables, GUIDs, LIDs."""
+"""From a validated inventory to the physical fabric: switches, placement, port layout, cables, GUIDs, LIDs.
+
+With a previous plan (re-planning), what exists is kept: a port that stays on its leaf keeps its leaf port,
+every surviving port keeps its LID and GUID, switches keep theirs, and new ports take free leaf ports and
+unused LIDs. The placement ILP decides what stays (see MOVE_PRICE).
+"""
 
 from __future__ import annotations
 
@@ -9,20 +14,13 @@ from ffplan.design.cabling import DEFAULT_CABLE_MODEL, cable_cost
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
 from ffplan.design.sizing import TwoLayerSize, zone_size
 from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import Attach, Rack
+from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost
-from ffplan.plan.model import (
-    Balance,
-    Cable,
-    CableEnd,
-    Node,
-    NodePort,
-    Switch,
-    ZoneSpec,
-)
+from ffplan.plan.model import Balance, Cable, CableEnd, Node, NodePort, Plan, Switch, ZoneSpec
 
 INTER_ZONE = "inter-zone"
 KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
+CA_GUIDS_PER_HOST = 16  # room for 4 NICs of up to 2 ports: node GUID at +4*nic, ports at +1 and +2
 
 
 def synthetic_guid(prefix: str, zone: int, kind: int, index: int) -> str:
@@ -36,13 +34,18 @@ def _guid_plus(guid: str, delta: int) -> str:
 
 @dataclass
 class PortSlot:
-    """One NIC port to be placed: the host, NIC and port, and the zone rule."""
+    """One NIC port to be placed: the host, NIC and port, and where it was in the previous plan."""
 
     host: ResolvedHost
     nic: str
     nic_index: int
     port: int
     given_guid: str | None
+    previous: tuple[str, str, int] | None = None  # (zone, leaf, leaf port) in the previous plan
+
+    @property
+    def ident(self) -> tuple[str, str, int]:
+        return (self.host.hostname, self.nic, self.port)
 
 
 @dataclass
@@ -65,153 +68,139 @@ def _place_in_racks(racks: list[str], count: int) -> list[str]:
     return [racks[i * len(racks) // count] for i in range(count)]
 
 
-def build_fabric(loaded: LoadedInventory, solver: str = "cbc", time_limit: float | None = None) -> Fabric:
-    inv = loaded.inventory
-    resolved = loaded.resolved
-    racks: dict[str, Rack] = resolved.racks
-    model_name = inv.fabric.switch_model
-    sw_model = inv.models.switches[model_name]
-    size = zone_size(inv, sw_model.ports)
-    zones = [z.name for z in inv.fabric.zones]
-    prefix = inv.fabric.guid_prefix
-    cm = DEFAULT_CABLE_MODEL
-
-    # ---- switches, placed in their racks top-down
-    switches: list[Switch] = []
-    leaf_names: dict[str, list[str]] = {}
-    spine_names: dict[str, list[str]] = {}
+def _build_switches(inv: Inventory, size: TwoLayerSize, racks: dict[str, Rack]) -> list[Switch]:
+    sw_model = inv.models.switches[inv.fabric.switch_model]
+    switches = []
     for zi, zone in enumerate(inv.fabric.zones, start=1):
-        for tier, count, rack_list, kind, names in (
-            ("spine", size.spines, zone.spine_racks, KIND_SPINE, spine_names),
-            ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF, leaf_names),
+        for tier, count, rack_list, kind in (
+            ("spine", size.spines, zone.spine_racks, KIND_SPINE),
+            ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF),
         ):
-            names[zone.name] = []
             next_u: dict[str, int] = {}
             for i, rack in enumerate(_place_in_racks(list(rack_list), count)):
                 name = _switch_name(zone.name, tier, i + 1, count)
                 u = next_u.get(rack, racks[rack].units - sw_model.rack_units + 1)
                 next_u[rack] = u - sw_model.rack_units
                 given = inv.fabric.switch_guids.get(name)
-                switches.append(
-                    Switch(
-                        name=name, zone=zone.name, tier=tier, index=i + 1, model=model_name, ports=sw_model.ports,
-                        node_guid=given.lower() if given else synthetic_guid(prefix, zi, kind, i + 1),
-                        lid=0, guid_placeholder=given is None, rack=rack, u=max(1, u),
-                    )
-                )
-                names[zone.name].append(name)
-    by_name = {s.name: s for s in switches}
+                switches.append(Switch(
+                    name=name, zone=zone.name, tier=tier, index=i + 1, model=inv.fabric.switch_model,
+                    ports=sw_model.ports,
+                    node_guid=given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1),
+                    lid=0, guid_placeholder=given is None, rack=rack, u=max(1, u),
+                ))
+    return switches
 
-    # ---- inter-zone links: spread over the leaves, each on a leaf's last down-port
-    free = {(z, i): size.down_ports for z in zones for i in range(size.leaves)}
-    inter_zone_ends: list[tuple[tuple[str, int, int], tuple[str, int, int]]] = []  # (zone, leaf, port) pairs
-    ends_placed: dict[str, int] = defaultdict(int)
+
+def _inter_zone_ends(inv: Inventory, size: TwoLayerSize, free: dict[tuple[str, int], int]):
+    """Inter-zone cable ends spread evenly over each zone's leaves, on the leaves' highest down-ports."""
+    ends_in_zone: dict[str, int] = defaultdict(int)
+    for link in inv.fabric.inter_zone_links:
+        for z in link.zones:
+            ends_in_zone[z] += link.count
+    placed: dict[str, int] = defaultdict(int)
+    pairs = []
     for link in inv.fabric.inter_zone_links:
         for _ in range(link.count):
             ends = []
             for z in link.zones:
-                k = ends_placed[z]
-                ends_placed[z] += 1
-                leaf = (k * size.leaves // _links_in_zone(inv, z)) % size.leaves
-                port = free[(z, leaf)]
+                leaf = (placed[z] * size.leaves // ends_in_zone[z]) % size.leaves
+                placed[z] += 1
+                ends.append((z, leaf, free[(z, leaf)]))
                 free[(z, leaf)] -= 1
-                ends.append((z, leaf, port))
-            inter_zone_ends.append((ends[0], ends[1]))
+            pairs.append((ends[0], ends[1]))
+    return pairs
 
-    # ---- demand groups: identical ports share rack, role and zone rule
-    slots_by_key: dict[tuple, list[PortSlot]] = defaultdict(list)
-    for host in sorted(resolved.hosts, key=lambda h: h.order):
-        attach = host.settings.attach
+
+def _demand_groups(loaded: LoadedInventory, zones: list[str], previous: dict) -> list[DemandGroup]:
+    """Identical ports (same rack, role and zone rule) form one group, members in inventory order."""
+    by_key: dict[tuple, list[PortSlot]] = defaultdict(list)
+    for host in sorted(loaded.resolved.hosts, key=lambda h: h.order):
         for ni, nic in enumerate(host.nics):
             for port in range(1, nic.ports + 1):
                 slot = PortSlot(host, nic.name, ni, port, nic.guid if port == 1 else None)
-                if attach is Attach.EVERY_ZONE:
+                slot.previous = previous.get(slot.ident)
+                if host.settings.attach is Attach.EVERY_ZONE:
                     zone_rule = zones[ni % len(zones)]
-                    key = (host.rack, host.role.value, zone_rule)
-                elif host.settings.zone:
-                    key = (host.rack, host.role.value, host.settings.zone)
                 else:
-                    key = (host.rack, host.role.value, "*")
-                slots_by_key[key].append(slot)
-    demands = []
-    for key in sorted(slots_by_key):
-        rack, role, zone_rule = key
-        members = slots_by_key[key]
-        demands.append(DemandGroup(key, role, tuple(zones) if zone_rule == "*" else (zone_rule,), len(members), members))
+                    zone_rule = host.settings.zone or "*"
+                by_key[(host.rack, host.role.value, zone_rule)].append(slot)
+    return [
+        DemandGroup(key, key[1], tuple(zones) if key[2] == "*" else (key[2],), len(members), members)
+        for key, members in sorted(by_key.items())
+    ]
 
-    # ---- leaf groups: leaves of one zone in one rack cost the same
+
+def build_fabric(
+    loaded: LoadedInventory, solver: str = "cbc", time_limit: float | None = None, previous: Plan | None = None
+) -> Fabric:
+    inv = loaded.inventory
+    racks: dict[str, Rack] = loaded.resolved.racks
+    size = zone_size(inv, inv.models.switches[inv.fabric.switch_model].ports)
+    zones = [z.name for z in inv.fabric.zones]
+    cm = DEFAULT_CABLE_MODEL
+
+    switches = _build_switches(inv, size, racks)
+    by_name = {s.name: s for s in switches}
+    leaf_names = {z: [s.name for s in switches if s.zone == z and s.tier == "leaf"] for z in zones}
+    spine_names = {z: [s.name for s in switches if s.zone == z and s.tier == "spine"] for z in zones}
+    free = {(z, i): size.down_ports for z in zones for i in range(size.leaves)}
+    inter_zone = _inter_zone_ends(inv, size, free)
+
+    # A previous port location counts only if that leaf port still exists and is still free for nodes.
+    prev_location: dict[tuple[str, str, int], tuple[str, str, int]] = {}
+    if previous is not None:
+        leaf_index = {name: (z, i) for z in zones for i, name in enumerate(leaf_names[z])}
+        for node in previous.nodes:
+            for p in node.ports:
+                zi = leaf_index.get(p.leaf)
+                if zi and p.zone == zi[0] and p.leaf_port <= free[zi]:
+                    prev_location[(node.hostname, p.nic, p.port)] = (p.zone, p.leaf, p.leaf_port)
+    demands = _demand_groups(loaded, zones, prev_location)
+
+    # Leaf groups: all leaves of a zone in one rack cost the same; re-planning needs each leaf on its own.
     leaf_groups = []
     for z in zones:
-        by_rack: dict[str, list[int]] = defaultdict(list)
+        by_key: dict[str, list[int]] = defaultdict(list)
         for i, name in enumerate(leaf_names[z]):
-            by_rack[by_name[name].rack].append(i)
-        for rack in sorted(by_rack):
-            idx = tuple(by_rack[rack])
-            leaf_groups.append(LeafGroup(z, rack, idx, sum(free[(z, i)] for i in idx)))
-    leaf_u = {
-        (lg.zone, lg.rack): sum(by_name[leaf_names[lg.zone][i]].u for i in lg.leaves) / len(lg.leaves)
-        for lg in leaf_groups
-    }
+            by_key[name if previous is not None else by_name[name].rack].append(i)
+        for key in sorted(by_key):
+            idx = tuple(by_key[key])
+            rack = by_name[leaf_names[z][idx[0]]].rack
+            leaf_groups.append(LeafGroup(z, key, rack, idx, sum(free[(z, i)] for i in idx)))
     cost = {}
     for d in demands:
         host_rack = racks[d.members[0].host.rack]
         host_u = sum(m.host.u for m in d.members) / len(d.members)
         for lg in leaf_groups:
-            cost[(d.key, lg.rack)] = cable_cost(cm, host_rack, host_u, racks[lg.rack], leaf_u[(lg.zone, lg.rack)])[2]
+            leaf_u = sum(by_name[leaf_names[lg.zone][i]].u for i in lg.leaves) / len(lg.leaves)
+            cost[(d.key, lg.key)] = cable_cost(cm, host_rack, host_u, racks[lg.rack], leaf_u)[2]
     role_ports: dict[str, int] = defaultdict(int)
     for d in demands:
         role_ports[d.role] += d.count
-    role_ports[INTER_ZONE] = 0  # placed up front; balanced by construction
-    total_leaves = size.leaves * len(zones)
-    bounds = balance_bounds({r: n for r, n in role_ports.items() if r != INTER_ZONE}, total_leaves)
-    result = solve_placement(demands, leaf_groups, cost, bounds, solver, time_limit)
+    bounds = balance_bounds(role_ports, size.leaves * len(zones))
+    prev_counts: dict[tuple, int] = defaultdict(int)
+    for d in demands:
+        for m in d.members:
+            if m.previous and m.previous[0] in d.zones:
+                prev_counts[(d.key, m.previous[0], m.previous[1])] += 1
+    result = solve_placement(demands, leaf_groups, cost, bounds, solver, time_limit, dict(prev_counts) or None)
 
-    # ---- split each leaf group's counts over its leaves, then number ports
-    on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
-    members_left = {d.key: list(d.members) for d in demands}
-    for lg in leaf_groups:
-        fill = {i: size.down_ports - free[(lg.zone, i)] for i in lg.leaves}  # inter-zone ends already there
-        per_role: dict[str, list[PortSlot]] = defaultdict(list)
-        for d in demands:
-            n = result.counts.get((d.key, lg.zone, lg.rack), 0)
-            taken, members_left[d.key] = members_left[d.key][:n], members_left[d.key][n:]
-            per_role[d.role].extend(taken)
-        for role in sorted(per_role, key=lambda r: (-len(per_role[r]), r)):
-            ports = sorted(per_role[role], key=_port_order(racks))
-            share = _even_split(len(ports), lg.leaves, fill, size.down_ports)
-            start = 0
-            for leaf in lg.leaves:
-                on_leaf[(lg.zone, leaf)].extend(ports[start:start + share[leaf]])
-                start += share[leaf]
-                fill[leaf] += share[leaf]
+    on_leaf, fixed_port = _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names)
+    port_of = _number_ports(on_leaf, fixed_port, free, size, racks)
 
-    # ---- addressing and cables
-    nodes_ports: dict[str, list[NodePort]] = defaultdict(list)
+    # ---- cables
     cables: list[Cable] = []
-    node_cable_rows = []
+    placed_rows = []  # (zone, leaf switch, leaf port, slot) in zone/leaf/port order
     for z in zones:
         for i, leaf_name in enumerate(leaf_names[z]):
-            leaf = by_name[leaf_name]
-            for p, slot in enumerate(sorted(on_leaf[(z, i)], key=_port_order(racks)), start=1):
-                node_cable_rows.append((z, leaf, p, slot))
-    host_guid_index = {h.hostname: h.order for h in resolved.hosts}
-    for z, leaf, p, slot in node_cable_rows:
+            for slot in sorted(on_leaf[(z, i)], key=lambda s: port_of[s.ident]):
+                placed_rows.append((z, by_name[leaf_name], port_of[slot.ident], slot))
+    for z, leaf, p, slot in placed_rows:
         host = slot.host
-        if slot.given_guid:
-            port_guid = slot.given_guid.lower()
-            node_guid = _guid_plus(port_guid, -slot.port)
-        else:
-            node_guid = synthetic_guid(prefix, 0, KIND_CA, host_guid_index[host.hostname] * 16 + slot.nic_index * 4)
-            port_guid = _guid_plus(node_guid, slot.port)
         length, kind, _ = cable_cost(cm, racks[host.rack], host.u, racks[leaf.rack], leaf.u)
-        label = f"{leaf.name}-p{p:02d}"
-        cables.append(Cable(label=label, kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
+        cables.append(Cable(label=f"{leaf.name}-p{p:02d}", kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
                             b=CableEnd(device=leaf.name, port=p), length_m=length, type=kind, zone=z))
-        nodes_ports[host.hostname].append(
-            NodePort(nic=slot.nic, port=slot.port, node_guid=node_guid, port_guid=port_guid,
-                     guid_placeholder=slot.given_guid is None, lid=0, zone=z, leaf=leaf.name, leaf_port=p, cable=label)
-        )
-    for (za, la, pa), (zb, lb, pb) in inter_zone_ends:
+    for (za, la, pa), (zb, lb, pb) in inter_zone:
         a, b = by_name[leaf_names[za][la]], by_name[leaf_names[zb][lb]]
         length, kind, _ = cable_cost(cm, racks[a.rack], a.u, racks[b.rack], b.u)
         cables.append(Cable(label=f"{a.name}-p{pa:02d}", kind="inter-zone", a=CableEnd(device=a.name, port=pa),
@@ -226,28 +215,124 @@ def build_fabric(loaded: LoadedInventory, solver: str = "cbc", time_limit: float
                 length, kind, _ = cable_cost(cm, racks[leaf.rack], leaf.u, racks[spine.rack], spine.u)
                 cables.append(Cable(label=f"{leaf.name}-p{port:02d}", kind="leaf-spine", a=CableEnd(device=leaf.name, port=port),
                                     b=CableEnd(device=spine.name, port=spine_port), length_m=length, type=kind, zone=z))
+    cables.sort(key=lambda c: (_kind_order(c.kind), c.label))
 
-    # ---- LIDs: switches zone by zone (spines, then leaves), then CA ports by zone, leaf and port
-    lid = 1
+    switches, nodes = _address(loaded, switches, placed_rows, previous)
+    zone_specs, balance = _summaries(zones, size, on_leaf, free, bounds)
+    return Fabric(size, switches, nodes, cables, zone_specs, balance, result)
+
+
+def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
+    """Turn the ILP's counts per leaf group into ports per leaf.
+
+    Kept ports go back to their leaf (and later their port). The others are dealt out in order: within a
+    leaf group each role is split evenly over its leaves, the extra ones to the leaves with most room.
+    """
+    on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
+    fixed_port: dict[tuple, int] = {}
+    pool: dict[tuple, list[PortSlot]] = {}
+    kept_members: dict[tuple, list[PortSlot]] = defaultdict(list)
+    budget = dict(result.kept)
+    for d in demands:
+        remaining = []
+        for m in d.members:
+            where = (d.key, m.previous[0], m.previous[1]) if m.previous else None
+            if where and budget.get(where, 0) > 0:
+                budget[where] -= 1
+                kept_members[(where[1], where[2])].append(m)
+            else:
+                remaining.append(m)
+        pool[d.key] = remaining
+    for lg in leaf_groups:
+        fill = {i: size.down_ports - free[(lg.zone, i)] for i in lg.leaves}
+        if len(lg.leaves) == 1:  # a single leaf, as when re-planning
+            leaf = lg.leaves[0]
+            for m in kept_members.get((lg.zone, leaf_names[lg.zone][leaf]), []):
+                on_leaf[(lg.zone, leaf)].append(m)
+                fixed_port[m.ident] = m.previous[2]
+        per_role: dict[str, list[PortSlot]] = defaultdict(list)
+        for d in demands:
+            n = result.counts.get((d.key, lg.zone, lg.key), 0) - result.kept.get((d.key, lg.zone, lg.key), 0)
+            taken, pool[d.key] = pool[d.key][:n], pool[d.key][n:]
+            per_role[d.role].extend(taken)
+        for leaf in lg.leaves:
+            fill[leaf] += len(on_leaf[(lg.zone, leaf)])
+        for role in sorted(per_role, key=lambda r: (-len(per_role[r]), r)):
+            ports = sorted(per_role[role], key=_port_order(racks))
+            share = _even_split(len(ports), lg.leaves, fill, size.down_ports)
+            start = 0
+            for leaf in lg.leaves:
+                on_leaf[(lg.zone, leaf)].extend(ports[start:start + share[leaf]])
+                start += share[leaf]
+                fill[leaf] += share[leaf]
+    return on_leaf, fixed_port
+
+
+def _number_ports(on_leaf, fixed_port, free, size, racks) -> dict[tuple, int]:
+    """Kept ports keep their number; the others take the lowest free numbers, nodes of a rack together."""
+    port_of: dict[tuple, int] = {}
+    for (z, leaf), slots in on_leaf.items():
+        taken = {fixed_port[s.ident] for s in slots if s.ident in fixed_port}
+        open_ports = (p for p in range(1, free[(z, leaf)] + 1) if p not in taken)
+        for s in sorted(slots, key=_port_order(racks)):
+            port_of[s.ident] = fixed_port.get(s.ident) or next(open_ports)
+    return port_of
+
+
+def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previous: Plan | None):
+    """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide."""
+    inv = loaded.inventory
+    prev_switch = {s.name: s for s in previous.switches} if previous else {}
+    prev_port = {(n.hostname, p.nic, p.port): p for n in previous.nodes for p in n.ports} if previous else {}
+    used_lids = {s.lid for s in prev_switch.values()} | {p.lid for p in prev_port.values()}
+    next_lid = _lid_allocator(used_lids)
+
     numbered = []
     for sw in switches:
-        numbered.append(sw.model_copy(update={"lid": lid}))
-        lid += 1
-    switches = numbered
-    ca_lids = {}
-    for z, leaf, p, slot in node_cable_rows:
-        ca_lids[(slot.host.hostname, slot.nic, slot.port)] = lid
-        lid += 1
-    nodes = []
-    for host in sorted(resolved.hosts, key=lambda h: h.order):
-        ports = sorted(
-            (np.model_copy(update={"lid": ca_lids[(host.hostname, np.nic, np.port)]}) for np in nodes_ports[host.hostname]),
-            key=lambda np: (np.nic, np.port),
-        )
-        nodes.append(Node(hostname=host.hostname, group=host.group, role=host.role.value, model=host.model,
-                          rack=host.rack, u=host.u, ports=ports))
+        old = prev_switch.get(sw.name)
+        numbered.append(sw.model_copy(update={"lid": old.lid if old else next(next_lid)}))
 
-    # ---- zone summaries and balance
+    # Synthetic CA GUIDs index hosts by inventory order; re-planning keeps old ones and appends after them.
+    used_index = {(int(p.node_guid, 16) & 0xFFFFFF) // CA_GUIDS_PER_HOST for p in prev_port.values() if p.guid_placeholder}
+    fresh_index = iter(i for i in range(1 << 20) if i not in used_index)
+    host_index: dict[str, int] = {}
+    ports_of: dict[str, list[NodePort]] = defaultdict(list)
+    lid_rows = sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2]))
+    for z, leaf, p, slot in lid_rows:
+        old = prev_port.get(slot.ident)
+        if slot.given_guid:
+            port_guid = slot.given_guid.lower()
+            node_guid, placeholder = _guid_plus(port_guid, -slot.port), False
+        elif old is not None and old.guid_placeholder:
+            port_guid, node_guid, placeholder = old.port_guid, old.node_guid, True
+        else:
+            if previous is None:
+                index = slot.host.order
+            else:
+                index = host_index.setdefault(slot.host.hostname, next(fresh_index))
+            node_guid = synthetic_guid(inv.fabric.guid_prefix, 0, KIND_CA, index * CA_GUIDS_PER_HOST + slot.nic_index * 4)
+            port_guid, placeholder = _guid_plus(node_guid, slot.port), True
+        ports_of[slot.host.hostname].append(NodePort(
+            nic=slot.nic, port=slot.port, node_guid=node_guid, port_guid=port_guid, guid_placeholder=placeholder,
+            lid=old.lid if old else next(next_lid), zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
+        ))
+    nodes = [
+        Node(hostname=h.hostname, group=h.group, role=h.role.value, model=h.model, rack=h.rack, u=h.u,
+             ports=sorted(ports_of[h.hostname], key=lambda np: (np.nic, np.port)))
+        for h in sorted(loaded.resolved.hosts, key=lambda h: h.order)
+    ]
+    return numbered, nodes
+
+
+def _lid_allocator(used: set[int]):
+    lid = 1
+    while True:
+        if lid not in used:
+            yield lid
+        lid += 1
+
+
+def _summaries(zones, size, on_leaf, free, bounds):
     zone_specs = []
     role_count: dict[tuple[str, int], dict[str, int]] = {}
     for z in zones:
@@ -269,12 +354,7 @@ def build_fabric(loaded: LoadedInventory, solver: str = "cbc", time_limit: float
         per_leaf = [c.get(role, 0) for c in role_count.values()]
         lo, hi = bounds[role]
         balance.append(Balance(role=role, min_per_leaf=min(per_leaf), max_per_leaf=max(per_leaf), lower_bound=lo, upper_bound=hi))
-    cables.sort(key=lambda c: (_kind_order(c.kind), c.label))
-    return Fabric(size, switches, nodes, cables, zone_specs, balance, result)
-
-
-def _links_in_zone(inv, zone: str) -> int:
-    return sum(link.count for link in inv.fabric.inter_zone_links if zone in link.zones)
+    return zone_specs, balance
 
 
 def _kind_order(kind: str) -> int:

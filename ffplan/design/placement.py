@@ -22,11 +22,17 @@ from ffplan.diagnostics import Collector, InfeasibleError
 
 RULE_PLACEMENT = "FF150"
 BALANCE_PENALTY = 1_000_000.0
+# Re-planning: moving an existing cable costs more than any cable-length saving can win back, and less
+# than a unit of imbalance, so the solver moves cables only when balance forces it, and then as few as can be.
+MOVE_PRICE = 10_000.0
 
 
 @dataclass(frozen=True)
 class LeafGroup:
+    """Leaves that cost the same: all of a zone's leaves in one rack, or (re-planning) a single leaf."""
+
     zone: str
+    key: str  # rack name, or leaf name when re-planning
     rack: str
     leaves: tuple[int, ...]  # leaf indices (0-based within the zone)
     capacity: int  # free down-ports over those leaves
@@ -43,8 +49,10 @@ class DemandGroup:
 
 @dataclass
 class PlacementResult:
-    # (demand key, zone, leaf-group rack) -> ports placed there
+    # (demand key, zone, leaf-group key) -> ports placed there, and how many of those were there before
     counts: dict[tuple, int]
+    kept: dict[tuple, int]
+    moves: int
     solver: str
     status: str
     objective: float
@@ -81,10 +89,11 @@ def _solver_missing():
 def solve_placement(
     demands: list[DemandGroup],
     leaf_groups: list[LeafGroup],
-    cost: dict[tuple[tuple, str], float],  # (demand key, leaf-group rack) -> cost of one port's cable
+    cost: dict[tuple[tuple, str], float],  # (demand key, leaf-group key) -> cost of one port's cable
     bounds: dict[str, tuple[int, int]],
     solver_name: str = "cbc",
     time_limit: float | None = None,
+    previous: dict[tuple, int] | None = None,  # (demand key, zone, leaf-group key) -> ports there in the old plan
 ) -> PlacementResult:
     prob = pulp.LpProblem("ffplan_placement", pulp.LpMinimize)
     by_zone: dict[str, list[LeafGroup]] = defaultdict(list)
@@ -95,15 +104,27 @@ def solve_placement(
     for di, d in enumerate(demands):
         for zone in d.zones:
             for lg in by_zone[zone]:
-                x[(di, zone, lg.rack)] = prob.add_variable(f"x_{di}_{zone}_{lg.rack}".replace("-", "_"), lowBound=0, cat="Integer")
+                x[(di, zone, lg.key)] = prob.add_variable(f"x_{di}_{zone}_{lg.key}".replace("-", "_"), lowBound=0, cat="Integer")
+    previous = previous or {}
+    # kept[...] <= ports that were on that leaf group before; the rest of x there is new or moved cable.
+    kept = {
+        (di, zone, key): prob.add_variable(f"k_{di}_{zone}_{key}".replace("-", "_"), lowBound=0, upBound=n, cat="Integer")
+        for di, d in enumerate(demands)
+        for (dkey, zone, key), n in previous.items()
+        if dkey == d.key and (di, zone, key) in x
+    }
     roles = sorted(bounds)
     slack = {r: prob.add_variable(f"slack_{r}", lowBound=0, cat="Integer") for r in roles}
     zone_slack = {r: prob.add_variable(f"zone_slack_{r}", lowBound=0, cat="Integer") for r in roles}
 
     prob += (
         pulp.lpSum(cost[(demands[k[0]].key, k[2])] * v for k, v in x.items())
+        - pulp.lpSum(cost[(demands[k[0]].key, k[2])] * v for k, v in kept.items())  # a kept cable is already paid for
+        + MOVE_PRICE * pulp.lpSum(previous[(demands[k[0]].key, k[1], k[2])] - v for k, v in kept.items())
         + BALANCE_PENALTY * (pulp.lpSum(slack.values()) + pulp.lpSum(zone_slack.values()))
     )
+    for k, v in kept.items():
+        prob += v <= x[k]
     # Each role split over the zones as evenly as the budgets allow.
     for role in roles:
         total = sum(d.count for d in demands if d.role == role)
@@ -113,12 +134,12 @@ def solve_placement(
             prob += in_zone >= lo - zone_slack[role]
             prob += in_zone <= hi + zone_slack[role]
     for di, d in enumerate(demands):
-        prob += pulp.lpSum(x[(di, zone, lg.rack)] for zone in d.zones for lg in by_zone[zone]) == d.count
+        prob += pulp.lpSum(x[(di, zone, lg.key)] for zone in d.zones for lg in by_zone[zone]) == d.count
     on_group: dict[tuple[str, str], list[tuple[int, pulp.LpVariable]]] = defaultdict(list)
-    for (di, zone, rack), var in x.items():
-        on_group[(zone, rack)].append((di, var))
+    for (di, zone, key), var in x.items():
+        on_group[(zone, key)].append((di, var))
     for lg in leaf_groups:
-        placed = on_group[(lg.zone, lg.rack)]
+        placed = on_group[(lg.zone, lg.key)]
         prob += pulp.lpSum(v for _, v in placed) <= lg.capacity
         n = len(lg.leaves)
         for role in roles:
@@ -133,15 +154,21 @@ def solve_placement(
     if pulp.LpStatus[status] != "Optimal" and prob.sol_status not in (pulp.LpSolutionIntegerFeasible,):
         raise _infeasible(pulp.LpStatus[status], sum(d.count for d in demands),
                           sum(lg.capacity for lg in leaf_groups))
-    counts = {}
-    for (di, zone, rack), var in x.items():
+    counts, kept_counts = {}, {}
+    for (di, zone, key), var in x.items():
         value = int(round(var.value() or 0))
         if value:
-            counts[(demands[di].key, zone, rack)] = value
+            counts[(demands[di].key, zone, key)] = value
+    for (di, zone, key), var in kept.items():
+        value = int(round(var.value() or 0))
+        if value:
+            kept_counts[(demands[di].key, zone, key)] = value
     objective = float(pulp.value(prob.objective) or 0.0)
     gap = 0.0 if pulp.LpStatus[status] == "Optimal" and prob.sol_status == pulp.LpSolutionOptimal else _relaxation_gap(prob, objective)
     return PlacementResult(
         counts=counts,
+        kept=kept_counts,
+        moves=sum(previous.values()) - sum(kept_counts.values()),
         solver=solver_name,
         status="optimal" if gap == 0.0 else "feasible",
         objective=round(objective, 6),
