@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_NODES = 2_000_000
+MAX_DEPTH = 64  # an inventory needs about eight levels; deeper nesting only exhausts the stack
 
 RULE_SYNTAX = "FF001"
 RULE_DUPLICATE_KEY = "FF002"
@@ -131,6 +132,33 @@ class _Builder:
 _SCALAR_LOADER = yaml.SafeLoader("")
 
 
+def _measure(node: yaml.Node, depth: int, memo: dict, file: str) -> tuple[int, int]:
+    """(nodes, height) of `node` with aliases expanded, memoized per node: a bomb is measured in the
+    time its text takes, not its expansion. Refuses cycles and nesting past MAX_DEPTH."""
+    def refuse(message: str, hint: str) -> InputError:
+        return _refuse(file, message, hint, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    key = id(node)
+    if key in memo and memo[key] is None:
+        raise refuse("an alias refers to a node that contains it (a self-referencing structure)", "remove the recursive alias")
+    if key not in memo:
+        if depth > MAX_DEPTH:
+            raise refuse(f"document nests deeper than {MAX_DEPTH} levels", "an inventory needs only a few levels; look for runaway brackets")
+        memo[key] = None  # in progress
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        else:
+            children = node.value if isinstance(node, yaml.SequenceNode) else []
+        measured = [_measure(child, depth + 1, memo, file) for child in children]
+        memo[key] = (1 + sum(n for n, _ in measured), 1 + max((h for _, h in measured), default=0))
+    nodes, height = memo[key]
+    if depth + height > MAX_DEPTH:
+        raise refuse(f"document nests deeper than {MAX_DEPTH} levels", "an inventory needs only a few levels; look for runaway brackets")
+    if nodes > MAX_NODES:
+        raise refuse(f"document expands to more than {MAX_NODES:,} nodes (alias expansion bomb?)", "remove deeply nested aliases")
+    return nodes, height
+
+
 def load_source(path: Path | str) -> Source:
     """Parse a YAML file. Raises InputError (exit 2) when the file cannot be read or parsed at all."""
     path = Path(path)
@@ -159,5 +187,6 @@ def load_source(path: Path | str) -> Source:
     if root is None:
         data: Any = None
     else:
+        _measure(root, 0, {}, shown)
         data = _Builder(collector).build(root, ())
     return Source(file=shown, data=data, positions=collector.positions, text=text, collector=collector)

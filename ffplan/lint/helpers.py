@@ -63,5 +63,6 @@ def out_of_range(path: YamlPath, what: str, value: int | None, low: int, high: i
     return Finding(path, f"{what} {value} is outside {low}-{high}", why)
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """`1 leaf`, `40 leaves`: the count with its noun in the right number."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"

@@ -8,6 +8,7 @@ from ffplan.design.sizing import TwoLayerSize
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Role
 from ffplan.lint.context import LintContext
+from ffplan.lint.helpers import plural
 
 
 def summarize(loaded: LoadedInventory) -> list[str]:
@@ -18,7 +19,7 @@ def summarize(loaded: LoadedInventory) -> list[str]:
     if isinstance(shape, TwoLayerSize) and ctx.switch_model is not None:
         model = ctx.switch_model
         lines.append(
-            f"  zones   {len(zones)} ({', '.join(zones)}), each {shape.leaves} leaves + {shape.spines} spines of "
+            f"  zones   {len(zones)} ({', '.join(zones)}), each {plural(shape.leaves, 'leaf', 'leaves')} + {plural(shape.spines, 'spine')} of "
             f"'{inv.fabric.switch_model}' ({model.ports}-port {model.speed.value}): {shape.switches * len(zones):,} switches"
         )
         capacity = shape.endpoint_ports * len(zones)

@@ -36,7 +36,7 @@ def _floating_groups(ctx: LintContext) -> list[_FloatingGroup]:
 
 
 def _zone_shape_text(ctx: LintContext, shape: TwoLayerSize) -> str:
-    return (f"{shape.leaves} leaves x {shape.down_ports} down-ports of the {shape.radix}-port "
+    return (f"{plural(shape.leaves, 'leaf', 'leaves')} x {shape.down_ports} down-ports of the {shape.radix}-port "
             f"'{ctx.inventory.fabric.switch_model}'")
 
 

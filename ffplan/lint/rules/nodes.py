@@ -106,7 +106,7 @@ def numa_node_out_of_range(ctx: LintContext) -> Iterator[Finding]:
                 yield Finding(
                     base + ("root_ports", ri, "numa"),
                     f"root port '{port.name}' of node model '{name}' is on NUMA node {port.numa}, but "
-                    f"{node.cpu.sockets} socket(s) at NPS{node.cpu.nps} give {plural(numa_nodes, 'NUMA node')} (0-{numa_nodes - 1})",
+                    f"{plural(node.cpu.sockets, 'socket')} at NPS{node.cpu.nps} give {plural(numa_nodes, 'NUMA node')} (0-{numa_nodes - 1})",
                     "fix the root port's numa, or the cpu's sockets/nps",
                 )
 
@@ -165,10 +165,10 @@ def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
     pairs; root port names are what devices refer to. Each must be unique within its node model.
     """
     for name, node, base in _node_models(ctx):
-        for key, items in (("devices", node.devices), ("root_ports", node.root_ports)):
+        for key, kind, items in (("devices", "device", node.devices), ("root_ports", "root port", node.root_ports)):
             entries = ((item.name, base + (key, i, "name")) for i, item in enumerate(items))
             for item_name, path, first in duplicates(entries):
-                yield Finding(path, f"'{item_name}' is also defined by {ctx.where(first)}", "give each its own name")
+                yield Finding(path, f"{kind} '{item_name}' is also defined by {ctx.where(first)}", f"give each {kind} its own name")
 
 
 @rule(

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from ffplan.diagnostics import Severity
 from ffplan.lint.context import LintContext
-from ffplan.lint.helpers import collapse, duplicates, more, unknown_reference
+from ffplan.lint.helpers import collapse, duplicates, more, plural, unknown_reference
 from ffplan.lint.registry import Finding, rule
 
 
@@ -228,7 +228,7 @@ def group_rack_overflow(ctx: LintContext) -> Iterator[Finding]:
             options.append(f"raise per_rack to {math.ceil(group.count / len(group.racks))}")
         yield Finding(
             ("groups", gi, "racks"),
-            f"group '{group.name}' generates {group.count:,} hosts but {len(group.racks)} racks x {per_rack} per rack "
+            f"group '{group.name}' generates {group.count:,} hosts but {plural(len(group.racks), 'rack')} x {per_rack} per rack "
             f"hold {room:,}: {homeless:,} would have no rack",
             " or ".join(options),
         )
