@@ -1,0 +1,342 @@
+"""Price and power the comparison designs, compare them with each other and with the paper.
+
+Public surface: `resolve_catalog(...)`, `build_report(...)`, `EnergyOptions`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean
+
+from ffplan.catalog import (
+    Figure,
+    NodeEntry,
+    PriceCatalog,
+    apply_override,
+    load_preset,
+    paper_reference,
+    read_override_file,
+)
+from ffplan.design.sizing import size_three_layer, size_two_layer
+from ffplan.diagnostics import Collector, InputError
+from ffplan.inventory import LoadedInventory
+from ffplan.plan.model import Plan
+from ffplan.report import designs as d
+from ffplan.report.model import (
+    LAYERS,
+    CostReport,
+    DesignReport,
+    Energy,
+    Money,
+    PaperCheck,
+    Power,
+    Ratio,
+    SourceLine,
+)
+
+RULE_NO_PRICE = "FF803"
+HOURS_PER_YEAR = 24 * 365
+DEFAULT_PRESET = "paper"
+AOC_OPTICAL_ENDS = 2  # an active optical cable carries a transceiver at each end
+
+
+@dataclass(frozen=True)
+class EnergyOptions:
+    years: float
+    pue: float
+    kwh_price: float
+
+
+def resolve_catalog(loaded: LoadedInventory, preset: str | None = None, override_file: Path | None = None) -> PriceCatalog:
+    """Preset, then the inventory's own model data, then its `catalog:` block, then `--catalog FILE`.
+
+    The preset is the one named on the command line, else in the file, else in the inventory, else `paper`.
+    """
+    inv = loaded.inventory
+    file_override, file_collector = read_override_file(override_file) if override_file else (None, None)
+    chosen = preset or (file_override and file_override.preset) or (inv.catalog and inv.catalog.preset) or DEFAULT_PRESET
+    catalog = _with_inventory_power(load_preset(chosen), loaded)
+    known = dict(known_nodes=set(inv.models.nodes), known_switches=set(inv.models.switches))
+    if inv.catalog:
+        catalog = apply_override(catalog, inv.catalog, f"inventory {loaded.source.file}", loaded.collector,
+                                 ("catalog",), **known)
+        if loaded.collector.has_errors:
+            raise InputError(loaded.collector.items)
+    if file_override:
+        catalog = apply_override(catalog, file_override, f"--catalog {override_file}", file_collector, (), **known)
+        if file_collector.has_errors:
+            raise InputError(file_collector.items)
+    return catalog
+
+
+def _with_inventory_power(catalog: PriceCatalog, loaded: LoadedInventory) -> PriceCatalog:
+    """The inventory describes its own hardware: its power figures beat the preset's."""
+    nodes, switches = dict(catalog.nodes), dict(catalog.switches)
+    for name, model in loaded.inventory.models.nodes.items():
+        update = {field: Figure(value=getattr(model, field), source=f"inventory models.nodes.{name}.{field}")
+                  for field in ("power_w", "peak_power_w") if getattr(model, field) > 0}
+        if update:
+            nodes[name] = nodes.get(name, NodeEntry()).model_copy(update=update)
+    for name, model in loaded.inventory.models.switches.items():
+        if model.power_w > 0 and name in switches:
+            figure = Figure(value=model.power_w, source=f"inventory models.switches.{name}.power_w")
+            switches[name] = switches[name].model_copy(update={"power_w": figure})
+    return catalog.model_copy(update={"nodes": nodes, "switches": switches})
+
+
+class Pricer:
+    """Looks up prices and power; a missing one becomes a located error, collected for the whole report."""
+
+    def __init__(self, catalog: PriceCatalog, loaded: LoadedInventory):
+        self.catalog = catalog
+        self.loaded = loaded
+        self.collector = Collector(loaded.source.file, loaded.source.positions)
+        self.notes: list[str] = []
+
+    def _missing(self, path: tuple, what: str, name: str) -> float:
+        self.collector.error(RULE_NO_PRICE, path, f"no {what} for '{name}' in catalog '{self.catalog.name}'",
+                             f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to the "
+                             "inventory or pass --catalog FILE")
+        return 0.0
+
+    def gpus(self, model: str) -> int:
+        entry = self.catalog.nodes.get(model)
+        return entry.gpus if entry and entry.gpus else d.gpus_of(self.loaded, model)
+
+    def gpu_model(self, model: str) -> str | None:
+        entry = self.catalog.nodes.get(model)
+        return entry.gpu_model if entry and entry.gpu_model else d.gpu_model_of(self.loaded, model)
+
+    def node_price(self, model: str) -> float:
+        entry = self.catalog.nodes.get(model)
+        if entry and entry.price:
+            return entry.price.value
+        gpu = self.catalog.gpus.get(self.gpu_model(model) or "")
+        if gpu and gpu.node_price_per_gpu:
+            return gpu.node_price_per_gpu.value * self.gpus(model)
+        return self._missing(("models", "nodes", model), "price", model)
+
+    def node_power(self, model: str) -> tuple[float, float]:
+        entry = self.catalog.nodes.get(model)
+        if not entry or not entry.power_w:
+            return self._missing(("models", "nodes", model), "power", model), 0.0
+        if entry.peak_power_w:
+            return entry.power_w.value, entry.peak_power_w.value
+        self.notes.append(f"{model}: no peak power given, its average power is used as peak")
+        return entry.power_w.value, entry.power_w.value
+
+    def switch_price(self, model: str) -> float:
+        entry = self.catalog.switches.get(model)
+        return entry.price.value if entry else self._missing(("models", "switches", model), "price", model)
+
+    def switch_power(self, model: str) -> float:
+        entry = self.catalog.switches.get(model)
+        if entry and entry.power_w:
+            return entry.power_w.value
+        self.notes.append(f"{model}: no switch power given, counted as 0 W")
+        return 0.0
+
+    def relative_performance(self, model: str) -> float | None:
+        """Mean over the precisions both GPUs list of GEMM TFLOPS per GPU against the reference node's GPU."""
+        mine = self.catalog.gpus.get(self.gpu_model(model) or "")
+        ref = self.catalog.gpus.get(self.gpu_model(self.catalog.reference_node) or "")
+        if not mine or not ref:
+            return None
+        common = sorted(set(mine.gemm_tflops) & set(ref.gemm_tflops))
+        if not common:
+            return None
+        return mean(mine.gemm_tflops[p].value / ref.gemm_tflops[p].value for p in common)
+
+
+@dataclass(frozen=True)
+class _Priced:
+    counts: d.DesignCounts
+    money: Money
+    power: Power
+    relative_performance: float | None
+
+
+def _price(counts: d.DesignCounts, pricer: Pricer) -> _Priced:
+    cables = pricer.catalog.cables
+    switch_price = switch_power = cable_price = 0.0
+    for fabric in counts.fabrics:
+        n = sum(fabric.switches.values())
+        switch_price += n * pricer.switch_price(fabric.switch_model)
+        switch_power += n * pricer.switch_power(fabric.switch_model)
+        cable_price += sum(lot.count * cables.price(lot.type, lot.length_m) for lot in fabric.cables)
+    servers = sum(count * pricer.node_price(model) for model, count in counts.nodes.items())
+    average = sum(count * pricer.node_power(model)[0] for model, count in counts.nodes.items())
+    peak = sum(count * pricer.node_power(model)[1] for model, count in counts.nodes.items())
+    network = switch_price + cable_price
+    total = network + servers
+    money = Money(switches=switch_price, cables=cable_price, network=network, servers=servers, total=total,
+                  per_gpu=total / counts.gpus if counts.gpus else 0.0)
+    power = Power(nodes_average_w=average, nodes_peak_w=peak, switches_w=switch_power,
+                  average_w=average + switch_power, peak_w=peak + switch_power)
+    perf = [(count * pricer.gpus(model), pricer.relative_performance(model)) for model, count in counts.nodes.items()]
+    relative = None if any(p is None for _, p in perf) else sum(g * p for g, p in perf) / max(1, sum(g for g, _ in perf))
+    return _Priced(counts, money, power, relative)
+
+
+def _design_report(p: _Priced, ref: _Priced, catalog: PriceCatalog, energy: EnergyOptions | None) -> DesignReport:
+    c = p.counts
+    switches = {layer: sum(f.switches.get(layer, 0) for f in c.fabrics) for layer in LAYERS}
+    by_type, by_kind = Counter(), Counter()
+    for fabric in c.fabrics:
+        for lot in fabric.cables:
+            by_type[lot.type] += lot.count
+            by_kind[lot.kind] += lot.count
+
+    def per_gpu(value: float, design: _Priced) -> float:
+        return value / design.counts.gpus
+
+    perf = p.relative_performance
+    cost_perf = cost_perf_total = None
+    if perf is not None and p.money.servers and p.money.total:
+        cost_perf = perf / (per_gpu(p.money.servers, p) / per_gpu(ref.money.servers, ref))
+        cost_perf_total = perf / (per_gpu(p.money.total, p) / per_gpu(ref.money.total, ref))
+    spent = None
+    if energy:
+        kwh = p.power.average_w / 1000 * HOURS_PER_YEAR * energy.years * energy.pue
+        spent = Energy(years=energy.years, pue=energy.pue, kwh_price=energy.kwh_price, kwh=kwh, cost=kwh * energy.kwh_price)
+    return DesignReport(
+        key=c.key, title=c.title, description=c.description, basis=c.basis, gpus=c.gpus, nodes=c.nodes,
+        gpus_per_node=c.gpus_per_node, fabrics=c.fabrics, switches=switches, switch_total=sum(switches.values()),
+        cables={t: by_type[t] for t in ("DAC", "AOC")}, cables_by_kind=dict(by_kind), cable_total=sum(by_type.values()),
+        transceivers=AOC_OPTICAL_ENDS * by_type["AOC"], cost=p.money, power=p.power, relative_performance=perf,
+        cost_performance=cost_perf, cost_performance_total=cost_perf_total, energy=spent,
+        tco=p.money.total + spent.cost if spent and not catalog.relative_units else None,
+    )
+
+
+def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
+    ff, pcie, dgx = by_key[d.FIRE_FLYER], by_key[d.PCIE_THREE_LAYER], by_key[d.DGX]
+    paper = paper_reference()
+    t2, t3 = paper["table_ii"], paper["table_iii"]
+    rows = [
+        ("total price", ff, dgx, ff.cost.total / dgx.cost.total,
+         t3["total_price"]["fire_flyer"] / t3["total_price"]["dgx"], "Table III total price 11,600 / 23,000"),
+        ("server price", ff, dgx, ff.cost.servers / dgx.cost.servers,
+         t3["server_price"]["fire_flyer"] / t3["server_price"]["dgx"], "Table III server price 11,250 / 19,000"),
+        ("network price", ff, dgx, ff.cost.network / dgx.cost.network,
+         t3["network_price"]["fire_flyer"] / t3["network_price"]["dgx"], "Table III network price 350 / 4,000"),
+        ("network price", ff, pcie, ff.cost.network / pcie.cost.network,
+         t3["network_price"]["fire_flyer"] / t3["network_price"]["pcie_three_layer"], "Table III network price 350 / 600"),
+        ("switches", ff, dgx, ff.switch_total / dgx.switch_total,
+         paper["fire_flyer"]["switches"] / paper["dgx_three_layer"]["switches"], "Table III switches 122 / 1,320"),
+        ("node power", ff, dgx, ff.power.nodes_average_w / dgx.power.nodes_average_w,
+         t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power 2,500 W / 4,200 W per node"),
+        ("power with switches", ff, dgx, ff.power.average_w / dgx.power.average_w,
+         t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power per node (switches not counted)"),
+    ]
+    out = [Ratio(name=name, numerator=a.key, denominator=b.key, computed=value, paper=ref, paper_basis=basis)
+           for name, a, b, value, ref, basis in rows]
+    if ff.relative_performance is not None:
+        out.append(Ratio(name="relative performance", numerator=ff.key, denominator=dgx.key,
+                         computed=ff.relative_performance, paper=t2["relative_performance"],
+                         paper_basis="Table II relative performance 83 %"))
+    if ff.cost_performance is not None:
+        out.append(Ratio(name="cost-performance", numerator=ff.key, denominator=dgx.key,
+                         computed=ff.cost_performance, paper=t2["cost_performance"],
+                         paper_basis="Table II cost-performance 1.38 (performance / node price)"))
+    return out
+
+
+def paper_checks(dgx_storage_switches: int) -> list[PaperCheck]:
+    """The paper's own configurations recomputed with ffplan's sizing code, and why they differ."""
+    paper = paper_reference()
+    k = paper["radix"]
+    zone = size_two_layer(k)
+    ff = paper["fire_flyer"]
+    pcie_ref, dgx_ref = paper["pcie_three_layer"], paper["dgx_three_layer"]
+    pcie = size_three_layer(k, pcie_ref["access_points"])
+    dgx = size_three_layer(k, dgx_ref["access_points"])
+
+    def layers(core: int, spine: int, leaf: int, total: int) -> str:
+        return f"{core} core + {spine} spine + {leaf} leaf = {total:,}"
+
+    return [
+        PaperCheck(item=f"Fire-Flyer 2: {ff['zones']} two-layer zones of {k}-port switches",
+                   paper=f"{ff['switches']} switches",
+                   computed=f"{ff['zones']} x ({zone.spines} spine + {zone.leaves} leaf) = {ff['zones'] * zone.switches}",
+                   reason="the paper does not say what the other "
+                          f"{ff['switches'] - ff['zones'] * zone.switches} switches are (inter-zone or management switches are a guess)"),
+        PaperCheck(item=f"PCIe three-layer tree, {pcie_ref['access_points']:,} access points",
+                   paper=layers(pcie_ref["core"], pcie_ref["spine"], pcie_ref["leaf"], pcie_ref["switches"]),
+                   computed=layers(pcie.cores, pcie.spines, pcie.leaves, pcie.switches),
+                   reason="same" if pcie.switches == pcie_ref["switches"] else "differs from the non-blocking formula"),
+        PaperCheck(item=f"DGX three-layer tree, {dgx_ref['access_points']:,} access points",
+                   paper=layers(dgx_ref["core"], dgx_ref["spine"], dgx_ref["leaf"], dgx_ref["switches"]),
+                   computed=layers(dgx.cores, dgx.spines, dgx.leaves, dgx.switches),
+                   reason=f"non-blocking core = spines x (k/2) / k = {dgx.spines} x {k // 2} / {k} = {dgx.cores}; "
+                          f"the paper gives no reason for {dgx_ref['core']}"),
+        PaperCheck(item="DGX storage fabric (9th NIC, storage servers, management nodes)",
+                   paper="not counted", computed=f"{dgx_storage_switches:,} switches in this report",
+                   reason="the Fire-Flyer fabric carries storage in-band; the DGX cluster needs its own storage network"),
+    ]
+
+
+def build_report(
+    loaded: LoadedInventory,
+    catalog: PriceCatalog,
+    plan: Plan | None = None,
+    gpus: int | None = None,
+    energy: EnergyOptions | None = None,
+    input_name: str = "",
+) -> CostReport:
+    """The three designs at the plan's GPU count, or at `gpus` (sizing only) when given."""
+    pricer = Pricer(catalog, loaded)
+    inv = loaded.inventory
+    switch_model = plan.fabric_switch_model if plan else inv.fabric.switch_model
+    radix = inv.models.switches[switch_model].ports
+    if gpus is None and plan is not None:
+        shape = d.shape_from_plan(plan, loaded)
+        fire_flyer = d.fire_flyer_from_plan(plan, shape)
+        plan_node_cables = [lot for lot in fire_flyer.fabrics[0].cables if lot.kind == "node-leaf"]
+    else:
+        shape = d.shape_for_gpus(loaded, gpus)
+        fire_flyer = d.fire_flyer_sized(loaded, shape, catalog)
+        plan_node_cables = None
+    counts = [fire_flyer, d.pcie_three_layer(shape, switch_model, radix, catalog, plan_node_cables),
+              d.dgx(shape, switch_model, radix, catalog)]
+    priced = {c.key: _price(c, pricer) for c in counts}
+    if pricer.collector.has_errors:
+        raise InputError(pricer.collector.items)
+    ref = priced[d.DGX]
+    reports = [_design_report(priced[c.key], ref, catalog, energy) for c in counts]
+    by_key = {r.key: r for r in reports}
+    storage_switches = sum(by_key[d.DGX].fabrics[1].switches.values())
+    return CostReport(
+        title=f"Cost: {inv.name} versus DGX-A100 at {shape.gpus:,} GPUs",
+        input=input_name or loaded.source.file, inventory=inv.name, basis=shape.basis, gpus=shape.gpus,
+        catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
+        designs=reports, ratios=_ratios(by_key), paper_checks=paper_checks(storage_switches),
+        notes=_notes(catalog, fire_flyer, plan is not None and gpus is None, energy) + sorted(set(pricer.notes)),
+        sources=[SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
+                 for key, f in catalog.figures()],
+    )
+
+
+def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts, from_plan: bool, energy: EnergyOptions | None) -> list[str]:
+    lengths = catalog.sized_lengths
+    notes = [
+        "Servers are the GPU compute nodes; storage and management servers are the same in every design and are "
+        "left out of cost and power, as in the paper's Table III.",
+        f"Cables: DAC up to {catalog.cables.dac_max_m.value:g} m, AOC beyond. An AOC has its transceivers built in, so "
+        f"none are priced separately; 'transceivers' counts those built-in optical ends ({AOC_OPTICAL_ENDS} per AOC).",
+        "Switch power is the switch model's rated figure, counted for average and peak alike.",
+        f"Sized designs assume cable lengths of {lengths.node_leaf_m.value:g} m node-leaf, "
+        f"{lengths.leaf_spine_m.value:g} m leaf-spine and {lengths.spine_core_m.value:g} m spine-core"
+        + (" (the PCIe three-layer tree keeps the plan's node cables: same nodes, same leaves)." if from_plan else "."),
+        "DGX-A100: the compute tree connects 8 compute NICs per node (the paper's access points); the storage "
+        "fabric connects the 9th NIC, the storage servers and the management nodes, which the paper does not count.",
+        "Cost-performance is relative GEMM performance over relative server price per GPU (the paper's Table II); "
+        "'with network' uses the total price per GPU instead.",
+    ]
+    notes += fire_flyer.notes
+    if energy and catalog.relative_units:
+        notes.append(f"Energy cost is in the currency of the price per kWh; the catalog is in relative "
+                     f"{catalog.currency}, so it is not added to the total.")
+    return notes

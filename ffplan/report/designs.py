@@ -1,0 +1,191 @@
+"""The comparison designs, counted: switches per layer and cables per kind, type and length.
+
+The Fire-Flyer design is read from a Plan (what the designer built) or, with `--gpus`, sized with the
+inventory's zone shape. The two three-layer comparisons are sized by `ffplan.design.sizing`; designs that
+are sized rather than placed get the catalog's assumed cable lengths.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from ffplan.catalog import PriceCatalog
+from ffplan.design.sizing import size_three_layer, size_two_layer, zone_size
+from ffplan.inventory import LoadedInventory
+from ffplan.inventory.models import Role
+from ffplan.plan.model import Plan
+from ffplan.report.model import CableLot, Fabric
+
+FIRE_FLYER, PCIE_THREE_LAYER, DGX = "fire-flyer", "pcie-three-layer", "dgx-a100"
+
+
+@dataclass(frozen=True)
+class DesignCounts:
+    key: str
+    title: str
+    description: str
+    basis: str
+    gpus: int
+    nodes: dict[str, int]  # compute node model -> count
+    gpus_per_node: int
+    fabrics: list[Fabric]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClusterShape:
+    """What the three designs share: GPUs, compute nodes, and the NIC ports of storage and management."""
+
+    gpus: int
+    compute_nodes: dict[str, int]
+    gpus_per_node: int
+    compute_ports: int  # all compute NIC ports
+    storage_ports: int  # all storage NIC ports (dual-homed storage: both)
+    management_ports: int
+    basis: str
+
+    @property
+    def access_points(self) -> int:
+        return self.compute_ports + self.storage_ports + self.management_ports
+
+
+def gpus_of(loaded: LoadedInventory, model: str) -> int:
+    node = loaded.inventory.models.nodes.get(model)
+    return sum(1 for d in node.devices if d.kind == "gpu") if node else 0
+
+
+def gpu_model_of(loaded: LoadedInventory, model: str) -> str | None:
+    node = loaded.inventory.models.nodes.get(model)
+    return next((d.model for d in node.devices if d.kind == "gpu"), None) if node else None
+
+
+def shape_from_plan(plan: Plan, loaded: LoadedInventory) -> ClusterShape:
+    compute = Counter(n.model for n in plan.nodes if n.role == "compute")
+    ports = Counter()
+    for node in plan.nodes:
+        ports[node.role] += len(node.ports)
+    gpus = sum(count * gpus_of(loaded, model) for model, count in compute.items())
+    per_node = max((gpus_of(loaded, m) for m in compute), default=0)
+    return ClusterShape(gpus, dict(sorted(compute.items())), per_node, ports["compute"], ports["storage"],
+                        ports["management"], "plan")
+
+
+def shape_for_gpus(loaded: LoadedInventory, gpus: int) -> ClusterShape:
+    """The inventory's node models at another GPU count: its main compute model, as many nodes as the GPUs
+    need; storage and management as in the inventory."""
+    hosts = loaded.resolved.hosts
+    compute_hosts = [h for h in hosts if h.role is Role.COMPUTE]
+    model = Counter(h.model for h in compute_hosts).most_common(1)[0][0]
+    per_node = gpus_of(loaded, model)
+    nodes = math.ceil(gpus / per_node)
+    nic_ports = next(sum(n.ports for n in h.nics) for h in compute_hosts if h.model == model)
+
+    def ports(role: Role) -> int:
+        return sum(n.ports for h in hosts if h.role is role for n in h.nics)
+
+    return ClusterShape(gpus, {model: nodes}, per_node, nodes * nic_ports, ports(Role.STORAGE),
+                        ports(Role.MANAGEMENT), "sizing")
+
+
+def _lot(kind: str, count: int, length_m: float, catalog: PriceCatalog) -> CableLot:
+    return CableLot(kind=kind, type=catalog.cables.type_for(length_m), length_m=length_m, count=count)
+
+
+def _merge(lots: list[CableLot]) -> list[CableLot]:
+    counts = Counter()
+    for lot in lots:
+        counts[(lot.kind, lot.type, lot.length_m)] += lot.count
+    order = {"node-leaf": 0, "leaf-spine": 1, "spine-core": 2, "inter-zone": 3}
+    return [CableLot(kind=k, type=t, length_m=m, count=n)
+            for (k, t, m), n in sorted(counts.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])) if n]
+
+
+def fire_flyer_from_plan(plan: Plan, shape: ClusterShape) -> DesignCounts:
+    model = plan.fabric_switch_model
+    radix = next(s.ports for s in plan.switch_models if s.name == model)
+    tiers = Counter(s.tier for s in plan.switches)
+    lots = _merge([CableLot(kind=c.kind, type=c.type, length_m=c.length_m, count=1) for c in plan.cables])
+    fabric = Fabric(name=f"{len(plan.zones)} two-layer zones", topology="two-layer", basis="plan",
+                    access_points=shape.access_points, switch_model=model, radix=radix,
+                    switches={"leaf": tiers["leaf"], "spine": tiers["spine"], "core": 0}, cables=lots)
+    return DesignCounts(FIRE_FLYER, "Fire-Flyer (this plan)",
+                        "two-layer fat-tree zones, one NIC per node, dual-homed storage (from the plan)",
+                        "plan", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
+
+
+def fire_flyer_sized(loaded: LoadedInventory, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
+    """Zones of the inventory's shape, as many as the ports need (sizing only, no placement)."""
+    inv = loaded.inventory
+    model = inv.fabric.switch_model
+    radix = inv.models.switches[model].ports
+    zone = zone_size(inv, radix)
+    inter_zone = sum(link.count for link in inv.fabric.inter_zone_links)
+    ports = shape.access_points + 2 * inter_zone
+    zones = max(len(inv.fabric.zones), math.ceil(ports / zone.endpoint_ports))
+    notes = ()
+    if zones > len(inv.fabric.zones):
+        notes = (f"Fire-Flyer: {ports:,} ports (NICs and inter-zone link ends) exceed the inventory's "
+                 f"{len(inv.fabric.zones)} zones of {zone.endpoint_ports:,}, so the sized design has {zones} zones.",)
+    lengths = catalog.sized_lengths
+    lots = [
+        _lot("node-leaf", shape.access_points, lengths.node_leaf_m.value, catalog),
+        _lot("leaf-spine", zones * zone.leaf_spine_links, lengths.leaf_spine_m.value, catalog),
+        _lot("inter-zone", inter_zone, lengths.leaf_spine_m.value, catalog),
+    ]
+    fabric = Fabric(name=f"{zones} two-layer zones", topology="two-layer", basis="sizing",
+                    access_points=shape.access_points, switch_model=model, radix=radix,
+                    switches={"leaf": zones * zone.leaves, "spine": zones * zone.spines, "core": 0}, cables=_merge(lots))
+    return DesignCounts(FIRE_FLYER, "Fire-Flyer (sized)",
+                        f"{zones} two-layer zones of {zone.endpoint_ports} ports, one NIC per node (sized, not placed)",
+                        "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric], notes)
+
+
+def tree(name: str, switch_model: str, radix: int, access_points: int, catalog: PriceCatalog,
+         node_leaf: list[CableLot] | None = None, three_layers: bool = False) -> Fabric:
+    """A non-blocking fat-tree for `access_points`: two layers when one zone holds them (unless
+    `three_layers`), else three. `node_leaf` replaces the assumed node cables with known ones."""
+    lengths = catalog.sized_lengths
+    lots = node_leaf or [_lot("node-leaf", access_points, lengths.node_leaf_m.value, catalog)]
+    if not three_layers and access_points <= size_two_layer(radix).endpoint_ports:
+        two = size_two_layer(radix, 1.0, access_points)
+        switches = {"leaf": two.leaves, "spine": two.spines, "core": 0}
+        lots = lots + [_lot("leaf-spine", two.leaf_spine_links, lengths.leaf_spine_m.value, catalog)]
+    else:
+        three = size_three_layer(radix, access_points)
+        switches = {"leaf": three.leaves, "spine": three.spines, "core": three.cores}
+        lots = lots + [
+            _lot("leaf-spine", three.links["leaf-spine"], lengths.leaf_spine_m.value, catalog),
+            _lot("spine-core", three.links["spine-core"], lengths.spine_core_m.value, catalog),
+        ]
+    topology = "three-layer" if switches["core"] else "two-layer"
+    return Fabric(name=name, topology=topology, basis="sizing", access_points=access_points,
+                  switch_model=switch_model, radix=radix, switches=switches, cables=_merge(lots))
+
+
+def pcie_three_layer(shape: ClusterShape, switch_model: str, radix: int, catalog: PriceCatalog,
+                     node_leaf: list[CableLot] | None) -> DesignCounts:
+    """The same nodes and NIC ports on one three-layer tree. With a plan, the node cables are the plan's:
+    same nodes, same leaf positions; only the layers above the leaves change."""
+    fabric = tree("three-layer tree", switch_model, radix, shape.access_points, catalog, node_leaf, three_layers=True)
+    return DesignCounts(PCIE_THREE_LAYER, "PCIe three-layer",
+                        "the same PCIe nodes and NIC ports on one three-layer fat-tree",
+                        "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
+
+
+def dgx(shape: ClusterShape, switch_model: str, radix: int, catalog: PriceCatalog) -> DesignCounts:
+    """DGX-A100 nodes for the same GPUs: a three-layer compute tree for their compute NICs (as the paper),
+    and a storage fabric for their storage NICs plus the inventory's storage and management ports: the
+    Fire-Flyer fabric carries storage in-band, so the DGX cluster must carry it somewhere too."""
+    ref = catalog.nodes[catalog.reference_node]
+    nodes = math.ceil(shape.gpus / ref.gpus)
+    compute = tree("compute tree", switch_model, radix, nodes * ref.compute_nics, catalog, three_layers=True)
+    storage_points = nodes * ref.storage_nics + shape.storage_ports + shape.management_ports
+    storage = tree("storage fabric", switch_model, radix, storage_points, catalog)
+    return DesignCounts(
+        DGX, "DGX-A100",
+        f"{ref.gpus} GPUs, {ref.compute_nics} compute + {ref.storage_nics} storage HDR NICs per node; "
+        "three-layer compute tree, separate storage fabric",
+        "sizing", nodes * ref.gpus, {catalog.reference_node: nodes}, ref.gpus, [compute, storage],
+    )

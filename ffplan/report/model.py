@@ -1,0 +1,125 @@
+"""The cost report's data: what every output format prints. Templates and tables only read these fields."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Basis = Literal["plan", "sizing"]
+LAYERS = ("leaf", "spine", "core")
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CableLot(Frozen):
+    """Cables of one kind, type and length."""
+
+    kind: Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"]
+    type: Literal["DAC", "AOC"]
+    length_m: float
+    count: int
+
+
+class Fabric(Frozen):
+    """One switched network of a design: a set of two-layer zones or one tree."""
+
+    name: str
+    topology: str
+    basis: Basis
+    access_points: int  # NIC ports it connects
+    switch_model: str
+    radix: int
+    switches: dict[str, int]  # per layer: leaf, spine, core
+    cables: list[CableLot]
+
+
+class Money(Frozen):
+    switches: float
+    cables: float
+    network: float
+    servers: float
+    total: float
+    per_gpu: float
+
+
+class Power(Frozen):
+    nodes_average_w: float
+    nodes_peak_w: float
+    switches_w: float
+    average_w: float
+    peak_w: float
+
+
+class Energy(Frozen):
+    years: float
+    pue: float
+    kwh_price: float
+    kwh: float
+    cost: float
+
+
+class DesignReport(Frozen):
+    key: str
+    title: str
+    description: str
+    basis: Basis
+    gpus: int
+    nodes: dict[str, int]  # compute node model -> count
+    gpus_per_node: int
+    fabrics: list[Fabric]
+    switches: dict[str, int]  # per layer, all fabrics
+    switch_total: int
+    cables: dict[str, int]  # per type: DAC, AOC
+    cables_by_kind: dict[str, int]
+    cable_total: int
+    transceivers: int  # optical ends, built into the AOCs
+    cost: Money
+    power: Power
+    relative_performance: float | None
+    cost_performance: float | None  # relative performance / relative server price per GPU (paper Table II)
+    cost_performance_total: float | None  # the same with the total price per GPU
+    energy: Energy | None
+    tco: float | None  # total + energy cost, when both are in the same currency
+
+
+class Ratio(Frozen):
+    name: str
+    numerator: str
+    denominator: str
+    computed: float
+    paper: float
+    paper_basis: str  # which of the paper's numbers
+
+
+class PaperCheck(Frozen):
+    item: str
+    paper: str
+    computed: str
+    reason: str
+
+
+class SourceLine(Frozen):
+    key: str
+    value: float
+    source: str
+    assumption: bool
+    note: str
+
+
+class CostReport(Frozen):
+    title: str
+    input: str
+    inventory: str
+    basis: Basis
+    gpus: int
+    catalog: str
+    currency: str
+    relative_units: bool
+    designs: list[DesignReport]
+    ratios: list[Ratio]
+    paper_checks: list[PaperCheck]
+    notes: list[str]
+    sources: list[SourceLine]

@@ -1,0 +1,109 @@
+"""Write a CostReport as a rich table, markdown, self-contained HTML, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from functools import cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from rich.console import Console, Group
+from rich.table import Table
+
+from ffplan.report.charts import charts
+from ffplan.report.model import CostReport
+from ffplan.report.view import deviation, fmt, metrics, rows, source_text, titles
+
+FORMATS = ("table", "markdown", "html", "json", "csv")
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "reports"
+
+
+@cache
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        undefined=StrictUndefined,
+        autoescape=select_autoescape(["html"], default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["ratio"] = lambda value: fmt(value, "fraction")
+    env.filters["deviation"] = lambda r: deviation(r.computed, r.paper)
+    env.filters["number"] = lambda value: f"{value:,g}"
+    env.filters["source"] = source_text
+    return env
+
+
+def _template(name: str, report: CostReport, **extra) -> str:
+    return _environment().get_template(name).render(report=report, rows=rows(report), titles=titles(report), **extra)
+
+
+def to_markdown(report: CostReport) -> str:
+    return _template("cost.md.j2", report)
+
+
+def to_html(report: CostReport) -> str:
+    return _template("cost.html.j2", report, charts=charts(report))
+
+
+def to_json(report: CostReport) -> str:
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def to_csv(report: CostReport) -> str:
+    """One row per metric, one column per design; raw numbers (watts, catalog currency), no formatting."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["group", "metric"] + [d.key for d in report.designs])
+    for m in metrics(report):
+        writer.writerow([m.group, m.label.replace(" (kW)", " (W)")] + [_raw(m.value(d)) for d in report.designs])
+    return buf.getvalue()
+
+
+def _raw(value) -> str:
+    if value is None:
+        return ""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def table_renderables(report: CostReport) -> Group:
+    meta = (f"[bold]{report.title}[/]\ninput {report.input}, counted from "
+            f"{'the plan' if report.basis == 'plan' else 'sizing only (no placement)'}; catalog {report.catalog}, "
+            f"prices in {report.currency}{' (relative units)' if report.relative_units else ''}")
+    designs = Table(title="Designs", title_justify="left", show_lines=False)
+    designs.add_column("")
+    for d in report.designs:
+        designs.add_column(d.title, justify="right")
+    group = None
+    for row in rows(report):
+        if row.group != group:
+            designs.add_section()
+            designs.add_row(f"[bold]{row.group}[/]", *[""] * len(report.designs))
+            group = row.group
+        designs.add_row(row.label, *row.cells)
+    names = titles(report)
+    ratios = Table(title="Against the paper", title_justify="left")
+    for col, justify in (("ratio", "left"), ("designs", "left"), ("ffplan", "right"), ("paper", "right"),
+                         ("diff", "right"), ("paper's numbers", "left")):
+        ratios.add_column(col, justify=justify)
+    for r in report.ratios:
+        ratios.add_row(r.name, f"{names[r.numerator]} / {names[r.denominator]}", fmt(r.computed, "fraction"),
+                       fmt(r.paper, "fraction"), deviation(r.computed, r.paper), r.paper_basis)
+    checks = Table(title="Where ffplan's count differs from the paper's", title_justify="left")
+    for col in ("configuration", "paper", "ffplan", "why"):
+        checks.add_column(col)
+    for c in report.paper_checks:
+        checks.add_row(c.item, c.paper, c.computed, c.reason)
+    notes = "\n".join(f"- {n}" for n in report.notes)
+    return Group(meta, designs, ratios, checks, notes)
+
+
+def render(report: CostReport, fmt_name: str, width: int = 160) -> str:
+    """The report as text in one of FORMATS (`table` as plain text, for files)."""
+    if fmt_name == "table":
+        console = Console(file=io.StringIO(), width=width, highlight=False, color_system=None)
+        console.print(table_renderables(report))
+        return console.file.getvalue()
+    return {"markdown": to_markdown, "html": to_html, "json": to_json, "csv": to_csv}[fmt_name](report)
