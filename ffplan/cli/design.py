@@ -14,7 +14,9 @@ from ffplan.cli.common import err, out, stage_errors
 from ffplan.design import DesignOptions, design
 from ffplan.lint.gate import require_clean
 from ffplan.outdir import write_folder
-from ffplan.plan import dump_plan
+from ffplan.plan import dump_plan, load_plan
+from ffplan.plan.diff import diff_plans
+from ffplan.cli.diff import plan_file
 from ffplan.plan.exports import bom_csv, cables_csv
 from ffplan.plan.model import Plan
 
@@ -29,6 +31,7 @@ def design_command(
     output: Path = typer.Option(Path("out/plan"), "-o", "--output", help="Folder for plan.yaml, cables.csv and bom.csv."),
     solver: Solver = typer.Option(Solver.cbc, "--solver", help="ILP solver: pulp's bundled CBC, or HiGHS (pip install highspy)."),
     time_limit: float = typer.Option(None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."),
+    previous: Path = typer.Option(None, "--previous", help="Re-plan against this plan (plan.yaml or its folder): keep existing ports, LIDs and GUIDs; move as few cables as balance allows."),
     allow_imbalance: bool = typer.Option(False, "--allow-imbalance", help="Accept a placement whose role balance per leaf is off by more than one (otherwise exit 3)."),
     force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
@@ -40,7 +43,8 @@ def design_command(
     with stage_errors():
         started = time.perf_counter()
         loaded = require_clean(inventory)
-        options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance)
+        old_plan = load_plan(plan_file(previous)) if previous else None
+        options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan)
         if quiet:
             plan = design(loaded, options)
         else:
@@ -51,6 +55,8 @@ def design_command(
         elapsed = time.perf_counter() - started
     if not quiet:
         print_summary(plan, elapsed)
+        if old_plan is not None:
+            print_changes(old_plan, plan)
         out.print(f"wrote {output}/plan.yaml, cables.csv, bom.csv")
 
 
@@ -87,6 +93,26 @@ def print_summary(plan: Plan, elapsed: float) -> None:
         f"solver {s.solver}: {s.status}, objective {s.objective:g}, gap {s.gap:.2%}, "
         f"{s.variables} variables, {s.constraints} constraints; design took {elapsed:.2f} s"
     )
+
+
+def print_changes(old: Plan, new: Plan) -> None:
+    """How many cables move against the previous plan, and why each one had to."""
+    d = diff_plans(old, new)
+    out.print(f"against the previous plan: {len(d.cables_moved)} cables move, {len(d.cables_added)} added, "
+              f"{len(d.cables_removed)} removed (`ffplan diff` lists them)")
+    new_ports = {(n.hostname, p.nic): p for n in new.nodes for p in n.ports}
+    zone_down = {z.name: z.down_ports for z in new.zones}
+    for m in d.cables_moved:
+        gone = m.old.b.device not in {s.name for s in new.switches} or m.old.b.port > zone_down.get(m.old.zone, 0)
+        if gone:
+            reason = "its leaf port no longer exists"
+        elif m.old.zone != m.new.zone:
+            reason = "even split over zones"
+        else:
+            reason = "role balance per leaf"
+        port = new_ports.get((m.new.a.device, m.new.a.port))
+        out.print(f"  move {m.new.a.device}/{m.new.a.port}: {m.old.b.device}:{m.old.b.port} -> "
+                  f"{port.leaf if port else m.new.b.device}:{m.new.b.port} ({reason})")
 
 
 def register(app: typer.Typer) -> None:

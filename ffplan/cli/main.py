@@ -32,10 +32,12 @@ def main(
 def _register() -> None:
     # One module per command; each exposes `register(app)`.
     from ffplan.cli import design as design_cmd
+    from ffplan.cli import diff as diff_cmd
     from ffplan.cli import lint as lint_cmd
     from ffplan.cli import report as report_cmd
+    from ffplan.cli import verify as verify_cmd
 
-    for module in (lint_cmd, design_cmd, report_cmd):
+    for module in (lint_cmd, design_cmd, report_cmd, diff_cmd, verify_cmd):
         module.register(app)
 
 

@@ -1,0 +1,50 @@
+"""`ffplan diff OLD NEW`: what changed between two plans; exit 0 identical, 1 different."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, stage_errors
+from ffplan.plan import load_plan
+from ffplan.plan.diff import as_json, diff_plans, format_markdown, format_text
+
+
+class DiffFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+def plan_file(path: Path) -> Path:
+    """A design folder or its plan.yaml."""
+    return path / "plan.yaml" if path.is_dir() else path
+
+
+def diff_command(
+    old: Path = typer.Argument(..., help="The base plan (plan.yaml or its design folder)."),
+    new: Path = typer.Argument(..., help="The changed plan."),
+    fmt: DiffFormat = typer.Option(DiffFormat.text, "--format", "-f", help="Output format."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every changed routing entry, not just counts."),
+) -> None:
+    """Show what changed between two plans: cables to remove, move and add, node and switch changes,
+    routing entries per switch, QoS and host settings.
+
+    Example: ffplan diff out/ff2-before out/ff2-after --format markdown
+    """
+    with stage_errors():
+        d = diff_plans(load_plan(plan_file(old)), load_plan(plan_file(new)))
+    if fmt is DiffFormat.json:
+        typer.echo(json.dumps(as_json(d, verbose), indent=2, sort_keys=True))
+    elif fmt is DiffFormat.markdown:
+        typer.echo(format_markdown(d, verbose), nl=False)
+    else:
+        typer.echo(format_text(d, verbose), nl=False)
+    raise typer.Exit(EXIT_OK if d.empty else EXIT_FINDINGS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("diff")(diff_command)

@@ -1,0 +1,277 @@
+"""What changed between two plans, grouped so a technician can act on it (after Batfish's base-vs-change).
+
+Cables are matched by what they connect: a node's NIC, or a switch port on the lower tier (leaf side).
+A matched cable whose far end changed is a move; unmatched ones are removed or added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ffplan.plan.model import Cable, Plan
+
+
+@dataclass
+class Move:
+    old: Cable
+    new: Cable
+
+
+@dataclass
+class FieldChange:
+    item: str  # hostname/nic, switch name, or a dotted path
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass
+class PlanDiff:
+    cables_removed: list[Cable] = field(default_factory=list)
+    cables_added: list[Cable] = field(default_factory=list)
+    cables_moved: list[Move] = field(default_factory=list)
+    cables_changed: list[FieldChange] = field(default_factory=list)  # same ends, other length/type/label
+    nodes_added: list[str] = field(default_factory=list)
+    nodes_removed: list[str] = field(default_factory=list)
+    node_ports: list[FieldChange] = field(default_factory=list)
+    switches_added: list[str] = field(default_factory=list)
+    switches_removed: list[str] = field(default_factory=list)
+    switch_fields: list[FieldChange] = field(default_factory=list)
+    routing: dict[str, list[tuple[int, int | None, int | None]]] = field(default_factory=dict)  # switch -> (lid, old, new)
+    qos: list[FieldChange] = field(default_factory=list)
+    hosts: list[FieldChange] = field(default_factory=list)
+    other: list[FieldChange] = field(default_factory=list)  # inventory hash, solver, zones
+
+    @property
+    def empty(self) -> bool:
+        return not any(getattr(self, f) for f in self.__dataclass_fields__)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "cables_removed": len(self.cables_removed),
+            "cables_added": len(self.cables_added),
+            "cables_moved": len(self.cables_moved),
+            "cables_changed": len(self.cables_changed),
+            "nodes_added": len(self.nodes_added),
+            "nodes_removed": len(self.nodes_removed),
+            "node_port_fields": len(self.node_ports),
+            "switches_added": len(self.switches_added),
+            "switches_removed": len(self.switches_removed),
+            "switch_fields": len(self.switch_fields),
+            "routing_entries": sum(len(v) for v in self.routing.values()),
+            "qos": len(self.qos),
+            "hosts": len(self.hosts),
+            "other": len(self.other),
+        }
+
+
+def cable_key(c: Cable) -> tuple:
+    """A node's cable is identified by its NIC; a switch-to-switch cable by its lower-tier end."""
+    return ("nic", c.a.device, c.a.port) if c.kind == "node-leaf" else ("port", c.a.device, c.a.port)
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+        out = {}
+        for v in value:
+            out.update(_flatten(v, f"{prefix}[{v['name']}]"))
+        return out
+    return {prefix: value}
+
+
+def _field_changes(old: Any, new: Any, prefix: str = "") -> list[FieldChange]:
+    a, b = _flatten(old, prefix), _flatten(new, prefix)
+    changes = []
+    for key in sorted(set(a) | set(b)):
+        va, vb = a.get(key), b.get(key)
+        if va == vb:
+            continue
+        item, _, name = key.rpartition(".")
+        if isinstance(va, list) and isinstance(vb, list) and all(not isinstance(v, (dict, list)) for v in va + vb):
+            # Long lists (the hosts of a profile): say what came and went, not both lists.
+            va, vb = [v for v in va if v not in vb], [v for v in vb if v not in va]
+            name += " (removed -> added)"
+        changes.append(FieldChange(item or prefix, name, va, vb))
+    return changes
+
+
+def diff_plans(old: Plan, new: Plan) -> PlanDiff:
+    d = PlanDiff()
+    old_cables = {cable_key(c): c for c in old.cables}
+    new_cables = {cable_key(c): c for c in new.cables}
+    for key in sorted(set(old_cables) | set(new_cables), key=str):
+        a, b = old_cables.get(key), new_cables.get(key)
+        if a is None:
+            d.cables_added.append(b)
+        elif b is None:
+            d.cables_removed.append(a)
+        elif (a.b.device, a.b.port) != (b.b.device, b.b.port):
+            d.cables_moved.append(Move(a, b))
+        else:
+            for name in ("label", "length_m", "type"):
+                if getattr(a, name) != getattr(b, name):
+                    d.cables_changed.append(FieldChange(a.label, name, getattr(a, name), getattr(b, name)))
+
+    old_nodes = {n.hostname: n for n in old.nodes}
+    new_nodes = {n.hostname: n for n in new.nodes}
+    d.nodes_added = sorted(set(new_nodes) - set(old_nodes))
+    d.nodes_removed = sorted(set(old_nodes) - set(new_nodes))
+    for host in sorted(set(old_nodes) & set(new_nodes)):
+        a, b = old_nodes[host], new_nodes[host]
+        for name in ("group", "role", "model", "rack", "u"):
+            if getattr(a, name) != getattr(b, name):
+                d.node_ports.append(FieldChange(host, name, getattr(a, name), getattr(b, name)))
+        ports_a = {(p.nic, p.port): p for p in a.ports}
+        ports_b = {(p.nic, p.port): p for p in b.ports}
+        for key in sorted(set(ports_a) | set(ports_b)):
+            pa, pb = ports_a.get(key), ports_b.get(key)
+            where = f"{host}/{key[0]}" + (f":{key[1]}" if key[1] != 1 else "")
+            if pa is None or pb is None:
+                d.node_ports.append(FieldChange(where, "port", pa and pa.cable, pb and pb.cable))
+                continue
+            for name in ("zone", "leaf", "leaf_port", "lid", "port_guid", "node_guid"):
+                if getattr(pa, name) != getattr(pb, name):
+                    d.node_ports.append(FieldChange(where, name, getattr(pa, name), getattr(pb, name)))
+
+    old_sw = {s.name: s for s in old.switches}
+    new_sw = {s.name: s for s in new.switches}
+    d.switches_added = sorted(set(new_sw) - set(old_sw))
+    d.switches_removed = sorted(set(old_sw) - set(new_sw))
+    for name in sorted(set(old_sw) & set(new_sw)):
+        for f in ("model", "node_guid", "lid", "rack", "u", "guid_placeholder"):
+            va, vb = getattr(old_sw[name], f), getattr(new_sw[name], f)
+            if va != vb:
+                d.switch_fields.append(FieldChange(name, f, va, vb))
+
+    d.routing = _routing_changes(old, new)
+    d.qos = _field_changes(_dump(old.qos), _dump(new.qos), "qos")
+    d.hosts = _field_changes(_dump(old.hosts), _dump(new.hosts), "hosts")
+    for name in ("inventory", "zones", "switch_models", "fabric_switch_model"):
+        d.other += _field_changes(_dump(getattr(old, name)), _dump(getattr(new, name)), name)
+    return d
+
+
+def _dump(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [_dump(v) for v in value]
+    return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+
+
+def _routing_changes(old: Plan, new: Plan) -> dict[str, list[tuple[int, int | None, int | None]]]:
+    if old.routing is None or new.routing is None:
+        return {}
+    a = {lft.switch: lft.ports for lft in old.routing.lfts}
+    b = {lft.switch: lft.ports for lft in new.routing.lfts}
+    changes = {}
+    for switch in sorted(set(a) | set(b)):
+        pa, pb = a.get(switch, []), b.get(switch, [])
+        rows = []
+        for lid in range(max(len(pa), len(pb))):
+            va = pa[lid] if lid < len(pa) else None
+            vb = pb[lid] if lid < len(pb) else None
+            if va != vb:
+                rows.append((lid, va, vb))
+        if rows:
+            changes[switch] = rows
+    return changes
+
+
+# ---------------------------------------------------------------- presentation
+
+
+def _end(c: Cable, side: str) -> str:
+    end = getattr(c, side)
+    return f"{end.device}:{end.port}"
+
+
+def sections(d: PlanDiff, verbose: bool = False) -> list[tuple[str, list[str]]]:
+    """(title, lines) per group, in the order a technician works: pull, move, lay, then configuration."""
+    out: list[tuple[str, list[str]]] = []
+
+    def add(title: str, lines: list[str]) -> None:
+        if lines:
+            out.append((f"{title} ({len(lines)})", lines))
+
+    add("cables to remove", [f"{c.label}: {_end(c, 'a')} <-> {_end(c, 'b')} ({c.type} {c.length_m:g} m)" for c in d.cables_removed])
+    add("cables to move", [
+        f"{m.old.label} -> {m.new.label}: {_end(m.new, 'a')} from {_end(m.old, 'b')} to {_end(m.new, 'b')} ({m.new.type} {m.new.length_m:g} m)"
+        for m in d.cables_moved
+    ])
+    add("cables to add", [f"{c.label}: {_end(c, 'a')} <-> {_end(c, 'b')} ({c.type} {c.length_m:g} m)" for c in d.cables_added])
+    add("cables relabelled or re-specified", [f"{f.item}: {f.field} {f.old} -> {f.new}" for f in d.cables_changed])
+    add("nodes added", d.nodes_added)
+    add("nodes removed", d.nodes_removed)
+    add("node ports changed", [f"{f.item}: {f.field} {f.old} -> {f.new}" for f in d.node_ports])
+    add("switches added", d.switches_added)
+    add("switches removed", d.switches_removed)
+    add("switches changed", [f"{f.item}: {f.field} {f.old} -> {f.new}" for f in d.switch_fields])
+    routing = []
+    for switch, rows in d.routing.items():
+        routing.append(f"{switch}: {len(rows)} entr{'y' if len(rows) == 1 else 'ies'} changed")
+        if verbose:
+            routing += [f"    lid {lid}: port {old} -> {new}" for lid, old, new in rows]
+    add("routing", routing)
+    add("qos", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.qos])
+    add("host settings", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.hosts])
+    add("plan", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.other])
+    return out
+
+
+def format_text(d: PlanDiff, verbose: bool = False) -> str:
+    if d.empty:
+        return "no differences\n"
+    lines = []
+    for title, rows in sections(d, verbose):
+        lines.append(title + ":")
+        lines += [f"  {row}" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def format_markdown(d: PlanDiff, verbose: bool = False) -> str:
+    if d.empty:
+        return "No differences.\n"
+    lines = ["# Plan changes", ""]
+    for title, rows in sections(d, verbose):
+        lines += [f"## {title[0].upper()}{title[1:]}", ""]
+        lines += [f"- `{row.strip()}`" for row in rows]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def as_json(d: PlanDiff, verbose: bool = False) -> dict:
+    def cable(c: Cable) -> dict:
+        return c.model_dump(mode="json")
+
+    def change(f: FieldChange) -> dict:
+        return {"item": f.item, "field": f.field, "old": f.old, "new": f.new}
+
+    return {
+        "identical": d.empty,
+        "counts": d.counts(),
+        "cables_removed": [cable(c) for c in d.cables_removed],
+        "cables_moved": [{"old": cable(m.old), "new": cable(m.new)} for m in d.cables_moved],
+        "cables_added": [cable(c) for c in d.cables_added],
+        "cables_changed": [change(f) for f in d.cables_changed],
+        "nodes_added": d.nodes_added,
+        "nodes_removed": d.nodes_removed,
+        "node_ports": [change(f) for f in d.node_ports],
+        "switches_added": d.switches_added,
+        "switches_removed": d.switches_removed,
+        "switch_fields": [change(f) for f in d.switch_fields],
+        "routing": {
+            s: ({"changed": len(rows), "entries": [{"lid": lid, "old": o, "new": n} for lid, o, n in rows]}
+                if verbose else {"changed": len(rows)})
+            for s, rows in d.routing.items()
+        },
+        "qos": [change(f) for f in d.qos],
+        "hosts": [change(f) for f in d.hosts],
+        "plan": [change(f) for f in d.other],
+    }
