@@ -1,10 +1,564 @@
-"""OpenSM files of a plan (being written)."""
+"""OpenSM files of a plan: opensm.conf (file routing engine + QoS), the LFT file, guid2lid, the QoS policy,
+partitions, the ftree GUID files and variant config, the topology in ibnetdiscover format and a node-name map.
+
+Everything is computed here into plain view models; the templates in `templates/opensm/` only print them.
+Public surface: `render_opensm(plan, prefix)`. `opensm_files(plan, prefix, view)` renders a sub-fabric
+(one zone, or the fabric without some cables) for `ffplan verify`.
+
+Facts about the formats (see docs/render-opensm.md and ../shared/reference/opensm-and-ibsim.md):
+- the `file` engine reads `Unicast lids ... guid 0x<switch node GUID> ...` headers and `0x<lid> <port> ...
+  portguid 0x<dest port GUID>` entries; a switch missing from the file ends up with an empty LFT, so every
+  switch gets a block; the portguid lets OpenSM remap an entry when a port's LID differs from the plan;
+- guid2lid is OpenSM's osm_db format: one `0x<port GUID> 0x<lid> 0x<lid>` record, then an empty line;
+- ibsim reads the ibnetdiscover format; it attaches a client to the first node of the file by default,
+  so the SM host's CA comes first;
+- opensm.conf booleans are `TRUE` or anything else (= FALSE, silently).
+"""
 
 from __future__ import annotations
 
-from ffplan.plan.model import Plan
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from ffplan.diagnostics import Collector, StageError
+from ffplan.plan.model import Plan, PortClassQos
+from ffplan.render.env import render_template
+
+DEFAULT_PREFIX = "/etc/opensm"
+
+# File names under OUT/opensm/ (the prefix is where they live on the SM host).
+CONF = "opensm.conf"
+FTREE_CONF = "opensm-ftree.conf"
+LFTS = "lfts.dump"
+GUID2LID = "guid2lid"
+QOS_POLICY = "qos-policy.conf"
+PARTITIONS = "partitions.conf"
+ROOT_GUIDS = "root_guids.txt"
+CN_GUIDS = "cn_guids.txt"
+IO_GUIDS = "io_guids.txt"
+TOPOLOGY = "topology.net"
+NODE_NAME_MAP = "node-name-map"
+
+# opensm.conf keys whose value is a path to one of our files (verify rewrites them to its work folder).
+PATH_KEYS = {
+    "lfts_file": LFTS,
+    "qos_policy_file": QOS_POLICY,
+    "partition_config_file": PARTITIONS,
+    "node_name_map_name": NODE_NAME_MAP,
+    "root_guid_file": ROOT_GUIDS,
+    "cn_guid_file": CN_GUIDS,
+    "io_guid_file": IO_GUIDS,
+}
+
+# Port classes of the plan -> opensm.conf key prefix.
+QOS_PREFIX = {"default": "qos_", "ca": "qos_ca_", "swe": "qos_swe_", "sw0": "qos_sw0_"}
+
+# max_op_vls encoding: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14.
+_OP_VLS = ((1, 1), (2, 2), (4, 3), (8, 4), (15, 5))
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/+ -]*$")
+_SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/+-]*$")
+_GUID = re.compile(r"^0x[0-9a-f]{16}$")
+
+# Traffic-class name fragments -> the node role whose ports the class serves (for qos-match-rules).
+_STORAGE_WORDS = ("storage", "3fs", "fs")
+_OTHER_WORDS = ("other", "default", "mgmt", "management", "best")
 
 
-def render_opensm(plan: Plan, prefix: str) -> dict[str, str]:
-    """Relative path under the output folder -> file text."""
-    return {}
+# --------------------------------------------------------------------------------------------------- views
+
+
+@dataclass(frozen=True)
+class View:
+    """Which part of the plan a rendering covers: all of it (the deliverable) or a sub-fabric for verify."""
+
+    zone: str | None = None  # only this zone's switches and CA ports, no inter-zone links
+    drop_cables: frozenset[str] = frozenset()  # cable labels left out of the topology (a failed-link case)
+
+    def describe(self) -> str:
+        parts = []
+        if self.zone:
+            parts.append(f"zone {self.zone} only")
+        if self.drop_cables:
+            parts.append("without " + ", ".join(sorted(self.drop_cables)))
+        return "; ".join(parts) or "whole fabric"
+
+
+@dataclass
+class CaPort:
+    port: int
+    port_guid: str
+    lid: int
+    leaf: str
+    leaf_port: int
+    zone: str
+
+
+@dataclass
+class Ca:
+    """One NIC (an InfiniBand CA) of a node."""
+
+    id: str  # node id in the topology file: "<hostname> <nic>"
+    hostname: str
+    nic: str
+    role: str
+    node_guid: str
+    ports: list[CaPort] = field(default_factory=list)
+
+    @property
+    def nports(self) -> int:
+        return max(p.port for p in self.ports)
+
+
+@dataclass
+class Fabric:
+    """The (sub-)fabric one rendering describes, with every lookup verify and the templates need."""
+
+    plan: Plan
+    view: View
+    switches: list  # plan Switch objects
+    cas: list[Ca]
+    links: list[tuple[str, int, str, int]]  # (node id a, port a, node id b, port b), a < b, sorted
+    lid_owner: dict[int, tuple[str, str]]  # lid -> (port GUID, description) of the port that owns it
+    excluded: list[str]  # what the view leaves out, in words
+
+    @property
+    def switch_names(self) -> set[str]:
+        return {s.name for s in self.switches}
+
+    def sm_ca(self) -> Ca:
+        """The CA the subnet manager runs on: the first management node's first port, else the first CA."""
+        for ca in self.cas:
+            if ca.role == "management":
+                return ca
+        return self.cas[0]
+
+    def node_guid_of(self) -> dict[str, str]:
+        out = {s.name: s.node_guid for s in self.switches}
+        out.update({ca.id: ca.node_guid for ca in self.cas})
+        return out
+
+
+def _fail(message: str, hint: str, path: tuple = ()) -> StageError:
+    c = Collector("plan.yaml")
+    c.error("FF920", path, message, hint)
+    return StageError(c.items)
+
+
+def _check_name(kind: str, name: str) -> str:
+    # Names reach the topology file inside double quotes and after '#': no quoting exists there, so refuse.
+    if not _SAFE_NAME.match(name) or "#" in name or "@" in name or '"' in name:
+        raise _fail(f"{kind} name {name!r} cannot be written to the OpenSM files",
+                    "names may hold letters, digits and . _ : / + - and spaces; fix the inventory and re-run design")
+    return name
+
+
+def _check_guid(guid: str) -> str:
+    if not _GUID.match(guid):
+        raise _fail(f"GUID {guid!r} is not 0x followed by 16 lowercase hex digits", "re-run `ffplan design`")
+    return guid
+
+
+def build_fabric(plan: Plan, view: View = View()) -> Fabric:
+    zone = view.zone
+    if zone is not None and zone not in {z.name for z in plan.zones}:
+        raise _fail(f"zone {zone!r} is not in the plan", "zones: " + ", ".join(z.name for z in plan.zones))
+    switches = [s for s in plan.switches if zone is None or s.zone == zone]
+    for s in switches:
+        _check_name("switch", s.name)
+        _check_guid(s.node_guid)
+    names = {s.name for s in switches}
+    cas: dict[str, Ca] = {}
+    excluded: list[str] = []
+    skipped_ports = 0
+    for node in plan.nodes:
+        _check_name("host", node.hostname)
+        for p in node.ports:
+            if zone is not None and p.zone != zone:
+                skipped_ports += 1
+                continue
+            if p.cable in view.drop_cables:
+                continue
+            _check_name("NIC", p.nic)
+            ca = cas.setdefault(p.node_guid, Ca(id=f"{node.hostname} {p.nic}", hostname=node.hostname, nic=p.nic,
+                                                 role=node.role, node_guid=_check_guid(p.node_guid)))
+            ca.ports.append(CaPort(port=p.port, port_guid=_check_guid(p.port_guid), lid=p.lid, leaf=p.leaf,
+                                   leaf_port=p.leaf_port, zone=p.zone))
+    links: list[tuple[str, int, str, int]] = []
+    inter = 0
+    dropped = 0
+    for c in plan.cables:
+        if c.label in view.drop_cables:
+            dropped += 1
+            continue
+        if c.kind == "node-leaf":
+            continue  # CA links come from the node ports (a NIC port number, not the NIC name)
+        if c.a.device not in names or c.b.device not in names:
+            inter += 1
+            continue
+        a, b = (c.a.device, int(c.a.port)), (c.b.device, int(c.b.port))
+        links.append((*min(a, b), *max(a, b)))
+    for ca in cas.values():
+        for p in ca.ports:
+            a, b = (ca.id, p.port), (p.leaf, p.leaf_port)
+            links.append((*min(a, b), *max(a, b)))
+    links.sort()
+    if zone is not None:
+        others = [z.name for z in plan.zones if z.name != zone]
+        excluded.append(f"{len(plan.switches) - len(switches)} switches and {skipped_ports} CA ports of "
+                        f"zone(s) {', '.join(others)}")
+        excluded.append(f"{inter} inter-zone/cross-zone links")
+    if view.drop_cables:
+        excluded.append(f"{dropped} cable(s) taken out: {', '.join(sorted(view.drop_cables))}")
+    order = {n.hostname: i for i, n in enumerate(plan.nodes)}
+    in_order = sorted(cas.values(), key=lambda ca: (order[ca.hostname], ca.nic))
+    sm = next((ca for ca in in_order if ca.role == "management"), in_order[0] if in_order else None)
+    ordered = ([sm] if sm else []) + [ca for ca in in_order if ca is not sm]
+    lid_owner: dict[int, tuple[str, str]] = {s.lid: (s.node_guid, s.name) for s in switches}
+    for ca in ordered:
+        for p in ca.ports:
+            lid_owner[p.lid] = (p.port_guid, ca.id)
+    return Fabric(plan=plan, view=view, switches=switches, cas=ordered, links=links, lid_owner=lid_owner,
+                  excluded=excluded)
+
+
+# ----------------------------------------------------------------------------------------------- models
+
+
+def _link_tail(plan: Plan) -> str:
+    speed = next((m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model), "HDR")
+    return f"4x{speed}"
+
+
+def topology_model(fab: Fabric) -> dict:
+    """ibnetdiscover-format records: the SM host's CA first, then switches, then the other CAs."""
+    by_node: dict[str, list[tuple[int, str, int]]] = defaultdict(list)
+    for a, pa, b, pb in fab.links:
+        by_node[a].append((pa, b, pb))
+        by_node[b].append((pb, a, pa))
+    tail = _link_tail(fab.plan)
+
+    def ports(node: str) -> list[dict]:
+        return [{"port": p, "remote": r, "rport": rp, "tail": f"lid 0 {tail}"} for p, r, rp in sorted(by_node[node])]
+
+    records = []
+    cas = fab.cas
+    if cas:
+        records.append(_ca_record(cas[0], ports))
+    for s in fab.switches:
+        records.append({"kind": "Switch", "guid_key": "switchguid", "guid": s.node_guid, "nports": s.ports,
+                        "id": s.name, "desc": s.name, "header_tail": f" enhanced port 0 lid {s.lid} lmc 0",
+                        "ports": ports(s.name)})
+    for ca in cas[1:]:
+        records.append(_ca_record(ca, ports))
+    return {
+        "title": f"{fab.plan.inventory.name} ({fab.view.describe()})",
+        "switches": len(fab.switches),
+        "ca_ports": sum(len(ca.ports) for ca in cas),
+        "links": len(fab.links),
+        "sm_host": cas[0].id if cas else "",
+        "excluded": fab.excluded,
+        "records": records,
+    }
+
+
+def _ca_record(ca: Ca, ports) -> dict:
+    return {"kind": "Ca", "guid_key": "caguid", "guid": ca.node_guid, "nports": ca.nports, "id": ca.id,
+            "desc": ca.id, "header_tail": "", "ports": ports(ca.id)}
+
+
+def node_name_map_model(fab: Fabric) -> dict:
+    entries = [{"guid": s.node_guid, "name": s.name} for s in fab.switches]
+    entries += [{"guid": ca.node_guid, "name": ca.id} for ca in fab.cas]
+    return {"title": fab.plan.inventory.name, "entries": entries}
+
+
+def guid2lid_model(fab: Fabric) -> dict:
+    records = [{"guid": guid, "lid": f"0x{lid:04x}", "name": name} for lid, (guid, name) in sorted(fab.lid_owner.items())]
+    return {"records": records}
+
+
+def lft_model(fab: Fabric) -> dict:
+    plan = fab.plan
+    routing = plan.routing
+    assert routing is not None
+    lfts = {lft.switch: lft.ports for lft in routing.lfts}
+    missing = [s.name for s in fab.switches if s.name not in lfts]
+    if missing:
+        raise _fail(f"the plan's routing has no table for switch(es) {', '.join(missing[:5])}",
+                    "re-run `ffplan design` so every switch is routed", ("routing", "lfts"))
+    is_switch = {s.node_guid for s in plan.switches}
+    lids = sorted(fab.lid_owner)
+    max_lid = max(lids) if lids else 0
+    blocks = []
+    for s in fab.switches:
+        table = lfts[s.name]
+        entries = []
+        for lid in lids:
+            if lid >= len(table):
+                continue
+            port = table[lid]
+            if port == routing.unrouted_port:
+                continue
+            guid, name = fab.lid_owner[lid]
+            kind = "Switch" if guid in is_switch else "Channel Adapter"
+            entries.append({"lid": f"0x{lid:04x}", "port": f"{port:03d}", "kind": kind, "guid": guid, "name": name})
+        blocks.append({"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
+                       "entries": entries})
+    return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
+
+
+def _vlarb(entries) -> str:
+    return ",".join(f"{e.vl}:{e.weight}" for e in entries)
+
+
+def qos_conf_values(pc: PortClassQos) -> list[tuple[str, str]]:
+    """(suffix, value) pairs of one port class, in opensm.conf's order."""
+    return [
+        ("max_vls", str(pc.max_vls)),
+        ("high_limit", str(pc.high_limit)),
+        ("vlarb_high", _vlarb(pc.vlarb_high)),
+        ("vlarb_low", _vlarb(pc.vlarb_low)),
+        ("sl2vl", ",".join(str(v) for v in pc.sl2vl)),
+    ]
+
+
+def expected_conf(plan: Plan, prefix: str, engine: str = "file") -> dict[str, str]:
+    """Every key ffplan sets in opensm.conf with its value, as OpenSM's effective config prints it."""
+    qos = plan.qos
+    assert qos is not None
+    op_vls = next(code for vls, code in _OP_VLS if vls >= min(qos.data_vls, 15))
+    p = PurePosixPath(prefix)
+    kv: dict[str, str] = {}
+    if engine == "file":
+        kv["routing_engine"] = "file,no_fallback"
+        kv["lfts_file"] = str(p / LFTS)
+    else:
+        kv["routing_engine"] = "ftree,no_fallback"
+        kv["root_guid_file"] = str(p / ROOT_GUIDS)
+        kv["cn_guid_file"] = str(p / CN_GUIDS)
+        kv["io_guid_file"] = str(p / IO_GUIDS)
+    kv.update({
+        "lmc": "0",
+        "reassign_lids": "FALSE",
+        "honor_guid2lid_file": "TRUE",
+        "sweep_interval": "10",
+        "sweep_on_trap": "TRUE",
+        "max_op_vls": str(op_vls),
+        "partition_config_file": str(p / PARTITIONS),
+        "node_name_map_name": str(p / NODE_NAME_MAP),
+        "log_flags": "0x03",
+        "force_log_flush": "TRUE",
+        "log_file": "/var/log/opensm.log",
+        "log_max_size": "1024",
+        "accum_log_file": "TRUE",
+        "qos": "TRUE",
+        "qos_policy_file": str(p / QOS_POLICY),
+    })
+    for cls in ("default", "ca", "swe", "sw0"):
+        pc = qos.port_classes.get(cls)  # type: ignore[call-overload]
+        if pc is None:
+            continue
+        for suffix, value in qos_conf_values(pc):
+            kv[QOS_PREFIX[cls] + suffix] = value
+    return kv
+
+
+_CONF_GROUPS = [
+    ("Routing: the tables come from the plan; never fall back to another engine", (
+        "routing_engine", "lfts_file", "root_guid_file", "cn_guid_file", "io_guid_file")),
+    ("Addressing: the planned LIDs are pinned by guid2lid (copy it to /var/cache/opensm/guid2lid)", (
+        "lmc", "reassign_lids", "honor_guid2lid_file")),
+    ("Sweeps", ("sweep_interval", "sweep_on_trap")),
+    ("Virtual lanes in operation (4 = VL0-7)", ("max_op_vls",)),
+    ("Partitions and node names", ("partition_config_file", "node_name_map_name")),
+    ("Logging: flushed per line, so 'SUBNET UP' is visible at once", (
+        "log_flags", "force_log_flush", "log_file", "log_max_size", "accum_log_file")),
+    ("QoS: the policy file maps PathRecord queries to SLs; SL2VL and VL arbitration follow per port class", (
+        "qos", "qos_policy_file")),
+]
+_QOS_TITLES = {
+    "default": "QoS default set (used where no class set applies)",
+    "ca": "QoS set for CA (HCA) ports",
+    "swe": "QoS set for switch external ports",
+    "sw0": "QoS set for switch port 0 (the switch's management port)",
+}
+
+
+def conf_model(plan: Plan, prefix: str, engine: str) -> dict:
+    kv = expected_conf(plan, prefix, engine)
+    groups = []
+    for title, keys in _CONF_GROUPS:
+        items = [{"key": k, "value": kv[k]} for k in keys if k in kv]
+        if items:
+            groups.append({"title": title, "items": items})
+    for cls, title in _QOS_TITLES.items():
+        pfx = QOS_PREFIX[cls]
+        items = [{"key": k, "value": v} for k, v in kv.items() if k.startswith(pfx) and k.count("_") - pfx.count("_") <= 1
+                 and k[len(pfx):] in ("max_vls", "high_limit", "vlarb_high", "vlarb_low", "sl2vl")]
+        if items:
+            groups.append({"title": title, "items": items})
+    variant = ("OpenSM's own fat-tree engine with ffplan's GUID files (LIDs still pinned by guid2lid)"
+               if engine == "ftree" else "routing tables precomputed by ffplan (file engine)")
+    return {"title": plan.inventory.name, "variant": variant, "groups": groups}
+
+
+def _role_of_class(name: str) -> str | None:
+    low = name.lower()
+    if any(w in low for w in _STORAGE_WORDS):
+        return "storage"
+    if any(w in low for w in _OTHER_WORDS):
+        return "management"
+    return None
+
+
+def qos_classes(plan: Plan) -> dict:
+    """Levels, default SL and the match rules of the QoS policy, as data (verify checks the same facts)."""
+    qos = plan.qos
+    assert qos is not None
+    classes = list(qos.classes)
+    default = next((c for c in classes if _role_of_class(c.name) == "management"), None)
+    storage = next((c for c in classes if _role_of_class(c.name) == "storage"), None)
+    compute = next((c for c in classes if _role_of_class(c.name) is None), None)
+    return {"classes": classes, "default": default, "storage": storage, "compute": compute}
+
+
+def _chunks(items: list[str], n: int) -> list[str]:
+    return [", ".join(items[i:i + n]) for i in range(0, len(items), n)]
+
+
+def qos_policy_model(fab: Fabric) -> dict:
+    plan = fab.plan
+    qc = qos_classes(plan)
+    groups = []
+    by_role_zone: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for ca in fab.cas:
+        for p in ca.ports:
+            by_role_zone[(ca.role, p.zone)].append(p.port_guid)
+    roles = ("compute", "storage", "management")
+    zones = [z.name for z in plan.zones if fab.view.zone in (None, z.name)]
+    role_groups: dict[str, list[str]] = defaultdict(list)
+    for role in roles:
+        for zone in zones:
+            guids = by_role_zone.get((role, zone))
+            if not guids:
+                continue
+            name = f"{role}-{zone}"
+            role_groups[role].append(name)
+            groups.append({"name": name, "use": f"{role} ports in zone {zone}", "lines": _chunks(guids, 4)})
+    levels = [{"name": "DEFAULT", "use": f"unmatched queries: {qc['default'].name if qc['default'] else 'SL 0'}",
+               "sl": qc["default"].sl if qc["default"] else 0}]
+    for c in qc["classes"]:
+        levels.append({"name": c.name, "use": _one_line(c.description), "sl": c.sl})
+    rules = []
+    for c in qc["classes"]:
+        rules.append({"use": f"{c.name}: applications that ask for QoS class {c.sl}", "match": [("qos-class", str(c.sl))],
+                      "level": c.name})
+    if qc["storage"] is not None and role_groups["storage"]:
+        st = ", ".join(role_groups["storage"])
+        rules.append({"use": f"{qc['storage'].name}: traffic to storage ports", "match": [("destination", st)],
+                      "level": qc["storage"].name})
+        rules.append({"use": f"{qc['storage'].name}: traffic from storage ports", "match": [("source", st)],
+                      "level": qc["storage"].name})
+    if qc["compute"] is not None and role_groups["compute"]:
+        cg = ", ".join(role_groups["compute"])
+        rules.append({"use": f"{qc['compute'].name}: compute to compute", "match": [("source", cg), ("destination", cg)],
+                      "level": qc["compute"].name})
+    return {"title": plan.inventory.name, "groups": groups, "levels": levels, "rules": rules}
+
+
+def expected_path_sls(fab: Fabric) -> list[dict]:
+    """Sample PathRecord queries and the SL the policy must answer (what verify asks OpenSM's SA)."""
+    qc = qos_classes(fab.plan)
+    by_role: dict[str, list[Ca]] = defaultdict(list)
+    for ca in fab.cas:
+        by_role[ca.role].append(ca)
+    out = []
+
+    def lid(ca: Ca) -> int:
+        return ca.ports[0].lid
+
+    comp, stor, mgmt = by_role.get("compute", []), by_role.get("storage", []), by_role.get("management", [])
+    if len(comp) >= 2 and qc["compute"] is not None:
+        out.append({"what": f"compute -> compute ({qc['compute'].name})", "src": lid(comp[0]), "dst": lid(comp[-1]),
+                    "qos_class": None, "sl": qc["compute"].sl})
+    if comp and stor and qc["storage"] is not None:
+        out.append({"what": f"compute -> storage ({qc['storage'].name})", "src": lid(comp[0]), "dst": lid(stor[0]),
+                    "qos_class": None, "sl": qc["storage"].sl})
+        out.append({"what": f"storage -> compute ({qc['storage'].name})", "src": lid(stor[-1]), "dst": lid(comp[-1]),
+                    "qos_class": None, "sl": qc["storage"].sl})
+    if comp and mgmt:
+        default_sl = qc["default"].sl if qc["default"] else 0
+        out.append({"what": "compute -> management (DEFAULT)", "src": lid(comp[0]), "dst": lid(mgmt[0]),
+                    "qos_class": None, "sl": default_sl})
+    if len(comp) >= 2:
+        for c in qc["classes"]:
+            out.append({"what": f"QoS class {c.sl} ({c.name})", "src": lid(comp[0]), "dst": lid(comp[-1]),
+                        "qos_class": c.sl, "sl": c.sl})
+    return out
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split()).replace("#", "")[:120]
+
+
+def guid_files_model(fab: Fabric) -> dict:
+    roots = [{"guid": s.node_guid, "name": s.name} for s in fab.switches if s.tier == "spine"]
+    cn = [{"guid": p.port_guid, "name": ca.id} for ca in fab.cas if ca.role == "compute" for p in ca.ports]
+    io = [{"guid": p.port_guid, "name": ca.id} for ca in fab.cas if ca.role != "compute" for p in ca.ports]
+    return {"root": roots, "cn": cn, "io": io}
+
+
+def partitions_model(fab: Fabric) -> dict:
+    return {"title": fab.plan.inventory.name, "ports": sum(len(ca.ports) for ca in fab.cas)}
+
+
+# ----------------------------------------------------------------------------------------------- render
+
+
+def check_prefix(prefix: str) -> str:
+    if not _SAFE_PATH.match(prefix) or "//" in prefix:
+        raise _fail(f"--prefix {prefix!r} is not an absolute path of plain characters",
+                    "use a path like /etc/opensm (letters, digits, . _ / + -)")
+    return prefix.rstrip("/") or "/"
+
+
+def require_complete(plan: Plan) -> None:
+    missing = [name for name in ("routing", "qos") if getattr(plan, name) is None]
+    if missing:
+        raise _fail(f"the plan has no {' and no '.join(missing)}: OpenSM files need the routing tables and the QoS plan",
+                    "re-run `ffplan design` with a version of ffplan that routes and plans QoS", (missing[0],))
+
+
+def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(), engines=("file", "ftree")) -> dict[str, str]:
+    """File name (no folder) -> text for the given view of the plan."""
+    prefix = check_prefix(prefix)
+    require_complete(plan)
+    fab = build_fabric(plan, view)
+    if not fab.cas:
+        raise _fail(f"{view.describe()}: no CA ports to render", "check the zone name")
+    files = {
+        TOPOLOGY: render_template("opensm/topology.net.j2", **topology_model(fab)),
+        NODE_NAME_MAP: render_template("opensm/node-name-map.j2", **node_name_map_model(fab)),
+        GUID2LID: render_template("opensm/guid2lid.j2", **guid2lid_model(fab)),
+        QOS_POLICY: render_template("opensm/qos-policy.conf.j2", **qos_policy_model(fab)),
+        PARTITIONS: render_template("opensm/partitions.conf.j2", **partitions_model(fab)),
+    }
+    guids = guid_files_model(fab)
+    for fname, key, what in ((ROOT_GUIDS, "root", "spine (root) switch node GUIDs"),
+                             (CN_GUIDS, "cn", "compute node port GUIDs"),
+                             (IO_GUIDS, "io", "storage and management port GUIDs")):
+        files[fname] = render_template("opensm/guids.txt.j2", what=what, title=plan.inventory.name, entries=guids[key])
+    if "file" in engines:
+        files[CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "file"))
+        files[LFTS] = render_template("opensm/lfts.dump.j2", **lft_model(fab))
+    if "ftree" in engines:
+        files[FTREE_CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "ftree"))
+    return files
+
+
+def render_opensm(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
+    """Relative path under the output folder (`opensm/...`) -> file text."""
+    return {f"opensm/{name}": text for name, text in sorted(opensm_files(plan, prefix).items())}

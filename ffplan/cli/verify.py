@@ -1,0 +1,108 @@
+"""`ffplan verify OUT_OR_PLAN`: boot the planned fabric in ibsim with the real OpenSM and compare what it installs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, err, fail, out, stage_errors
+
+
+class Engine(str, Enum):
+    file = "file"
+    ftree = "ftree"
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+
+
+_STYLE = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "skip": "[yellow]skip[/]", "info": "[cyan]info[/]"}
+
+
+def verify_command(
+    target: Path = typer.Argument(..., help="A rendered output folder (with opensm/) or a plan.yaml."),
+    plan: Path = typer.Option(None, "--plan", help="The plan to compare with (default: plan.yaml in or next to the folder)."),
+    zone: str = typer.Option(None, "--zone", help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links)."),
+    engine: Engine = typer.Option(Engine.file, "--engine", help="file: ffplan's tables; ftree: OpenSM's fat-tree engine, compared side by side."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds to wait for the simulator and for SUBNET UP."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table (rich) or json (for CI)."),
+    keep: Path = typer.Option(None, "--keep", help="Keep the work folder (logs, effective config, read-backs) under this folder."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr."),
+) -> None:
+    """Boot the planned fabric in ibsim, run the real OpenSM on the rendered files, read back and compare.
+
+    Checks: config accepted by OpenSM and equal to the plan; LFT file and guid2lid well-formed; SUBNET UP;
+    cabling; LIDs; installed LFTs == plan; every CA pair reachable; SL2VL/VLArb per port class; path SLs per
+    traffic class; OpenSM's log clean and naming the intended engine. Exit 0 only when all pass.
+
+    Example: ffplan verify out/ff2-render --zone z1
+    """
+    from ffplan.verify.run import VerifyInputError, verify
+    from ffplan.verify.sim import ToolsMissing
+
+    def progress(msg: str) -> None:
+        if not quiet and fmt is Format.table:
+            err.print(f"[dim]{msg}[/]")
+
+    with stage_errors():
+        try:
+            report = verify(target, plan_path=plan, zone=zone, engine=engine.value, timeout=timeout, keep=keep,
+                            progress=progress)
+        except ToolsMissing as exc:
+            fail(str(exc), "the integration needs the Debian packages opensm ibsim-utils infiniband-diags", EXIT_USAGE)
+        except VerifyInputError as exc:
+            fail(str(exc), "ffplan verify OUT_OR_PLAN [--plan PLAN]", EXIT_USAGE)
+        except KeyboardInterrupt:
+            err.print("interrupted: every process started was stopped")
+            raise typer.Exit(130) from None
+        except BaseException as exc:
+            if type(exc).__name__ == "Interrupted":
+                err.print(f"interrupted ({exc}): every process started was stopped")
+                raise typer.Exit(143) from None
+            raise
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(report.as_dict(), indent=1) + "\n")
+    else:
+        print_report(report)
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+
+
+def print_report(report) -> None:
+    out.print(f"verify {report.target} ({report.source})")
+    out.print(f"fabric: {report.view}; engine: {report.engine}")
+    for line in report.excluded:
+        out.print(f"  excluded: {line}")
+    table = Table(title_justify="left", show_lines=False)
+    table.add_column("check")
+    table.add_column("result")
+    table.add_column("detail", overflow="fold")
+    for c in report.checks:
+        detail = c.detail + "".join(f"\n  {item}" for item in c.items)
+        table.add_row(c.name, _STYLE[c.status], detail)
+    out.print(table)
+    if report.comparison:
+        cmp = Table(title="ffplan vs OpenSM ftree (flows per inter-switch link)", title_justify="left")
+        cols = list(report.comparison[0])
+        for col in cols:
+            cmp.add_column(col, justify="left" if col in ("case", "routing", "pattern") else "right")
+        for row in report.comparison:
+            cmp.add_row(*(str(row[c]) for c in cols))
+        out.print(cmp)
+    t = report.timings
+    if t:
+        out.print("timings: " + ", ".join(f"{k} {v:.2f}" for k, v in t.items() if isinstance(v, float) and v == v))
+    if report.workdir:
+        out.print(f"work folder kept: {report.workdir}")
+    n_fail = sum(1 for c in report.checks if c.status == "fail")
+    out.print("[bold green]verify: all checks pass[/]" if report.ok else f"[bold red]verify: {n_fail} check(s) failed[/]")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("verify")(verify_command)
