@@ -94,8 +94,12 @@ class Pricer:
         self.loaded = loaded
         self.collector = Collector(loaded.source.file, loaded.source.positions)
         self.notes: list[str] = []
+        self._reported: set[tuple] = set()
 
     def _missing(self, path: tuple, what: str, name: str) -> float:
+        if (path, what) in self._reported:  # every design asks again; say it once
+            return 0.0
+        self._reported.add((path, what))
         self.collector.error(RULE_NO_PRICE, path, f"no {what} for '{name}' in catalog '{self.catalog.name}'",
                              f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to the "
                              "inventory or pass --catalog FILE")

@@ -24,7 +24,7 @@ def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         undefined=StrictUndefined,
-        autoescape=select_autoescape(["html"], default_for_string=False),
+        autoescape=select_autoescape(["html.j2"], default_for_string=False),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,

@@ -1,0 +1,21 @@
+import pytest
+
+from ffplan.design import design
+from ffplan.inventory import load_inventory
+from ffplan.report.cost import build_report, resolve_catalog
+
+
+@pytest.fixture(scope="session")
+def ff2_loaded(request):
+    return load_inventory(request.config.rootpath / "inventories" / "fire-flyer-2.yaml")
+
+
+@pytest.fixture(scope="session")
+def ff2_plan(ff2_loaded):
+    return design(ff2_loaded)
+
+
+@pytest.fixture(scope="session")
+def ff2_report(ff2_loaded, ff2_plan):
+    """The shipped Fire-Flyer 2 inventory, designed for real, priced with the `paper` preset."""
+    return build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), plan=ff2_plan)

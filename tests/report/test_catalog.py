@@ -1,0 +1,109 @@
+"""Catalog presets, their calibration against the paper, and overrides."""
+
+import pytest
+from pydantic import ValidationError
+
+from ffplan.catalog import PRESETS, Figure, load_preset, paper_reference
+from ffplan.design.sizing import size_three_layer
+from ffplan.diagnostics import InputError
+from ffplan.inventory import load_inventory
+from ffplan.report.cost import build_report, resolve_catalog
+
+
+def test_paper_preset_reproduces_table_iii_network_prices_at_the_papers_counts():
+    """The calibration stated in paper.yaml: switch and cable units against the paper's own designs."""
+    cat = load_preset("paper")
+    ref = paper_reference()
+    k = ref["radix"]
+    switch = cat.switches["QM8700"].price.value
+    cable = cat.cables.price("AOC", 0)
+    assert cat.cables.price("DAC", 0) == cable  # the paper does not tell copper from optics
+    ff_cables = 1250 + 2 * 180  # node cables only: leaf-spine links run inside the 800-port frame switches
+    pcie = size_three_layer(k, ref["pcie_three_layer"]["access_points"])
+    dgx = size_three_layer(k, ref["dgx_three_layer"]["access_points"])
+    prices = {
+        "fire_flyer": ref["fire_flyer"]["switches"] * switch + ff_cables * cable,
+        "pcie_three_layer": pcie.switches * switch + sum(pcie.links.values()) * cable,
+        "dgx": ref["dgx_three_layer"]["switches"] * switch + sum(dgx.links.values()) * cable,
+    }
+    for design, price in prices.items():
+        assert price == pytest.approx(ref["table_iii"]["network_price"][design], rel=0.02), design
+
+
+def test_paper_preset_node_units_come_from_table_iii():
+    cat = load_preset("paper")
+    server = paper_reference()["table_iii"]["server_price"]
+    nodes = paper_reference()["gpus"] // 8
+    assert cat.nodes["ff2-compute"].price.value == pytest.approx(server["fire_flyer"] / nodes)
+    assert cat.nodes["dgx-a100"].price.value == pytest.approx(server["dgx"] / nodes)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_number_names_a_source_or_is_an_assumption(preset):
+    for key, figure in load_preset(preset).figures():
+        assert figure.source or figure.assumption, key
+
+
+def test_a_number_without_source_is_refused():
+    with pytest.raises(ValidationError):
+        Figure(value=1.0)
+
+
+def test_list_price_is_in_dollars(ff2_loaded, ff2_plan):
+    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "list-price"), plan=ff2_plan)
+    assert report.currency == "USD" and not report.relative_units
+    dgx = next(d for d in report.designs if d.key == "dgx-a100")
+    assert dgx.cost.servers == 1200 * 199000
+
+
+def test_catalog_file_overrides_the_inventory_and_the_preset(tmp_path, ff2_loaded, ff2_plan):
+    override = tmp_path / "quote.yaml"
+    override.write_text("currency: EUR\nprices: {QM8700: 10.0, dgx-a100: 20.0}\ncable: {aoc_base: 0.5, node_leaf_m: 2}\n")
+    cat = resolve_catalog(ff2_loaded, "paper", override)
+    assert cat.currency == "EUR" and not cat.relative_units
+    assert cat.switches["QM8700"].price.value == 10.0
+    assert cat.switches["QM8700"].price.source == f"--catalog {override}"
+    assert cat.nodes["dgx-a100"].price.value == 20.0
+    assert cat.cables.aoc_base.value == 0.5 and cat.sized_lengths.node_leaf_m.value == 2
+    assert cat.cables.type_for(cat.sized_lengths.node_leaf_m.value) == "DAC"
+
+
+def test_inventory_power_beats_the_preset(tmp_path, root):
+    text = (root / "inventories" / "fire-flyer-2.yaml").read_text()
+    inv = tmp_path / "ff2.yaml"
+    inv.write_text(text.replace("power_w: 2500", "power_w: 2400"))
+    cat = resolve_catalog(load_inventory(inv), "paper")
+    assert cat.nodes["ff2-compute"].power_w.value == 2400
+    assert cat.nodes["ff2-compute"].power_w.source.startswith("inventory")
+
+
+def test_inventory_catalog_block_with_unknown_name_is_located(tmp_path, root):
+    text = (root / "inventories" / "fire-flyer-2.yaml").read_text()
+    inv = tmp_path / "ff2.yaml"
+    inv.write_text(text + "catalog:\n  preset: list-price\n  prices:\n    QM870: 1.0\n")
+    with pytest.raises(InputError) as exc:
+        resolve_catalog(load_inventory(inv))
+    (diag,) = exc.value.diagnostics
+    assert diag.rule == "FF802" and diag.yaml_path == "catalog.prices.QM870"
+    assert diag.line == len(text.splitlines()) + 4
+    assert "QM8700" in diag.hint
+
+
+def test_node_model_without_price_uses_its_gpus(tmp_path, root):
+    """The lab inventory's 4-GPU node is not in the catalog: it is priced per GPU of its GPU model."""
+    loaded = load_inventory(root / "inventories" / "lab.yaml")
+    quote = tmp_path / "lab-switch.yaml"
+    quote.write_text("prices: {LAB8: 0.5}\n")
+    report = build_report(loaded, resolve_catalog(loaded, "paper", quote), gpus=72)
+    ff = report.designs[0]
+    assert ff.nodes == {"gpu-node": 18}
+    assert ff.cost.servers == pytest.approx(18 * 4 * load_preset("paper").gpus["A100-PCIe-40GB"].node_price_per_gpu.value)
+
+
+def test_switch_without_price_is_one_located_error(root):
+    loaded = load_inventory(root / "inventories" / "lab.yaml")
+    with pytest.raises(InputError) as exc:
+        build_report(loaded, resolve_catalog(loaded, "paper"), gpus=72)
+    (diag,) = exc.value.diagnostics
+    assert diag.rule == "FF803" and diag.yaml_path == "models.switches.LAB8"
+    assert "--catalog" in diag.hint

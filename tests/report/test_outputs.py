@@ -1,0 +1,129 @@
+"""Output formats and the `ffplan report cost` command, including its refusals."""
+
+import csv
+import io
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from ffplan.cli.main import app
+from ffplan.plan import write_plan
+from ffplan.report.cost import EnergyOptions, HOURS_PER_YEAR, build_report, resolve_catalog
+from ffplan.report.output import render, to_html
+
+runner = CliRunner()
+
+
+def test_html_is_self_contained_with_svg_charts(ff2_report):
+    html = to_html(ff2_report)
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+    assert "http://" not in html and "https://" not in html
+    assert "<script" not in html.lower()
+    assert html.count("<svg") == 4  # cost, network cost, power, switches per layer
+    widths = [float(w) for w in re.findall(r'<rect class="s\d" x="[\d.]+" y="[\d.]+" width="([\d.]+)"', html)]
+    assert widths and max(widths) > 100
+
+
+def test_html_escapes_what_it_prints(ff2_loaded, ff2_plan):
+    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), plan=ff2_plan, input_name="<b>x</b>")
+    html = to_html(report)
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+def test_markdown_has_a_column_per_design(ff2_report):
+    md = render(ff2_report, "markdown")
+    header = next(line for line in md.splitlines() if line.startswith("| |"))
+    assert header.count("|") == len(ff2_report.designs) + 2
+    assert "| Network: switches | 120 | 198 | 1,398 |" in md
+
+
+def test_json_round_trips(ff2_report):
+    data = json.loads(render(ff2_report, "json"))
+    assert [d["key"] for d in data["designs"]] == ["fire-flyer", "pcie-three-layer", "dgx-a100"]
+    assert data["designs"][0]["switches"] == {"leaf": 80, "spine": 40, "core": 0}
+
+
+def test_csv_keeps_raw_numbers(ff2_report):
+    table = list(csv.reader(io.StringIO(render(ff2_report, "csv"))))
+    assert table[0] == ["group", "metric", "fire-flyer", "pcie-three-layer", "dgx-a100"]
+    power = next(r for r in table if r[1] == "nodes, average (W)")
+    assert float(power[2]) == 1200 * 2500
+
+
+def test_energy_over_years(ff2_loaded, ff2_plan):
+    energy = EnergyOptions(years=5, pue=1.25, kwh_price=0.1)
+    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "list-price"), plan=ff2_plan, energy=energy)
+    ff = report.designs[0]
+    assert ff.energy.kwh == pytest.approx(ff.power.average_w / 1000 * HOURS_PER_YEAR * 5 * 1.25)
+    assert ff.tco == pytest.approx(ff.cost.total + ff.energy.kwh * 0.1)
+    assert "total with energy" in render(report, "markdown")
+
+
+def test_energy_in_relative_units_is_not_added(ff2_loaded, ff2_plan):
+    energy = EnergyOptions(years=1, pue=1.3, kwh_price=0.1)
+    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), plan=ff2_plan, energy=energy)
+    assert report.designs[0].tco is None
+    assert any("not added to the total" in n for n in report.notes)
+
+
+def test_cli_inventory_and_plan_inputs_agree(tmp_path, root, ff2_plan):
+    inventory = root / "inventories" / "fire-flyer-2.yaml"
+    plan_dir = tmp_path / "plan"
+    write_plan(ff2_plan, plan_dir / "plan.yaml")
+    from_inventory = runner.invoke(app, ["report", "cost", str(inventory), "--format", "json", "-q"])
+    assert from_inventory.exit_code == 0, from_inventory.output
+    from_plan = runner.invoke(app, ["report", "cost", str(plan_dir / "plan.yaml"), "--inventory", str(inventory),
+                                    "--format", "json"])
+    assert from_plan.exit_code == 0, from_plan.output
+    a, b = json.loads(from_inventory.stdout), json.loads(from_plan.stdout)
+    assert a["designs"] == b["designs"]
+
+
+def test_cli_writes_a_file(tmp_path, root):
+    target = tmp_path / "out" / "cost.html"
+    result = runner.invoke(app, ["report", "cost", str(root / "inventories" / "fire-flyer-2.yaml"), "--gpus", "10000",
+                                 "-f", "html", "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_cli_table_is_the_default(root):
+    result = runner.invoke(app, ["report", "cost", str(root / "inventories" / "fire-flyer-2.yaml"), "--gpus", "10000"])
+    assert result.exit_code == 0, result.output
+    assert "DGX-A100" in result.stdout and "1,320" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def lonely_plan(tmp_path_factory, ff2_plan):
+    """A plan whose inventory is neither next to it nor in the current directory."""
+    path = tmp_path_factory.mktemp("lonely") / "plan.yaml"
+    write_plan(ff2_plan, path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing.yaml"], "no such file"),
+        (["{inv}", "--catalog", "missing.yaml"], "no such file"),
+        (["{inv}", "--catalog", "{bad}"], "unknown key 'price'"),
+        (["{inv}", "--catalog", "{typo}"], "no node or switch model named 'QM870'"),
+        (["{inv}", "--years", "3"], "--years and --kwh-price go together"),
+        (["{plan}"], "pass it with --inventory"),
+    ],
+)
+def test_cli_refuses_bad_input_with_a_message_and_exit_2(tmp_path, root, lonely_plan, args, message):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("price: {QM8700: 1}\n")
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("prices:\n  QM870: 1\n")
+    paths = {"inv": str(root / "inventories" / "fire-flyer-2.yaml"), "bad": str(bad), "typo": str(typo),
+             "plan": str(lonely_plan)}
+    result = runner.invoke(app, ["report", "cost", *[a.format(**paths) for a in args], "--gpus", "80"])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    if args[-1] == "{typo}":
+        assert f"{typo}:2:3:" in result.output  # located in the catalog file
