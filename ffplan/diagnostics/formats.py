@@ -29,7 +29,8 @@ def format_text(diagnostics: Iterable[Diagnostic]) -> str:
     lines = []
     for d in diagnostics:
         where = f" [{d.yaml_path}]" if d.yaml_path else ""
-        lines.append(f"{d.file}:{d.line}:{d.col}: {d.severity.value} {d.rule} {d.message}{where}")
+        message = " ".join(d.message.splitlines())  # one finding, one line: tools grep and parse it
+        lines.append(f"{d.file}:{d.line}:{d.col}: {d.severity.value} {d.rule} {message}{where}")
         if d.hint:
             lines.append(f"    hint: {d.hint}")
     return "\n".join(lines) + ("\n" if lines else "")

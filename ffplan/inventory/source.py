@@ -182,8 +182,12 @@ def load_source(path: Path | str) -> Source:
             "check indentation and quoting around this position",
         )
         raise InputError(collector.items) from None
+    except yaml.reader.ReaderError as exc:  # a control character: located by its offset in the text
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - text.rfind("\n", 0, exc.position)
+        raise _refuse(shown, f"character #x{exc.character:04x} is not allowed in YAML", "remove control characters from the file", line, col) from None
     except yaml.YAMLError as exc:
-        raise _refuse(shown, f"YAML error: {exc}", "check the file is a YAML mapping") from None
+        raise _refuse(shown, f"YAML error: {' '.join(str(exc).split())}", "check the file is a YAML mapping") from None
     if root is None:
         data: Any = None
     else:

@@ -24,7 +24,7 @@ def unknown_reference(
     hint = did_you_mean(name, known)
     if not hint:
         shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-        hint = f"define it under {defined_at}" + (f" or use one of: {shown}" if known else "")
+        hint = f"define it under {defined_at}" + (f", or use one of: {shown}" if known else "")
     return Finding(path, f"unknown {kind} '{name}'{context}", hint)
 
 

@@ -40,14 +40,14 @@ def _zone_shape_text(ctx: LintContext, shape: TwoLayerSize) -> str:
             f"'{ctx.inventory.fabric.switch_model}'")
 
 
-def _demand_parts(every_zone: int, zones: int, single: int, inter_zone: int) -> str:
+def _demand_parts(every_zone: int, zones: int, single: int, inter_zone: int, single_label: str) -> str:
     parts = []
     if single:
-        parts.append(f"{single:,} single-attached")
+        parts.append(f"{single:,} {single_label}")
     if every_zone:
         parts.append(f"{zones} x {every_zone:,} every-zone (multi-homed)" if zones > 1 else f"{every_zone:,} every-zone")
     if inter_zone:
-        parts.append(f"{inter_zone:,} inter-zone cable ends")
+        parts.append(plural(inter_zone, "inter-zone cable end"))
     return " + ".join(parts) or "nothing"
 
 
@@ -102,7 +102,7 @@ def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
     for i, zone in enumerate(zones):
         fixed = demand.fixed(zone)
         if fixed > capacity:
-            parts = _demand_parts(demand.every_zone, 1, demand.pinned[zone], demand.inter_zone[zone])
+            parts = _demand_parts(demand.every_zone, 1, demand.pinned[zone], demand.inter_zone[zone], "pinned")
             yield Finding(
                 ("fabric", "zones", i),
                 f"zone '{zone}' has {capacity:,} endpoint ports ({_zone_shape_text(ctx, shape)}) but {fixed:,} must "
@@ -120,7 +120,7 @@ def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
         ("groups", largest.index, "count") if largest else ("fabric", "zones"),
         f"the fabric has {total_capacity:,} endpoint ports ({len(zones)} zones x {capacity:,}: {_zone_shape_text(ctx, shape)}) "
         f"but the hosts need {demand.total:,}: "
-        f"{_demand_parts(demand.every_zone, len(zones), single, sum(demand.inter_zone.values()))}; {over:,} over",
+        f"{_demand_parts(demand.every_zone, len(zones), single, sum(demand.inter_zone.values()), 'single-attached')}; {over:,} over",
         _total_budget_hint(ctx, shape, over, largest),
     )
 

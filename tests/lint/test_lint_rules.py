@@ -1,0 +1,93 @@
+"""Every registered rule has a pass and a fail fixture, each fixture does what it says, and the registry
+holds the documentation `ffplan rules` and `ffplan explain` print."""
+
+import json
+import pathlib
+
+import pytest
+
+from ffplan.lint import all_rules, lint_file
+from ffplan.lint.registry import TOPICS
+
+HERE = pathlib.Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+RULE_IDS = [r.id for r in all_rules()]
+
+
+def _rules_found(path: pathlib.Path) -> set[str]:
+    return {d.rule for d in lint_file(path).diagnostics}
+
+
+def test_base_inventory_is_clean():
+    assert lint_file(HERE / "base.yaml").diagnostics == []
+
+
+@pytest.mark.parametrize("rule_id", RULE_IDS)
+def test_every_rule_has_both_fixtures(rule_id):
+    assert (FIXTURES / rule_id / "pass.yaml").is_file(), f"add tests/lint/fixtures/{rule_id}/pass.yaml"
+    assert (FIXTURES / rule_id / "fail.yaml").is_file(), f"add tests/lint/fixtures/{rule_id}/fail.yaml"
+
+
+def test_no_fixture_without_a_rule():
+    assert sorted(p.name for p in FIXTURES.iterdir()) == RULE_IDS
+
+
+@pytest.mark.parametrize("rule_id", RULE_IDS)
+def test_fail_fixture_triggers_only_its_rule(rule_id):
+    assert _rules_found(FIXTURES / rule_id / "fail.yaml") == {rule_id}
+
+
+@pytest.mark.parametrize("rule_id", RULE_IDS)
+def test_pass_fixture_is_clean(rule_id):
+    assert _rules_found(FIXTURES / rule_id / "pass.yaml") == set()
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=RULE_IDS)
+def test_rule_is_documented(rule):
+    assert rule.id[2] in TOPICS
+    assert rule.name == rule.name.lower() and " " not in rule.name
+    assert rule.summary and rule.explanation and rule.bad and rule.good
+    assert rule.bad != rule.good
+
+
+def test_rule_names_are_unique():
+    names = [r.name for r in all_rules()]
+    assert len(names) == len(set(names))
+
+
+def test_port_budget_rule_keeps_its_id():
+    # FF101 is documented in the issue, the example inventory and CI configs: it must never be renumbered.
+    assert next(r for r in all_rules() if r.name == "zone-port-budget").id == "FF101"
+
+
+def test_rules_lists_every_rule(ffplan):
+    result = ffplan("rules")
+    assert result.exit_code == 0
+    for rule_id in RULE_IDS:
+        assert rule_id in result.stdout
+
+
+def test_rules_json(ffplan):
+    result = ffplan("rules", "--format", "json")
+    rows = json.loads(result.stdout)["rules"]
+    assert [r["id"] for r in rows] == RULE_IDS
+    assert {"id", "name", "severity", "topic", "summary"} <= set(rows[0])
+
+
+def test_docs_carry_the_current_rule_table(ffplan, root):
+    table = ffplan("rules", "--format", "md").stdout.strip()
+    assert table in (root / "docs" / "lint.md").read_text(), "paste `ffplan rules --format md` into docs/lint.md"
+
+
+@pytest.mark.parametrize("key", ["FF101", "ff101", "zone-port-budget"])
+def test_explain_by_id_or_name(ffplan, key):
+    result = ffplan("explain", key)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("FF101 zone-port-budget (error; fabric and port budget)")
+    assert "Bad:" in result.stdout and "Good:" in result.stdout
+
+
+def test_explain_unknown_rule_suggests_one(ffplan):
+    result = ffplan("explain", "zone-port-budgt")
+    assert result.exit_code == 2
+    assert "did you mean 'zone-port-budget'?" in result.stderr
