@@ -292,21 +292,25 @@ def lft_model(fab: Fabric) -> dict:
     is_switch = {s.node_guid for s in plan.switches}
     lids = sorted(fab.lid_owner)
     max_lid = max(lids) if lids else 0
+    # The destination part of each entry, as dump_fts prints it: the portguid lets OpenSM remap a moved LID.
+    dest = {}
+    for lid in lids:
+        guid, name = fab.lid_owner[lid]
+        kind = "Switch" if guid in is_switch else "Channel Adapter"
+        dest[lid] = f"{kind} portguid {guid}: '{name}'"
     blocks = []
     for s in fab.switches:
         table = lfts[s.name]
-        entries = []
+        lines = []
         for lid in lids:
             if lid >= len(table):
                 continue
             port = table[lid]
             if port == routing.unrouted_port:
                 continue
-            guid, name = fab.lid_owner[lid]
-            kind = "Switch" if guid in is_switch else "Channel Adapter"
-            entries.append({"lid": f"0x{lid:04x}", "port": f"{port:03d}", "kind": kind, "guid": guid, "name": name})
+            lines.append(f"0x{lid:04x} {port:03d} : ({dest[lid]})")
         blocks.append({"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
-                       "entries": entries})
+                       "lines": lines})
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
 
 

@@ -1,0 +1,168 @@
+"""The OpenSM files of a plan: golden files for the lab plan (compared whole) and the format rules each file
+must keep whatever the plan (every switch has an LFT block, guid2lid records end with an empty line, GUIDs
+carry 0x, names that cannot be written safely are refused).
+
+Regenerate the golden files with `pytest tests/opensm --update-golden` after a deliberate change and review
+the diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+import pytest
+
+from ffplan.diagnostics import StageError
+from ffplan.render import opensm as R
+from ffplan.verify import parse as P
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "lab"
+
+
+def test_lab_opensm_files_match_golden(lab_plan, update_golden):
+    files = R.render_opensm(lab_plan, "/etc/opensm")
+    if update_golden:
+        if GOLDEN.exists():
+            for old in GOLDEN.rglob("*"):
+                if old.is_file():
+                    old.unlink()
+        for name, text in files.items():
+            target = GOLDEN / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8", newline="\n")
+        return
+    expected = {str(p.relative_to(GOLDEN)): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()}
+    missing, extra = sorted(set(expected) - set(files)), sorted(set(files) - set(expected))
+    assert not missing and not extra, f"missing from the render: {missing}; not in golden: {extra} (--update-golden)"
+    problems = []
+    for name in sorted(files):
+        if files[name] != expected[name]:
+            diff = "".join(difflib.unified_diff(expected[name].splitlines(True), files[name].splitlines(True),
+                                                f"golden/{name}", f"rendered/{name}", n=2))
+            problems.append(diff[:4000])
+    assert not problems, "OpenSM files differ from golden (pytest --update-golden to accept):\n" + "\n".join(problems)
+
+
+def test_render_is_deterministic(lab_plan):
+    assert R.render_opensm(lab_plan, "/etc/opensm") == R.render_opensm(lab_plan, "/etc/opensm")
+
+
+def test_file_set_and_prefix(lab_plan):
+    files = R.render_opensm(lab_plan, "/srv/sm/opensm")
+    assert set(files) == {f"opensm/{n}" for n in (R.CONF, R.FTREE_CONF, R.LFTS, R.GUID2LID, R.QOS_POLICY, R.PARTITIONS,
+                                                   R.ROOT_GUIDS, R.CN_GUIDS, R.IO_GUIDS, R.TOPOLOGY, R.NODE_NAME_MAP)}
+    conf = P.parse_conf(files["opensm/opensm.conf"])
+    assert conf["routing_engine"] == "file,no_fallback"
+    assert conf["qos"] == "TRUE"
+    for key in ("lfts_file", "qos_policy_file", "partition_config_file", "node_name_map_name"):
+        assert conf[key].startswith("/srv/sm/opensm/"), key
+    ftree = P.parse_conf(files["opensm/opensm-ftree.conf"])
+    assert ftree["routing_engine"].startswith("ftree")
+    assert ftree["root_guid_file"] == "/srv/sm/opensm/root_guids.txt"
+    assert "lfts_file" not in ftree
+
+
+@pytest.mark.parametrize("prefix", ["etc/opensm", "/etc/open sm", "/etc/$(id)", "/etc/x\nqos FALSE", ""])
+def test_bad_prefix_is_refused(lab_plan, prefix):
+    with pytest.raises(StageError, match="prefix"):
+        R.render_opensm(lab_plan, prefix)
+
+
+def test_every_switch_has_a_full_lft_block(lab_plan):
+    text = R.render_opensm(lab_plan)["opensm/lfts.dump"]
+    parsed = P.parse_lfts(text)
+    assert set(parsed.tables) == {s.node_guid for s in lab_plan.switches}
+    lids = {s.lid for s in lab_plan.switches} | {p.lid for n in lab_plan.nodes for p in n.ports}
+    port_guid = {s.lid: s.node_guid for s in lab_plan.switches}
+    port_guid.update({p.lid: p.port_guid for n in lab_plan.nodes for p in n.ports})
+    for sw, table in parsed.tables.items():
+        assert set(table) == lids
+        assert parsed.portguids[sw] == {lid: port_guid[lid] for lid in table}
+    headers = [ln for ln in text.splitlines() if ln.startswith("Unicast lids")]
+    assert all(re.fullmatch(r"Unicast lids \[0x0-0x[0-9a-f]+\] of switch Lid \d+ guid 0x[0-9a-f]{16} \([\w-]+\):", h)
+               for h in headers)
+
+
+def test_guid2lid_records_are_followed_by_an_empty_line(lab_plan):
+    text = R.render_opensm(lab_plan)["opensm/guid2lid"]
+    lines = text.split("\n")
+    records = [i for i, ln in enumerate(lines) if ln]
+    assert records and all(lines[i + 1] == "" for i in records)
+    assert all(re.fullmatch(r"0x[0-9a-f]{16} 0x[0-9a-f]{4} 0x[0-9a-f]{4}", lines[i]) for i in records)
+    switch_guids = {s.node_guid: s.lid for s in lab_plan.switches}
+    got = {lines[i].split()[0]: int(lines[i].split()[1], 16) for i in records}
+    assert {g: got[g] for g in switch_guids} == switch_guids
+    assert len(got) == len(lab_plan.switches) + sum(len(n.ports) for n in lab_plan.nodes)
+
+
+def test_guid_files(lab_plan):
+    files = R.render_opensm(lab_plan)
+    body = lambda name: [ln.split()[0] for ln in files[f"opensm/{name}"].splitlines() if ln and not ln.startswith("#")]
+    assert body(R.ROOT_GUIDS) == [s.node_guid for s in lab_plan.switches if s.tier == "spine"]
+    assert body(R.CN_GUIDS) == [p.port_guid for n in lab_plan.nodes if n.role == "compute" for p in n.ports]
+    assert sorted(body(R.IO_GUIDS)) == sorted(p.port_guid for n in lab_plan.nodes if n.role != "compute" for p in n.ports)
+    assert all(g.startswith("0x") for name in (R.ROOT_GUIDS, R.CN_GUIDS, R.IO_GUIDS) for g in body(name))
+
+
+def test_topology_lists_both_ends_of_every_cable(lab_plan):
+    text = R.render_opensm(lab_plan)["opensm/topology.net"]
+    topo = P.parse_topology(text)
+    first = next(ln for ln in text.splitlines() if ln.startswith(("Ca", "Switch")))
+    mgmt = next(n for n in lab_plan.nodes if n.role == "management")
+    assert first.startswith(f'Ca\t1 "{mgmt.hostname} {mgmt.ports[0].nic}"'), "the SM host must come first"
+    assert len(topo.links) == len(lab_plan.cables)
+    port_lines = [ln for ln in text.splitlines() if ln.startswith("[")]
+    assert len(port_lines) == 2 * len(lab_plan.cables)
+    assert all(ln.endswith("# lid 0 4xHDR") for ln in port_lines)
+    for s in lab_plan.switches:
+        assert f'Switch\t{s.ports} "{s.name}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0' in text
+    # ibsim's rule: a CA port GUID is its node GUID + port number
+    for n in lab_plan.nodes:
+        for p in n.ports:
+            assert int(p.port_guid, 16) == int(p.node_guid, 16) + p.port
+
+
+def test_qos_policy_structure(lab_plan):
+    text = R.render_opensm(lab_plan)["opensm/qos-policy.conf"]
+    for opener, closer in (("port-groups", "end-port-groups"), ("qos-levels", "end-qos-levels"),
+                           ("qos-match-rules", "end-qos-match-rules")):
+        assert text.count(f"\n{opener}\n") == 1 and text.count(f"\n{closer}\n") == 1
+    assert len(re.findall(r"^\s+port-group$", text, re.M)) == len(re.findall(r"^\s+end-port-group$", text, re.M)) > 0
+    assert re.search(r"qos-level\n\s+name: DEFAULT\n", text)
+    levels = set(re.findall(r"^\s+name: (\S+)$", text.split("qos-levels")[1].split("end-qos-levels")[0], re.M))
+    used = set(re.findall(r"qos-level-name: (\S+)", text))
+    assert used <= levels
+    groups = set(re.findall(r"^\s+name: (\S+)$", text.split("end-port-groups")[0], re.M))
+    refs = {g.strip() for m in re.findall(r"(?:source|destination): (.+)", text) for g in m.split(",")}
+    assert refs <= groups
+    for cls in lab_plan.qos.classes:
+        assert re.search(rf"name: {cls.name}\n.*\n\s+sl: {cls.sl}\n", text)
+    guids = set(re.findall(r"0x[0-9a-f]{16}", text))
+    assert guids == {p.port_guid for n in lab_plan.nodes for p in n.ports}
+
+
+def test_zone_view_is_a_closed_subfabric(ff2_plan):
+    view = R.View(zone="z1")
+    fab = R.build_fabric(ff2_plan, view)
+    names = {s.name for s in fab.switches}
+    assert names == {s.name for s in ff2_plan.switches if s.zone == "z1"}
+    ids = names | {ca.id for ca in fab.cas}
+    assert all(a in ids and b in ids for a, _, b, _ in fab.links)
+    assert any("inter-zone" in line for line in fab.excluded)
+    files = R.opensm_files(ff2_plan, "/etc/opensm", view)
+    assert set(P.parse_lfts(files[R.LFTS]).tables) == {s.node_guid for s in fab.switches}
+
+
+def test_hostile_names_are_refused(lab_plan):
+    node = lab_plan.nodes[0]
+    for bad in ('gpu"01', "gpu#1", "gpu\n01", "gpu@1"):
+        evil = lab_plan.model_copy(update={"nodes": [node.model_copy(update={"hostname": bad})] + lab_plan.nodes[1:]})
+        with pytest.raises(StageError, match="cannot be written"):
+            R.render_opensm(evil)
+
+
+def test_incomplete_plan_is_refused(lab_plan):
+    with pytest.raises(StageError, match="no routing"):
+        R.render_opensm(lab_plan.model_copy(update={"routing": None}))
