@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ffplan import __version__
 from ffplan.design.cabling import DEFAULT_CABLE_MODEL
 from ffplan.design.fabric import build_fabric
+from ffplan.design.hosts import design_hosts
 from ffplan.design.sizing import SizingError
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
@@ -63,6 +64,8 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
             cable_totals=dict(sorted(totals.items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1][:-1])))),
         ),
     )
+    # Host profiles last: they read the plan's nodes and QoS (the SLs).
+    plan = plan.model_copy(update={"hosts": design_hosts(loaded, plan)})
     return plan
 
 

@@ -141,11 +141,23 @@ class Lft(Frozen):
     ports: list[int]
 
 
+class DeadlockProof(Frozen):
+    """The channel dependency graph of the routes (see ffplan.design.deadlock and docs/routing.md)."""
+
+    method: str  # "channel dependency graph"
+    scope: str  # which routes the graph covers
+    channels: int  # directed switch-to-switch links used by some route
+    dependencies: int  # (link, next link) pairs used by some route
+    acyclic: bool
+    valley_turns: int  # dependencies that turn down then up under the updn ranking from the first zone's spines
+
+
 class Routing(Frozen):
     engine: str
     max_lid: int
     unrouted_port: int  # value in `ports` for a LID the switch does not route (the LID of no port)
     failed: list[str]  # cable labels and switch names avoided
+    deadlock: DeadlockProof | None = None
     lfts: list[Lft]
 
 
@@ -180,6 +192,114 @@ class Qos(Frozen):
     port_classes: dict[Literal["default", "ca", "swe", "sw0"], PortClassQos]
 
 
+# ---------------------------------------------------------------- host profiles (ffplan.design.hosts)
+
+
+class NumaNode(Frozen):
+    """One NUMA node of a node model, as Linux numbers it (see ffplan.design.hosts for the CPU numbering)."""
+
+    id: int
+    socket: int
+    cpus: str  # Linux cpulist, as /sys/devices/system/node/node<id>/cpulist prints it: "0-15,64-79"
+    affinity: str  # Linux cpumap, as /sys/devices/system/node/node<id>/cpumap prints it (NCCL <cpu affinity>)
+
+
+class PcieDevice(Frozen):
+    """A GPU or NIC of a node model with everything the topology XML, the scripts and the README print."""
+
+    name: str  # OS name: mlx5_0, gpu0
+    kind: Literal["gpu", "nic"]
+    model: str
+    bus_id: str  # as the OS shows it: lowercase dddd:bb:dd.f
+    topo_bus_id: str  # as NCCL names it in the topology XML (NICs: function 0)
+    numa: int
+    socket: int
+    root_port: str
+    root_port_peers: list[str]  # other devices behind the same root port / host bridge
+    pci_class: str  # 0x030200 (3D controller) or 0x020700 (InfiniBand controller)
+    vendor: str  # 0x10de
+    device: str  # 0x20f1
+    link_gen: int
+    link_speed: str  # NCCL's and sysfs' (kernel >= 5.7) spelling: "16.0 GT/s PCIe"
+    link_speed_legacy: str  # sysfs spelling of kernels < 5.7: "16 GT/s"
+    link_width: int
+    ib_ports: list[int]  # NIC ports (1-based); empty for GPUs
+    ib_rate: str  # NICs: the sysfs rate suffix, "4X HDR"; "" for GPUs
+    nearest_nic: str  # GPUs: the NIC NCCL pairs it with (same NUMA node first); "" for NICs
+    nic_path: str  # GPUs: NCCL path type to that NIC: PHB (same NUMA node) or SYS; "" for NICs
+    gdr: bool  # GPUs: GPUDirect RDMA allowed by NCCL_NET_GDR_LEVEL for that path
+
+
+class NvlinkPair(Frozen):
+    a: str
+    b: str
+
+
+class Setting(Frozen):
+    """One NAME=VALUE line and why it has that value (the comment goes to the README, never the file)."""
+
+    name: str
+    value: str
+    comment: str
+
+
+class SlSetting(Frozen):
+    """The IB service level one piece of software uses, in the form that software reads."""
+
+    software: str  # NCCL, UCX, 3FS client, 3FS storage server, HFReduce
+    setting: str  # NCCL_IB_SL, UCX_IB_SL, sl, HFREDUCE_IB_SL
+    traffic_class: str  # QoS class the SL comes from ("" when the plan has no QoS)
+    sl: int
+    file: str  # profile file that carries it
+    comment: str  # where the SL comes from
+
+
+class RelaxedOrdering(Frozen):
+    """PCIe relaxed ordering on the NICs: the Device Control bit, the ConnectX firmware setting, IOMMU mode."""
+
+    enabled: bool
+    nic_bus_ids: list[str]
+    devctl_value: str  # setpci value for CAP_EXP+8.w under devctl_mask: "0010" (RO on) or "0000"
+    devctl_mask: str  # "0010": Device Control bit 4, Enable Relaxed Ordering
+    pci_wr_ordering: int  # mlxconfig PCI_WR_ORDERING: 0 = per_mkey (the application's MR flag decides)
+    pci_wr_ordering_name: str  # per_mkey
+    iommu_modes: list[str]  # accepted kernel IOMMU modes: iommu=pt (identity domains) or off
+
+
+class ProfileFile(Frozen):
+    name: str  # file name in the profile folder
+    install_path: str  # where it goes on the host; "" when it is run in place (scripts) or merged by hand
+    purpose: str
+
+
+class HostProfile(Frozen):
+    """Everything host-side for one node model and role (and settings variant): NUMA, PCIe, NCCL, SLs, RO."""
+
+    name: str  # folder name under hosts/: the node model, suffixed with the role and a variant when needed
+    node_model: str
+    role: Literal["compute", "storage", "management"]
+    description: str
+    cpu_model: str
+    cpu_arch: str  # x86_64
+    cpu_vendor: str  # AuthenticAMD / GenuineIntel
+    cpu_familyid: int  # NCCL's convention: base family + (extended family << 4) (Rome 143, Milan 175)
+    cpu_modelid: int
+    sockets: int
+    cores_per_socket: int
+    threads_per_core: int
+    nps: int
+    logical_cpus: int
+    numa_nodes: list[NumaNode]
+    devices: list[PcieDevice]
+    nvlink_pairs: list[NvlinkPair]
+    topo_file: str | None  # install path of the NCCL topology XML; None without GPUs
+    nccl: list[Setting]  # nccl.conf lines in order; empty without GPUs
+    sls: list[SlSetting]
+    relaxed_ordering: RelaxedOrdering
+    files: list[ProfileFile]
+    hosts: list[str]  # hostnames using this profile, in plan order
+
+
 class Plan(Frozen):
     plan_version: int
     generator: str
@@ -193,4 +313,4 @@ class Plan(Frozen):
     design: Design
     routing: Routing | None = None
     qos: Qos | None = None
-    hosts: list[dict] | None = None  # per node model and role host profiles (NUMA, PCIe, NCCL); see ffplan.design.hosts
+    hosts: list[HostProfile] | None = None  # per node model and role host profiles (NUMA, PCIe, NCCL); see ffplan.design.hosts

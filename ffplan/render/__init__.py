@@ -1,1 +1,28 @@
-"""Render stage: plan -> every file a deployment needs (being written)."""
+"""Render stage: plan -> every file a deployment needs.
+
+Public surface: `render_plan(plan, prefix) -> {relative path: text}`: the OpenSM files (opensm/), the host
+profiles (hosts/) and the exports (exports/). Pure and deterministic: identical plans give byte-identical
+files, with no timestamps. Writing them (atomically, with a manifest) is `ffplan.outdir.write_folder`'s job.
+"""
+
+from __future__ import annotations
+
+from ffplan.plan.model import Plan
+from ffplan.render.exports import render_exports
+from ffplan.render.hosts import render_hosts
+from ffplan.render.opensm import render_opensm
+
+__all__ = ["render_plan", "render_hosts", "render_exports", "render_opensm", "DEFAULT_PREFIX"]
+
+DEFAULT_PREFIX = "/etc/opensm"
+
+
+def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
+    """Relative path under the output folder -> file text, sorted by path."""
+    files: dict[str, str] = {}
+    for part in (render_opensm(plan, prefix), render_hosts(plan), render_exports(plan)):
+        for path, text in part.items():
+            if path in files:
+                raise ValueError(f"two renderers produce {path}")
+            files[path] = text
+    return dict(sorted(files.items()))

@@ -1,0 +1,56 @@
+"""`ffplan render PLAN -o OUT`: every file a deployment needs, written atomically with a manifest."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from ffplan.cli.common import err, out, stage_errors
+from ffplan.outdir import write_folder
+from ffplan.plan import load_plan
+from ffplan.render import DEFAULT_PREFIX, render_plan
+
+
+def _plan_path(path: Path) -> Path:
+    """PLAN is plan.yaml or the folder `ffplan design` wrote it to."""
+    return path / "plan.yaml" if path.is_dir() else path
+
+
+def render_command(
+    plan: Path = typer.Argument(..., help="plan.yaml, or the folder `ffplan design` wrote it to."),
+    output: Path = typer.Option(Path("out/render"), "-o", "--output", help="Folder for opensm/, hosts/ and exports/."),
+    prefix: str = typer.Option(DEFAULT_PREFIX, "--prefix", help="Where the OpenSM files will live on the SM host (paths inside opensm.conf)."),
+    force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
+) -> None:
+    """Render the OpenSM configuration, the host profiles (NCCL topology, nccl.conf, SLs, relaxed ordering,
+    host check) and the exports (Slurm topology.conf, Ansible inventory, cables, BOM, SVG per zone) of PLAN.
+
+    The folder is replaced all at once and carries manifest.json with a checksum per file; identical plans
+    give byte-identical files.
+
+    Example: ffplan render out/ff2 -o out/ff2-render --prefix /etc/opensm
+    """
+    with stage_errors():
+        started = time.perf_counter()
+        loaded = load_plan(_plan_path(plan))
+        if quiet:
+            files = render_plan(loaded, prefix)
+        else:
+            with err.status(f"rendering {loaded.inventory.name}"):
+                files = render_plan(loaded, prefix)
+        write_folder(output, files, kind="render", force=force)
+        elapsed = time.perf_counter() - started
+    if not quiet:
+        tops: dict[str, int] = {}
+        for name in files:
+            top = name.split("/", 1)[0] if "/" in name else "."
+            tops[top] = tops.get(top, 0) + 1
+        summary = ", ".join(f"{top}/ {n}" for top, n in sorted(tops.items()))
+        out.print(f"wrote {output}: {len(files)} files ({summary}) and manifest.json in {elapsed:.2f} s")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("render")(render_command)

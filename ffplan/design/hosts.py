@@ -1,0 +1,372 @@
+"""Host profiles: per node model and role, everything host-side the render step prints.
+
+The templates only print; every value that needs a decision or a computation is made here: the NUMA
+nodes with their CPU lists and NCCL affinity masks, each device's NUMA node, link speed and width, the
+NIC each GPU pairs with and whether GPUDirect RDMA reaches it, the NCCL settings with their reasons,
+the service level of every piece of software (from the plan's QoS), and the relaxed-ordering targets.
+
+One profile per (node model, role, host settings that change a file). Hosts of one group normally share
+one; a host that overrides a setting (say gdr_level) gets a variant folder of its own.
+
+CPU numbering (an assumption checked on every host by host-check.sh against sysfs): Linux numbers the
+first hardware thread of every core first, socket by socket, then the second threads in the same order
+(the x86 ACPI/MADT order of AMD EPYC and Intel Xeon boards). With NPS n each socket's cores split into n
+equal NUMA nodes in core order.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ffplan.diagnostics import Collector, StageError
+from ffplan.inventory import LoadedInventory
+from ffplan.inventory.models import HostSettings, NodeModel
+from ffplan.plan.model import (
+    HostProfile,
+    NumaNode,
+    NvlinkPair,
+    PcieDevice,
+    Plan,
+    ProfileFile,
+    RelaxedOrdering,
+    Setting,
+    SlSetting,
+)
+
+__all__ = ["design_hosts", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
+
+# PCIe generation -> link speed as NCCL's dictionary (kvDictPciGen) and sysfs (kernel >= 5.7) spell it.
+PCIE_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe",
+              6: "64.0 GT/s PCIe"}
+# The spelling of kernels < 5.7 (also accepted by NCCL).
+PCIE_SPEED_LEGACY = {1: "2.5 GT/s", 2: "5 GT/s", 3: "8 GT/s", 4: "16 GT/s", 5: "32 GT/s", 6: "64 GT/s"}
+PCI_CLASS = {"gpu": "0x030200", "nic": "0x020700"}  # 3D controller; InfiniBand controller
+# NCCL path types in order (src/graph/paths.cc), for the GDR decision.
+PATH_ORDER = ["LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"]
+
+# ffplan's name for the SL variable of HFReduce-style collective libraries (HFReduce itself is not public:
+# the library has to be wired to read it).
+HFREDUCE_SL_VAR = "HFREDUCE_IB_SL"
+
+# Where each file goes on a host (topo.xml's path is the topo_file setting).
+INSTALL = {
+    "nccl.conf": "/etc/nccl.conf",
+    "ucx.conf": "/etc/ucx/ucx.conf",
+    "hfreduce.env": "/etc/ffplan/hfreduce.env",
+}
+# The 3FS configuration the host check reads to compare the SLs (3FS's documented install location).
+THREEFS_CLIENT_TOML = "/opt/3fs/etc/hf3fs_fuse_main.toml"
+THREEFS_STORAGE_TOML = "/opt/3fs/etc/storage_main.toml"
+
+# Traffic class each piece of software uses, in order of preference.
+SL_CLASSES = {
+    "nccl": ["nccl"],
+    "hfreduce": ["hfreduce", "nccl"],
+    "mpi": ["mpi", "other", "default"],
+    "storage": ["storage", "3fs"],
+}
+
+# The settings that change a rendered host file; hosts that differ in them need different profiles.
+PROFILE_SETTINGS = ("relaxed_ordering", "gdr_level", "nccl_socket_ifname", "topo_file")
+
+
+# ---------------------------------------------------------------- CPU numbering
+
+
+def _ranges(ids: list[int]) -> str:
+    out: list[str] = []
+    start = prev = None
+    for i in sorted(ids):
+        if start is None:
+            start = prev = i
+        elif i == prev + 1:
+            prev = i
+        else:
+            out.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = prev = i
+    if start is not None:
+        out.append(f"{start}" if start == prev else f"{start}-{prev}")
+    return ",".join(out)
+
+
+def cpulist(ids: list[int]) -> str:
+    """Linux cpulist format: `0-15,64-79`."""
+    return _ranges(ids)
+
+
+def cpumap(ids: list[int], nbits: int) -> str:
+    """Linux cpumap format (the kernel's `%*pb`): comma-separated 32-bit hex groups, most significant
+    first; the first group has only as many digits as its bits need."""
+    mask = 0
+    for i in ids:
+        mask |= 1 << i
+    groups = []
+    nbits = max(nbits, 1)
+    top = nbits % 32 or 32
+    for start in range(((nbits + 31) // 32 - 1) * 32, -1, -32):
+        width = top if start == ((nbits + 31) // 32 - 1) * 32 else 32
+        value = (mask >> start) & ((1 << width) - 1)
+        groups.append(f"{value:0{(width + 3) // 4}x}")
+    return ",".join(groups)
+
+
+def nccl_family_id(family: int) -> int:
+    """CPUID family as NCCL computes it: base family + (extended family << 4). The AMD convention (and the
+    inventory) is base + extended: Rome 23 -> NCCL 143, Milan 25 -> 175; families below 15 are unchanged."""
+    if family < 15:
+        return family
+    return 15 + ((family - 15) << 4)
+
+
+def numa_nodes(model: NodeModel) -> list[NumaNode]:
+    cpu = model.cpu
+    sockets, cores, threads = cpu.sockets, cpu.cores_per_socket, cpu.threads_per_core
+    total = sockets * cores * threads
+    per_socket = 1 if cpu.nps == 0 else cpu.nps
+    nodes: list[NumaNode] = []
+    if cpu.nps == 0:
+        groups = [(0, list(range(sockets * cores)))]
+    else:
+        groups = []
+        for s in range(sockets):
+            base, extra = divmod(cores, per_socket)
+            first = 0
+            for q in range(per_socket):
+                n = base + (1 if q < extra else 0)
+                groups.append((s, [s * cores + first + c for c in range(n)]))
+                first += n
+    for node_id, (socket, core_ids) in enumerate(groups):
+        ids = [t * sockets * cores + c for t in range(threads) for c in core_ids]
+        nodes.append(NumaNode(id=node_id, socket=socket, cpus=cpulist(ids), affinity=cpumap(ids, total)))
+    return nodes
+
+
+# ---------------------------------------------------------------- devices
+
+
+def _devices(inv, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> list[PcieDevice]:
+    ports = {rp.name: rp for rp in model.root_ports}
+    socket_of = {n.id: n.socket for n in nodes}
+    on_port: dict[str, list[str]] = defaultdict(list)
+    for d in model.devices:
+        on_port[d.root_port].append(d.name)
+    nics = [d for d in model.devices if d.kind == "nic"]
+    nic_numa = {d.name: ports[d.root_port].numa for d in nics}
+    gdr_rank = PATH_ORDER.index(gdr_level)
+    devices = []
+    for d in model.devices:
+        rp = ports[d.root_port]
+        spec = inv.models.gpus[d.model] if d.kind == "gpu" else inv.models.nics[d.model]
+        vendor, device = spec.pci_id.split(":")
+        gen = min(spec.pcie.gen, rp.pcie.gen)
+        width = min(spec.pcie.lanes, max(1, rp.pcie.lanes // len(on_port[d.root_port])))
+        bus = d.bus_id.lower()
+        nearest = path = ""
+        gdr = False
+        ib_ports: list[int] = []
+        rate = ""
+        if d.kind == "gpu" and nics:
+            same = [n for n in nics if nic_numa[n.name] == rp.numa]
+            pick = same[0] if same else nics[0]
+            nearest = pick.name
+            path = "PHB" if same else "SYS"
+            gdr = PATH_ORDER.index(path) <= gdr_rank
+        if d.kind == "nic":
+            ib_ports = list(range(1, spec.ports + 1))
+            rate = f"4X {spec.speed.value}"
+        devices.append(PcieDevice(
+            name=d.name, kind=d.kind, model=d.model, bus_id=bus,
+            topo_bus_id=bus[:-1] + "0" if d.kind == "nic" else bus,
+            numa=rp.numa, socket=socket_of.get(rp.numa, 0), root_port=rp.name,
+            root_port_peers=[n for n in on_port[d.root_port] if n != d.name],
+            pci_class=PCI_CLASS[d.kind], vendor=vendor, device=device,
+            link_gen=gen, link_speed=PCIE_SPEED[gen], link_speed_legacy=PCIE_SPEED_LEGACY[gen], link_width=width,
+            ib_ports=ib_ports, ib_rate=rate, nearest_nic=nearest, nic_path=path, gdr=gdr,
+        ))
+    return devices
+
+
+# ---------------------------------------------------------------- SLs and NCCL
+
+
+def _sl(plan: Plan, software: str) -> tuple[str, int]:
+    if plan.qos is None:
+        return "", 0
+    by_name = {c.name: c for c in plan.qos.classes}
+    for name in SL_CLASSES[software]:
+        if name in by_name:
+            return name, by_name[name].sl
+    return "", 0
+
+
+def _sl_comment(cls: str, sl: int, what: str) -> str:
+    if not cls:
+        return f"SL {sl}: the plan has no traffic class for {what}, so it uses SL 0 (OpenSM's default VL)"
+    return f"SL {sl} of traffic class '{cls}' in the plan's QoS; OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)"
+
+
+def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list[Setting]:
+    gpus = [d for d in devices if d.kind == "gpu"]
+    nics = [d for d in devices if d.kind == "nic"]
+    if not gpus:
+        return []
+    cls, sl = _sl(plan, "nccl")
+    gdr = settings.gdr_level or "PXB"
+    near = sorted({d.name for d in gpus if d.gdr})
+    out = [Setting(name="NCCL_TOPO_FILE", value=str(settings.topo_file),
+                   comment="the PCIe/NUMA tree of this node model (topo.xml here); NCCL keeps the file's tree and fills "
+                           "in device details from sysfs")]
+    if nics:
+        hca = ",".join(f"{n.name}:{p}" for n in nics for p in n.ib_ports)
+        out.append(Setting(name="NCCL_IB_HCA", value=f"={hca}",
+                           comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
+                                   "fabric ports listed here carry NCCL traffic"))
+    out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, "NCCL")))
+    out.append(Setting(name="NCCL_IB_TIMEOUT", value="20",
+                       comment="ACK timeout 4.096 us x 2^20 = 4.3 s per try (NCCL's default since 2.23, set so older "
+                               "versions agree); the two-layer fat tree needs no more"))
+    out.append(Setting(name="NCCL_IB_RETRY_CNT", value="7", comment="the maximum IB retry count (NCCL's default), stated explicitly"))
+    ro = bool(settings.relaxed_ordering)
+    out.append(Setting(name="NCCL_IB_PCI_RELAXED_ORDERING", value="1" if ro else "0",
+                       comment="1 = register memory with relaxed ordering and fail loudly if the verbs API lacks it; pairs "
+                               "with relaxed-ordering.sh (NIC Device Control bit)" if ro else
+                               "0 = relaxed ordering disabled for this profile (relaxed_ordering: false)"))
+    out.append(Setting(name="NCCL_NET_GDR_LEVEL", value=gdr,
+                       comment=f"GPUDirect RDMA up to path {gdr}: NICs sit on CPU root ports (no PCIe switch), so NCCL's "
+                               f"default (PXB) would stage all traffic through host memory; {gdr} enables it for "
+                               f"{', '.join(near) if near else 'no GPU'}. Needs nvidia-peermem or DMA-BUF and IOMMU pt/off"))
+    out.append(Setting(name="NCCL_P2P_LEVEL", value="PHB",
+                       comment="GPU-to-GPU P2P within a NUMA node; NCCL >= 2.23 defaults to PXB (P2P off through the CPU "
+                               "with more than 2 GPUs on AMD) and would use shared memory instead. Benchmark against unset"))
+    if settings.nccl_socket_ifname:
+        out.append(Setting(name="NCCL_SOCKET_IFNAME", value=settings.nccl_socket_ifname,
+                           comment="interface for NCCL's bootstrap and out-of-band sockets ('=' exact name, '^' exclude)"))
+    return out
+
+
+def _sls(plan: Plan, role: str, has_gpus: bool) -> list[SlSetting]:
+    wanted = []
+    if has_gpus:
+        wanted += [("NCCL", "NCCL_IB_SL", "nccl", "nccl.conf"), ("HFReduce", HFREDUCE_SL_VAR, "hfreduce", "hfreduce.env")]
+    wanted += [("UCX (MPI)", "UCX_IB_SL", "mpi", "ucx.conf"), ("3FS client", "sl", "storage", "3fs-client-sl.toml")]
+    if role == "storage":
+        wanted.append(("3FS storage server", "sl", "storage", "3fs-storage-sl.toml"))
+    out = []
+    for software, setting, kind, file in wanted:
+        cls, sl = _sl(plan, kind)
+        out.append(SlSetting(software=software, setting=setting, traffic_class=cls, sl=sl, file=file,
+                             comment=_sl_comment(cls, sl, software)))
+    return out
+
+
+def _files(role: str, topo_file: str | None) -> list[ProfileFile]:
+    files = [ProfileFile(name="README.md", install_path="", purpose="what every file here is for, and why each setting has its value")]
+    if topo_file:
+        files.append(ProfileFile(name="topo.xml", install_path=topo_file, purpose="NCCL topology: the node model's PCIe/NUMA tree"))
+        files.append(ProfileFile(name="nccl.conf", install_path=INSTALL["nccl.conf"], purpose="NCCL settings (NAME=VALUE)"))
+        files.append(ProfileFile(name="hfreduce.env", install_path=INSTALL["hfreduce.env"],
+                                 purpose=f"SL for HFReduce-style libraries ({HFREDUCE_SL_VAR}, ffplan's name)"))
+    files.append(ProfileFile(name="ucx.conf", install_path=INSTALL["ucx.conf"], purpose="UCX_IB_SL for MPI over UCX"))
+    files.append(ProfileFile(name="3fs-client-sl.toml", install_path="",
+                             purpose=f"sl of every 3FS client ibsocket section; merge into {THREEFS_CLIENT_TOML}"))
+    if role == "storage":
+        files.append(ProfileFile(name="3fs-storage-sl.toml", install_path="",
+                                 purpose=f"sl of every 3FS storage server ibsocket section; merge into {THREEFS_STORAGE_TOML}"))
+    files.append(ProfileFile(name="relaxed-ordering.sh", install_path="",
+                             purpose="checks PCIe relaxed ordering, ACS and IOMMU; sets RO only with --apply"))
+    files.append(ProfileFile(name="host-check.sh", install_path="",
+                             purpose="read-only comparison of a running host with the plan (pass/fail table)"))
+    return files
+
+
+# ---------------------------------------------------------------- profiles
+
+
+def _profile_key(host) -> tuple:
+    return (host.model, host.role.value, tuple(getattr(host.settings, k) for k in PROFILE_SETTINGS))
+
+
+def _check(loaded: LoadedInventory) -> None:
+    """References the profiles need; lint reports the same (FF301-FF306) with more context."""
+    inv = loaded.inventory
+    c = Collector(loaded.source.file, loaded.source.positions)
+    used = {h.model for h in loaded.resolved.hosts}
+    for name in sorted(used):
+        model = inv.models.nodes.get(name)
+        if model is None:
+            continue  # the fabric step reports unknown node models
+        nnodes = 1 if model.cpu.nps == 0 else model.cpu.sockets * model.cpu.nps
+        ports = {rp.name for rp in model.root_ports}
+        for ri, rp in enumerate(model.root_ports):
+            if rp.numa >= nnodes:
+                c.error("FF303", ("models", "nodes", name, "root_ports", ri, "numa"),
+                        f"root port '{rp.name}' of node model '{name}' is on NUMA node {rp.numa}, which does not exist",
+                        "fix the root port's numa, or the cpu's sockets/nps")
+        for di, d in enumerate(model.devices):
+            if d.root_port not in ports:
+                c.error("FF301", ("models", "nodes", name, "devices", di, "root_port"),
+                        f"device '{d.name}' is on unknown root port '{d.root_port}'", "run `ffplan lint` for details")
+            table = inv.models.gpus if d.kind == "gpu" else inv.models.nics
+            if d.model not in table:
+                c.error("FF302", ("models", "nodes", name, "devices", di, "model"),
+                        f"device '{d.name}' has unknown {d.kind} model '{d.model}'", "run `ffplan lint` for details")
+    if c.has_errors:
+        raise StageError(c.items)
+
+
+def design_hosts(loaded: LoadedInventory, plan: Plan) -> list[HostProfile]:
+    """One HostProfile per node model, role and settings variant, sorted by name."""
+    _check(loaded)
+    inv = loaded.inventory
+    planned = {n.hostname for n in plan.nodes}
+    groups: dict[tuple, list] = {}
+    for host in sorted(loaded.resolved.hosts, key=lambda h: h.order):
+        if host.hostname in planned and host.model in inv.models.nodes:
+            groups.setdefault(_profile_key(host), []).append(host)
+    roles_of_model: dict[str, set] = defaultdict(set)
+    for model, role, _ in groups:
+        roles_of_model[model].add(role)
+    names: dict[tuple, str] = {}
+    taken: set[str] = set()
+    seen: dict[tuple, int] = defaultdict(int)
+    for key in groups:
+        model, role, _ = key
+        base = model if len(roles_of_model[model]) == 1 else f"{model}-{role}"
+        seen[(model, role)] += 1
+        name = base if seen[(model, role)] == 1 else f"{base}-{seen[(model, role)]}"
+        n = seen[(model, role)]
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}"
+        taken.add(name)
+        names[key] = name
+
+    profiles = []
+    for key, hosts in groups.items():
+        model_name, role, _ = key
+        model = inv.models.nodes[model_name]
+        settings = hosts[0].settings
+        nodes = numa_nodes(model)
+        devices = _devices(inv, model, nodes, settings.gdr_level or "PXB")
+        nics = [d for d in devices if d.kind == "nic"]
+        has_gpus = any(d.kind == "gpu" for d in devices)
+        topo_file = settings.topo_file if has_gpus else None
+        ro = bool(settings.relaxed_ordering)
+        cpu = model.cpu
+        profiles.append(HostProfile(
+            name=names[key], node_model=model_name, role=role, description=model.description,
+            cpu_model=cpu.model, cpu_arch="x86_64", cpu_vendor=cpu.vendor,
+            cpu_familyid=nccl_family_id(cpu.family_id), cpu_modelid=cpu.model_id,
+            sockets=cpu.sockets, cores_per_socket=cpu.cores_per_socket, threads_per_core=cpu.threads_per_core,
+            nps=cpu.nps, logical_cpus=cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core,
+            numa_nodes=nodes, devices=devices,
+            nvlink_pairs=[NvlinkPair(a=a, b=b) for a, b in model.nvlink_pairs],
+            topo_file=topo_file, nccl=_nccl(devices, settings, plan), sls=_sls(plan, role, has_gpus),
+            relaxed_ordering=RelaxedOrdering(
+                enabled=ro, nic_bus_ids=[d.bus_id for d in nics], devctl_value="0010" if ro else "0000",
+                devctl_mask="0010", pci_wr_ordering=0, pci_wr_ordering_name="per_mkey", iommu_modes=["pt", "off"],
+            ),
+            files=_files(role, topo_file),
+            hosts=[h.hostname for h in hosts],
+        ))
+    return sorted(profiles, key=lambda p: p.name)

@@ -1,0 +1,241 @@
+"""Exports of a plan for other tools: Slurm topology.conf, an Ansible inventory, the cable plan and BOM, and
+one SVG diagram per zone. The templates print; grouping, hostlist compression and diagram coordinates are
+computed here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from ffplan.plan.exports import bom_csv, cables_csv
+from ffplan.plan.model import Plan
+from ffplan.render.env import render_template
+
+ROLES = ("compute", "storage", "management")
+ROLE_COLORS = {"compute": "#4e79a7", "storage": "#f28e2b", "management": "#59a14f", "inter-zone": "#9c755f"}
+
+_NUM = re.compile(r"^(.*?)(\d+)$")
+
+
+# ---------------------------------------------------------------- Slurm hostlists
+
+
+def hostlist(names: list[str]) -> str:
+    """Slurm hostlist expression: `cn[0001-0015,0020],mgmt1`. Names are grouped by the prefix before their
+    trailing digits; a range only joins numbers of the same digit count, so zero padding survives."""
+    groups: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    plain: list[str] = []
+    order: list[str] = []
+    for name in dict.fromkeys(names):
+        m = _NUM.match(name)
+        if m is None or not m.group(1):
+            plain.append(name)
+            order.append(name)
+            continue
+        prefix = m.group(1)
+        if prefix not in groups:
+            order.append("\0" + prefix)
+        groups[prefix].append((int(m.group(2)), m.group(2)))
+    out = []
+    for key in order:
+        if not key.startswith("\0"):
+            out.append(key)
+            continue
+        prefix = key[1:]
+        items = sorted(set(groups[prefix]), key=lambda t: (t[0], len(t[1])))
+        if len(items) == 1:
+            out.append(prefix + items[0][1])
+            continue
+        runs: list[list[tuple[int, str]]] = []
+        for num, text in items:
+            last = runs[-1][-1] if runs else None
+            if last is not None and num == last[0] + 1 and len(text) == len(last[1]):
+                runs[-1].append((num, text))
+            else:
+                runs.append([(num, text)])
+        parts = [r[0][1] if len(r) == 1 else f"{r[0][1]}-{r[-1][1]}" for r in runs]
+        out.append(f"{prefix}[{','.join(parts)}]")
+    return ",".join(out)
+
+
+def expand_hostlist(expr: str) -> list[str]:
+    """The inverse of `hostlist` (for tests and for reading Slurm files): `cn[01-03],x` -> names."""
+    names: list[str] = []
+    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?(?:,|$)", expr):
+        prefix, body = m.group(1), m.group(2)
+        if body is None:
+            names.append(prefix)
+            continue
+        for part in body.split(","):
+            lo, _, hi = part.partition("-")
+            hi = hi or lo
+            width = len(lo)
+            for n in range(int(lo), int(hi) + 1):
+                names.append(f"{prefix}{n:0{width}d}")
+    return names
+
+
+# ---------------------------------------------------------------- Slurm topology.conf
+
+
+def topology_conf(plan: Plan) -> str:
+    compute = {n.hostname for n in plan.nodes if n.role == "compute"}
+    leaf_nodes: dict[str, list[str]] = defaultdict(list)
+    for n in plan.nodes:
+        if n.hostname in compute:
+            for pt in n.ports:
+                if n.hostname not in leaf_nodes[pt.leaf]:
+                    leaf_nodes[pt.leaf].append(n.hostname)
+    zones = []
+    for z in plan.zones:
+        leaves = [s.name for s in plan.switches if s.zone == z.name and s.tier == "leaf" and leaf_nodes.get(s.name)]
+        spines = [s.name for s in plan.switches if s.zone == z.name and s.tier == "spine"]
+        if not leaves:
+            continue
+        zones.append({
+            "name": z.name,
+            "leaves": [{"name": leaf, "nodes": hostlist(leaf_nodes[leaf]), "count": len(leaf_nodes[leaf])} for leaf in leaves],
+            "spines": [{"name": s, "switches": hostlist(leaves)} for s in spines],
+            "top": {"name": z.name, "switches": hostlist(spines) if spines else hostlist(leaves)},
+        })
+    return render_template("exports/topology.conf", plan_name=plan.inventory.name, zones=zones,
+                           root_example=hostlist([z["name"] for z in zones]), compute_count=len(compute))
+
+
+# ---------------------------------------------------------------- Ansible
+
+
+def _group_name(kind: str, name: str) -> str:
+    """Ansible group names must be identifiers: other characters become '_'."""
+    return f"{kind}_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def ansible_inventory(plan: Plan) -> str:
+    profile_of = {h: p.name for p in plan.hosts or [] for h in p.hosts}
+    hosts = []
+    groups: dict[str, list[str]] = defaultdict(list)
+    sources: dict[str, set[str]] = defaultdict(set)
+    for n in plan.nodes:
+        first = n.ports[0] if n.ports else None
+        hosts.append({
+            "name": n.hostname,
+            "vars": [("ffplan_role", n.role), ("ffplan_node_model", n.model), ("ffplan_profile", profile_of.get(n.hostname, "")),
+                     ("ffplan_rack", n.rack), ("ffplan_u", n.u)]
+                    + ([("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port),
+                        ("ffplan_lid", first.lid), ("ffplan_port_guid", first.port_guid)] if first else []),
+            "ports": [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port),
+                       ("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)] for p in n.ports],
+        })
+        memberships = [("role", n.role)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
+        if n.hostname in profile_of:
+            memberships.append(("profile", profile_of[n.hostname]))
+        for kind, name in memberships:
+            g = _group_name(kind, name)
+            sources[g].add(f"{kind}:{name}")
+            if n.hostname not in groups[g]:
+                groups[g].append(n.hostname)
+    clashes = sorted(g for g, s in sources.items() if len(s) > 1)
+    if clashes:
+        raise ValueError(f"Ansible group names collide after sanitising: {', '.join(clashes)}")
+    ordered = sorted(groups.items())
+    return render_template("exports/ansible-inventory.yaml", plan_name=plan.inventory.name, hosts=hosts,
+                           groups=[{"name": g, "hosts": h} for g, h in ordered])
+
+
+# ---------------------------------------------------------------- SVG per zone
+
+
+@dataclass(frozen=True)
+class _Box:
+    name: str
+    x: int
+    y: int
+    w: int
+    h: int
+
+
+def zone_diagram(plan: Plan, zone: str) -> str:
+    spines = [s for s in plan.switches if s.zone == zone and s.tier == "spine"]
+    leaves = [s for s in plan.switches if s.zone == zone and s.tier == "leaf"]
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for n in plan.nodes:
+        for p in n.ports:
+            if p.zone == zone:
+                counts[p.leaf][n.role] += 1
+    uplinks: Counter = Counter()
+    for c in plan.cables:
+        if c.kind == "leaf-spine" and c.zone == zone:
+            uplinks[(c.a.device, c.b.device)] += 1
+        elif c.kind == "inter-zone":
+            for end in (c.a, c.b):
+                if any(s.name == end.device for s in leaves):
+                    counts[end.device]["inter-zone"] += 1
+
+    box_w, box_h, gap, margin = 96, 30, 14, 30
+    n = max(len(leaves), len(spines), 1)
+    width = max(margin * 2 + n * box_w + (n - 1) * gap, 640)
+    legend_y = 24
+    spine_y, leaf_y = 70, 250
+    bar_y, bar_h_max = leaf_y + box_h + 14, 60
+
+    def row(items, y):
+        total = len(items) * box_w + max(len(items) - 1, 0) * gap
+        x0 = (width - total) // 2
+        return [_Box(s.name, x0 + i * (box_w + gap), y, box_w, box_h) for i, s in enumerate(items)]
+
+    spine_boxes, leaf_boxes = row(spines, spine_y), row(leaves, leaf_y)
+    spine_at = {b.name: b for b in spine_boxes}
+    links = []
+    for lb in leaf_boxes:
+        for sb in spine_boxes:
+            k = uplinks.get((lb.name, sb.name), 0) + uplinks.get((sb.name, lb.name), 0)
+            if k:
+                links.append({"x1": lb.x + lb.w // 2, "y1": lb.y, "x2": sb.x + sb.w // 2, "y2": sb.y + sb.h, "count": k,
+                              "title": f"{lb.name} - {sb.name}: {k} link(s)"})
+    kinds = list(ROLES) + ["inter-zone"]
+    peak = max([sum(counts[lb.name].values()) for lb in leaf_boxes] + [1])
+    bars = []
+    for lb in leaf_boxes:
+        y = bar_y
+        segs = []
+        for kind in kinds:
+            k = counts[lb.name].get(kind, 0)
+            if not k:
+                continue
+            h = max(2, round(bar_h_max * k / peak))
+            segs.append({"x": lb.x + 8, "y": y, "w": lb.w - 16, "h": h, "color": ROLE_COLORS[kind], "title": f"{lb.name}: {kind} {k}"})
+            y += h
+        lines = [f"{kind[0].upper()} {counts[lb.name][kind]}" for kind in kinds if counts[lb.name].get(kind)]
+        bars.append({"segments": segs, "labels": [{"x": lb.x + lb.w // 2, "y": bar_y + bar_h_max + 16 + 13 * i, "text": t}
+                                                  for i, t in enumerate(lines)]})
+    height = bar_y + bar_h_max + 16 + 13 * len(kinds) + margin
+    legend = [{"x": margin + i * 130, "y": legend_y + 6, "tx": margin + i * 130 + 16, "ty": legend_y + 16,
+               "color": ROLE_COLORS[k], "text": k} for i, k in enumerate(kinds)]
+    total = Counter()
+    for lb in leaf_boxes:
+        total.update(counts[lb.name])
+    title = (f"{plan.inventory.name}, zone {zone}: {len(spine_boxes)} spines, {len(leaf_boxes)} leaves; "
+             + ", ".join(f"{k} {total[k]}" for k in kinds if total.get(k)))
+    return render_template(
+        "exports/zone.svg", width=width, height=height, title=title, legend=legend,
+        spines=[{"x": b.x, "y": b.y, "w": b.w, "h": b.h, "label": b.name, "tx": b.x + b.w // 2, "ty": b.y + 19} for b in spine_boxes],
+        leaves=[{"x": b.x, "y": b.y, "w": b.w, "h": b.h, "label": b.name, "tx": b.x + b.w // 2, "ty": b.y + 19} for b in leaf_boxes],
+        links=links, bars=bars, spine_label_y=spine_y - 10, leaf_label_y=leaf_y - 10, label_x=margin, spine_at=spine_at,
+    )
+
+
+# ---------------------------------------------------------------- all exports
+
+
+def render_exports(plan: Plan) -> dict[str, str]:
+    files = {
+        "exports/topology.conf": topology_conf(plan),
+        "exports/ansible-inventory.yaml": ansible_inventory(plan),
+        "exports/cables.csv": cables_csv(plan),
+        "exports/bom.csv": bom_csv(plan),
+    }
+    for z in plan.zones:
+        files[f"exports/diagram-{z.name}.svg"] = zone_diagram(plan, z.name)
+    return files
