@@ -8,6 +8,7 @@ from typing import Iterator
 
 from ffplan.design.sizing import SizingError, TwoLayerSize
 from ffplan.diagnostics import Severity, YamlPath
+from ffplan.inventory import ResolvedHost
 from ffplan.inventory.models import Attach
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, more, plural
@@ -51,7 +52,7 @@ def _demand_parts(every_zone: int, zones: int, single: int, inter_zone: int, sin
     return " + ".join(parts) or "nothing"
 
 
-def _total_budget_hint(ctx: LintContext, shape: TwoLayerSize, over: int, largest: _FloatingGroup | None) -> str:
+def _total_budget_hint(shape: TwoLayerSize, over: int, largest: _FloatingGroup | None) -> str:
     options = []
     if largest is not None and largest.hosts:
         per_host = max(1, largest.ports // largest.hosts)
@@ -121,7 +122,7 @@ def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
         f"the fabric has {total_capacity:,} endpoint ports ({len(zones)} zones x {capacity:,}: {_zone_shape_text(ctx, shape)}) "
         f"but the hosts need {demand.total:,}: "
         f"{_demand_parts(demand.every_zone, len(zones), single, sum(demand.inter_zone.values()), 'single-attached')}; {over:,} over",
-        _total_budget_hint(ctx, shape, over, largest),
+        _total_budget_hint(shape, over, largest),
     )
 
 
@@ -185,7 +186,7 @@ def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
             )
 
 
-def _attach_source(ctx: LintContext, host) -> YamlPath:
+def _attach_source(ctx: LintContext, host: ResolvedHost) -> YamlPath:
     """Where a host's `attach` comes from: the host, its group, the inventory defaults, or its role."""
     group_index = host.path[1]
     group = ctx.inventory.groups[group_index]

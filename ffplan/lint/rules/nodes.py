@@ -31,6 +31,8 @@ def _device_models(ctx: LintContext, kind: str) -> dict:
     """,
     good="""
     root_ports: [{name: rp0, numa: 0}, {name: rp1, numa: 0}]
+    devices:
+      - {name: gpu0, kind: gpu, model: A100, root_port: rp1, bus_id: "0000:01:00.0"}
     """,
 )
 def unknown_root_port(ctx: LintContext) -> Iterator[Finding]:
@@ -59,6 +61,10 @@ def unknown_root_port(ctx: LintContext) -> Iterator[Finding]:
           devices: [{name: gpu0, kind: gpu, model: A100-PCIE-40GB, root_port: rp0, bus_id: "0000:01:00.0"}]
     """,
     good="""
+    models:
+      gpus: {A100-PCIe-40GB: {}}
+      nodes:
+        gpu-node:
           devices: [{name: gpu0, kind: gpu, model: A100-PCIe-40GB, root_port: rp0, bus_id: "0000:01:00.0"}]
     """,
 )
@@ -122,6 +128,9 @@ def numa_node_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     """,
     good="""
     root_ports: [{name: rp6, numa: 1, pcie: {lanes: 32}}]   # one host bridge, two x16 links
+    devices:
+      - {name: gpu5, kind: gpu, model: A100, root_port: rp6, bus_id: "0000:a1:00.0"}
+      - {name: gpu6, kind: gpu, model: A100, root_port: rp6, bus_id: "0000:a2:00.0"}
     """,
 )
 def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
@@ -156,6 +165,8 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
       - {name: gpu0, kind: gpu, model: A100, root_port: rp1, bus_id: "0000:21:00.0"}
     """,
     good="""
+    devices:
+      - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
       - {name: gpu1, kind: gpu, model: A100, root_port: rp1, bus_id: "0000:21:00.0"}
     """,
 )
@@ -180,6 +191,8 @@ def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
       - {name: gpu1, kind: gpu, model: A100, root_port: rp1, bus_id: "0000:01:00.0"}
     """,
     good="""
+    devices:
+      - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
       - {name: gpu1, kind: gpu, model: A100, root_port: rp1, bus_id: "0000:21:00.0"}
     """,
 )

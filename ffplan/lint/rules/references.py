@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Iterator
 
 from ffplan.diagnostics import Severity
+from ffplan.inventory import ResolvedHost
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, duplicates, more, plural, unknown_reference
 from ffplan.lint.registry import Finding, rule
@@ -24,6 +26,11 @@ from ffplan.lint.registry import Finding, rule
         hosts: [{hostname: cn07, rack: r9, u: 1}]
     """,
     good="""
+    groups:
+      - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}"}
+      - name: extra
+        role: compute
+        model: gpu-node
         hosts: [{hostname: cn21, rack: r9, u: 1}]
     """,
 )
@@ -53,6 +60,8 @@ def duplicate_hostname(ctx: LintContext) -> Iterator[Finding]:
       - {hostname: cn02, rack: r1, u: 5, guids: {mlx5_0: "0x0002c90300aa0001"}}
     """,
     good="""
+    hosts:
+      - {hostname: cn01, rack: r1, u: 1, guids: {mlx5_0: "0x0002c90300aa0001"}}
       - {hostname: cn02, rack: r1, u: 5, guids: {mlx5_0: "0x0002c90300aa0002"}}
     """,
 )
@@ -124,13 +133,26 @@ def duplicate_rack_position(ctx: LintContext) -> Iterator[Finding]:
         yield Finding(path, f"row {row}, slot {slot} is already taken by {ctx.where(first)}", "give each rack its own row and slot")
 
 
-def _occupied(ctx: LintContext) -> dict[str, list]:
-    """Hosts by rack with their first and last U, sorted by position."""
-    by_rack: dict[str, list] = defaultdict(list)
+@dataclass(frozen=True)
+class _Slot:
+    """The rack units a host occupies."""
+
+    first_u: int
+    last_u: int
+    host: ResolvedHost
+
+    @property
+    def units(self) -> str:
+        return f"U{self.first_u}-U{self.last_u}"
+
+
+def _occupied(ctx: LintContext) -> dict[str, list[_Slot]]:
+    """Hosts by (known) rack, sorted by position, then inventory order."""
+    by_rack: dict[str, list[_Slot]] = defaultdict(list)
     for host in ctx.resolved.hosts:
         if host.rack in ctx.resolved.racks:
-            by_rack[host.rack].append((host.u, host.u + ctx.node_units(host.model) - 1, host.order, host))
-    return {rack: sorted(hosts) for rack, hosts in by_rack.items()}
+            by_rack[host.rack].append(_Slot(host.u, host.u + ctx.node_units(host.model) - 1, host))
+    return {rack: sorted(slots, key=lambda s: (s.first_u, s.host.order)) for rack, slots in by_rack.items()}
 
 
 @rule(
@@ -155,19 +177,18 @@ def rack_unit_overlap(ctx: LintContext) -> Iterator[Finding]:
     groups fill the same racks from overlapping `first_u` ranges.
     """
     overlaps = []
-    for rack, hosts in _occupied(ctx).items():
-        top = None  # the host reaching highest so far
-        for first_u, last_u, _, host in hosts:
-            if top is not None and first_u <= top[1]:
-                other = top[3]
-                overlaps.append((ctx.host_path(host, "u"), ctx.host_path(other, "u"), (host, other, rack, first_u, last_u, top)))
-            if top is None or last_u > top[1]:
-                top = (first_u, last_u, 0, host)
-    for path, other_path, (host, other, rack, first_u, last_u, top), count in collapse(overlaps):
+    for rack, slots in _occupied(ctx).items():
+        top: _Slot | None = None  # the host reaching highest so far
+        for slot in slots:
+            if top is not None and slot.first_u <= top.last_u:
+                overlaps.append((ctx.host_path(slot.host, "u"), ctx.host_path(top.host, "u"), (rack, slot, top)))
+            if top is None or slot.last_u > top.last_u:
+                top = slot
+    for path, other_path, (rack, slot, other), count in collapse(overlaps):
         yield Finding(
             path,
-            f"host '{host.hostname}' at U{first_u}-U{last_u} of rack '{rack}' overlaps host '{other.hostname}' "
-            f"at U{top[0]}-U{top[1]}{more(count, 'overlaps')}",
+            f"host '{slot.host.hostname}' at {slot.units} of rack '{rack}' overlaps host '{other.host.hostname}' "
+            f"at {other.units}{more(count, 'overlaps')}",
             f"move one of them (see {ctx.where(other_path)})",
         )
 
@@ -180,7 +201,8 @@ def rack_unit_overlap(ctx: LintContext) -> Iterator[Finding]:
     hosts: [{hostname: cn01, rack: r1, u: 40}]   # a 4U node at U40 needs U40-U43
     """,
     good="""
-    hosts: [{hostname: cn01, rack: r1, u: 38}]
+    racks: [{name: r1, row: 1, slot: 1, units: 42}]
+    hosts: [{hostname: cn01, rack: r1, u: 38}]   # U38-U41
     """,
 )
 def rack_height_exceeded(ctx: LintContext) -> Iterator[Finding]:
@@ -190,13 +212,13 @@ def rack_height_exceeded(ctx: LintContext) -> Iterator[Finding]:
     `first_u + per_rack x rack_units - 1` must fit.
     """
     too_high = []
-    for rack, hosts in _occupied(ctx).items():
+    for rack, slots in _occupied(ctx).items():
         units = ctx.resolved.racks[rack].units
-        too_high += [(ctx.host_path(h, "u"), (), (h, rack, first, last, units)) for first, last, _, h in hosts if last > units]
-    for path, _, (host, rack, first_u, last_u, units), count in collapse(too_high):
+        too_high += [(ctx.host_path(s.host, "u"), (), (rack, s, units)) for s in slots if s.last_u > units]
+    for path, _, (rack, slot, units), count in collapse(too_high):
         yield Finding(
             path,
-            f"host '{host.hostname}' needs U{first_u}-U{last_u} but rack '{rack}' has {units} units{more(count, 'hosts')}",
+            f"host '{slot.host.hostname}' needs {slot.units} but rack '{rack}' has {units} units{more(count, 'hosts')}",
             "start lower, put fewer hosts in each rack (per_rack), or use taller racks (units)",
         )
 
@@ -325,6 +347,7 @@ def unknown_rack(ctx: LintContext) -> Iterator[Finding]:
       - {name: mgmt, ..., settings: {zone: zone1}}   # fabric.zones defines z1, z2
     """,
     good="""
+    groups:
       - {name: mgmt, ..., settings: {zone: z1}}
     """,
 )
