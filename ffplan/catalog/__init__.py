@@ -26,6 +26,7 @@ __all__ = [
     "NodeEntry",
     "PRESETS",
     "PriceCatalog",
+    "SwitchEntry",
     "apply_override",
     "load_preset",
     "paper_reference",
@@ -75,7 +76,7 @@ class GpuEntry(Frozen):
 
 
 class SwitchEntry(Frozen):
-    price: Figure
+    price: Figure | None = None
     power_w: Figure | None = None
 
 
@@ -170,7 +171,8 @@ def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:
         for err in exc.errors(include_url=False):
             loc = tuple(err["loc"])
             if err["type"] == "extra_forbidden":
-                hint = did_you_mean(str(loc[-1]), CatalogOverride.model_fields) or "allowed: " + ", ".join(CatalogOverride.model_fields)
+                allowed = list(CatalogOverride.model_fields)
+                hint = did_you_mean(str(loc[-1]), allowed) or "allowed: " + ", ".join(allowed)
                 collector.error(RULE_BAD_CATALOG, loc, f"unknown key '{loc[-1]}'", hint)
             else:
                 collector.error(RULE_BAD_CATALOG, loc, f"{err['msg'].lower()} (got {err.get('input')!r})",
@@ -204,20 +206,13 @@ def apply_override(
         key = "prices" if field == "price" else "power_w"
         for name, value in updates.items():
             if name in switch_names:
-                entry = switches.get(name)
-                if entry is None and field != "price":
-                    collector.error(RULE_UNKNOWN_NAME, path + (key, name),
-                                    f"switch model '{name}' has no catalog price yet",
-                                    f"give it one under `prices: {{{name}: ...}}` as well")
-                    continue
-                switches[name] = (entry.model_copy(update={field: mine(value)}) if entry
-                                  else SwitchEntry(price=mine(value)))
+                switches[name] = switches.get(name, SwitchEntry()).model_copy(update={field: mine(value)})
             elif name in node_names:
                 entry = nodes.get(name, NodeEntry())
                 nodes[name] = entry.model_copy(update={field: mine(value)})
             else:
-                hint = did_you_mean(name, node_names | switch_names) or (
-                    "name a node or switch model of the inventory or the catalog: " + ", ".join(sorted(node_names | switch_names)))
+                names = sorted(node_names | switch_names)
+                hint = did_you_mean(name, names) or "name a node or switch model of the inventory or the catalog: " + ", ".join(names)
                 collector.error(RULE_UNKNOWN_NAME, path + (key, name), f"no node or switch model named '{name}'", hint)
     cable_updates: dict[str, Figure] = {}
     length_updates: dict[str, Figure] = {}

@@ -72,7 +72,7 @@ def stacked(chart_id: str, title: str, series: list[str], data: list[tuple[str, 
             segments.append(Segment(s, round(x, 2), round(width, 2), f"{series[s]}: {fmt(value, kind)}"))
             x += width
         bars.append(Bar(label, y, y + BAR_HEIGHT * 0.68, segments, fmt(sum(values), kind), round(x + 6, 2)))
-    legend = [LegendItem(s, name, LABEL_WIDTH + s * LEGEND_STEP, LABEL_WIDTH + s * LEGEND_STEP + LEGEND_TEXT_GAP) for s, name in enumerate(series)]
+    legend = [LegendItem(s, name, x := LABEL_WIDTH + s * LEGEND_STEP, x + LEGEND_TEXT_GAP) for s, name in enumerate(series)]
     height = TOP + len(data) * (BAR_HEIGHT + BAR_GAP)
     return Chart(chart_id, title, WIDTH, height, BAR_HEIGHT, LABEL_WIDTH - 8, legend, bars)
 

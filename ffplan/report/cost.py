@@ -14,6 +14,7 @@ from ffplan.catalog import (
     Figure,
     NodeEntry,
     PriceCatalog,
+    SwitchEntry,
     apply_override,
     load_preset,
     paper_reference,
@@ -80,9 +81,9 @@ def _with_inventory_power(catalog: PriceCatalog, loaded: LoadedInventory) -> Pri
         if update:
             nodes[name] = nodes.get(name, NodeEntry()).model_copy(update=update)
     for name, model in loaded.inventory.models.switches.items():
-        if model.power_w > 0 and name in switches:
+        if model.power_w > 0:
             figure = Figure(value=model.power_w, source=f"inventory models.switches.{name}.power_w")
-            switches[name] = switches[name].model_copy(update={"power_w": figure})
+            switches[name] = switches.get(name, SwitchEntry()).model_copy(update={"power_w": figure})
     return catalog.model_copy(update={"nodes": nodes, "switches": switches})
 
 
@@ -133,7 +134,9 @@ class Pricer:
 
     def switch_price(self, model: str) -> float:
         entry = self.catalog.switches.get(model)
-        return entry.price.value if entry else self._missing(("models", "switches", model), "price", model)
+        if entry and entry.price:
+            return entry.price.value
+        return self._missing(("models", "switches", model), "price", model)
 
     def switch_power(self, model: str) -> float:
         entry = self.catalog.switches.get(model)
@@ -265,8 +268,8 @@ def paper_checks(dgx_storage_switches: int) -> list[PaperCheck]:
         PaperCheck(item=f"Fire-Flyer 2: {ff['zones']} two-layer zones of {k}-port switches",
                    paper=f"{ff['switches']} switches",
                    computed=f"{ff['zones']} x ({zone.spines} spine + {zone.leaves} leaf) = {ff['zones'] * zone.switches}",
-                   reason="the paper does not say what the other "
-                          f"{ff['switches'] - ff['zones'] * zone.switches} switches are (inter-zone or management switches are a guess)"),
+                   reason=f"the paper does not say what the other {ff['switches'] - ff['zones'] * zone.switches} "
+                          "switches are (inter-zone or management switches are a guess)"),
         PaperCheck(item=f"PCIe three-layer tree, {pcie_ref['access_points']:,} access points",
                    paper=layers(pcie_ref["core"], pcie_ref["spine"], pcie_ref["leaf"], pcie_ref["switches"]),
                    computed=layers(pcie.cores, pcie.spines, pcie.leaves, pcie.switches),

@@ -98,6 +98,7 @@ def test_node_model_without_price_uses_its_gpus(tmp_path, root):
     ff = report.designs[0]
     assert ff.nodes == {"gpu-node": 18}
     assert ff.cost.servers == pytest.approx(18 * 4 * load_preset("paper").gpus["A100-PCIe-40GB"].node_price_per_gpu.value)
+    assert ff.power.switches_w == ff.switch_total * 60  # the inventory's LAB8 power, priced by the override
 
 
 def test_switch_without_price_is_one_located_error(root):
