@@ -45,7 +45,7 @@ def verify_command(
     Example: ffplan verify out/ff2-render --zone z1
     """
     from ffplan.verify.run import VerifyInputError, verify
-    from ffplan.verify.sim import ToolsMissing
+    from ffplan.verify.sim import Interrupted, ToolsMissing
 
     def progress(msg: str) -> None:
         if not quiet and fmt is Format.table:
@@ -62,11 +62,9 @@ def verify_command(
         except KeyboardInterrupt:
             err.print("interrupted: every process started was stopped")
             raise typer.Exit(130) from None
-        except BaseException as exc:
-            if type(exc).__name__ == "Interrupted":
-                err.print(f"interrupted ({exc}): every process started was stopped")
-                raise typer.Exit(143) from None
-            raise
+        except Interrupted as exc:
+            err.print(f"interrupted ({exc}): every process started was stopped")
+            raise typer.Exit(128 + exc.signum) from None
     if fmt is Format.json:
         sys.stdout.write(json.dumps(report.as_dict(), indent=1) + "\n")
     else:

@@ -46,7 +46,11 @@ class SimError(Exception):
 
 
 class Interrupted(BaseException):
-    """SIGTERM/SIGINT during a run; processes are stopped before this propagates."""
+    """SIGTERM/SIGINT/SIGHUP during a run; processes are stopped before this propagates."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
 
 
 def find_tools() -> dict[str, str]:
@@ -148,8 +152,7 @@ class Simulation:
                                       extra_env={"OSM_CACHE_DIR": str(cache), "OSM_TMP_DIR": str(dump)})
 
     # Lines after which OpenSM will not come up on its own with no_fallback (fail fast instead of waiting).
-    FATAL = ("No routing engine able to successfully configure switch tables",
-             "cannot find or setup routing engine")
+    FATAL = ("No routing engine able to successfully configure", "cannot find or setup routing engine")
 
     def wait_subnet_up(self, timeout: float) -> float:
         log = self.workdir / "osm.log"
@@ -161,7 +164,8 @@ class Simulation:
                 return time.monotonic() - started
             fatal = next((line for line in text.splitlines() if any(f in line for f in self.FATAL)), None)
             if fatal:
-                raise SimError("OpenSM cannot route the fabric: " + fatal.split("-> ", 1)[-1] + "\n" + _relevant(text))
+                raise SimError("OpenSM cannot route the fabric: " + " ".join(fatal.split("-> ", 1)[-1].split()) + "\n"
+                               + _relevant(text))
             if self.opensm.poll() is not None:
                 raise SimError(f"OpenSM exited with code {self.opensm.returncode} before SUBNET UP:\n"
                                + _tail(self.workdir / "opensm.out") + "\n" + _tail(log))
@@ -267,7 +271,7 @@ class signals_raise:
 
     @staticmethod
     def _handler(signum, frame):
-        raise Interrupted(signal.Signals(signum).name)
+        raise Interrupted(signum)
 
     def __exit__(self, *exc):
         for sig, handler in self.saved.items():

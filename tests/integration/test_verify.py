@@ -1,0 +1,151 @@
+"""`ffplan verify` against the real OpenSM in ibsim: the planned fabric passes, and each kind of damage is
+caught with a message that names the file, line, switch or key."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from ffplan.cli.main import app
+from ffplan.verify.run import verify
+from tests.integration.conftest import sys_dirs
+
+pytestmark = pytest.mark.integration
+
+
+def _check(report, name):
+    return next(c for c in report.checks if c.name == name)
+
+
+def _failed(report) -> dict:
+    return {c.name: c for c in report.checks if c.status == "fail"}
+
+
+def test_lab_passes(lab_out, no_leftovers):
+    report = verify(lab_out)
+    assert report.ok, [(c.name, c.detail, c.items) for c in report.checks if c.status == "fail"]
+    names = [c.name for c in report.checks if c.status == "pass"]
+    for expected in ("config accepted (opensm.conf)", "config effective (opensm.conf)", "LFT file (lfts.dump)",
+                     "LID pinning (guid2lid)", "SUBNET UP", "cabling", "LIDs", "LFTs installed == plan",
+                     "every CA pair reachable", "SL2VL per port class", "VLArb per port class",
+                     "path SLs per traffic class", "OpenSM log: no errors", "OpenSM log: no fallback",
+                     "OpenSM log: routing engine"):
+        assert expected in names, expected
+    assert "0 differences" in _check(report, "LFTs installed == plan").detail
+    assert "not checkable in ibsim" in _check(report, "VLHighLimit").detail
+
+
+def test_lab_from_plan_and_cli_json(lab_out, tmp_path, no_leftovers):
+    result = CliRunner().invoke(app, ["verify", str(lab_out / "plan.yaml"), "--format", "json", "--keep", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["ok"] is True and "rendered to a temporary folder" in data["source"]
+    assert data["timings"]["SUBNET UP s"] > 0
+    assert sys_dirs(tmp_path) == []  # libumad2sim's sys-<pid> folders are cleaned even when the work folder is kept
+
+
+def test_one_ff2_zone_passes(ff2_out, no_leftovers):
+    started = time.monotonic()
+    report = verify(ff2_out, zone="z1")
+    elapsed = time.monotonic() - started
+    assert report.ok, [(c.name, c.detail, c.items) for c in report.checks if c.status == "fail"]
+    assert any("inter-zone" in line for line in report.excluded)
+    assert "613872/613872" in _check(report, "every CA pair reachable").detail or report.ok
+    print(f"\nverify FF2 zone z1: {elapsed:.1f} s; timings {report.timings}")
+
+
+def test_whole_ff2_under_60_s(ff2_out, no_leftovers):
+    started = time.monotonic()
+    report = verify(ff2_out)
+    elapsed = time.monotonic() - started
+    assert report.ok, [(c.name, c.detail, c.items) for c in report.checks if c.status == "fail"]
+    print(f"\nverify FF2 (both zones): {elapsed:.1f} s; timings {report.timings}")
+    assert elapsed < 60
+
+
+# ------------------------------------------------------------------------------------------ damage
+
+
+@pytest.fixture
+def damaged(lab_out, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(lab_out, out)
+    return out
+
+
+def test_corrupted_lft_entry_is_caught(damaged, no_leftovers):
+    lfts = damaged / "opensm" / "lfts.dump"
+    lines = lfts.read_text().splitlines()
+    # za-leaf01's entry for gpu03's LID: move it to another uplink (still a valid port).
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("Unicast lids") and "(za-leaf01)" in ln)
+    j = next(k for k in range(i + 1, len(lines)) if "'gpu03 mlx5_0'" in lines[k])
+    lid, port = lines[j].split()[:2]
+    new_port = 7 if int(port) != 7 else 8
+    lines[j] = f"{lid} {new_port:03d}" + lines[j][len(lid) + 4:]
+    lfts.write_text("\n".join(lines) + "\n")
+    report = verify(damaged)
+    failed = _failed(report)
+    assert set(failed) >= {"LFT file (lfts.dump)", "LFTs installed == plan"}, failed
+    msg = f"za-leaf01 LID {int(lid, 16)} (gpu03 mlx5_0): plan port {int(port)}, "
+    assert any(msg + f"lfts.dump port {new_port}" in item for item in failed["LFT file (lfts.dump)"].items)
+    assert failed["LFTs installed == plan"].items == [msg + f"installed port {new_port}"]
+    assert "1 differences" in failed["LFTs installed == plan"].detail
+
+
+def test_invalid_port_fails_fast_with_the_line(damaged, no_leftovers):
+    lfts = damaged / "opensm" / "lfts.dump"
+    text = lfts.read_text()
+    m = re.search(r"^(0x000d) (\d{3}) ", text, re.M)
+    lfts.write_text(text[:m.start()] + "0x000d 045 " + text[m.end():])
+    started = time.monotonic()
+    report = verify(damaged, timeout=30)
+    assert time.monotonic() - started < 20, "no_fallback must be detected without waiting for the timeout"
+    failed = _failed(report)
+    assert any("port 45 > 8 ports" in item for item in failed["LFT file (lfts.dump)"].items)
+    assert "OpenSM cannot route the fabric" in failed["SUBNET UP"].detail
+
+
+def test_missing_switch_block_is_caught(damaged, no_leftovers):
+    lfts = damaged / "opensm" / "lfts.dump"
+    blocks = lfts.read_text().split("\n\n")
+    kept = [b for b in blocks if "(za-leaf02):" not in b]
+    assert len(kept) == len(blocks) - 1
+    lfts.write_text("\n\n".join(kept))
+    report = verify(damaged)
+    failed = _failed(report)
+    assert "no block for switch za-leaf02 (guid 0x0002c90102000002): OpenSM would leave its LFT empty" in \
+        failed["LFT file (lfts.dump)"].items
+    assert any(item.startswith("za-leaf02: EMPTY table in installed") for item in failed["LFTs installed == plan"].items)
+    assert "every CA pair reachable" in failed
+
+
+def test_unknown_config_key_is_caught(damaged, no_leftovers):
+    conf = damaged / "opensm" / "opensm.conf"
+    text = conf.read_text()
+    conf.write_text(text + "bogus_key 1\n")
+    line = len(text.splitlines()) + 1
+    report = verify(damaged)
+    failed = _failed(report)
+    assert list(failed) == ["config accepted (opensm.conf)"], failed
+    assert failed["config accepted (opensm.conf)"].items == [f'opensm.conf line {line}: Unrecognized token: "bogus_key"']
+
+
+def test_qos_true_spelling_is_caught(damaged, no_leftovers):
+    conf = damaged / "opensm" / "opensm.conf"
+    conf.write_text(conf.read_text().replace("qos TRUE", "qos true"))
+    report = verify(damaged)
+    failed = _failed(report)
+    assert "qos: plan 'TRUE', effective 'FALSE'" in failed["config effective (opensm.conf)"].items
+
+
+def test_cli_exit_codes(damaged, no_leftovers):
+    conf = damaged / "opensm" / "opensm.conf"
+    conf.write_text(conf.read_text() + "bogus_key 1\n")
+    result = CliRunner().invoke(app, ["verify", str(damaged), "-q"])
+    assert result.exit_code == 1
+    assert "FAIL" in result.stdout and "bogus_key" in result.stdout
