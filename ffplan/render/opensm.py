@@ -425,8 +425,7 @@ def qos_classes(plan: Plan) -> dict:
     classes = list(qos.classes)
     default = next((c for c in classes if _role_of_class(c.name) == "management"), None)
     storage = next((c for c in classes if _role_of_class(c.name) == "storage"), None)
-    compute = next((c for c in classes if _role_of_class(c.name) is None), None)
-    return {"classes": classes, "default": default, "storage": storage, "compute": compute}
+    return {"classes": classes, "default": default, "storage": storage}
 
 
 def _chunks(items: list[str], n: int) -> list[str]:
@@ -466,10 +465,6 @@ def qos_policy_model(fab: Fabric) -> dict:
                       "level": qc["storage"].name})
         rules.append({"use": f"{qc['storage'].name}: traffic from storage ports", "match": [("source", st)],
                       "level": qc["storage"].name})
-    if qc["compute"] is not None and role_groups["compute"]:
-        cg = ", ".join(role_groups["compute"])
-        rules.append({"use": f"{qc['compute'].name}: compute to compute", "match": [("source", cg), ("destination", cg)],
-                      "level": qc["compute"].name})
     return {"title": plan.inventory.name, "groups": groups, "levels": levels, "rules": rules}
 
 
@@ -485,16 +480,16 @@ def expected_path_sls(fab: Fabric) -> list[dict]:
         return ca.ports[0].lid
 
     comp, stor, mgmt = by_role.get("compute", []), by_role.get("storage", []), by_role.get("management", [])
-    if len(comp) >= 2 and qc["compute"] is not None:
-        out.append({"what": f"compute -> compute ({qc['compute'].name})", "src": lid(comp[0]), "dst": lid(comp[-1]),
-                    "qos_class": None, "sl": qc["compute"].sl})
+    default_sl = qc["default"].sl if qc["default"] else 0
+    if len(comp) >= 2:
+        out.append({"what": "compute -> compute, no QoS class (DEFAULT)", "src": lid(comp[0]), "dst": lid(comp[-1]),
+                    "qos_class": None, "sl": default_sl})
     if comp and stor and qc["storage"] is not None:
         out.append({"what": f"compute -> storage ({qc['storage'].name})", "src": lid(comp[0]), "dst": lid(stor[0]),
                     "qos_class": None, "sl": qc["storage"].sl})
         out.append({"what": f"storage -> compute ({qc['storage'].name})", "src": lid(stor[-1]), "dst": lid(comp[-1]),
                     "qos_class": None, "sl": qc["storage"].sl})
     if comp and mgmt:
-        default_sl = qc["default"].sl if qc["default"] else 0
         out.append({"what": "compute -> management (DEFAULT)", "src": lid(comp[0]), "dst": lid(mgmt[0]),
                     "qos_class": None, "sl": default_sl})
     if len(comp) >= 2:
