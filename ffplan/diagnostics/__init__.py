@@ -7,6 +7,8 @@ and the next stage never starts on bad data.
 from __future__ import annotations
 
 import difflib
+import json
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
@@ -25,14 +27,25 @@ class Severity(str, Enum):
 YamlPath = tuple[str | int, ...]
 
 
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def printable(text: str) -> str:
+    """Control characters from user input (a key named "\r") must not break a one-line finding."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def format_yaml_path(path: Sequence[str | int]) -> str:
-    """`('groups', 0, 'count')` -> `groups[0].count`."""
+    """`('groups', 0, 'count')` -> `groups[0].count`; odd keys are quoted: `fabric["a b"]`."""
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        else:
+        elif _PLAIN_KEY.match(str(part)):
             out += ("." if out else "") + str(part)
+        else:
+            out += "[" + json.dumps(str(part)) + "]"
     return out or "<root>"
 
 
@@ -121,9 +134,9 @@ class Collector:
             col=col,
             rule=rule,
             severity=severity,
-            message=message,
+            message=printable(message),
             yaml_path=format_yaml_path(path),
-            hint=hint,
+            hint=printable(hint),
         )
         self.items.append(diag)
         return diag
