@@ -15,10 +15,12 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-
-import pulp
+from typing import TYPE_CHECKING
 
 from ffplan.diagnostics import Collector, InfeasibleError
+
+if TYPE_CHECKING:
+    import pulp
 
 RULE_PLACEMENT = "FF150"
 BALANCE_PENALTY = 1_000_000.0
@@ -68,6 +70,8 @@ def balance_bounds(total_ports: dict[str, int], total_leaves: int) -> dict[str, 
 
 
 def _solver(name: str, time_limit: float | None):
+    import pulp  # imported on use: pulp (and numpy through highspy) cost ~0.2 s that lint never needs
+
     if name == "cbc":
         # PULP_CBC_CMD is pulp's bundled CBC binary (deprecated for PuLP 4, hence pulp<4 in pyproject).
         return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, options=["randomSeed 1", "randomCbcSeed 1"],
@@ -95,6 +99,8 @@ def solve_placement(
     time_limit: float | None = None,
     previous: dict[tuple, int] | None = None,  # (demand key, zone, leaf-group key) -> ports there in the old plan
 ) -> PlacementResult:
+    import pulp
+
     prob = pulp.LpProblem("ffplan_placement", pulp.LpMinimize)
     by_zone: dict[str, list[LeafGroup]] = defaultdict(list)
     for lg in leaf_groups:
@@ -181,6 +187,8 @@ def solve_placement(
 
 
 def _relaxation_gap(prob: pulp.LpProblem, objective: float) -> float:
+    import pulp
+
     relaxed = prob.copy()
     for var in relaxed.variables():
         var.cat = pulp.LpContinuous
