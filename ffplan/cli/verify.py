@@ -86,7 +86,8 @@ def print_report(report) -> None:
         table.add_row(c.name, _STYLE[c.status], detail)
     out.print(table)
     if report.comparison:
-        cmp = Table(title="ffplan vs OpenSM ftree (flows per inter-switch link)", title_justify="left")
+        cmp = Table(title="ffplan vs OpenSM ftree: flows per inter-switch link (directed), route computation time",
+                    title_justify="left")
         cols = list(report.comparison[0])
         for col in cols:
             cmp.add_column(col, justify="left" if col in ("case", "routing", "pattern") else "right")

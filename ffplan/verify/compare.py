@@ -14,32 +14,30 @@ from ffplan.verify.walk import WalkResult, walk
 
 
 def _row(case: str, who: str, pattern: str, mx, mean, reach: str, route_s) -> dict:
-    return {"case": case, "routing": who, "pattern": pattern, "max link load": mx, "mean link load": mean,
-            "reachable pairs": reach, "route compute s": route_s}
+    return {"case": case, "routing": who, "pattern": pattern, "max flows/link": mx, "mean flows/link": mean,
+            "reachable": reach, "route s": round(route_s, 3) if isinstance(route_s, float) else route_s}
 
 
 def _ffplan_routes(plan, fab: R.Fabric, failed: str | None):
-    """(tables, seconds) of ffplan's routing for this view; re-routed around `failed` when the designer can."""
-    from ffplan.verify.run import planned_tables
-
-    if failed is None:
-        return planned_tables(fab), None
-    try:  # the routing stage (issue 4) re-routes around failed cables
-        from ffplan.design import routing as routing_mod  # type: ignore[attr-defined]
+    """(tables, seconds) of ffplan's routing for this view, timed by re-running the routing stage (without its
+    deadlock proof, like OpenSM), re-routed around `failed`; (None, None) when the routing stage is missing."""
+    try:
+        from ffplan.design.routing import route
     except ImportError:
-        return None, None
-    fn = getattr(routing_mod, "route", None)
-    if fn is None:
+        if failed is None:
+            from ffplan.verify.run import planned_tables
+
+            return planned_tables(fab), None
         return None, None
     t = time.perf_counter()
-    try:
-        routing = fn(plan, failed=[failed])
-    except TypeError:
-        return None, None
+    routing = route(plan, failed=list(plan.routing.failed) + ([failed] if failed else []), check=False)
     elapsed = time.perf_counter() - t
+    from ffplan.verify.run import planned_tables
+
+    if failed is None:  # the plan's own routes (what is deployed); the time is the routing stage's
+        return planned_tables(fab), elapsed
     rerouted = plan.model_copy(update={"routing": routing})
-    sub = R.build_fabric(rerouted, fab.view)
-    return planned_tables(sub), elapsed
+    return planned_tables(R.build_fabric(rerouted, fab.view)), elapsed
 
 
 def compare_case(case: str, plan, fab: R.Fabric, boot, ftree_res: WalkResult, failed: str | None = None) -> list[dict]:
@@ -52,14 +50,10 @@ def compare_case(case: str, plan, fab: R.Fabric, boot, ftree_res: WalkResult, fa
         res = walk(topo, tables)
         mx, mean, _ = res.load_stats()
         rows.append(_row(case, "ffplan", "all-to-all", mx, round(mean, 1), f"{res.reachable}/{res.pairs}",
-                         route_s if route_s is not None else _plan_route_time(plan)))
+                         route_s if route_s is not None else "n/a"))
     else:
         rows.append(_row(case, "ffplan", "all-to-all", "n/a", "n/a", "n/a (no re-routing available)", "n/a"))
     mx, mean, _ = ftree_res.load_stats()
     rows.append(_row(case, "OpenSM ftree", "all-to-all", mx, round(mean, 1), f"{ftree_res.reachable}/{ftree_res.pairs}",
                      boot.timings.get("route compute s")))
     return rows
-
-
-def _plan_route_time(plan):
-    return "planned"

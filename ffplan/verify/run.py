@@ -111,6 +111,10 @@ def load_inputs(target: Path, plan_path: Path | None, view: R.View) -> Inputs:
     else:
         plan_file = plan_path or target
     plan = load_plan(plan_file)
+    if plan.routing is not None and plan.routing.failed:
+        # Cables the plan routes around are simulated as broken: the tables must not need them.
+        labels = {c.label for c in plan.cables}
+        view = R.View(zone=view.zone, drop_cables=view.drop_cables | {x for x in plan.routing.failed if x in labels})
     generated = R.opensm_files(plan, R.DEFAULT_PREFIX, view)
     fab = R.build_fabric(plan, view)
     if rendered is None:
@@ -530,7 +534,7 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
     view = R.View(zone=zone)
     inp = load_inputs(Path(target), plan_path, view)
     fab = inp.fab
-    report = Report(target=str(target), source=inp.source, view=view.describe(), engine=engine, excluded=fab.excluded)
+    report = Report(target=str(target), source=inp.source, view=fab.view.describe(), engine=engine, excluded=fab.excluded)
     started = time.monotonic()
     base = Path(tempfile.mkdtemp(prefix="ffplan-verify-", dir=str(keep) if keep else None))
     report.workdir = str(base) if keep else ""
@@ -579,7 +583,8 @@ def failed_link_case(fab: R.Fabric) -> str | None:
     leaves = {s.name for s in fab.switches if s.tier == "leaf"}
     spines = {s.name for s in fab.switches if s.tier == "spine"}
     for c in fab.plan.cables:
-        if c.kind == "leaf-spine" and c.a.device in leaves | spines and c.b.device in leaves | spines:
+        if c.kind == "leaf-spine" and c.a.device in leaves | spines and c.b.device in leaves | spines \
+                and c.label not in fab.view.drop_cables:
             return c.label
     return None
 
@@ -591,7 +596,7 @@ def ftree_comparison(report: Report, inp: Inputs, fab: R.Fabric, tools, base: Pa
     rows = C.compare_case("intact", inp.plan, fab, b, ftree_res)
     cable = failed_link_case(fab)
     if cable:
-        view = R.View(zone=fab.view.zone, drop_cables=frozenset({cable}))
+        view = R.View(zone=fab.view.zone, drop_cables=fab.view.drop_cables | {cable})
         sub = R.build_fabric(inp.plan, view)
         files = dict(inp.files)
         files.update({k: v for k, v in R.opensm_files(inp.plan, R.DEFAULT_PREFIX, view, engines=()).items()
