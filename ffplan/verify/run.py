@@ -66,6 +66,7 @@ class Report:
 
     def as_dict(self) -> dict:
         d = asdict(self)
+        d["timings"] = {k: (None if v != v else round(v, 4)) for k, v in self.timings.items()}  # NaN is not JSON
         d["ok"] = self.ok
         return d
 
@@ -442,11 +443,18 @@ def check_qos(report: Report, inp: Inputs, fab: R.Fabric, sim: Simulation) -> No
     items_vlarb: list[str] = []
     sampled: list[str] = []
 
-    def sample(cls: str, lid: int, port: int, label: str, out_ports: list[int]) -> None:
-        pc = pcs.get(cls)  # type: ignore[call-overload]
-        if pc is None:
-            return
-        sampled.append(f"{cls}: {label}")
+    def expect_sl2vl(cls: str, i: int, o: int) -> tuple[str, list[int]] | None:
+        # OpenSM programs a switch's SL2VL per output port: the sw0 set only for in 0 -> out 0 (the switch's
+        # own traffic), the swe set for every other pair (also external port -> port 0). Seen on OpenSM 3.3.23.
+        if cls == "ca":
+            which = "ca"
+        else:
+            which = "sw0" if (i, o) == (0, 0) else "swe"
+        pc = pcs.get(which)  # type: ignore[call-overload]
+        return (which, list(pc.sl2vl)) if pc is not None else None
+
+    def sample(cls: str, lid: int, port: int, label: str, out_ports: list[int], arb_class: str) -> None:
+        sampled.append(f"{arb_class}: {label}")
         for out in out_ports:
             args = ["smpquery", "sl2vl", str(lid)] + ([str(out)] if cls != "ca" else [])
             rows = P.parse_sl2vl(sim.diag(args))
@@ -455,31 +463,36 @@ def check_qos(report: Report, inp: Inputs, fab: R.Fabric, sim: Simulation) -> No
             for (i, o), vls in sorted(rows.items()):
                 if cls != "ca" and o != out:
                     continue
-                if vls != list(pc.sl2vl):
-                    items_sl2vl.append(f"{cls} {label} in {i} out {o}: plan {pc.sl2vl}, installed {vls}")
+                want = expect_sl2vl(cls, i, o)
+                if want is not None and vls != want[1]:
+                    items_sl2vl.append(f"{want[0]} {label} in {i} out {o}: plan {want[1]}, installed {vls}")
+        pc = pcs.get(arb_class)  # type: ignore[call-overload]
+        if pc is None:
+            return
         arb = P.parse_vlarb(sim.diag(["smpquery", "vlarb", str(lid), str(port)]))
         for which, entries in (("high", pc.vlarb_high), ("low", pc.vlarb_low)):
             got = arb.get(which, [])
             want = _expected_vlarb(entries, len(got) or 8)
             if not _vlarb_matches(want, got):
-                items_vlarb.append(f"{cls} {label} {which}: plan {want}, installed {got}")
+                items_vlarb.append(f"{arb_class} {label} port {port} {which}: plan {want}, installed {got}")
 
     by_role: dict[str, R.Ca] = {}
     for ca in fab.cas:
         by_role.setdefault(ca.role, ca)
     for role, ca in by_role.items():
-        sample("ca", ca.ports[0].lid, ca.ports[0].port, f"{ca.id} (LID {ca.ports[0].lid})", [0])
+        sample("ca", ca.ports[0].lid, ca.ports[0].port, f"{ca.id} (LID {ca.ports[0].lid})", [0], "ca")
     leaf = next((s for s in fab.switches if s.tier == "leaf"), None)
     spine = next((s for s in fab.switches if s.tier == "spine"), None)
     for sw in (leaf, spine):
         if sw is None:
             continue
         ports = sorted({p for a, pa, b, pb in fab.links for n, p in ((a, pa), (b, pb)) if n == sw.name})
-        outs = sorted({ports[0], ports[-1]}) if ports else []
-        sample("swe", sw.lid, outs[0] if outs else 1, f"{sw.name} (LID {sw.lid}) ports {outs}", outs)
-        sample("sw0", sw.lid, 0, f"{sw.name} (LID {sw.lid}) port 0", [0])
+        outs = sorted({0, ports[0], ports[-1]}) if ports else [0]
+        sample("switch", sw.lid, outs[-1], f"{sw.name} (LID {sw.lid}) out ports {outs}", outs, "swe")
+        sample("switch", sw.lid, 0, f"{sw.name} (LID {sw.lid})", [], "sw0")
     report.add("SL2VL per port class", not items_sl2vl,
-               f"sampled {len(sampled)}: " + "; ".join(sampled), items_sl2vl)
+               "CA ports per role; leaf and spine: every in port to out ports 0, first and last (in 0 -> out 0 "
+               f"is sw0, the rest swe); sampled {len(sampled)}: " + "; ".join(sampled), items_sl2vl)
     report.add("VLArb per port class", not items_vlarb,
                "high and low tables (entries beyond the plan's must weigh 0)", items_vlarb)
     limits = {cls: pc.high_limit for cls, pc in pcs.items()}

@@ -149,3 +149,38 @@ def test_cli_exit_codes(damaged, no_leftovers):
     result = CliRunner().invoke(app, ["verify", str(damaged), "-q"])
     assert result.exit_code == 1
     assert "FAIL" in result.stdout and "bogus_key" in result.stdout
+
+
+def _distinct_qos_plan():
+    """The lab plan with a different SL2VL/VLArb set per port class, so a mix-up between classes shows."""
+    from ffplan.plan.model import PortClassQos, VlArbEntry
+    from tests.opensm.planfix import designed
+
+    plan = designed("lab")
+
+    def pc(sl2vl, hi, lo):
+        return PortClassQos(max_vls=8, high_limit=0, sl2vl=sl2vl,
+                            vlarb_high=[VlArbEntry(vl=v, weight=w) for v, w in hi],
+                            vlarb_low=[VlArbEntry(vl=v, weight=w) for v, w in lo])
+
+    classes = {"default": pc([0] * 16, [(0, 0)], [(0, 64)]),
+               "ca": pc([0, 1, 2, 3] + [0] * 12, [(1, 32)], [(0, 64), (2, 192), (3, 128)]),
+               "swe": pc([0, 1, 2, 3] + [1] * 12, [(2, 32)], [(0, 32), (1, 64), (3, 128)]),
+               "sw0": pc([0, 0, 0, 0] + [2] * 12, [(3, 16)], [(0, 16)])}
+    return plan.model_copy(update={"qos": plan.qos.model_copy(update={"port_classes": classes})})
+
+
+def test_qos_sets_per_port_class_are_told_apart(tmp_path, sim_tools, no_leftovers):
+    from tests.integration.conftest import write_rendered
+
+    out = write_rendered(tmp_path / "out", _distinct_qos_plan())
+    report = verify(out)
+    assert report.ok, [(c.name, c.detail, c.items) for c in report.checks if c.status == "fail"]
+    conf = out / "opensm" / "opensm.conf"
+    conf.write_text(conf.read_text().replace("qos_swe_sl2vl 0,1,2,3,1,", "qos_swe_sl2vl 0,1,2,3,2,"))
+    failed = _failed(verify(out))
+    assert "qos_swe_sl2vl: plan '0,1,2,3,1,1,1,1,1,1,1,1,1,1,1,1', effective '0,1,2,3,2,1,1,1,1,1,1,1,1,1,1,1'" in \
+        failed["config effective (opensm.conf)"].items
+    items = failed["SL2VL per port class"].items
+    assert items and all(item.startswith("swe ") for item in items)
+    assert "VLArb per port class" not in failed
