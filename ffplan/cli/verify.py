@@ -28,7 +28,7 @@ _STYLE = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "skip": "[yello
 
 def verify_command(
     target: Path = typer.Argument(..., help="A rendered output folder (with opensm/) or a plan.yaml."),
-    plan: Path = typer.Option(None, "--plan", help="The plan to compare with (default: plan.yaml in or next to the folder)."),
+    plan: Path = typer.Option(None, "--plan", help="The plan (plan.yaml or its folder) to compare with; default: plan.yaml in or next to the folder."),
     zone: str = typer.Option(None, "--zone", help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links)."),
     engine: Engine = typer.Option(Engine.file, "--engine", help="file: ffplan's tables; ftree: OpenSM's fat-tree engine, compared side by side."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds to wait for the simulator and for SUBNET UP."),
@@ -42,7 +42,7 @@ def verify_command(
     cabling; LIDs; installed LFTs == plan; every CA pair reachable; SL2VL/VLArb per port class; path SLs per
     traffic class; OpenSM's log clean and naming the intended engine. Exit 0 only when all pass.
 
-    Example: ffplan verify out/ff2-render --zone z1
+    Example: ffplan verify out/ff2-render --plan out/ff2 --zone z1
     """
     from ffplan.verify.run import VerifyInputError, verify
     from ffplan.verify.sim import Interrupted, ToolsMissing

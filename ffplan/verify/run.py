@@ -88,7 +88,7 @@ class Inputs:
 
 def _find_plan(folder: Path, explicit: Path | None) -> Path | None:
     if explicit:
-        return explicit
+        return explicit / "plan.yaml" if explicit.is_dir() else explicit
     for cand in (folder / "plan.yaml", folder.parent / "plan.yaml", folder / "plan" / "plan.yaml"):
         if cand.is_file():
             return cand
@@ -108,9 +108,10 @@ def load_inputs(target: Path, plan_path: Path | None, view: R.View) -> Inputs:
         plan_file = _find_plan(target, plan_path)
         if plan_file is None:
             raise VerifyInputError(
-                f"no plan.yaml next to {target}: verify compares what OpenSM installs with the plan; pass --plan PLAN")
+                f"no plan.yaml in or next to {target}: verify compares what OpenSM installs with the plan; "
+                f"pass --plan with the plan (or the folder `ffplan design` wrote)")
     else:
-        plan_file = plan_path or target
+        plan_file = _find_plan(target, plan_path) or target
     plan = load_plan(plan_file)
     if plan.routing is not None and plan.routing.failed:
         # Cables the plan routes around are simulated as broken: the tables must not need them.

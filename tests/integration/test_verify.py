@@ -184,3 +184,21 @@ def test_qos_sets_per_port_class_are_told_apart(tmp_path, sim_tools, no_leftover
     items = failed["SL2VL per port class"].items
     assert items and all(item.startswith("swe ") for item in items)
     assert "VLArb per port class" not in failed
+
+
+def test_design_render_verify_through_the_cli(tmp_path, sim_tools, no_leftovers):
+    """The engineer's path: a plan folder, `ffplan render`, then `ffplan verify OUT --plan PLANDIR`."""
+    from ffplan.plan.io import dump_plan
+    from tests.opensm.planfix import designed
+
+    plan_dir = tmp_path / "plan"
+    plan_dir.mkdir()
+    (plan_dir / "plan.yaml").write_text(dump_plan(designed("lab")))
+    runner = CliRunner()
+    result = runner.invoke(app, ["render", str(plan_dir), "-o", str(tmp_path / "render"), "-q"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["verify", str(tmp_path / "render"), "-q"])
+    assert result.exit_code == 2 and "--plan" in result.stderr
+    result = runner.invoke(app, ["verify", str(tmp_path / "render"), "--plan", str(plan_dir), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "verify: all checks pass" in result.stdout
