@@ -33,6 +33,7 @@ def design_command(
     time_limit: float = typer.Option(None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."),
     previous: Path = typer.Option(None, "--previous", help="Re-plan against this plan (plan.yaml or its folder): keep existing ports, LIDs and GUIDs; move as few cables as balance allows."),
     allow_imbalance: bool = typer.Option(False, "--allow-imbalance", help="Accept a placement whose role balance per leaf is off by more than one (otherwise exit 3)."),
+    exclude_link: list[str] = typer.Option([], "--exclude-link", help="Route around this cable label, switch name or switch[port] (repeatable; adds to fabric.failed_links)."),
     force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
 ) -> None:
@@ -44,7 +45,8 @@ def design_command(
         started = time.perf_counter()
         loaded = require_clean(inventory)
         old_plan = load_plan(plan_file(previous)) if previous else None
-        options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan)
+        options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan,
+                                exclude_links=tuple(exclude_link))
         if quiet:
             plan = design(loaded, options)
         else:

@@ -24,6 +24,7 @@ class DesignOptions:
     time_limit: float | None = None
     allow_imbalance: bool = False  # accept the best role balance the budgets allow instead of failing
     previous: Plan | None = None  # re-plan against this plan: keep what exists, move as little as possible
+    exclude_links: tuple[str, ...] = ()  # cables / switches to route around, on top of fabric.failed_links
 
 
 def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) -> Plan:
@@ -64,6 +65,10 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
             cable_totals=dict(sorted(totals.items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1][:-1])))),
         ),
     )
+    from ffplan.design.qos import design_qos
+    from ffplan.design.routing import design_routing
+
+    plan = plan.model_copy(update={"routing": design_routing(loaded, plan, options.exclude_links), "qos": design_qos(loaded, plan)})
     # Host profiles last: they read the plan's nodes and QoS (the SLs).
     plan = plan.model_copy(update={"hosts": design_hosts(loaded, plan)})
     return plan

@@ -1,0 +1,517 @@
+"""Static routing: a full linear forwarding table (LFT) for every switch of the plan.
+
+Algorithm (docs/routing.md has the long form):
+
+* **Inside a zone: d-mod-k over a global destination order.** Every CA port of a zone gets an uplink index
+  ("slot") u in 0..U-1; every leaf sends a destination up its uplink u, which goes to spine u mod S over
+  parallel link u // S, and that spine sends it down its parallel link u // S to the destination's leaf. The
+  ports of one leaf get distinct slots, so every spine downlink carries at most one of the leaf's ports and a
+  shift permutation between leaves is contention-free. A leaf with fewer ports than uplinks leaves holes;
+  the holes are dealt round-robin over the slots, so over the zone every slot carries the same number of
+  destinations (within one) and every leaf's uplinks do too. Inside each leaf the roles are dealt so that
+  every slot also carries the same number of compute (and of storage) ports: the balance OpenSM's ftree gets
+  from its compute-node/IO-node split.
+* **Across zones** the destinations of another zone are spread evenly over the inter-zone links between the
+  two zones (a destination on a leaf that holds its own inter-zone link always enters through that link), and
+  over the leaf uplinks towards the exit leaf (water-filling the same slot counters). A leaf that holds an
+  inter-zone link sends the other zone's traffic straight over it. Zones that are not directly linked are
+  reached through the next zone on a shortest zone path.
+* **Failed cables and switches** are never used. A leaf whose uplink is dead (or whose spine lost its cable to
+  the destination's leaf) gives the affected destinations to its least-loaded valid uplinks, so with one of 20
+  uplinks down no uplink carries more than ceil(D/19) of the leaf's D destinations.
+
+The routes are then proven deadlock-free (ffplan.design.deadlock) before the plan is written.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Iterable
+
+from ffplan.design.topology import Topology, build_topology, resolve_failed
+from ffplan.diagnostics import Collector, StageError, did_you_mean
+from ffplan.plan.model import Lft, Plan, Routing
+
+ENGINE = "ffplan d-mod-k"
+UNROUTED = 255  # OpenSM's OSM_NO_PATH: the switch drops packets for this LID
+RULE_UNKNOWN_FAILED = "FF601"
+ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
+
+__all__ = ["ENGINE", "UNROUTED", "RoutingTables", "compute_tables", "route", "routing_from_tables"]
+
+
+@dataclass
+class Dest:
+    lid: int
+    zone: str
+    kind: str  # "ca" | "leaf" | "spine"
+    switch: str  # the leaf the CA hangs on, the leaf itself, or the spine itself
+    port: int  # leaf port of a CA; 0 for a switch
+
+
+@dataclass
+class RoutingTables:
+    topo: Topology
+    tables: dict[str, list[int]]  # switch -> ports indexed by LID
+    max_lid: int
+    failed: list[str]
+
+
+def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True) -> Routing:
+    """Route `plan` around `failed` (cable labels, switch names, `switch[port]`), prove the routes deadlock-free
+    and return the plan's `Routing`. Raises StageError (FF601) for an unknown failed item and (FF602) for a
+    channel dependency cycle."""
+    failed = list(failed)
+    topo = build_topology(plan)
+    cables, switches, unknown = resolve_failed(topo, failed)
+    if unknown:
+        c = Collector("<plan>")
+        for i in unknown:
+            c.error(RULE_UNKNOWN_FAILED, ("failed", i), f"failed link '{failed[i]}' is neither a cable label nor a switch of the plan",
+                    "use a cable label from cables.csv (z1-leaf01-p21), a switch name (z1-spine03) or switch[port]")
+        raise StageError(c.items)
+    rt = compute_tables(topo, cables, switches)
+    rt.failed = sorted(set(failed))
+    return routing_from_tables(rt, check=check)
+
+
+def design_routing(loaded, plan: Plan, exclude: Iterable[str] = ()) -> Routing:
+    """The design step: route around the inventory's `fabric.failed_links` plus `--exclude-link` items; an unknown
+    item is reported at its place in the inventory (or as the command-line option)."""
+    inv_failed = list(loaded.inventory.fabric.failed_links)
+    extra = list(exclude)
+    topo = build_topology(plan)
+    cables, switches, unknown = resolve_failed(topo, inv_failed + extra)
+    if unknown:
+        c = Collector(loaded.source.file, loaded.source.positions)
+        names = sorted(set(topo.by_label) | set(topo.lid))
+        for i in unknown:
+            item = (inv_failed + extra)[i]
+            path: tuple = ("fabric", "failed_links", i) if i < len(inv_failed) else ("--exclude-link",)
+            hint = did_you_mean(item, names) or "use a cable label from cables.csv (z1-leaf01-p21), a switch name (z1-spine03) or switch[port]"
+            c.error(RULE_UNKNOWN_FAILED, path, f"failed link '{item}' is neither a cable label nor a switch of the plan", hint)
+        raise StageError(c.items)
+    rt = compute_tables(topo, cables, switches)
+    rt.failed = sorted(set(inv_failed + extra))
+    return routing_from_tables(rt)
+
+
+def routing_from_tables(rt: RoutingTables, check: bool = True) -> Routing:
+    from ffplan.design.deadlock import prove_deadlock_free
+
+    proof = prove_deadlock_free(rt.topo, rt.tables) if check else None
+    lfts = [Lft(switch=name, ports=rt.tables[name]) for name in _switch_order(rt.topo)]
+    return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof, lfts=lfts)
+
+
+def _switch_order(topo: Topology) -> list[str]:
+    return [s.name for s in topo.plan.switches]
+
+
+# --------------------------------------------------------------------------------------------------- tables
+
+
+def compute_tables(topo: Topology, failed_cables: set[str] = frozenset(), failed_switches: set[str] = frozenset()) -> RoutingTables:  # type: ignore[assignment]
+    topo.failed_cables = set(failed_cables)
+    topo.failed_switches = set(failed_switches)
+    return _Router(topo).run()
+
+
+class _Router:
+    def __init__(self, topo: Topology):
+        self.t = topo
+        t = topo
+        self.max_lid = t.max_lid
+        alive = t.cable_alive
+        # uplinks: leaf -> [(leaf port, spine, spine port) or None when dead]
+        self.up: dict[str, list] = {}
+        self.up_spine: dict[str, list[str]] = {}
+        for leaf, ups in t.uplinks.items():
+            self.up[leaf] = [(u.leaf_port, u.spine, u.spine_port) if alive(u.label) else None for u in ups]
+            self.up_spine[leaf] = [u.spine for u in ups]
+        # spine -> leaf -> [spine port or None] by parallel link index k
+        self.down: dict[str, dict[str, list]] = {
+            s: {leaf: [sp if alive(label) else None for sp, _, label in links] for leaf, links in per_leaf.items()}
+            for s, per_leaf in t.downlinks.items()
+        }
+        self.sw_alive = {s: s not in t.failed_switches for s in t.lid}
+        # spine -> leaves it still has an alive cable to
+        self.spine_reach = {s: frozenset(leaf for leaf, ports in per_leaf.items() if any(p is not None for p in ports))
+                            for s, per_leaf in self.down.items()}
+        self.ca_alive = {lid: alive(ca.label) and self.sw_alive[ca.leaf] for lid, ca in t.ca_by_lid.items()}
+        # inter-zone links, oriented per zone pair: (A, N) -> [(leaf in A, port, leaf in N, port)]
+        self.iz: dict[tuple[str, str], list[tuple[str, int, str, int]]] = {}
+        for link in t.inter_zone:
+            if not alive(link.label):
+                continue
+            za, zb = t.zone_of[link.a_leaf], t.zone_of[link.b_leaf]
+            self.iz.setdefault((za, zb), []).append((link.a_leaf, link.a_port, link.b_leaf, link.b_port))
+            self.iz.setdefault((zb, za), []).append((link.b_leaf, link.b_port, link.a_leaf, link.a_port))
+        # leaf -> zone N -> its own alive links to N (port, peer leaf)
+        self.own_iz: dict[str, dict[str, list[int]]] = {}
+        for (za, zn), links in self.iz.items():
+            for a_leaf, a_port, _, _ in links:
+                self.own_iz.setdefault(a_leaf, {}).setdefault(zn, []).append(a_port)
+        self.zidx = {z: i for i, z in enumerate(t.zones)}
+        self.next_zone = self._zone_paths()
+        self.dests = self._destinations()
+        self.dest_switch = {d.lid: d.switch for d in self.dests}
+
+    # ------------------------------------------------------------------ set-up
+
+    def _zone_paths(self) -> dict[str, dict[str, str | None]]:
+        zones = self.t.zones
+        adj = {z: [n for n in zones if (z, n) in self.iz] for z in zones}
+        out: dict[str, dict[str, str | None]] = {}
+        for a in zones:
+            first: dict[str, str | None] = {a: None}
+            q = deque([a])
+            while q:
+                z = q.popleft()
+                for n in adj[z]:
+                    if n not in first:
+                        first[n] = n if z == a else first[z]
+                        q.append(n)
+            out[a] = {b: first.get(b) for b in zones if b != a}
+        return out
+
+    def _destinations(self) -> list[Dest]:
+        t = self.t
+        dests = []
+        for name, lid in t.lid.items():
+            if self.sw_alive[name]:
+                dests.append(Dest(lid, t.zone_of[name], t.tier[name], name, 0))
+        for lid, ca in t.ca_by_lid.items():
+            if self.ca_alive[lid]:
+                dests.append(Dest(lid, ca.zone, "ca", ca.leaf, ca.leaf_port))
+        dests.sort(key=lambda d: d.lid)
+        return dests
+
+    # ------------------------------------------------------------------ slots
+
+    def _intra_slots(self, zone: str) -> tuple[dict[int, int], list[int], list[int]]:
+        """slot per CA/leaf LID of `zone`; per-slot CA counts; per-slot hole counts."""
+        t = self.t
+        leaves = t.leaves[zone]
+        U = len(t.uplinks[leaves[0]]) if leaves else 0
+        slot: dict[int, int] = {}
+        total = [0] * U
+        holes = [0] * U
+        if U == 0:
+            return slot, total, holes
+        per_role: dict[str, list[int]] = {}
+        P = 0
+        for leaf in leaves:
+            ports = [c for c in t.cas[leaf] if self.ca_alive[c.lid]]
+            n = len(ports)
+            h = (-n) % U
+            for j in range(h):
+                holes[(P + j) % U] += 1
+            start = (P + h) % U
+            cap = [0] * U
+            for j in range(n):
+                cap[(start + j) % U] += 1
+            P = start
+            by_role: dict[str, list] = {}
+            for c in ports:
+                by_role.setdefault(c.role, []).append(c)
+            # the largest role picks first from the slots it has used least; smaller roles share the rest
+            for role in sorted(by_role, key=lambda r: (-len(by_role[r]), ROLE_ORDER.get(r, 9), r)):
+                counts = per_role.setdefault(role, [0] * U)
+                for c in by_role[role]:
+                    u = min((u for u in range(U) if cap[u] > 0), key=lambda u: (counts[u], total[u], (u - start) % U))
+                    cap[u] -= 1
+                    counts[u] += 1
+                    total[u] += 1
+                    slot[c.lid] = u
+        # leaf LIDs: one more destination each, water-filled over a separate counter
+        sw_count = [0] * U
+        for i, leaf in enumerate(leaves):
+            u = min(range(U), key=lambda u: (sw_count[u], (u - i) % U))
+            sw_count[u] += 1
+            slot[t.lid[leaf]] = u
+        return slot, total, holes
+
+    def _cross_slots(self, zone: str, total: list[int], holes: list[int]) -> dict[int, int]:
+        """slot (uplink index) of every destination outside `zone`, water-filled after the zone's own."""
+        U = len(total)
+        slot: dict[int, int] = {}
+        if U == 0:
+            return slot
+        T = list(total)
+        sw = [0] * U
+        for d in self.dests:
+            if d.zone == zone or self.next_zone[zone].get(d.zone) is None:
+                continue
+            if d.kind == "ca":
+                u = min(range(U), key=lambda u: (T[u], holes[u], u))
+                T[u] += 1
+            else:
+                u = min(range(U), key=lambda u: (sw[u], u))
+                sw[u] += 1
+            slot[d.lid] = u
+        return slot
+
+    def _exits(self, zone: str) -> dict[int, tuple[str, int, str]]:
+        """The inter-zone link (leaf in `zone`, its port, leaf across) each destination outside `zone` leaves by.
+
+        Towards a later zone (lower in the ranking) a destination on a leaf with its own link to `zone` enters
+        through that link; any other destination enters at the linked leaf whose spine group holds the spine the
+        destination's slot uses there (the spines of the later zone are split evenly between its linked leaves).
+        That keeps the spines on which traffic entering a leaf climbs apart from the spines its valley turns use
+        (see `_leaf_table`), which is what makes the channel dependency graph acyclic. Towards an earlier zone
+        the destinations are spread evenly over the links, destinations on linked leaves first.
+        """
+        t = self.t
+        out: dict[int, tuple[str, int, str]] = {}
+        for n in t.zones:
+            links = self.iz.get((zone, n))
+            if not links:
+                continue
+            count = [0] * len(links)
+            targets = [d for d in self.dests if d.zone != zone and self.next_zone[zone].get(d.zone) == n]
+            lower = self.zidx[n] > self.zidx[zone]
+            groups = self._spine_groups(n, zone) if lower else None
+            S = len(t.spines[n])
+            direct, rest = [], []
+            for d in targets:
+                home = d.switch if d.kind != "spine" else None
+                own = [i for i, l in enumerate(links) if l[2] == home] if d.zone == n and home else []
+                if not own and groups:
+                    if d.kind == "spine" and d.zone == n:
+                        spine_i = t.index[d.switch]
+                    else:
+                        u = self.slot[d.lid] if d.zone == n else self.cross[n].get(d.lid, 0)
+                        spine_i = u % S if S else 0
+                    g = groups[spine_i]
+                    own = [i for i, l in enumerate(links) if l[2] == g]
+                (direct if own else rest).append((d, own))
+            rest.sort(key=lambda x: (x[0].kind != "ca", x[0].lid))
+            for d, own in direct + rest:
+                cands = own or range(len(links))
+                i = min(cands, key=lambda i: (count[i], i))
+                count[i] += 1
+                out[d.lid] = (links[i][0], links[i][1], links[i][2])
+        return out
+
+    def _spine_groups(self, zone: str, upper: str) -> list[str] | None:
+        """Spine index -> leaf of `zone` linked to zone `upper` whose group the spine is in (an even split)."""
+        t = self.t
+        linked = sorted({l[0] for l in self.iz.get((zone, upper), [])}, key=lambda n: t.index[n])
+        S = len(t.spines[zone])
+        if not linked or not S:
+            return None
+        K = len(linked)
+        return [linked[i * K // S] for i in range(S)]
+
+    # ------------------------------------------------------------------ tables
+
+    def run(self) -> RoutingTables:
+        t = self.t
+        tables: dict[str, list[int]] = {}
+        self.slot: dict[int, int] = {}
+        self.cross: dict[str, dict[int, int]] = {}
+        self.exit: dict[str, dict[int, tuple[str, int]]] = {}
+        for z in t.zones:
+            s, total, holes = self._intra_slots(z)
+            self.slot.update(s)
+            self.cross[z] = self._cross_slots(z, total, holes)
+        for z in t.zones:
+            self.exit[z] = self._exits(z)
+        # leaf of a later zone -> LIDs that enter it from an earlier zone and climb to a spine there
+        self.entering: dict[str, set[int]] = {}
+        for z in t.zones:
+            for lid, (_, _, n_leaf) in self.exit[z].items():
+                d_sw = self.dest_switch.get(lid)
+                if self.zidx[t.zone_of[n_leaf]] > self.zidx[z] and d_sw != n_leaf:
+                    self.entering.setdefault(n_leaf, set()).add(lid)
+        for name in t.lid:
+            table = [UNROUTED] * (self.max_lid + 1)
+            if self.sw_alive[name]:
+                if t.tier[name] == "leaf":
+                    self._leaf_table(name, table)
+                else:
+                    self._spine_table(name, table)
+            tables[name] = table
+        return RoutingTables(t, tables, self.max_lid, [])
+
+    def _leaf_table(self, leaf: str, table: list[int]) -> None:
+        """Own LIDs and CA ports directly; the zone's destinations up their slot's uplink; other zones' through
+        the exit leaf (or, on a leaf of a later zone holding links to an earlier one, straight over its own
+        links). Dead or useless uplinks: least-loaded valid uplink instead.
+
+        A leaf of a later zone that holds inter-zone links is where traffic from the earlier zone enters and
+        climbs; its routes to the CA ports of the zone's other linked leaves turn down-then-up at a spine (a
+        "valley", unavoidable with more than one linked leaf). Those valley routes avoid every spine that
+        entering traffic climbs to, so no channel dependency chain can close a loop through the valley.
+        """
+        t = self.t
+        zone = t.zone_of[leaf]
+        up = self.up[leaf]
+        up_spine = self.up_spine[leaf]
+        U = len(up)
+        cross = self.cross[zone]
+        exits = self.exit[zone]
+        own_iz = self.own_iz.get(leaf, {})
+        next_zone = self.next_zone[zone]
+        zi = self.zidx[zone]
+        load = [0] * U
+        entering = self.entering.get(leaf, set())
+        # CA ports / leaf LIDs on the zone's other leaves linked to an earlier zone: the valley destinations
+        valley_leaves = set()
+        if entering:
+            for (za, zn), links in self.iz.items():
+                if za == zone and self.zidx[zn] < zi:
+                    valley_leaves.update(a for a, _, _, _ in links if a != leaf)
+
+        reach = [self.spine_reach[up_spine[u]] if up[u] is not None else frozenset() for u in range(U)]
+
+        climbs: list[tuple[Dest, str, int]] = []  # (destination, leaf its spine must reach, preferred slot)
+        for d in self.dests:
+            lid = d.lid
+            if d.zone == zone:
+                if d.switch == leaf:
+                    table[lid] = d.port  # 0 for the leaf itself
+                    continue
+                if d.kind == "spine":
+                    ks = [u for u in range(U) if up_spine[u] == d.switch and up[u] is not None]
+                    if ks:
+                        table[lid] = up[ks[t.index[leaf] % len(ks)]][0]
+                    continue
+                climbs.append((d, d.switch, self.slot[lid]))
+            else:
+                n = next_zone.get(d.zone)
+                if n is None:
+                    continue
+                ex_leaf, ex_port, _ = exits[lid]
+                if ex_leaf == leaf:
+                    table[lid] = ex_port
+                    continue
+                mine = own_iz.get(n)
+                if mine and self.zidx[n] < zi:
+                    table[lid] = mine[lid % len(mine)]
+                    continue
+                climbs.append((d, ex_leaf, cross[lid]))
+
+        def valid(u: int, target: str) -> bool:
+            return target in reach[u]
+
+        # 1. traffic that enters here from an earlier zone and climbs, 2. the rest, 3. the valley routes
+        classes: list[list[tuple[Dest, str, int]]] = [[], [], []]
+        for c in climbs:
+            d, target, _ = c
+            classes[0 if d.lid in entering else 2 if (target in valley_leaves and d.zone == zone) else 1].append(c)
+        climbed: set[str] = set()
+        chosen: dict[int, int] = {}  # CA LID -> uplink index
+        kind: dict[int, int] = {}  # CA LID -> 0 entering (pinned to climbed spines), 1 free, 2 valley (off them)
+        alive_n = max(1, sum(1 for u in range(U) if up[u] is not None))
+        for k, items in enumerate(classes):
+            pending: list[tuple[Dest, str, int]] = []
+            for d, target, u in items:
+                if valid(u, target) and not (k == 2 and up_spine[u] in climbed):
+                    self._put(table, d, u, up, load, chosen, kind, k)
+                    if k == 0:
+                        climbed.add(up_spine[u])
+                else:
+                    pending.append((d, target, u))
+            for d, target, _ in pending:
+                cands = [u for u in range(U) if valid(u, target)]
+                if k == 0:
+                    # stay on the spines entering traffic already climbs to while they have room; then spread
+                    cap = -(-sum(1 for c in climbs if c[0].kind == "ca") // alive_n)
+                    cands = [u for u in cands if up_spine[u] in climbed and load[u] < cap] or cands
+                elif k == 2:
+                    cands = [u for u in cands if up_spine[u] not in climbed] or cands
+                if not cands:
+                    continue
+                u = min(cands, key=lambda u: (load[u], u))
+                self._put(table, d, u, up, load, chosen, kind, k)
+                if k == 0:
+                    climbed.add(up_spine[u])
+        # rebalance: first the zone's own destinations, then all, moving only unconstrained ones
+        target_of = {d.lid: target for d, target, _ in climbs}
+        zone_of_lid = {d.lid: d.zone for d, _, _ in climbs}
+        alive = [u for u in range(U) if up[u] is not None]
+        for own_zone in (True, False):
+            counted = [lid for lid in chosen if (zone_of_lid[lid] == zone) or not own_zone]
+            if not alive or not counted:
+                continue
+            cnt = [0] * U
+            for lid in counted:
+                cnt[chosen[lid]] += 1
+            movable = sorted((lid for lid in counted if kind[lid] == 1 and (zone_of_lid[lid] == zone) == own_zone),
+                             key=lambda lid: -lid)
+            for _ in range(3):
+                moved = False
+                for lid in movable:
+                    u = chosen[lid]
+                    v = min((v for v in alive if valid(v, target_of[lid])), key=lambda v: (cnt[v], v))
+                    if cnt[u] - cnt[v] < 2:
+                        continue
+                    cnt[u] -= 1
+                    cnt[v] += 1
+                    chosen[lid] = v
+                    table[lid] = up[v][0]
+                    moved = True
+                if not moved:
+                    break
+
+    @staticmethod
+    def _put(table, d: Dest, u: int, up, load, chosen, kind, k) -> None:
+        table[d.lid] = up[u][0]
+        if d.kind == "ca":
+            load[u] += 1
+            chosen[d.lid] = u
+            kind[d.lid] = k
+
+    def _linked_leaves(self, zone: str, to: str) -> set[str]:
+        """Leaves of `zone` holding an alive link to zone `to`."""
+        key = (zone, to)
+        cache = self.__dict__.setdefault("_linked_cache", {})
+        if key not in cache:
+            cache[key] = {a for a, _, _, _ in self.iz.get(key, [])}
+        return cache[key]
+
+    def _spine_table(self, spine: str, table: list[int]) -> None:
+        t = self.t
+        zone = t.zone_of[spine]
+        S = len(t.spines[zone])
+        downs = self.down[spine]
+        cross = self.cross[zone]
+        exits = self.exit[zone]
+        next_zone = self.next_zone[zone]
+        leaves = t.leaves[zone]
+        L = len(leaves)
+
+        def port_to(leaf: str, u: int) -> int:
+            links = downs.get(leaf) or []
+            alive = [p for p in links if p is not None]
+            if not alive:
+                return UNROUTED
+            k = u // S if S else 0
+            if k < len(links) and links[k] is not None:
+                return links[k]
+            return alive[u % len(alive)]
+
+        for d in self.dests:
+            lid = d.lid
+            if d.zone == zone:
+                if d.switch == spine:
+                    table[lid] = 0
+                elif d.kind == "spine":
+                    # another spine of the zone: down to a leaf that still reaches it (management traffic only)
+                    i0 = (t.index[spine] + t.index[d.switch]) % L
+                    for j in range(L):
+                        leaf = leaves[(i0 + j) % L]
+                        if self.sw_alive[leaf] and port_to(leaf, 0) != UNROUTED and any(
+                                self.up[leaf][u] is not None and self.up_spine[leaf][u] == d.switch for u in range(len(self.up[leaf]))):
+                            table[lid] = port_to(leaf, 0)
+                            break
+                else:
+                    table[lid] = port_to(d.switch, self.slot[lid])
+            else:
+                if next_zone.get(d.zone) is None:
+                    continue
+                ex_leaf = exits[lid][0]
+                table[lid] = port_to(ex_leaf, cross[lid])
