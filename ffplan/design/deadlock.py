@@ -8,11 +8,11 @@ Seitz). Links to and from CA ports cannot be on a cycle (a CA port never forward
 The routes to one destination form an in-tree (every switch has one next hop), so the graph is built per
 destination in time linear in the number of switches, not per source-destination pair.
 
-Scope: every route that can carry data. That is every route *from a CA port* (to any LID) and every route
-*to a CA port* (from any switch, e.g. a switch's performance counters answering a CA). Routes between two
-switches' own ports carry no data (switch management agents answer MADs from CAs; subnet management
-packets ride VL15, which has no credit flow control); a route between two spines of a two-layer zone
-necessarily turns down then up, so including them would prove nothing about the fabric.
+Scope: every route that carries data, i.e. every route *from a CA port* (to every CA port and every switch
+LID). Routes sourced at a switch's own port 0 carry no data: a switch's management agent only answers MADs
+(subnet management packets ride VL15, which has no credit flow control). They cannot all be up*/down* anyway:
+a route between two spines of a two-layer zone necessarily turns down then up. docs/routing.md explains why
+including them would make a proof impossible without buying any safety for data traffic.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from ffplan.diagnostics import Collector, StageError
 from ffplan.plan.model import DeadlockProof
 
 RULE_DEADLOCK = "FF602"
-SCOPE = "routes from and to CA ports (switch-to-switch management routes excluded)"
+SCOPE = "every route from a CA port (to every CA port and switch); routes sourced at a switch's port 0 excluded"
 
 
 def channel_dependencies(topo: Topology, tables: dict[str, list[int]]):
     """(channels, dependency edges) where a channel is (switch, out port) to a switch and an edge is a pair of
-    channel ids. Every route from a CA port and every route to a CA port contributes its consecutive pairs."""
+    channel ids. Every route from a CA port contributes its consecutive pairs."""
     switches = list(topo.lid)
     sid = {s: i for i, s in enumerate(switches)}
     chan: dict[tuple[int, int], int] = {}
@@ -47,14 +47,13 @@ def channel_dependencies(topo: Topology, tables: dict[str, list[int]]):
         hops.append(row)
     rows = [tables[s] for s in switches]
     has_ca = [bool(topo.cas.get(s)) for s in switches]
-    ca_lids = set(topo.ca_by_lid)
     max_lid = max(len(r) for r in rows) - 1
     edges: set[tuple[int, int]] = set()
     n = len(switches)
     rng = range(n)
     for lid in range(1, max_lid + 1):
         hop = [hops[i][rows[i][lid]] if rows[i][lid] < len(hops[i]) else None for i in rng]
-        active = rng if lid in ca_lids else _active(hop, has_ca)
+        active = _active(hop, has_ca)
         for i in active:
             h = hop[i]
             if h is not None:

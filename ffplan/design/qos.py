@@ -5,7 +5,8 @@ OpenSM port class (default `qos_*`, CA ports `qos_ca_*`, switch external ports `
 The Fire-Flyer paper says the four traffic classes (HFReduce, NCCL, 3FS storage, other) get different SLs mapped
 to VLs "with configured proportions", but gives no numbers. The defaults below are ffplan's own choice, labelled
 `source: ffplan default` in the plan (see docs/routing.md for the reasoning); an inventory's `traffic_classes`
-replaces them (fields it leaves out come from the default of the same name) and is labelled `source: inventory`.
+replaces them (fields it leaves out come from the default of the same name) and is labelled `source: inventory`
+when it sets any of sl, vl, weight or priority (a class it only names or describes keeps `ffplan default`).
 """
 
 from __future__ import annotations
@@ -68,8 +69,11 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
                 vl = min(sl, data_vls - 1)
             weight = tc.weight if tc.weight is not None else (d.weight if d else 64)
             priority = tc.priority or (d.priority if d else "low")
+            # a class the inventory only names (or describes) keeps ffplan's numbers and says so
+            own = d is None or any(v is not None for v in (tc.sl, tc.vl, tc.weight, tc.priority))
             classes.append(TrafficClassPlan(name=tc.name, sl=sl, vl=vl, weight=weight, priority=priority,  # type: ignore[arg-type]
-                                            source="inventory", description=tc.description or (d.description if d else "")))
+                                            source="inventory" if own else "ffplan default",
+                                            description=tc.description or (d.description if d else "")))
     _check(c, classes, data_vls, inv.traffic_classes is not None)
     if c.has_errors:
         raise StageError(c.items)

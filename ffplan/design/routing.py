@@ -206,6 +206,7 @@ class _Router:
             ports = [c for c in t.cas[leaf] if self.ca_alive[c.lid]]
             n = len(ports)
             h = (-n) % U
+            self.holes[leaf] = [(P + j) % U for j in range(h)]
             for j in range(h):
                 holes[(P + j) % U] += 1
             start = (P + h) % U
@@ -222,13 +223,15 @@ class _Router:
                 for c in by_role[role]:
                     u = min((u for u in range(U) if cap[u] > 0), key=lambda u: (counts[u], total[u], (u - start) % U))
                     cap[u] -= 1
+                    self.used_slots.setdefault(leaf, set()).add(u)
                     counts[u] += 1
                     total[u] += 1
                     slot[c.lid] = u
         # leaf LIDs: one more destination each, water-filled over a separate counter
         sw_count = [0] * U
         for i, leaf in enumerate(leaves):
-            u = min(range(U), key=lambda u: (sw_count[u], (u - i) % U))
+            own_holes = set(self.holes.get(leaf, ()))
+            u = min(range(U), key=lambda u: (u in own_holes, sw_count[u], (u - i) % U))
             sw_count[u] += 1
             slot[t.lid[leaf]] = u
         return slot, total, holes
@@ -254,15 +257,9 @@ class _Router:
         return slot
 
     def _exits(self, zone: str) -> dict[int, tuple[str, int, str]]:
-        """The inter-zone link (leaf in `zone`, its port, leaf across) each destination outside `zone` leaves by.
-
-        Towards a later zone (lower in the ranking) a destination on a leaf with its own link to `zone` enters
-        through that link; any other destination enters at the linked leaf whose spine group holds the spine the
-        destination's slot uses there (the spines of the later zone are split evenly between its linked leaves).
-        That keeps the spines on which traffic entering a leaf climbs apart from the spines its valley turns use
-        (see `_leaf_table`), which is what makes the channel dependency graph acyclic. Towards an earlier zone
-        the destinations are spread evenly over the links, destinations on linked leaves first.
-        """
+        """The inter-zone link (leaf in `zone`, its port, leaf across) each destination outside `zone` leaves by:
+        spread evenly over the links to the next zone, a destination on a leaf with its own link to `zone`
+        through that link."""
         t = self.t
         out: dict[int, tuple[str, int, str]] = {}
         for n in t.zones:
@@ -270,40 +267,33 @@ class _Router:
             if not links:
                 continue
             count = [0] * len(links)
-            targets = [d for d in self.dests if d.zone != zone and self.next_zone[zone].get(d.zone) == n]
-            lower = self.zidx[n] > self.zidx[zone]
-            groups = self._spine_groups(n, zone) if lower else None
-            S = len(t.spines[n])
             direct, rest = [], []
-            for d in targets:
+            for d in self.dests:
+                if d.zone == zone or self.next_zone[zone].get(d.zone) != n:
+                    continue
                 home = d.switch if d.kind != "spine" else None
                 own = [i for i, l in enumerate(links) if l[2] == home] if d.zone == n and home else []
-                if not own and groups:
-                    if d.kind == "spine" and d.zone == n:
-                        spine_i = t.index[d.switch]
-                    else:
-                        u = self.slot[d.lid] if d.zone == n else self.cross[n].get(d.lid, 0)
-                        spine_i = u % S if S else 0
-                    g = groups[spine_i]
-                    own = [i for i, l in enumerate(links) if l[2] == g]
                 (direct if own else rest).append((d, own))
             rest.sort(key=lambda x: (x[0].kind != "ca", x[0].lid))
             for d, own in direct + rest:
-                cands = own or range(len(links))
-                i = min(cands, key=lambda i: (count[i], i))
+                i = min(own or range(len(links)), key=lambda i: (count[i], i))
                 count[i] += 1
                 out[d.lid] = (links[i][0], links[i][1], links[i][2])
         return out
 
-    def _spine_groups(self, zone: str, upper: str) -> list[str] | None:
-        """Spine index -> leaf of `zone` linked to zone `upper` whose group the spine is in (an even split)."""
+    def _hole_uplinks(self, zone: str) -> None:
+        """For every leaf of `zone` linked to an earlier zone: the slot of its first hole (a spine downlink that
+        carries none of its CA ports). Traffic leaving the zone through that leaf comes down this spine only."""
         t = self.t
-        linked = sorted({l[0] for l in self.iz.get((zone, upper), [])}, key=lambda n: t.index[n])
         S = len(t.spines[zone])
-        if not linked or not S:
-            return None
-        K = len(linked)
-        return [linked[i * K // S] for i in range(S)]
+        for (za, zn), links in self.iz.items():
+            if za != zone or self.zidx[zn] >= self.zidx[zone]:
+                continue
+            for a_leaf, _, _, _ in links:
+                holes = self.holes.get(a_leaf) or []
+                if holes and S:
+                    self.exit_slot[a_leaf] = holes[0]
+                    self.spine_exit.setdefault(t.spines[zone][holes[0] % S], []).append(a_leaf)
 
     # ------------------------------------------------------------------ tables
 
@@ -311,6 +301,10 @@ class _Router:
         t = self.t
         tables: dict[str, list[int]] = {}
         self.slot: dict[int, int] = {}
+        self.holes: dict[str, list[int]] = {}
+        self.used_slots: dict[str, set[int]] = {}  # leaf -> slots its CA ports own
+        self.exit_slot: dict[str, int] = {}  # linked leaf of a later zone -> the slot exit traffic comes down
+        self.spine_exit: dict[str, list[str]] = {}  # spine -> linked leaves whose exit slot is on it
         self.cross: dict[str, dict[int, int]] = {}
         self.exit: dict[str, dict[int, tuple[str, int]]] = {}
         for z in t.zones:
@@ -319,13 +313,7 @@ class _Router:
             self.cross[z] = self._cross_slots(z, total, holes)
         for z in t.zones:
             self.exit[z] = self._exits(z)
-        # leaf of a later zone -> LIDs that enter it from an earlier zone and climb to a spine there
-        self.entering: dict[str, set[int]] = {}
-        for z in t.zones:
-            for lid, (_, _, n_leaf) in self.exit[z].items():
-                d_sw = self.dest_switch.get(lid)
-                if self.zidx[t.zone_of[n_leaf]] > self.zidx[z] and d_sw != n_leaf:
-                    self.entering.setdefault(n_leaf, set()).add(lid)
+            self._hole_uplinks(z)
         for name in t.lid:
             table = [UNROUTED] * (self.max_lid + 1)
             if self.sw_alive[name]:
@@ -338,36 +326,44 @@ class _Router:
 
     def _leaf_table(self, leaf: str, table: list[int]) -> None:
         """Own LIDs and CA ports directly; the zone's destinations up their slot's uplink; other zones' through
-        the exit leaf (or, on a leaf of a later zone holding links to an earlier one, straight over its own
-        links). Dead or useless uplinks: least-loaded valid uplink instead.
+        the exit leaf (a leaf of a later zone holding links to an earlier one sends that traffic straight over
+        its own links). Dead or useless uplinks: least-loaded valid uplink instead; then a rebalancing pass.
 
-        A leaf of a later zone that holds inter-zone links is where traffic from the earlier zone enters and
-        climbs; its routes to the CA ports of the zone's other linked leaves turn down-then-up at a spine (a
-        "valley", unavoidable with more than one linked leaf). Those valley routes avoid every spine that
-        entering traffic climbs to, so no channel dependency chain can close a loop through the valley.
+        In a later zone, traffic towards an earlier zone climbs to the exit leaf's *exit spine* (the spine of
+        one of its holes): routes between two linked leaves of such a zone turn down-then-up at a spine (a
+        "valley", unavoidable with more than one linked leaf), and keeping exits off every valley spine is what
+        keeps the channel dependency graph acyclic (docs/routing.md).
         """
         t = self.t
         zone = t.zone_of[leaf]
         up = self.up[leaf]
         up_spine = self.up_spine[leaf]
         U = len(up)
+        S = len(t.spines[zone])
         cross = self.cross[zone]
         exits = self.exit[zone]
         own_iz = self.own_iz.get(leaf, {})
         next_zone = self.next_zone[zone]
         zi = self.zidx[zone]
         load = [0] * U
-        entering = self.entering.get(leaf, set())
-        # CA ports / leaf LIDs on the zone's other leaves linked to an earlier zone: the valley destinations
-        valley_leaves = set()
-        if entering:
-            for (za, zn), links in self.iz.items():
-                if za == zone and self.zidx[zn] < zi:
-                    valley_leaves.update(a for a, _, _, _ in links if a != leaf)
-
         reach = [self.spine_reach[up_spine[u]] if up[u] is not None else frozenset() for u in range(U)]
 
+        exit_down = {x: (t.spines[zone][u % S], u // S) for x, u in self.exit_slot.items() if t.zone_of[x] == zone}
+        slot = self.slot
+
+        def valid(u: int, target: str, lid: int = 0) -> bool:
+            # never bring a destination of a linked leaf down its exit downlink (spine, parallel link): that
+            # downlink is for exits only (a spine sends a destination down the parallel link of its slot)
+            if target not in reach[u]:
+                return False
+            ex = exit_down.get(target)
+            return ex is None or not (up_spine[u] == ex[0] and slot.get(lid, -1) // S == ex[1])
+
+        def reaches(u: int, target: str) -> bool:
+            return target in reach[u]
+
         climbs: list[tuple[Dest, str, int]] = []  # (destination, leaf its spine must reach, preferred slot)
+        pinned: list[tuple[Dest, str]] = []  # exits of a later zone: (destination, exit leaf)
         for d in self.dests:
             lid = d.lid
             if d.zone == zone:
@@ -392,44 +388,38 @@ class _Router:
                 if mine and self.zidx[n] < zi:
                     table[lid] = mine[lid % len(mine)]
                     continue
-                climbs.append((d, ex_leaf, cross[lid]))
-
-        def valid(u: int, target: str) -> bool:
-            return target in reach[u]
-
-        # 1. traffic that enters here from an earlier zone and climbs, 2. the rest, 3. the valley routes
-        classes: list[list[tuple[Dest, str, int]]] = [[], [], []]
-        for c in climbs:
-            d, target, _ = c
-            classes[0 if d.lid in entering else 2 if (target in valley_leaves and d.zone == zone) else 1].append(c)
-        climbed: set[str] = set()
-        chosen: dict[int, int] = {}  # CA LID -> uplink index
-        kind: dict[int, int] = {}  # CA LID -> 0 entering (pinned to climbed spines), 1 free, 2 valley (off them)
-        alive_n = max(1, sum(1 for u in range(U) if up[u] is not None))
-        for k, items in enumerate(classes):
-            pending: list[tuple[Dest, str, int]] = []
-            for d, target, u in items:
-                if valid(u, target) and not (k == 2 and up_spine[u] in climbed):
-                    self._put(table, d, u, up, load, chosen, kind, k)
-                    if k == 0:
-                        climbed.add(up_spine[u])
-                else:
-                    pending.append((d, target, u))
-            for d, target, _ in pending:
-                cands = [u for u in range(U) if valid(u, target)]
-                if k == 0:
-                    # stay on the spines entering traffic already climbs to while they have room; then spread
-                    cap = -(-sum(1 for c in climbs if c[0].kind == "ca") // alive_n)
-                    cands = [u for u in cands if up_spine[u] in climbed and load[u] < cap] or cands
-                elif k == 2:
-                    cands = [u for u in cands if up_spine[u] not in climbed] or cands
-                if not cands:
+                if self.zidx[n] < zi and ex_leaf in self.exit_slot:
+                    pinned.append((d, ex_leaf))
                     continue
-                u = min(cands, key=lambda u: (load[u], u))
-                self._put(table, d, u, up, load, chosen, kind, k)
-                if k == 0:
-                    climbed.add(up_spine[u])
-        # rebalance: first the zone's own destinations, then all, moving only unconstrained ones
+                climbs.append((d, ex_leaf, cross[lid]))
+        # exits of a later zone: up to the exit spine of the exit leaf, else of another linked leaf
+        for d, ex_leaf in pinned:
+            others = sorted(self._linked_leaves(zone, next_zone[d.zone]) - {ex_leaf}, key=lambda x: t.index[x])
+            choices = [ex_leaf] + others
+            for x in choices:
+                u0 = self.exit_slot.get(x)
+                if u0 is None:
+                    continue
+                spine = t.spines[zone][u0 % S]
+                cands = [u for u in range(U) if up_spine[u] == spine and reaches(u, x)]
+                if cands:
+                    u = u0 if u0 in cands else min(cands, key=lambda u: (load[u], u))
+                    table[d.lid] = up[u][0]
+                    if d.kind == "ca":
+                        load[u] += 1
+                    break
+        chosen: dict[int, int] = {}  # CA LID -> uplink index
+        pending: list[tuple[Dest, str, int]] = []
+        for d, target, u in climbs:
+            if valid(u, target, d.lid):
+                self._put(table, d, u, up, load, chosen)
+            else:
+                pending.append((d, target, u))
+        for d, target, _ in pending:
+            cands = [u for u in range(U) if valid(u, target, d.lid)]
+            if cands:
+                self._put(table, d, min(cands, key=lambda u: (load[u], u)), up, load, chosen)
+        # rebalance: first the zone's own destinations, then all of them
         target_of = {d.lid: target for d, target, _ in climbs}
         zone_of_lid = {d.lid: d.zone for d, _, _ in climbs}
         alive = [u for u in range(U) if up[u] is not None]
@@ -440,13 +430,12 @@ class _Router:
             cnt = [0] * U
             for lid in counted:
                 cnt[chosen[lid]] += 1
-            movable = sorted((lid for lid in counted if kind[lid] == 1 and (zone_of_lid[lid] == zone) == own_zone),
-                             key=lambda lid: -lid)
+            movable = sorted((lid for lid in counted if (zone_of_lid[lid] == zone) == own_zone), key=lambda lid: -lid)
             for _ in range(3):
                 moved = False
                 for lid in movable:
                     u = chosen[lid]
-                    v = min((v for v in alive if valid(v, target_of[lid])), key=lambda v: (cnt[v], v))
+                    v = min((v for v in alive if valid(v, target_of[lid], lid)), key=lambda v: (cnt[v], v))
                     if cnt[u] - cnt[v] < 2:
                         continue
                     cnt[u] -= 1
@@ -458,12 +447,11 @@ class _Router:
                     break
 
     @staticmethod
-    def _put(table, d: Dest, u: int, up, load, chosen, kind, k) -> None:
+    def _put(table, d: Dest, u: int, up, load, chosen) -> None:
         table[d.lid] = up[u][0]
         if d.kind == "ca":
             load[u] += 1
             chosen[d.lid] = u
-            kind[d.lid] = k
 
     def _linked_leaves(self, zone: str, to: str) -> set[str]:
         """Leaves of `zone` holding an alive link to zone `to`."""
@@ -483,6 +471,7 @@ class _Router:
         next_zone = self.next_zone[zone]
         leaves = t.leaves[zone]
         L = len(leaves)
+        ti = t.index[spine]
 
         def port_to(leaf: str, u: int) -> int:
             links = downs.get(leaf) or []
@@ -509,9 +498,26 @@ class _Router:
                             table[lid] = port_to(leaf, 0)
                             break
                 else:
-                    table[lid] = port_to(d.switch, self.slot[lid])
+                    u = self.slot[lid]
+                    if S and u % S != ti:
+                        # only reached here by a leaf's fallback: use a parallel link none of the leaf's ports own
+                        links = downs.get(d.switch) or []
+                        used = self.used_slots.get(d.switch, set())
+                        free = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
+                        if free:
+                            u = free[0] * S + ti
+                    table[lid] = port_to(d.switch, u)
             else:
-                if next_zone.get(d.zone) is None:
+                n = next_zone.get(d.zone)
+                if n is None:
                     continue
                 ex_leaf = exits[lid][0]
-                table[lid] = port_to(ex_leaf, cross[lid])
+                if self.zidx[n] < self.zidx[zone] and spine in self.spine_exit:
+                    # an exit spine sends traffic for an earlier zone to the linked leaf it is the exit spine of
+                    mine = self.spine_exit[spine]
+                    x = ex_leaf if ex_leaf in mine else mine[0]
+                    table[lid] = port_to(x, self.exit_slot[x])
+                elif self.zidx[n] < self.zidx[zone] and ex_leaf in self.exit_slot:
+                    table[lid] = port_to(ex_leaf, self.exit_slot[ex_leaf])
+                else:
+                    table[lid] = port_to(ex_leaf, cross[lid])

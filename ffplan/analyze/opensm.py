@@ -1,0 +1,107 @@
+"""Read LFTs in OpenSM's dump formats and map them onto the plan's topology.
+
+Accepted (the formats `opensm -R file` accepts, reference section 4.1): `dump_fts` / `ibroute` output (with or
+without destination info, `-n`), OpenSM's own `opensm-lfts.dump` (`-D 0x43`), and ffplan's `lfts.dump`:
+
+    Unicast lids [0x0-0x35c] of switch DR path slid 0; dlid 0; 0,1,21,40 guid 0x0002c90102000028 (z1-leaf40):
+    0x0001 021 : (Channel Adapter portguid 0x0002c90103000003: 'z1-cn0001')
+    Unicast lids [0-860] of switch Lid 2 guid 0x0002c90101000001 ('z1-spine01'):
+    0x0001 001 # Channel Adapter portguid 0x0002c90103000003: 'z1-cn0001 HCA-1'
+
+Switch blocks are matched to the plan's switches by node GUID. A destination is mapped to the plan's LID by the
+entry's `portguid` when present (OpenSM may have assigned other LIDs), else through an ibnetdiscover topology
+(`--topology`, LID -> GUID), else taken as the plan's LID. A plan switch missing from the dump gets an empty
+table (what OpenSM installs in that case).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ffplan.design.topology import Topology
+
+UNROUTED = 255
+_HEADER = re.compile(r"^Unicast lids .*?\bguid (0x[0-9a-fA-F]+)")
+_ENTRY = re.compile(r"^\s*(0x[0-9a-fA-F]+)\s+(\d+)(?:\s+(.*))?$")
+_PORTGUID = re.compile(r"portguid (0x[0-9a-fA-F]+)")
+_TOPO_SWITCH = re.compile(r'^Switch\s+\d+\s+"S-([0-9a-fA-F]+)".*?\blid (\d+)')
+_TOPO_CA = re.compile(r'^Ca\s+\d+\s+"H-([0-9a-fA-F]+)"')
+_TOPO_CA_PORT = re.compile(r'^\[(\d+)\](?:\((?:0x)?([0-9a-fA-F]+)\))?\s+"[^"]+"\[\d+\].*?#\s*lid (\d+)')
+
+
+def _guid(text: str) -> str:
+    return f"0x{int(text, 16):016x}"
+
+
+@dataclass
+class OpenSmTables:
+    tables: dict[str, list[int]]
+    switches_read: int
+    unknown_switches: list[str] = field(default_factory=list)  # GUIDs in the dump but not in the plan
+    missing_switches: list[str] = field(default_factory=list)  # plan switches without a block
+    unmapped_lids: int = 0  # entries whose destination is not in the plan
+
+
+def read_topology_lids(text: str) -> dict[int, str]:
+    """ibnetdiscover output -> {LID: port GUID (switches: node GUID)}."""
+    out: dict[int, str] = {}
+    ca_guid = None
+    for line in text.splitlines():
+        line = line.strip()
+        if m := _TOPO_SWITCH.match(line):
+            out[int(m[2])] = _guid(m[1])
+            ca_guid = None
+        elif m := _TOPO_CA.match(line):
+            ca_guid = m[1]
+        elif ca_guid and (m := _TOPO_CA_PORT.match(line)):
+            guid = m[2] or f"{int(ca_guid, 16) + int(m[1]):x}"
+            out[int(m[3])] = _guid(guid)
+    return out
+
+
+def read_lfts(text: str, topo: Topology, lid_to_guid: dict[int, str] | None = None) -> OpenSmTables:
+    by_guid = {_guid(g): name for name, g in topo.guid.items()}
+    plan_lid_of_guid: dict[str, int] = {_guid(g): topo.lid[name] for name, g in topo.guid.items()}
+    for lid, ca in topo.ca_by_lid.items():
+        plan_lid_of_guid[_guid(ca.port_guid)] = lid
+    max_lid = topo.max_lid
+    tables: dict[str, list[int]] = {}
+    unknown: list[str] = []
+    unmapped = 0
+    current: list[int] | None = None
+    for raw in text.splitlines():
+        if raw.startswith("#"):
+            continue
+        if m := _HEADER.match(raw):
+            g = _guid(m[1])
+            name = by_guid.get(g)
+            if name is None:
+                unknown.append(g)
+                current = None
+            else:
+                current = tables[name] = [UNROUTED] * (max_lid + 1)
+            continue
+        if current is None:
+            continue
+        m = _ENTRY.match(raw)
+        if not m:
+            continue
+        lid, port, rest = int(m[1], 16), int(m[2]), m[3] or ""
+        pg = _PORTGUID.search(rest)
+        plan_lid = None
+        if pg:
+            plan_lid = plan_lid_of_guid.get(_guid(pg[1]))
+        elif lid_to_guid is not None:
+            g = lid_to_guid.get(lid)
+            plan_lid = plan_lid_of_guid.get(g) if g else None
+        else:
+            plan_lid = lid if lid <= max_lid else None
+        if plan_lid is None:
+            unmapped += 1
+            continue
+        current[plan_lid] = port
+    missing = [name for name in topo.lid if name not in tables]
+    for name in missing:
+        tables[name] = [UNROUTED] * (max_lid + 1)
+    return OpenSmTables(tables, len(tables) - len(missing), unknown, missing, unmapped)

@@ -1,0 +1,128 @@
+"""`ffplan analyze`: link loads per pattern, the lower bounds, skew detection, OpenSM dump reading."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from ffplan.analyze import analyze, read_lfts, read_topology_lids, topology_for
+from ffplan.analyze.bounds import bin_bound
+from ffplan.analyze.patterns import dtree_edges
+from ffplan.cli.main import app
+
+
+def by_name(results):
+    return {r.pattern: r for r in results}
+
+
+def test_ff2_all_to_all_meets_the_bound(ff2_routed):
+    r = by_name(analyze(ff2_routed, ["all-to-all", "shift"]))
+    a2a = r["all-to-all"]
+    assert a2a.max_load == a2a.bound == 780 and a2a.ratio == 1.0  # 20 ports x ceil(764 / 20) on a full leaf
+    assert a2a.unroutable == 0 and a2a.cross_zone_flows == 0
+    shift = r["shift"]
+    assert shift.phases == 39 and shift.max_load == 1 and shift.ratio == 1.0  # every leaf shift contention-free
+
+
+def test_lab_patterns(lab_routed):
+    r = by_name(analyze(lab_routed))
+    assert set(r) == {"all-to-all", "shift", "ring", "double-binary-tree", "storage-incast", "storage-read"}
+    assert r["all-to-all"].ratio == 1.0 and r["shift"].ratio == 1.0
+    assert r["double-binary-tree"].scope == "fabric" and r["double-binary-tree"].cross_zone_flows > 0
+    assert all(x.unroutable == 0 and x.bound >= 1 for x in r.values())
+    assert r["storage-incast"].ca_max_eject == 9  # the 9 compute nodes of a zone write to each storage port there
+    # ratio is never below 1: the bound is a lower bound
+    assert all(x.max_load >= x.bound for x in r.values())
+
+
+def test_skewed_routing_is_detected(ff2_routed):
+    topo = topology_for(ff2_routed)
+    tables = {l.switch: list(l.ports) for l in ff2_routed.routing.lfts}
+    leaf = "z1-leaf02"
+    ups = [u.leaf_port for u in topo.uplinks[leaf]]
+    # move every destination of uplink 2 onto uplink 1: that uplink now carries twice its share
+    for lid, port in enumerate(tables[leaf]):
+        if port == ups[1]:
+            tables[leaf][lid] = ups[0]
+    r = by_name(analyze(ff2_routed, ["all-to-all"], tables=tables, topo=topo))["all-to-all"]
+    assert r.ratio > 1.5 and r.top[0].link.startswith(f"{leaf}[{ups[0]}]")
+
+
+def test_bin_bound():
+    assert bin_bound([20] * 764, 20) == 780
+    assert bin_bound([1] * 20, 20) == 1 and bin_bound([1] * 21, 20) == 2
+    assert bin_bound([5, 1, 1], 2) == 5 and bin_bound([], 3) == 0
+
+
+def test_double_binary_tree_matches_nccl_shape():
+    for n in (2, 5, 8, 13):
+        edges = dtree_edges(n)
+        assert len(edges) == 2 * (n - 1)  # two spanning trees
+        for tree in (edges[: n - 1], edges[n - 1:]):
+            children = {c for c, _ in tree}
+            assert len(children) == n - 1  # every rank but the root has one parent
+
+
+def _dump(plan, fmt: str, lid_shift: int = 0) -> str:
+    """Write the plan's LFTs the way dump_fts / OpenSM would (optionally with OpenSM assigning other LIDs)."""
+    topo = topology_for(plan)
+    guid_of_lid = {ca.lid: ca.port_guid for ca in topo.ca_by_lid.values()}
+    guid_of_lid.update({topo.lid[s]: topo.guid[s] for s in topo.lid})
+    lines = ["# test dump"]
+    for lft in plan.routing.lfts:
+        g = topo.guid[lft.switch]
+        if fmt == "dump_fts":
+            lines.append(f"Unicast lids [0x0-0x{len(lft.ports) - 1:x}] of switch DR path slid 0; dlid 0; 0 guid {g} ({lft.switch}):")
+            lines.append("  Lid  Out   Destination")
+        else:
+            lines.append(f"Unicast lids [0-{len(lft.ports) - 1}] of switch Lid {topo.lid[lft.switch]} guid {g} ('{lft.switch}'):")
+        for lid, port in enumerate(lft.ports):
+            if lid == 0 or port == 255:
+                continue
+            if fmt == "dump_fts":
+                lines.append(f"0x{lid + lid_shift:04x} {port:03d} : (Channel Adapter portguid {guid_of_lid[lid]}: 'x')")
+            else:
+                lines.append(f"0x{lid + lid_shift:04x} {port:03d} # Channel Adapter portguid {guid_of_lid[lid]}: 'x'")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("fmt", ["dump_fts", "opensm-lfts"])
+def test_opensm_dump_round_trip(lab_routed, fmt):
+    topo = topology_for(lab_routed)
+    read = read_lfts(_dump(lab_routed, fmt, lid_shift=100), topo)  # other LIDs, mapped back by portguid
+    assert not read.missing_switches and not read.unknown_switches and read.unmapped_lids == 0
+    assert read.tables == {l.switch: l.ports for l in lab_routed.routing.lfts}
+    r = by_name(analyze(lab_routed, ["all-to-all"], tables=read.tables, topo=topo))["all-to-all"]
+    assert r.ratio == 1.0
+
+
+def test_minimal_dump_with_topology(lab_routed):
+    topo = topology_for(lab_routed)
+    lft = lab_routed.routing.lfts[0]
+    g = topo.guid[lft.switch]
+    text = f"Unicast lids [0x0-0x5] of switch Lid 1 guid {g} ({lft.switch}):\n0x0201 {lft.ports[13]:03d}\n"
+    ca = topo.ca_by_lid[13]
+    node_guid = f"{int(ca.port_guid, 16) - 1:016x}"
+    ibnet = (f'Switch\t8 "S-{g[2:]}"\t\t# "{lft.switch}" enhanced port 0 lid 1 lmc 0\n'
+             f'Ca\t1 "H-{node_guid}"\t\t# "{ca.host} HCA-1"\n'
+             f'[1]({ca.port_guid[2:]}) \t"S-{g[2:]}"[5]\t\t# lid 513 lmc 0 "{lft.switch}" lid 1 4xHDR\n')
+    lids = read_topology_lids(ibnet)
+    assert lids[513] == ca.port_guid and lids[1] == g
+    read = read_lfts(text, topo, lids)
+    assert read.tables[lft.switch][13] == lft.ports[13]
+    assert len(read.missing_switches) == len(topo.lid) - 1  # missing switches get empty tables, as in OpenSM
+
+
+def test_analyze_cli_json(tmp_path, lab_routed):
+    from ffplan.plan import write_plan
+
+    write_plan(lab_routed, tmp_path / "plan.yaml")
+    res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "all-to-all", "-p", "shift", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert [p["pattern"] for p in data["patterns"]] == ["all-to-all", "shift"]
+    assert data["patterns"][0]["ratio"] == 1.0
+    res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "bogus"])
+    assert res.exit_code == 2
