@@ -13,9 +13,12 @@ Algorithm (docs/routing.md has the long form):
   from its compute-node/IO-node split.
 * **Across zones** the destinations of another zone are spread evenly over the inter-zone links between the
   two zones (a destination on a leaf that holds its own inter-zone link always enters through that link), and
-  over the leaf uplinks towards the exit leaf (water-filling the same slot counters). A leaf that holds an
-  inter-zone link sends the other zone's traffic straight over it. Zones that are not directly linked are
-  reached through the next zone on a shortest zone path.
+  over the leaf uplinks towards the exit leaf (water-filling the same slot counters). In the later zone, a leaf
+  holding links to the earlier zone sends that traffic straight over them, and every other leaf sends it up to
+  the exit leaf's *exit spine* (the spine and parallel link of one of its holes, which no CA port of that leaf
+  uses). That keeps exits off every down-then-up turn between two linked leaves, so the channel dependency
+  graph stays acyclic (docs/routing.md, sections 2 and 3). Zones that are not directly linked are reached
+  through the next zone on a shortest zone path.
 * **Failed cables and switches** are never used. A leaf whose uplink is dead (or whose spine lost its cable to
   the destination's leaf) gives the affected destinations to its least-loaded valid uplinks, so with one of 20
   uplinks down no uplink carries more than ceil(D/19) of the leaf's D destinations.
