@@ -25,9 +25,13 @@ system-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 	else echo "note: $(SYSTEM_PACKAGES) missing and not root: the tests that need them will be skipped"; fi
 
+# The main job on the shipped Fire-Flyer 2 inventory: lint, design, render, analyze, cost report.
 run: venv
 	$(FFPLAN) lint inventories/
-	$(FFPLAN) design inventories/fire-flyer-2.yaml -o $(OUT)/fire-flyer-2
+	$(FFPLAN) design inventories/fire-flyer-2.yaml -o $(OUT)/fire-flyer-2/plan --force
+	$(FFPLAN) render $(OUT)/fire-flyer-2/plan -o $(OUT)/fire-flyer-2/files --force
+	$(FFPLAN) analyze $(OUT)/fire-flyer-2/plan --pattern all-to-all --pattern storage-read
+	$(FFPLAN) report cost $(OUT)/fire-flyer-2/plan/plan.yaml --inventory inventories/fire-flyer-2.yaml
 
 test: venv system-deps
 	$(PY) -m pytest -q

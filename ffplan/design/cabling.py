@@ -4,8 +4,9 @@ Model (stated in the plan as `design.cable_model`): racks sit on a grid, `rack_p
 and `row_pitch_m` between rows. A cable between racks drops from each device to the overhead tray
 (`tray_drop_m` per end), runs the Manhattan distance along the trays, and gets `slack_m` for the service
 loop. Within one rack it runs the vertical distance between the two U positions plus the slack. The length
-is rounded up to the next standard length; passive copper (DAC) up to `copper_max_m`, active optical (AOC)
-beyond.
+is rounded up to the next standard length; passive copper (DAC) up to the catalog's copper reach, active
+optical (AOC) beyond, each priced by the catalog (the inventory's preset, else `list-price`, with the
+inventory's `catalog:` overrides).
 """
 
 from __future__ import annotations
@@ -13,18 +14,36 @@ from __future__ import annotations
 import bisect
 import math
 
+from ffplan.catalog import CableEntry, apply_override, load_preset
+from ffplan.diagnostics import InputError
+from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Rack
 from ffplan.plan.model import CableModel
 
-DEFAULT_CABLE_MODEL = CableModel(
-    rack_pitch_m=0.6,
-    row_pitch_m=2.4,
-    rack_unit_m=0.0445,
-    tray_drop_m=1.5,
-    slack_m=1.0,
-    copper_max_m=2.0,  # HDR 200 Gb/s passive copper reach
-    standard_lengths_m=[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0],
-)
+DESIGN_PRESET = "list-price"  # cable prices in a currency, so the objective weighs copper against optics
+
+
+def cable_model(loaded: LoadedInventory) -> tuple[CableModel, CableEntry]:
+    """The floor model and the catalog's cable prices for this inventory."""
+    inv = loaded.inventory
+    preset = (inv.catalog.preset if inv.catalog else None) or DESIGN_PRESET
+    catalog = load_preset(preset)
+    if inv.catalog:
+        catalog = apply_override(catalog, inv.catalog, f"inventory {loaded.source.file}", loaded.collector, ("catalog",),
+                                 known_nodes=set(inv.models.nodes), known_switches=set(inv.models.switches))
+        if loaded.collector.has_errors:
+            raise InputError(loaded.collector.items)
+    model = CableModel(
+        rack_pitch_m=0.6,
+        row_pitch_m=2.4,
+        rack_unit_m=0.0445,
+        tray_drop_m=1.5,
+        slack_m=1.0,
+        copper_max_m=float(catalog.cables.dac_max_m.value),
+        standard_lengths_m=[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0],
+        prices=f"{preset} ({catalog.currency})",
+    )
+    return model, catalog.cables
 
 
 def raw_length(model: CableModel, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> float:
@@ -46,13 +65,8 @@ def cable_type(model: CableModel, length: float) -> str:
     return "DAC" if length <= model.copper_max_m + 1e-9 else "AOC"
 
 
-def relative_cable_cost(cable: str, length: float) -> float:
-    """Relative price used by the placement objective: an AOC costs several DACs; both grow with length."""
-    return (1.0 + 0.1 * length) if cable == "DAC" else (4.0 + 0.05 * length)
-
-
-def cable_cost(model: CableModel, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> tuple[float, str, float]:
-    """(standard length, type, relative cost) of a cable between two positions."""
+def cable_cost(model: CableModel, prices: CableEntry, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> tuple[float, str, float]:
+    """(standard length, type, catalog price) of a cable between two positions."""
     length = standard_length(model, raw_length(model, rack_a, u_a, rack_b, u_b))
     kind = cable_type(model, length)
-    return length, kind, relative_cable_cost(kind, length)
+    return length, kind, prices.price(kind, length)

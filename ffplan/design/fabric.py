@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ffplan.design.cabling import DEFAULT_CABLE_MODEL, cable_cost
+from ffplan.design.cabling import cable_cost, cable_model
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
 from ffplan.design.sizing import TwoLayerSize, zone_size
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost
-from ffplan.plan.model import Balance, Cable, CableEnd, Node, NodePort, Plan, Switch, ZoneSpec
+from ffplan.plan.model import Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
 
 INTER_ZONE = "inter-zone"
 KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
@@ -57,6 +57,8 @@ class Fabric:
     zones: list[ZoneSpec]
     balance: list[Balance]
     placement: PlacementResult
+    cable_model: CableModel
+    cable_cost: float  # catalog price of all cables
 
 
 def _switch_name(zone: str, tier: str, index: int, count: int) -> str:
@@ -137,7 +139,7 @@ def build_fabric(
     racks: dict[str, Rack] = loaded.resolved.racks
     size = zone_size(inv, inv.models.switches[inv.fabric.switch_model].ports)
     zones = [z.name for z in inv.fabric.zones]
-    cm = DEFAULT_CABLE_MODEL
+    cm, prices = cable_model(loaded)
 
     switches = _build_switches(inv, size, racks)
     by_name = {s.name: s for s in switches}
@@ -173,7 +175,7 @@ def build_fabric(
         host_u = sum(m.host.u for m in d.members) / len(d.members)
         for lg in leaf_groups:
             leaf_u = sum(by_name[leaf_names[lg.zone][i]].u for i in lg.leaves) / len(lg.leaves)
-            cost[(d.key, lg.key)] = cable_cost(cm, host_rack, host_u, racks[lg.rack], leaf_u)[2]
+            cost[(d.key, lg.key)] = cable_cost(cm, prices, host_rack, host_u, racks[lg.rack], leaf_u)[2]
     role_ports: dict[str, int] = defaultdict(int)
     for d in demands:
         role_ports[d.role] += d.count
@@ -197,12 +199,12 @@ def build_fabric(
                 placed_rows.append((z, by_name[leaf_name], port_of[slot.ident], slot))
     for z, leaf, p, slot in placed_rows:
         host = slot.host
-        length, kind, _ = cable_cost(cm, racks[host.rack], host.u, racks[leaf.rack], leaf.u)
+        length, kind, _ = cable_cost(cm, prices, racks[host.rack], host.u, racks[leaf.rack], leaf.u)
         cables.append(Cable(label=f"{leaf.name}-p{p:02d}", kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
                             b=CableEnd(device=leaf.name, port=p), length_m=length, type=kind, zone=z))
     for (za, la, pa), (zb, lb, pb) in inter_zone:
         a, b = by_name[leaf_names[za][la]], by_name[leaf_names[zb][lb]]
-        length, kind, _ = cable_cost(cm, racks[a.rack], a.u, racks[b.rack], b.u)
+        length, kind, _ = cable_cost(cm, prices, racks[a.rack], a.u, racks[b.rack], b.u)
         cables.append(Cable(label=f"{a.name}-p{pa:02d}", kind="inter-zone", a=CableEnd(device=a.name, port=pa),
                             b=CableEnd(device=b.name, port=pb), length_m=length, type=kind, zone=za))
     for z in zones:
@@ -212,14 +214,15 @@ def build_fabric(
                 spine = by_name[spine_names[z][u % size.spines]]
                 port = size.down_ports + u + 1
                 spine_port = li * size.links_per_leaf_spine + u // size.spines + 1
-                length, kind, _ = cable_cost(cm, racks[leaf.rack], leaf.u, racks[spine.rack], spine.u)
+                length, kind, _ = cable_cost(cm, prices, racks[leaf.rack], leaf.u, racks[spine.rack], spine.u)
                 cables.append(Cable(label=f"{leaf.name}-p{port:02d}", kind="leaf-spine", a=CableEnd(device=leaf.name, port=port),
                                     b=CableEnd(device=spine.name, port=spine_port), length_m=length, type=kind, zone=z))
     cables.sort(key=lambda c: (_kind_order(c.kind), c.label))
 
     switches, nodes = _address(loaded, switches, placed_rows, previous)
     zone_specs, balance = _summaries(zones, size, on_leaf, free, bounds)
-    return Fabric(size, switches, nodes, cables, zone_specs, balance, result)
+    total = round(sum(prices.price(c.type, c.length_m) for c in cables), 2)
+    return Fabric(size, switches, nodes, cables, zone_specs, balance, result, cm, total)
 
 
 def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):

@@ -124,6 +124,7 @@ class CableModel(Frozen):
     slack_m: float
     copper_max_m: float
     standard_lengths_m: list[float]
+    prices: str  # catalog preset (currency) the cable costs come from
 
 
 class Design(Frozen):
