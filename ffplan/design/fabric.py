@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ffplan.design.cabling import cable_cost, cable_model
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
 from ffplan.design.sizing import TwoLayerSize, zone_size
+from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost
@@ -70,25 +71,47 @@ def _place_in_racks(racks: list[str], count: int) -> list[str]:
     return [racks[i * len(racks) // count] for i in range(count)]
 
 
-def _build_switches(inv: Inventory, size: TwoLayerSize, racks: dict[str, Rack]) -> list[Switch]:
+def _occupied_units(loaded: LoadedInventory) -> dict[str, set[int]]:
+    inv = loaded.inventory
+    used: dict[str, set[int]] = defaultdict(set)
+    for h in loaded.resolved.hosts:
+        units = inv.models.nodes[h.model].rack_units if h.model in inv.models.nodes else 1
+        used[h.rack].update(range(h.u, h.u + units))
+    return used
+
+
+def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str, Rack]) -> list[Switch]:
+    """Switches fill their racks top-down in the free units (hosts keep theirs); a full rack is an error."""
+    inv = loaded.inventory
     sw_model = inv.models.switches[inv.fabric.switch_model]
+    occupied = _occupied_units(loaded)
+    collector = Collector(loaded.source.file, loaded.source.positions)
     switches = []
+    next_u: dict[str, int] = {}  # switches fill racks top-down, whichever zone or tier comes first
     for zi, zone in enumerate(inv.fabric.zones, start=1):
         for tier, count, rack_list, kind in (
             ("spine", size.spines, zone.spine_racks, KIND_SPINE),
             ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF),
         ):
-            next_u: dict[str, int] = {}
             for i, rack in enumerate(_place_in_racks(list(rack_list), count)):
                 name = _switch_name(zone.name, tier, i + 1, count)
                 u = next_u.get(rack, racks[rack].units - sw_model.rack_units + 1)
+                while u >= 1 and occupied[rack] & set(range(u, u + sw_model.rack_units)):
+                    u -= 1
+                if u < 1:
+                    collector.error(
+                        "FF153", ("fabric", "zones", zi - 1, f"{tier}_racks"),
+                        f"rack '{rack}' has no room left for {name} ({sw_model.rack_units} U)",
+                        f"add racks to {tier}_racks of zone '{zone.name}' or move hosts out of '{rack}'",
+                    )
+                    raise InfeasibleError(collector.items)
                 next_u[rack] = u - sw_model.rack_units
                 given = inv.fabric.switch_guids.get(name)
                 switches.append(Switch(
                     name=name, zone=zone.name, tier=tier, index=i + 1, model=inv.fabric.switch_model,
                     ports=sw_model.ports,
                     node_guid=given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1),
-                    lid=0, guid_placeholder=given is None, rack=rack, u=max(1, u),
+                    lid=0, guid_placeholder=given is None, rack=rack, u=u,
                 ))
     return switches
 
@@ -141,7 +164,7 @@ def build_fabric(
     zones = [z.name for z in inv.fabric.zones]
     cm, prices = cable_model(loaded)
 
-    switches = _build_switches(inv, size, racks)
+    switches = _build_switches(loaded, size, racks)
     by_name = {s.name: s for s in switches}
     leaf_names = {z: [s.name for s in switches if s.zone == z and s.tier == "leaf"] for z in zones}
     spine_names = {z: [s.name for s in switches if s.zone == z and s.tier == "spine"] for z in zones}

@@ -8,6 +8,8 @@ from collections import Counter
 
 from ffplan.plan.model import Cable, CableEnd, Plan
 
+# InfiniBand connector by link speed.
+CONNECTOR = {"EDR": "QSFP28", "HDR": "QSFP56", "NDR": "OSFP"}
 # NetBox cable type slugs (dcim CableTypeChoices).
 NETBOX_CABLE_TYPE = {"DAC": "dac-passive", "AOC": "aoc"}
 CABLE_COLUMNS = [
@@ -49,11 +51,13 @@ def bom_rows(plan: Plan) -> list[list]:
     for model, n in sorted(Counter(s.model for s in plan.switches).items()):
         tiers = Counter(s.tier for s in plan.switches if s.model == model)
         rows.append(["switch", model, n, ", ".join(f"{k} {v}" for k, v in sorted(tiers.items()))])
+    speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
+    connector = f"{speed} {CONNECTOR.get(speed, '')}".strip()
     cables = Counter(_cable_item(c) for c in plan.cables)
     for item, n in sorted(cables.items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1]))):
-        rows.append(["cable", item, n, "HDR QSFP56"])
+        rows.append(["cable", item, n, connector])
     aoc = sum(1 for c in plan.cables if c.type == "AOC")
-    rows.append(["transceiver", "QSFP56 HDR (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"])
+    rows.append(["transceiver", f"{connector} (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"])
     for model, n in sorted(Counter(nd.model for nd in plan.nodes).items()):
         rows.append(["node", model, n, ""])
     return rows

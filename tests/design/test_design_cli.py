@@ -60,3 +60,12 @@ def test_paper_numbers_exit_3_naming_the_port_budget(root, tmp_path):
     result = _design(root / "examples" / "fire-flyer-2-as-described.yaml", tmp_path / "o")
     assert result.exit_code == 3
     assert "error FF101" in result.output and "10 over" in result.output
+
+
+def test_switches_that_do_not_fit_their_rack_exit_3(root, tmp_path):
+    text = (root / "inventories" / "lab.yaml").read_text().replace("  - {name: net1, row: 1, slot: 1}", "  - {name: net1, row: 1, slot: 1, units: 5}")
+    inv = tmp_path / "small-rack.yaml"
+    inv.write_text(text)
+    result = _design(inv, tmp_path / "o")
+    assert result.exit_code == 3
+    assert "error FF153 rack 'net1' has no room left for za-leaf04 (1 U)" in result.output
