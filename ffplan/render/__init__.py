@@ -1,12 +1,14 @@
 """Render stage: plan -> every file a deployment needs.
 
 Public surface: `render_plan(plan, prefix) -> {relative path: text}`: the OpenSM files (opensm/), the host
-profiles (hosts/) and the exports (exports/). Pure and deterministic: identical plans give byte-identical
+profiles (hosts/), the exports (exports/) and the plan they came from (plan.yaml, so `ffplan verify OUT`
+and later diffs have it at hand). Pure and deterministic: identical plans give byte-identical
 files, with no timestamps. Writing them (atomically, with a manifest) is `ffplan.outdir.write_folder`'s job.
 """
 
 from __future__ import annotations
 
+from ffplan.plan import dump_plan
 from ffplan.plan.model import Plan
 from ffplan.render.exports import render_exports
 from ffplan.render.hosts import render_hosts
@@ -19,7 +21,7 @@ DEFAULT_PREFIX = "/etc/opensm"
 
 def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
     """Relative path under the output folder -> file text, sorted by path."""
-    files: dict[str, str] = {}
+    files: dict[str, str] = {"plan.yaml": dump_plan(plan)}
     for part in (render_opensm(plan, prefix), render_hosts(plan), render_exports(plan)):
         for path, text in part.items():
             if path in files:

@@ -187,7 +187,7 @@ def test_qos_sets_per_port_class_are_told_apart(tmp_path, sim_tools, no_leftover
 
 
 def test_design_render_verify_through_the_cli(tmp_path, sim_tools, no_leftovers):
-    """The engineer's path: a plan folder, `ffplan render`, then `ffplan verify OUT --plan PLANDIR`."""
+    """The engineer's path: a plan folder, `ffplan render`, then `ffplan verify OUT` (the render carries its plan)."""
     from ffplan.plan.io import dump_plan
     from tests.opensm.planfix import designed
 
@@ -197,6 +197,9 @@ def test_design_render_verify_through_the_cli(tmp_path, sim_tools, no_leftovers)
     runner = CliRunner()
     result = runner.invoke(app, ["render", str(plan_dir), "-o", str(tmp_path / "render"), "-q"])
     assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["verify", str(tmp_path / "render"), "-q"])
+    assert result.exit_code == 0, result.output
+    (tmp_path / "render" / "plan.yaml").unlink()
     result = runner.invoke(app, ["verify", str(tmp_path / "render"), "-q"])
     assert result.exit_code == 2 and "--plan" in result.stderr
     result = runner.invoke(app, ["verify", str(tmp_path / "render"), "--plan", str(plan_dir), "-q"])

@@ -41,7 +41,8 @@ def test_render_writes_every_file_with_a_manifest(tmp_path, lab_plan):
     assert manifest["format"] == "ffplan-output" and manifest["kind"] == "render"
     listed = {e["path"]: e["sha256"] for e in manifest["files"]}
     assert listed == {name: hashlib.sha256(data).hexdigest() for name, data in tree.items()}
-    assert {name.split("/")[0] for name in tree} == {"hosts", "exports"} | ({"opensm"} if any(n.startswith("opensm/") for n in tree) else set())
+    assert {name.split("/")[0] for name in tree} == {"hosts", "exports", "opensm", "plan.yaml"}
+    assert tree["plan.yaml"] == (plan_dir / "plan.yaml").read_bytes()  # the plan these files came from
     for name in ("hosts/manifest.csv", "hosts/gpu-node/topo.xml", "hosts/gpu-node/nccl.conf", "hosts/storage-node/host-check.sh",
                  "exports/topology.conf", "exports/ansible-inventory.yaml", "exports/cables.csv", "exports/bom.csv",
                  "exports/diagram-za.svg", "exports/diagram-zb.svg"):
