@@ -1,12 +1,10 @@
-"""Golden pairs for the transformation: inventory -> plan.yaml, cables.csv, bom.csv.
+"""Golden pairs for the transformation: inventory -> plan.yaml, cables.csv, bom.csv."""
 
-A mismatch shows a unified diff; `pytest --update-golden` rewrites the expected files (review the diff).
-"""
-
-import difflib
 from pathlib import Path
 
 import pytest
+
+from tests.goldens import assert_golden_folder
 
 from ffplan.design import design
 from ffplan.inventory import load_inventory
@@ -28,15 +26,5 @@ def outputs(inventory: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_outputs(case, update_golden):
-    folder = HERE / "expected" / case
-    for name, text in outputs(CASES[case]).items():
-        # The plan names the inventory file and its hash; both are stable because the inventory is in the repo.
-        path = folder / name
-        if update_golden:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        assert path.exists(), f"missing {path}: run pytest --update-golden and review it"
-        expected = path.read_text()
-        if text != expected:
-            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), str(path), "actual", n=2))
-            pytest.fail(f"{case}/{name} differs from the golden file (pytest --update-golden to accept):\n{diff[:6000]}")
+    # The plan names the inventory file and its hash; both are stable because the inventory is in the repo.
+    assert_golden_folder(HERE / "expected" / case, outputs(CASES[case]), update_golden, f"{case} design outputs")

@@ -8,7 +8,6 @@ the diff.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
@@ -17,32 +16,13 @@ import pytest
 from ffplan.diagnostics import StageError
 from ffplan.render import opensm as R
 from ffplan.verify import parse as P
+from tests.goldens import assert_golden_folder
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "lab"
 
 
 def test_lab_opensm_files_match_golden(lab_plan, update_golden):
-    files = R.render_opensm(lab_plan, "/etc/opensm")
-    if update_golden:
-        if GOLDEN.exists():
-            for old in GOLDEN.rglob("*"):
-                if old.is_file():
-                    old.unlink()
-        for name, text in files.items():
-            target = GOLDEN / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8", newline="\n")
-        return
-    expected = {str(p.relative_to(GOLDEN)): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()}
-    missing, extra = sorted(set(expected) - set(files)), sorted(set(files) - set(expected))
-    assert not missing and not extra, f"missing from the render: {missing}; not in golden: {extra} (--update-golden)"
-    problems = []
-    for name in sorted(files):
-        if files[name] != expected[name]:
-            diff = "".join(difflib.unified_diff(expected[name].splitlines(True), files[name].splitlines(True),
-                                                f"golden/{name}", f"rendered/{name}", n=2))
-            problems.append(diff[:4000])
-    assert not problems, "OpenSM files differ from golden (pytest --update-golden to accept):\n" + "\n".join(problems)
+    assert_golden_folder(GOLDEN, R.render_opensm(lab_plan, "/etc/opensm"), update_golden, "OpenSM files")
 
 
 def test_render_is_deterministic(lab_plan):
