@@ -24,7 +24,8 @@ FFPLAN = [sys.executable, "-m", "ffplan"]
 SYNTHETIC = {
     # name: (zones, radix, compute, storage, mgmt)
     "synthetic-2x40-half": (2, 40, 600, 90, 4),
-    "synthetic-4x64-8192": (4, 64, 7300, 200, 16),
+    "synthetic-4x64-8192": (4, 64, 7300, 200, 16),  # four planes of 2,048 ports
+
 }
 
 

@@ -29,7 +29,11 @@ NODE_MODELS = {
 
 
 def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int, mgmt: int, inter_zone: int = 2) -> str:
-    """A full-size zone per zone name; hosts fill racks row by row, network racks at the row ends."""
+    """A full-size zone per zone name; hosts fill racks row by row, network racks at the row ends.
+
+    Two zones are joined by `inter_zone` links; with more zones they are independent planes (ffplan routes
+    between two zones only, lint FF106), as in the paper's 4-plane next generation.
+    """
     zone_names = [f"z{i + 1}" for i in range(zones)]
     storage_model = dict(NODE_MODELS["storage-node"])
     storage_model["root_ports"] = [{"name": f"rp{i}", "numa": 0, "pcie": {"lanes": 16}} for i in range(zones)]
@@ -55,10 +59,13 @@ def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int
                        "racks": names, "per_rack": per_rack[role], "first_u": 2})
     zone_specs = []
     for zi, z in enumerate(zone_names):
-        leaf_rack, spine_rack = f"net-{z}-leaf", f"net-{z}-spine"
-        racks.append({"name": leaf_rack, "row": 1 + zi * max(1, row // zones), "slot": 0, "units": 60})
-        racks.append({"name": spine_rack, "row": 1 + zi * max(1, row // zones), "slot": slots + 1, "units": 60})
-        zone_specs.append({"name": z, "leaf_racks": [leaf_rack], "spine_racks": [spine_rack]})
+        # A full zone has `radix` leaves and radix/2 spines of 1U: two 42U racks of leaves, one of spines.
+        zone_row = 1 + zi * max(1, row // zones)
+        leaf_racks = [f"net-{z}-leaf{i}" for i in (1, 2)]
+        spine_rack = f"net-{z}-spine"
+        racks += [{"name": leaf_racks[0], "row": zone_row, "slot": 0}, {"name": leaf_racks[1], "row": zone_row, "slot": slots + 1},
+                  {"name": spine_rack, "row": zone_row, "slot": slots + 2}]
+        zone_specs.append({"name": z, "leaf_racks": leaf_racks, "spine_racks": [spine_rack]})
     inventory = {
         "inventory_version": 1,
         "name": name,
@@ -71,8 +78,7 @@ def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int
         "fabric": {
             "switch_model": f"SW{radix}",
             "zones": zone_specs,
-            "inter_zone_links": [{"zones": [a, b], "count": inter_zone}
-                                 for i, a in enumerate(zone_names) for b in zone_names[i + 1:]],
+            "inter_zone_links": [{"zones": zone_names, "count": inter_zone}] if zones == 2 and inter_zone else [],
         },
         "racks": racks,
         "groups": groups,

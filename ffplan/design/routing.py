@@ -436,8 +436,11 @@ class _Router:
             movable = sorted((lid for lid in counted if (zone_of_lid[lid] == zone) == own_zone), key=lambda lid: -lid)
             for _ in range(3):
                 moved = False
+                low = min(cnt[w] for w in alive)
                 for lid in movable:
                     u = chosen[lid]
+                    if cnt[u] - low < 2:
+                        continue  # no uplink can take it with a gain: skip the search (most LIDs, always when intact)
                     v = min((v for v in alive if valid(v, target_of[lid], lid)), key=lambda v: (cnt[v], v))
                     if cnt[u] - cnt[v] < 2:
                         continue
@@ -446,6 +449,7 @@ class _Router:
                     chosen[lid] = v
                     table[lid] = up[v][0]
                     moved = True
+                    low = min(cnt[w] for w in alive)
                 if not moved:
                     break
 

@@ -259,3 +259,35 @@ def inter_zone_self_link(ctx: LintContext) -> Iterator[Finding]:
                 f"inter-zone link joins zone '{link.zones[0]}' to itself",
                 "name two different zones",
             )
+
+
+@rule(
+    "FF106", "inter-zone-links-beyond-two-zones", Severity.ERROR,
+    summary="inter-zone links join more than two zones",
+    bad="""
+    inter_zone_links:
+      - {zones: [z1, z2], count: 2}
+      - {zones: [z2, z3], count: 2}
+    """,
+    good="""
+    # two zones joined; further zones are independent planes
+    inter_zone_links:
+      - {zones: [z1, z2], count: 2}
+    """,
+)
+def inter_zone_links_beyond_two_zones(ctx: LintContext) -> Iterator[Finding]:
+    """
+    ffplan's router sends cross-zone traffic over leaf-to-leaf inter-zone links and proves the routes
+    free of credit loops on the channel dependency graph. Between two zones it keeps that graph acyclic
+    by reserving, in the second zone, spine downlinks that exits use and entries never do. With links
+    among three or more zones, traffic entering one zone and leaving it for another closes loops through
+    the zones (the designer refuses such a plan with FF602), so this is caught here, before designing.
+    Zones without inter-zone links are independent planes, as in the paper's multi-plane next generation.
+    """
+    linked = sorted({z for link in ctx.inventory.fabric.inter_zone_links for z in link.zones})
+    if len(linked) > 2:
+        yield Finding(
+            ("fabric", "inter_zone_links"),
+            f"inter-zone links join {len(linked)} zones ({', '.join(linked)}); ffplan routes between two zones only",
+            "keep inter-zone links between one pair of zones; other zones stay independent planes",
+        )
