@@ -51,7 +51,6 @@ class PortSlot:
 
 @dataclass
 class Fabric:
-    size: TwoLayerSize
     switches: list[Switch]
     nodes: list[Node]
     cables: list[Cable]
@@ -245,7 +244,7 @@ def build_fabric(
     switches, nodes = _address(loaded, switches, placed_rows, previous)
     zone_specs, balance = _summaries(zones, size, on_leaf, free, bounds)
     total = round(sum(prices.price(c.type, c.length_m) for c in cables), 2)
-    return Fabric(size, switches, nodes, cables, zone_specs, balance, result, cm, total)
+    return Fabric(switches, nodes, cables, zone_specs, balance, result, cm, total)
 
 
 def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
