@@ -159,7 +159,7 @@ def solve_placement(
     seconds = time.perf_counter() - started
     if pulp.LpStatus[status] != "Optimal" and prob.sol_status not in (pulp.LpSolutionIntegerFeasible,):
         raise _infeasible(pulp.LpStatus[status], sum(d.count for d in demands),
-                          sum(lg.capacity for lg in leaf_groups))
+                          sum(lg.capacity for lg in leaf_groups), time_limit)
     counts, kept_counts = {}, {}
     for (di, zone, key), var in x.items():
         value = int(round(var.value() or 0))
@@ -199,11 +199,15 @@ def _relaxation_gap(prob: pulp.LpProblem, objective: float) -> float:
     return 0.0 if objective <= 0 else max(0.0, (objective - bound) / objective)
 
 
-def _infeasible(status: str, demand: int, capacity: int) -> InfeasibleError:
+def _infeasible(status: str, demand: int, capacity: int, time_limit: float | None) -> InfeasibleError:
     c = Collector("<design>")
-    c.error(
-        RULE_PLACEMENT, (),
-        f"placement is {status.lower()}: {demand:,} NIC and inter-zone ports for {capacity:,} free leaf ports",
-        "run `ffplan lint` for the budget that binds; remove nodes, add a zone, or use switches with more ports",
-    )
+    if status == "Infeasible" or time_limit is None:
+        c.error(
+            RULE_PLACEMENT, (),
+            f"placement is {status.lower()}: {demand:,} NIC and inter-zone ports for {capacity:,} free leaf ports",
+            "run `ffplan lint` for the budget that binds; remove nodes, add a zone, or use switches with more ports",
+        )
+    else:  # stopped by --time-limit before any placement was found
+        c.error(RULE_PLACEMENT, ("--time-limit",), f"the solver found no placement within --time-limit {time_limit:g} s",
+                "raise --time-limit, or drop it to solve to optimality")
     return InfeasibleError(c.items)
