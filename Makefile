@@ -31,7 +31,7 @@ run: venv
 	$(FFPLAN) design inventories/fire-flyer-2.yaml -o $(OUT)/fire-flyer-2/plan --force
 	$(FFPLAN) render $(OUT)/fire-flyer-2/plan -o $(OUT)/fire-flyer-2/files --force
 	$(FFPLAN) analyze $(OUT)/fire-flyer-2/plan --pattern all-to-all --pattern storage-read
-	$(FFPLAN) report cost $(OUT)/fire-flyer-2/plan/plan.yaml --inventory inventories/fire-flyer-2.yaml
+	$(FFPLAN) report cost $(OUT)/fire-flyer-2/plan/plan.yaml
 
 test: venv system-deps
 	$(PY) -m pytest -q

@@ -9,14 +9,12 @@ import typer
 
 from ffplan.catalog import PRESETS
 from ffplan.cli.common import err, fail, out, stage_errors
-from ffplan.diagnostics import Collector, InputError
-from ffplan.inventory import LoadedInventory, load_inventory
+from ffplan.inventory import LoadedInventory
 from ffplan.plan import load_plan
 from ffplan.plan.model import Plan
-from ffplan.report.cost import EnergyOptions, build_report, resolve_catalog
+from ffplan.report.cost import EnergyOptions, build_report, inventory_location, plan_location, resolve_catalog
 from ffplan.report.output import FORMATS, render, table_renderables
 
-RULE_NO_INVENTORY = "FF804"
 PLAN_SNIFF_BYTES = 64 * 1024
 
 Format = Enum("Format", {name: name for name in FORMATS}, type=str)
@@ -36,28 +34,11 @@ def _is_plan(path: Path) -> bool:
     return first.startswith("plan_version:")
 
 
-def _plan_inventory(plan: Plan, plan_path: Path, inventory: Path | None) -> LoadedInventory:
-    """The inventory a plan was made from: --inventory, else the file the plan names, next to the plan or here."""
-    candidates = [inventory] if inventory else [plan_path.parent / plan.inventory.file, Path(plan.inventory.file)]
-    found = next((p for p in candidates if p.is_file()), None)
-    if found is None:
-        c = Collector(str(plan_path))
-        c.error(RULE_NO_INVENTORY, ("inventory", "file"),
-                f"the plan's inventory {plan.inventory.file} is not next to the plan nor in the current directory",
-                "pass it with --inventory FILE: the report needs its node models (GPUs, power)")
-        raise InputError(c.items)
-    loaded = load_inventory(found)
-    if loaded.sha256 != plan.inventory.sha256:
-        err.print(f"warning: {found} changed since the plan was made; node models are read from the file as it is now")
-    return loaded
-
-
 def cost_command(
     input_file: Path = typer.Argument(..., metavar="INPUT", help="Inventory YAML, or a plan.yaml written by `ffplan design`."),
-    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the inventory's node models (sizing only, no placement)."),
-    preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, else paper)."),
+    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement)."),
+    preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
     catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),
-    inventory: Path = typer.Option(None, "--inventory", help="The inventory of a plan given as INPUT (default: the file the plan names)."),
     fmt: Format = typer.Option("table", "--format", "-f", help="Output format."),
     output: Path = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
     years: float = typer.Option(None, "--years", min=0, help="Add energy use and cost over this many years."),
@@ -73,17 +54,15 @@ def cost_command(
     if (years is None) != (kwh_price is None):
         fail("--years and --kwh-price go together", "give both, e.g. --years 5 --kwh-price 0.12")
     with stage_errors():
-        plan = None
-        if _is_plan(input_file):
+        if _is_plan(input_file):  # the plan alone: the report never reads the inventory
             plan = load_plan(input_file)
-            loaded = _plan_inventory(plan, input_file, inventory)
-        elif gpus is not None:
-            loaded = load_inventory(input_file)
+            plan_file, where = input_file, plan_location(plan, input_file)
         else:
             loaded, plan = _design(input_file, quiet)
-        catalog = resolve_catalog(loaded, preset.value if preset else None, catalog_file)
+            plan_file, where = None, inventory_location(loaded.source.file, loaded.source.positions)
+        catalog = resolve_catalog(plan, preset.value if preset else None, catalog_file, plan_file)
         energy = EnergyOptions(years, pue, kwh_price) if years is not None else None
-        report = build_report(loaded, catalog, plan=plan, gpus=gpus, energy=energy, input_name=str(input_file))
+        report = build_report(plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file), where=where)
     if output is None and fmt.value == "table":
         out.print(table_renderables(report))
         return

@@ -12,7 +12,7 @@ from ffplan.design.routing import design_routing
 from ffplan.design.sizing import SizingError
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
-from ffplan.plan.model import PLAN_VERSION, Design, InventoryRef, Plan, SolverInfo, SwitchModelSpec
+from ffplan.plan.model import PLAN_VERSION, Design, InventoryRef, NodeModelSpec, Plan, SolverInfo, SwitchModelSpec
 
 @dataclass(frozen=True)
 class DesignOptions:
@@ -47,6 +47,13 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
                             rack_units=m.rack_units)
             for name, m in sorted(inv.models.switches.items())
         ],
+        node_models=[
+            NodeModelSpec(name=name, gpus=sum(1 for dev in m.devices if dev.kind == "gpu"),
+                          gpu_model=next((dev.model for dev in m.devices if dev.kind == "gpu"), None),
+                          power_w=m.power_w, peak_power_w=m.peak_power_w, rack_units=m.rack_units)
+            for name, m in sorted(inv.models.nodes.items())
+        ],
+        catalog=inv.catalog,
         fabric_switch_model=inv.fabric.switch_model,
         zones=fabric.zones,
         switches=fabric.switches,

@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
 
+from ffplan.inventory.models import Catalog
+
 PLAN_VERSION = 1
 
 
@@ -29,6 +31,17 @@ class SwitchModelSpec(Frozen):
     speed: str
     data_vls: int
     power_w: float
+    rack_units: int
+
+
+class NodeModelSpec(Frozen):
+    """A node model of the inventory, as far as later stages need it (the cost report: GPUs, power, size)."""
+
+    name: str
+    gpus: int  # GPU devices of the model
+    gpu_model: str | None  # model of its first GPU; None without GPUs
+    power_w: float  # average under load; 0 when the inventory gives none
+    peak_power_w: float  # 0 when the inventory gives none
     rack_units: int
 
 
@@ -319,6 +332,8 @@ class Plan(Frozen):
     generator: str
     inventory: InventoryRef
     switch_models: list[SwitchModelSpec]
+    node_models: list[NodeModelSpec] = []  # every node model of the inventory, by name; empty in plans of older ffplan
+    catalog: Catalog | None = None  # the inventory's `catalog:` block (price/power overrides) as given
     fabric_switch_model: str
     zones: list[ZoneSpec]
     switches: list[Switch]
@@ -328,3 +343,6 @@ class Plan(Frozen):
     routing: Routing | None = None
     qos: Qos | None = None
     hosts: list[HostProfile] | None = None  # per node model and role host profiles (NUMA, PCIe, NCCL); see ffplan.design.hosts
+
+    def node_model(self, name: str) -> NodeModelSpec | None:
+        return next((m for m in self.node_models if m.name == name), None)

@@ -1,14 +1,17 @@
 """Price and power the comparison designs, compare them with each other and with the paper.
 
-Public surface: `resolve_catalog(...)`, `build_report(...)`, `EnergyOptions`.
+Public surface: `resolve_catalog(...)`, `build_report(...)`, `EnergyOptions`, `plan_location` /
+`inventory_location` (where errors point). Everything is read from the Plan; never from the inventory.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
+from typing import Callable
 
 from ffplan.catalog import (
     Figure,
@@ -22,7 +25,8 @@ from ffplan.catalog import (
 )
 from ffplan.design.sizing import size_three_layer, size_two_layer
 from ffplan.diagnostics import Collector, InputError
-from ffplan.inventory import LoadedInventory
+from ffplan.inventory.source import read_text
+from ffplan.plan.io import MAX_PLAN_BYTES
 from ffplan.plan.model import Plan
 from ffplan.report import designs as d
 from ffplan.report.model import (
@@ -38,6 +42,7 @@ from ffplan.report.model import (
 )
 
 RULE_NO_PRICE = "FF803"
+RULE_NO_NODE_MODEL = "FF804"
 HOURS_PER_YEAR = 24 * 365
 DEFAULT_PRESET = "paper"
 AOC_OPTICAL_ENDS = 2  # an active optical cable carries a transceiver at each end
@@ -50,21 +55,28 @@ class EnergyOptions:
     kwh_price: float
 
 
-def resolve_catalog(loaded: LoadedInventory, preset: str | None = None, override_file: Path | None = None) -> PriceCatalog:
-    """Preset, then the inventory's own model data, then its `catalog:` block, then `--catalog FILE`.
+def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path | None = None,
+                    plan_file: Path | None = None) -> PriceCatalog:
+    """Preset, then the plan's model data, then the inventory's `catalog:` block (as the plan carries it),
+    then `--catalog FILE`.
 
-    The preset is the one named on the command line, else in the file, else in the inventory, else `paper`.
+    The preset is the one named on the command line, else in the file, else in the plan's catalog block, else
+    `paper`. `plan_file` is where the plan was read from: errors in its catalog block are located there.
     """
-    inv = loaded.inventory
     file_override, file_collector = read_override_file(override_file) if override_file else (None, None)
-    chosen = preset or (file_override and file_override.preset) or (inv.catalog and inv.catalog.preset) or DEFAULT_PRESET
-    catalog = _with_inventory_power(load_preset(chosen), loaded)
-    known = dict(known_nodes=set(inv.models.nodes), known_switches=set(inv.models.switches))
-    if inv.catalog:
-        catalog = apply_override(catalog, inv.catalog, f"inventory {loaded.source.file}", loaded.collector,
-                                 ("catalog",), **known)
-        if loaded.collector.has_errors:
-            raise InputError(loaded.collector.items)
+    chosen = preset or (file_override and file_override.preset) or (plan.catalog and plan.catalog.preset) or DEFAULT_PRESET
+    catalog = _with_model_power(load_preset(chosen), plan)
+    known = dict(known_nodes={m.name for m in plan.node_models}, known_switches={m.name for m in plan.switch_models})
+    if plan.catalog:
+        # The designer refuses a bad block (ffplan.design.cabling): this fails only for an edited plan.
+        where, origin = plan_location(plan, plan_file), f"inventory {plan.inventory.file}"
+        trial = Collector(where.file)
+        updated = apply_override(catalog, plan.catalog, origin, trial, ("catalog",), **known)
+        if trial.has_errors:  # locate them: the plan file is scanned for positions only now
+            located = Collector(where.file, where.positions())
+            apply_override(catalog, plan.catalog, origin, located, ("catalog",), **known)
+            raise InputError(located.items)
+        catalog = updated
     if file_override:
         catalog = apply_override(catalog, file_override, f"--catalog {override_file}", file_collector, (), **known)
         if file_collector.has_errors:
@@ -72,47 +84,115 @@ def resolve_catalog(loaded: LoadedInventory, preset: str | None = None, override
     return catalog
 
 
-def _with_inventory_power(catalog: PriceCatalog, loaded: LoadedInventory) -> PriceCatalog:
-    """The inventory describes its own hardware: its power figures beat the preset's."""
+def _with_model_power(catalog: PriceCatalog, plan: Plan) -> PriceCatalog:
+    """The inventory describes its own hardware (the plan carries its models): its power figures beat the preset's."""
     nodes, switches = dict(catalog.nodes), dict(catalog.switches)
-    for name, model in loaded.inventory.models.nodes.items():
-        update = {field: Figure(value=getattr(model, field), source=f"inventory models.nodes.{name}.{field}")
+    for model in plan.node_models:
+        update = {field: Figure(value=getattr(model, field), source=f"inventory models.nodes.{model.name}.{field}")
                   for field in ("power_w", "peak_power_w") if getattr(model, field) > 0}
         if update:
-            nodes[name] = nodes.get(name, NodeEntry()).model_copy(update=update)
-    for name, model in loaded.inventory.models.switches.items():
+            nodes[model.name] = nodes.get(model.name, NodeEntry()).model_copy(update=update)
+    for model in plan.switch_models:
         if model.power_w > 0:
-            figure = Figure(value=model.power_w, source=f"inventory models.switches.{name}.power_w")
-            switches[name] = switches.get(name, SwitchEntry()).model_copy(update={"power_w": figure})
+            figure = Figure(value=model.power_w, source=f"inventory models.switches.{model.name}.power_w")
+            switches[model.name] = switches.get(model.name, SwitchEntry()).model_copy(update={"power_w": figure})
     return catalog.model_copy(update={"nodes": nodes, "switches": switches})
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the report's errors point: a file, its positions (computed only when there is an error) and the
+    YAML path of a node or switch model in it."""
+
+    file: str
+    positions: Callable[[], dict[tuple, tuple[int, int]]]
+    model_path: Callable[[str, str], tuple]  # ("nodes" | "switches", model name) -> YAML path
+
+
+def plan_location(plan: Plan, plan_file: Path | None) -> Location:
+    """Errors located in the plan file (or, for a plan designed in-process, named after its inventory)."""
+    sections = {"nodes": "node_models", "switches": "switch_models"}
+
+    def model_path(kind: str, name: str) -> tuple:
+        specs = plan.node_models if kind == "nodes" else plan.switch_models
+        index = next((i for i, m in enumerate(specs) if m.name == name), None)
+        return (sections[kind], index) if index is not None else ()
+
+    def positions() -> dict:
+        return plan_positions(plan_file, ("catalog", "node_models", "switch_models")) if plan_file else {}
+
+    return Location(str(plan_file) if plan_file else f"plan of {plan.inventory.file}", positions, model_path)
+
+
+def inventory_location(file: str, positions: dict) -> Location:
+    """Errors located in the inventory a plan was just designed from (its model names are the plan's)."""
+    return Location(file, lambda: positions, lambda kind, name: ("models", kind, name))
+
+
+_FLOW_KEY = re.compile(r"[{,]\s*([^{},:\s][^{},:]*?):\s")
+
+
+def plan_positions(path: Path, sections: tuple[str, ...]) -> dict[tuple, tuple[int, int]]:
+    """Line and column of a few top-level sections of a canonical plan (see ffplan.plan.io), found by scanning
+    its text: plans are read without the position-tracking loader, which is too slow for their size."""
+    try:
+        lines = read_text(Path(path), MAX_PLAN_BYTES).split("\n")
+    except InputError:
+        return {}
+    out: dict[tuple, tuple[int, int]] = {}
+    section, item = None, -1
+    for number, line in enumerate(lines, 1):
+        if line and not line[0].isspace() and not line.startswith(("-", "#")):
+            section = line.split(":", 1)[0]
+            section, item = (section, -1) if section in sections else (None, -1)
+            if section:
+                out[(section,)] = (number, 1)
+            continue
+        if section is None:
+            continue
+        if line.startswith("- "):  # a list item (canonical lists sit at the key's indent)
+            item += 1
+            out[(section, item)] = (number, 3)
+        elif line.startswith("  ") and not line.startswith("   "):  # a key of a mapping section
+            key, _, rest = line.strip().partition(":")
+            out[(section, key)] = (number, 3)
+            for m in _FLOW_KEY.finditer(rest):
+                out[(section, key, m.group(1))] = (number, len(line) - len(rest) + m.start(1) + 1)
+    return out
 
 
 class Pricer:
     """Looks up prices and power; a missing one becomes a located error, collected for the whole report."""
 
-    def __init__(self, catalog: PriceCatalog, loaded: LoadedInventory):
+    def __init__(self, catalog: PriceCatalog, plan: Plan):
         self.catalog = catalog
-        self.loaded = loaded
-        self.collector = Collector(loaded.source.file, loaded.source.positions)
+        self.plan = plan
+        self.missing: list[tuple[tuple[str, str], str, str]] = []  # ((kind, model), message, hint)
         self.notes: list[str] = []
         self._reported: set[tuple] = set()
 
-    def _missing(self, path: tuple, what: str, name: str) -> float:
-        if (path, what) in self._reported:  # every design asks again; say it once
+    def _missing(self, kind: str, what: str, name: str) -> float:
+        if (kind, name, what) in self._reported:  # every design asks again; say it once
             return 0.0
-        self._reported.add((path, what))
-        self.collector.error(RULE_NO_PRICE, path, f"no {what} for '{name}' in catalog '{self.catalog.name}'",
+        self._reported.add((kind, name, what))
+        self.missing.append(((kind, name), f"no {what} for '{name}' in catalog '{self.catalog.name}'",
                              f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to the "
-                             "inventory or pass --catalog FILE")
+                             "inventory (and design again) or pass --catalog FILE"))
         return 0.0
+
+    def errors(self, where: Location) -> list:
+        collector = Collector(where.file, where.positions())
+        for (kind, name), message, hint in self.missing:
+            collector.error(RULE_NO_PRICE, where.model_path(kind, name), message, hint)
+        return collector.items
 
     def gpus(self, model: str) -> int:
         entry = self.catalog.nodes.get(model)
-        return entry.gpus if entry and entry.gpus else d.gpus_of(self.loaded, model)
+        return entry.gpus if entry and entry.gpus else d.gpus_of(self.plan, model)
 
     def gpu_model(self, model: str) -> str | None:
         entry = self.catalog.nodes.get(model)
-        return entry.gpu_model if entry and entry.gpu_model else d.gpu_model_of(self.loaded, model)
+        return entry.gpu_model if entry and entry.gpu_model else d.gpu_model_of(self.plan, model)
 
     def node_price(self, model: str) -> float:
         entry = self.catalog.nodes.get(model)
@@ -121,12 +201,12 @@ class Pricer:
         gpu = self.catalog.gpus.get(self.gpu_model(model) or "")
         if gpu and gpu.node_price_per_gpu:
             return gpu.node_price_per_gpu.value * self.gpus(model)
-        return self._missing(("models", "nodes", model), "price", model)
+        return self._missing("nodes", "price", model)
 
     def node_power(self, model: str) -> tuple[float, float]:
         entry = self.catalog.nodes.get(model)
         if not entry or not entry.power_w:
-            return self._missing(("models", "nodes", model), "power", model), 0.0
+            return self._missing("nodes", "power", model), 0.0
         if entry.peak_power_w:
             return entry.power_w.value, entry.peak_power_w.value
         self.notes.append(f"{model}: no peak power given, its average power is used as peak")
@@ -136,7 +216,7 @@ class Pricer:
         entry = self.catalog.switches.get(model)
         if entry and entry.price:
             return entry.price.value
-        return self._missing(("models", "switches", model), "price", model)
+        return self._missing("switches", "price", model)
 
     def switch_power(self, model: str) -> float:
         entry = self.catalog.switches.get(model)
@@ -286,44 +366,57 @@ def paper_checks(dgx_storage_switches: int) -> list[PaperCheck]:
 
 
 def build_report(
-    loaded: LoadedInventory,
+    plan: Plan,
     catalog: PriceCatalog,
-    plan: Plan | None = None,
     gpus: int | None = None,
     energy: EnergyOptions | None = None,
     input_name: str = "",
+    where: Location | None = None,
 ) -> CostReport:
-    """The three designs at the plan's GPU count, or at `gpus` (sizing only) when given."""
-    pricer = Pricer(catalog, loaded)
-    inv = loaded.inventory
-    switch_model = plan.fabric_switch_model if plan else inv.fabric.switch_model
-    radix = inv.models.switches[switch_model].ports
-    if gpus is None and plan is not None:
-        shape = d.shape_from_plan(plan, loaded)
+    """The three designs at the plan's GPU count, or at `gpus` (sizing only, with the plan's node models and
+    zone shape) when given. `where` locates errors (default: in the plan, named by `input_name`)."""
+    _require_node_models(plan, input_name)
+    pricer = Pricer(catalog, plan)
+    switch_model = plan.fabric_switch_model
+    radix = next(s.ports for s in plan.switch_models if s.name == switch_model)
+    if gpus is None:
+        shape = d.shape_from_plan(plan)
         fire_flyer = d.fire_flyer_from_plan(plan, shape)
         plan_node_cables = [lot for lot in fire_flyer.fabrics[0].cables if lot.kind == "node-leaf"]
     else:
-        shape = d.shape_for_gpus(loaded, gpus)
-        fire_flyer = d.fire_flyer_sized(loaded, shape, catalog)
+        shape = d.shape_for_gpus(plan, gpus)
+        fire_flyer = d.fire_flyer_sized(plan, shape, catalog)
         plan_node_cables = None
     counts = [fire_flyer, d.pcie_three_layer(shape, switch_model, radix, catalog, plan_node_cables),
               d.dgx(shape, switch_model, radix, catalog)]
     priced = {c.key: _price(c, pricer) for c in counts}
-    if pricer.collector.has_errors:
-        raise InputError(pricer.collector.items)
+    if pricer.missing:
+        raise InputError(pricer.errors(where or plan_location(plan, Path(input_name) if input_name else None)))
     ref = priced[d.DGX]
     reports = [_design_report(priced[c.key], ref, catalog, energy) for c in counts]
     by_key = {r.key: r for r in reports}
     storage_switches = sum(by_key[d.DGX].fabrics[1].switches.values())
     return CostReport(
-        title=f"Cost: {inv.name} versus DGX-A100 at {shape.gpus:,} GPUs",
-        input=input_name or loaded.source.file, inventory=inv.name, basis=shape.basis, gpus=shape.gpus,
+        title=f"Cost: {plan.inventory.name} versus DGX-A100 at {shape.gpus:,} GPUs",
+        input=input_name or plan.inventory.file, inventory=plan.inventory.name, basis=shape.basis, gpus=shape.gpus,
         catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
         designs=reports, ratios=_ratios(by_key), paper_checks=paper_checks(storage_switches),
-        notes=_notes(catalog, fire_flyer, plan is not None and gpus is None, energy) + sorted(set(pricer.notes)),
+        notes=_notes(catalog, fire_flyer, gpus is None, energy) + sorted(set(pricer.notes)),
         sources=[SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
                  for key, f in catalog.figures()],
     )
+
+
+def _require_node_models(plan: Plan, input_name: str) -> None:
+    """A plan of an older ffplan has no node models: say so rather than count 0 GPUs."""
+    missing = sorted({n.model for n in plan.nodes} - {m.name for m in plan.node_models})
+    if missing:
+        c = Collector(input_name or f"plan of {plan.inventory.file}")
+        c.error(RULE_NO_NODE_MODEL, ("node_models",),
+                f"the plan does not describe node model{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                "(a plan written by an older ffplan?)",
+                "re-run `ffplan design`: the report reads GPUs and power of the node models from the plan")
+        raise InputError(c.items)
 
 
 def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts, from_plan: bool, energy: EnergyOptions | None) -> list[str]:

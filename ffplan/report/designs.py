@@ -1,7 +1,7 @@
 """The comparison designs, counted: switches per layer and cables per kind, type and length.
 
 The Fire-Flyer design is read from a Plan (what the designer built) or, with `--gpus`, sized with the
-inventory's zone shape. The two three-layer comparisons are sized by `ffplan.design.sizing`; designs that
+plan's node models and zone shape. Everything here reads only the plan. The two three-layer comparisons are sized by `ffplan.design.sizing`; designs that
 are sized rather than placed get the catalog's assumed cable lengths.
 """
 
@@ -12,9 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ffplan.catalog import PriceCatalog
-from ffplan.design.sizing import size_three_layer, size_two_layer, zone_size
-from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import Role
+from ffplan.design.sizing import size_three_layer, size_two_layer
 from ffplan.plan.model import Plan
 from ffplan.report.model import CableLot, Fabric
 
@@ -51,42 +49,41 @@ class ClusterShape:
         return self.compute_ports + self.storage_ports + self.management_ports
 
 
-def gpus_of(loaded: LoadedInventory, model: str) -> int:
-    node = loaded.inventory.models.nodes.get(model)
-    return sum(1 for d in node.devices if d.kind == "gpu") if node else 0
+def gpus_of(plan: Plan, model: str) -> int:
+    spec = plan.node_model(model)
+    return spec.gpus if spec else 0
 
 
-def gpu_model_of(loaded: LoadedInventory, model: str) -> str | None:
-    node = loaded.inventory.models.nodes.get(model)
-    return next((d.model for d in node.devices if d.kind == "gpu"), None) if node else None
+def gpu_model_of(plan: Plan, model: str) -> str | None:
+    spec = plan.node_model(model)
+    return spec.gpu_model if spec else None
 
 
-def shape_from_plan(plan: Plan, loaded: LoadedInventory) -> ClusterShape:
+def shape_from_plan(plan: Plan) -> ClusterShape:
     compute = Counter(n.model for n in plan.nodes if n.role == "compute")
     ports = Counter()
     for node in plan.nodes:
         ports[node.role] += len(node.ports)
-    gpus = sum(count * gpus_of(loaded, model) for model, count in compute.items())
-    per_node = max((gpus_of(loaded, m) for m in compute), default=0)
+    gpus = sum(count * gpus_of(plan, model) for model, count in compute.items())
+    per_node = max((gpus_of(plan, m) for m in compute), default=0)
     return ClusterShape(gpus, dict(sorted(compute.items())), per_node, ports["compute"], ports["storage"],
                         ports["management"], "plan")
 
 
-def shape_for_gpus(loaded: LoadedInventory, gpus: int) -> ClusterShape:
-    """The inventory's node models at another GPU count: its main compute model, as many nodes as the GPUs
-    need; storage and management as in the inventory."""
-    hosts = loaded.resolved.hosts
-    compute_hosts = [h for h in hosts if h.role is Role.COMPUTE]
-    model = Counter(h.model for h in compute_hosts).most_common(1)[0][0]
-    per_node = gpus_of(loaded, model)
+def shape_for_gpus(plan: Plan, gpus: int) -> ClusterShape:
+    """The plan's node models at another GPU count: its main compute model, as many nodes as the GPUs
+    need; storage and management NIC ports as in the plan."""
+    compute_nodes = [n for n in plan.nodes if n.role == "compute"]
+    model = Counter(n.model for n in compute_nodes).most_common(1)[0][0]
+    per_node = gpus_of(plan, model)
     nodes = math.ceil(gpus / per_node)
-    nic_ports = next(sum(n.ports for n in h.nics) for h in compute_hosts if h.model == model)
+    nic_ports = next(len(n.ports) for n in compute_nodes if n.model == model)
 
-    def ports(role: Role) -> int:
-        return sum(n.ports for h in hosts if h.role is role for n in h.nics)
+    def ports(role: str) -> int:
+        return sum(len(n.ports) for n in plan.nodes if n.role == role)
 
-    return ClusterShape(gpus, {model: nodes}, per_node, nodes * nic_ports, ports(Role.STORAGE),
-                        ports(Role.MANAGEMENT), "sizing")
+    return ClusterShape(gpus, {model: nodes}, per_node, nodes * nic_ports, ports("storage"),
+                        ports("management"), "sizing")
 
 
 def _lot(kind: str, count: int, length_m: float, catalog: PriceCatalog) -> CableLot:
@@ -115,23 +112,23 @@ def fire_flyer_from_plan(plan: Plan, shape: ClusterShape) -> DesignCounts:
                         "plan", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
 
 
-def fire_flyer_sized(loaded: LoadedInventory, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
-    """Zones of the inventory's shape, as many as the ports need (sizing only, no placement)."""
-    inv = loaded.inventory
-    model = inv.fabric.switch_model
-    radix = inv.models.switches[model].ports
-    zone = zone_size(inv, radix)
-    inter_zone = sum(link.count for link in inv.fabric.inter_zone_links)
+def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
+    """Zones of the plan's shape, as many as the ports need (sizing only, no placement)."""
+    model = plan.fabric_switch_model
+    radix = next(s.ports for s in plan.switch_models if s.name == model)
+    zone = plan.zones[0]  # every zone of a plan has the same shape
+    planned = len(plan.zones)
+    inter_zone = sum(1 for c in plan.cables if c.kind == "inter-zone")
     ports = shape.access_points + 2 * inter_zone
-    zones = max(len(inv.fabric.zones), math.ceil(ports / zone.endpoint_ports))
+    zones = max(planned, math.ceil(ports / zone.endpoint_ports))
     notes = ()
-    if zones > len(inv.fabric.zones):
-        notes = (f"Fire-Flyer: {ports:,} ports (NICs and inter-zone link ends) exceed the inventory's "
-                 f"{len(inv.fabric.zones)} zones of {zone.endpoint_ports:,}, so the sized design has {zones} zones.",)
+    if zones > planned:
+        notes = (f"Fire-Flyer: {ports:,} ports (NICs and inter-zone link ends) exceed the plan's "
+                 f"{planned} zones of {zone.endpoint_ports:,}, so the sized design has {zones} zones.",)
     lengths = catalog.sized_lengths
     lots = [
         _lot("node-leaf", shape.access_points, lengths.node_leaf_m.value, catalog),
-        _lot("leaf-spine", zones * zone.leaf_spine_links, lengths.leaf_spine_m.value, catalog),
+        _lot("leaf-spine", zones * zone.leaves * zone.up_ports, lengths.leaf_spine_m.value, catalog),
         _lot("inter-zone", inter_zone, lengths.leaf_spine_m.value, catalog),
     ]
     fabric = Fabric(name=f"{zones} two-layer zones", topology="two-layer", basis="sizing",

@@ -16,6 +16,6 @@ def ff2_plan(ff2_loaded):
 
 
 @pytest.fixture(scope="session")
-def ff2_report(ff2_loaded, ff2_plan):
-    """The shipped Fire-Flyer 2 inventory, designed for real, priced with the `paper` preset."""
-    return build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), plan=ff2_plan)
+def ff2_report(ff2_plan):
+    """The shipped Fire-Flyer 2 inventory, designed for real, priced with the `paper` preset (from the plan alone)."""
+    return build_report(ff2_plan, resolve_catalog(ff2_plan, "paper"))

@@ -3,11 +3,13 @@
 import pytest
 from pydantic import ValidationError
 
-from ffplan.catalog import PRESETS, Figure, load_preset, paper_reference
+from ffplan.catalog import PRESETS, CatalogOverride, Figure, load_preset, paper_reference
+from ffplan.design import design
 from ffplan.design.sizing import size_three_layer
 from ffplan.diagnostics import InputError
 from ffplan.inventory import load_inventory
-from ffplan.report.cost import build_report, resolve_catalog
+from ffplan.plan import load_plan, write_plan
+from ffplan.report.cost import build_report, inventory_location, resolve_catalog
 
 
 def test_paper_preset_reproduces_table_iii_network_prices_at_the_papers_counts():
@@ -49,17 +51,17 @@ def test_a_number_without_source_is_refused():
         Figure(value=1.0)
 
 
-def test_list_price_is_in_dollars(ff2_loaded, ff2_plan):
-    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "list-price"), plan=ff2_plan)
+def test_list_price_is_in_dollars(ff2_plan):
+    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "list-price"))
     assert report.currency == "USD" and not report.relative_units
     dgx = next(d for d in report.designs if d.key == "dgx-a100")
     assert dgx.cost.servers == 1200 * 199000
 
 
-def test_catalog_file_overrides_the_inventory_and_the_preset(tmp_path, ff2_loaded, ff2_plan):
+def test_catalog_file_overrides_the_inventory_and_the_preset(tmp_path, ff2_plan):
     override = tmp_path / "quote.yaml"
     override.write_text("currency: EUR\nprices: {QM8700: 10.0, dgx-a100: 20.0}\ncable: {aoc_base: 0.5, node_leaf_m: 2}\n")
-    cat = resolve_catalog(ff2_loaded, "paper", override)
+    cat = resolve_catalog(ff2_plan, "paper", override)
     assert cat.currency == "EUR" and not cat.relative_units
     assert cat.switches["QM8700"].price.value == 10.0
     assert cat.switches["QM8700"].price.source == f"--catalog {override}"
@@ -69,42 +71,89 @@ def test_catalog_file_overrides_the_inventory_and_the_preset(tmp_path, ff2_loade
 
 
 def test_inventory_power_beats_the_preset(tmp_path, root):
+    """The designer copies the node models' power into the plan; the report takes it from there."""
     text = (root / "inventories" / "fire-flyer-2.yaml").read_text()
     inv = tmp_path / "ff2.yaml"
     inv.write_text(text.replace("power_w: 2500", "power_w: 2400"))
-    cat = resolve_catalog(load_inventory(inv), "paper")
+    plan = design(load_inventory(inv))
+    assert plan.node_model("ff2-compute").power_w == 2400
+    cat = resolve_catalog(plan, "paper")
     assert cat.nodes["ff2-compute"].power_w.value == 2400
     assert cat.nodes["ff2-compute"].power_w.source.startswith("inventory")
 
 
+def test_inventory_catalog_block_is_carried_by_the_plan(tmp_path, root):
+    text = (root / "inventories" / "fire-flyer-2.yaml").read_text()
+    inv = tmp_path / "ff2.yaml"
+    inv.write_text(text + "catalog:\n  currency: EUR\n  prices:\n    QM8700: 7.5\n")
+    plan = design(load_inventory(inv))
+    assert plan.catalog == CatalogOverride(currency="EUR", prices={"QM8700": 7.5})
+    path = tmp_path / "plan.yaml"
+    write_plan(plan, path)
+    cat = resolve_catalog(load_plan(path), "paper", plan_file=path)
+    assert cat.currency == "EUR" and cat.switches["QM8700"].price.value == 7.5
+    assert cat.switches["QM8700"].price.source == "inventory ff2.yaml"
+
+
 def test_inventory_catalog_block_with_unknown_name_is_located(tmp_path, root):
+    """Refused by the designer, located in the inventory."""
     text = (root / "inventories" / "fire-flyer-2.yaml").read_text()
     inv = tmp_path / "ff2.yaml"
     inv.write_text(text + "catalog:\n  preset: list-price\n  prices:\n    QM870: 1.0\n")
     with pytest.raises(InputError) as exc:
-        resolve_catalog(load_inventory(inv))
+        design(load_inventory(inv))
     (diag,) = exc.value.diagnostics
     assert diag.rule == "FF802" and diag.yaml_path == "catalog.prices.QM870"
-    assert diag.line == len(text.splitlines()) + 4
+    assert diag.file == str(inv) and diag.line == len(text.splitlines()) + 4
     assert "QM8700" in diag.hint
 
 
-def test_node_model_without_price_uses_its_gpus(tmp_path, root):
+def test_plan_catalog_block_with_unknown_name_is_located_in_the_plan(tmp_path, ff2_plan):
+    """An edited plan: the same refusal, located in the plan file."""
+    path = tmp_path / "plan.yaml"
+    write_plan(ff2_plan.model_copy(update={"catalog": CatalogOverride(preset="list-price", prices={"QM870": 1.0})}), path)
+    with pytest.raises(InputError) as exc:
+        resolve_catalog(load_plan(path), plan_file=path)
+    (diag,) = exc.value.diagnostics
+    assert diag.rule == "FF802" and diag.yaml_path == "catalog.prices.QM870" and diag.file == str(path)
+    line = path.read_text().splitlines()[diag.line - 1]
+    assert line.startswith("  prices:") and line[diag.col - 1:].startswith("QM870: ")
+    assert "QM8700" in diag.hint
+
+
+@pytest.fixture(scope="module")
+def lab_plan(request):
+    return design(load_inventory(request.config.rootpath / "inventories" / "lab.yaml"))
+
+
+def test_node_model_without_price_uses_its_gpus(tmp_path, lab_plan):
     """The lab inventory's 4-GPU node is not in the catalog: it is priced per GPU of its GPU model."""
-    loaded = load_inventory(root / "inventories" / "lab.yaml")
     quote = tmp_path / "lab-switch.yaml"
     quote.write_text("prices: {LAB8: 0.5}\n")
-    report = build_report(loaded, resolve_catalog(loaded, "paper", quote), gpus=72)
+    report = build_report(lab_plan, resolve_catalog(lab_plan, "paper", quote), gpus=72)
     ff = report.designs[0]
     assert ff.nodes == {"gpu-node": 18}
     assert ff.cost.servers == pytest.approx(18 * 4 * load_preset("paper").gpus["A100-PCIe-40GB"].node_price_per_gpu.value)
     assert ff.power.switches_w == ff.switch_total * 60  # the inventory's LAB8 power, priced by the override
 
 
-def test_switch_without_price_is_one_located_error(root):
-    loaded = load_inventory(root / "inventories" / "lab.yaml")
+def test_switch_without_price_is_one_located_error_in_the_plan(tmp_path, lab_plan):
+    path = tmp_path / "plan.yaml"
+    write_plan(lab_plan, path)
     with pytest.raises(InputError) as exc:
-        build_report(loaded, resolve_catalog(loaded, "paper"), gpus=72)
+        build_report(lab_plan, resolve_catalog(lab_plan, "paper"), gpus=72, input_name=str(path))
+    (diag,) = exc.value.diagnostics
+    index = [m.name for m in lab_plan.switch_models].index("LAB8")
+    assert diag.rule == "FF803" and diag.yaml_path == f"switch_models[{index}]" and diag.file == str(path)
+    assert "name: LAB8" in path.read_text().splitlines()[diag.line - 1]
+    assert "--catalog" in diag.hint
+
+
+def test_switch_without_price_is_located_in_the_inventory_it_was_designed_from(root, lab_plan):
+    loaded = load_inventory(root / "inventories" / "lab.yaml")
+    where = inventory_location(loaded.source.file, loaded.source.positions)
+    with pytest.raises(InputError) as exc:
+        build_report(lab_plan, resolve_catalog(lab_plan, "paper"), gpus=72, where=where)
     (diag,) = exc.value.diagnostics
     assert diag.rule == "FF803" and diag.yaml_path == "models.switches.LAB8"
-    assert "--catalog" in diag.hint
+    assert (diag.line, diag.col) == loaded.source.positions[("models", "switches", "LAB8")]

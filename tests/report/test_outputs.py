@@ -8,6 +8,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from ffplan.catalog import CatalogOverride
 from ffplan.cli.main import app
 from ffplan.plan import write_plan
 from ffplan.report.cost import EnergyOptions, HOURS_PER_YEAR, build_report, resolve_catalog
@@ -26,8 +27,8 @@ def test_html_is_self_contained_with_svg_charts(ff2_report):
     assert widths and max(widths) > 100
 
 
-def test_html_escapes_what_it_prints(ff2_loaded, ff2_plan):
-    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), plan=ff2_plan, input_name="<b>x</b>")
+def test_html_escapes_what_it_prints(ff2_plan):
+    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "paper"), input_name="<b>x</b>")
     html = to_html(report)
     assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
 
@@ -52,33 +53,84 @@ def test_csv_keeps_raw_numbers(ff2_report):
     assert float(power[2]) == 1200 * 2500
 
 
-def test_energy_over_years(ff2_loaded, ff2_plan):
+def test_energy_over_years(ff2_plan):
     energy = EnergyOptions(years=5, pue=1.25, kwh_price=0.1)
-    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "list-price"), plan=ff2_plan, energy=energy)
+    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "list-price"), energy=energy)
     ff = report.designs[0]
     assert ff.energy.kwh == pytest.approx(ff.power.average_w / 1000 * HOURS_PER_YEAR * 5 * 1.25)
     assert ff.tco == pytest.approx(ff.cost.total + ff.energy.kwh * 0.1)
     assert "total with energy" in render(report, "markdown")
 
 
-def test_energy_in_relative_units_is_not_added(ff2_loaded, ff2_plan):
+def test_energy_in_relative_units_is_not_added(ff2_plan):
     energy = EnergyOptions(years=1, pue=1.3, kwh_price=0.1)
-    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), plan=ff2_plan, energy=energy)
+    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "paper"), energy=energy)
     assert report.designs[0].tco is None
     assert any("not added to the total" in n for n in report.notes)
 
 
-def test_cli_inventory_and_plan_inputs_agree(tmp_path, root, ff2_plan):
+@pytest.fixture(scope="module")
+def lonely_plan(tmp_path_factory, ff2_plan):
+    """A plan alone in its folder: its inventory is neither next to it nor in the current directory."""
+    path = tmp_path_factory.mktemp("lonely") / "plan.yaml"
+    write_plan(ff2_plan, path)
+    return path
+
+
+def test_cli_inventory_and_plan_inputs_agree(root, lonely_plan):
     inventory = root / "inventories" / "fire-flyer-2.yaml"
-    plan_dir = tmp_path / "plan"
-    write_plan(ff2_plan, plan_dir / "plan.yaml")
     from_inventory = runner.invoke(app, ["report", "cost", str(inventory), "--format", "json", "-q"])
     assert from_inventory.exit_code == 0, from_inventory.output
-    from_plan = runner.invoke(app, ["report", "cost", str(plan_dir / "plan.yaml"), "--inventory", str(inventory),
-                                    "--format", "json"])
+    from_plan = runner.invoke(app, ["report", "cost", str(lonely_plan), "--format", "json"])
     assert from_plan.exit_code == 0, from_plan.output
     a, b = json.loads(from_inventory.stdout), json.loads(from_plan.stdout)
-    assert a["designs"] == b["designs"]
+    assert a["designs"] == b["designs"] and a["sources"] == b["sources"]
+
+
+def test_cli_reads_only_the_plan(tmp_path, monkeypatch, lonely_plan):
+    """plan.yaml copied alone to an empty folder, run from there: no inventory anywhere, and none is read."""
+    (tmp_path / "plan.yaml").write_bytes(lonely_plan.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.yaml"]
+
+    def no_inventory(*args, **kwargs):
+        raise AssertionError("the report read an inventory")
+
+    monkeypatch.setattr("ffplan.inventory.load_inventory", no_inventory)
+    for extra in ([], ["--gpus", "10000"]):
+        result = runner.invoke(app, ["report", "cost", "plan.yaml", "-f", "json", *extra])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert report["inventory"] == "fire-flyer-2" and report["designs"][0]["nodes"] == {"ff2-compute": 1250 if extra else 1200}
+
+
+def test_cli_gpus_from_plan_and_inventory_agree(root, lonely_plan):
+    inventory = root / "inventories" / "fire-flyer-2.yaml"
+    results = [runner.invoke(app, ["report", "cost", str(path), "--gpus", "10000", "-f", "json", "-q"])
+               for path in (inventory, lonely_plan)]
+    assert all(r.exit_code == 0 for r in results), [r.output for r in results]
+    a, b = (json.loads(r.stdout) for r in results)
+    assert a["designs"] == b["designs"] and a["notes"] == b["notes"]
+
+
+def test_cli_plan_with_a_bad_catalog_block_is_located(tmp_path, ff2_plan):
+    """The designer refuses a bad `catalog:` block; an edited plan gets a located error, not a traceback."""
+    path = tmp_path / "plan.yaml"
+    write_plan(ff2_plan.model_copy(update={"catalog": CatalogOverride(prices={"QM870": 1.0})}), path)
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("  prices:"))
+    result = runner.invoke(app, ["report", "cost", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert f"{path}:{line}:" in result.output and "catalog.prices.QM870" in result.output
+    assert "QM8700" in result.output  # did you mean
+
+
+def test_cli_plan_of_an_older_ffplan_is_refused(tmp_path, ff2_plan):
+    path = tmp_path / "plan.yaml"
+    write_plan(ff2_plan.model_copy(update={"node_models": []}), path)
+    result = runner.invoke(app, ["report", "cost", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "re-run `ffplan design`" in result.output
 
 
 def test_cli_writes_a_file(tmp_path, root):
@@ -95,14 +147,6 @@ def test_cli_table_is_the_default(root):
     assert "DGX-A100" in result.stdout and "1,320" in result.stdout
 
 
-@pytest.fixture(scope="module")
-def lonely_plan(tmp_path_factory, ff2_plan):
-    """A plan whose inventory is neither next to it nor in the current directory."""
-    path = tmp_path_factory.mktemp("lonely") / "plan.yaml"
-    write_plan(ff2_plan, path)
-    return path
-
-
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -111,7 +155,8 @@ def lonely_plan(tmp_path_factory, ff2_plan):
         (["{inv}", "--catalog", "{bad}"], "unknown key 'price'"),
         (["{inv}", "--catalog", "{typo}"], "no node or switch model named 'QM870'"),
         (["{inv}", "--years", "3"], "--years and --kwh-price go together"),
-        (["{plan}"], "pass it with --inventory"),
+        (["{plan}", "--catalog", "{typo}"], "no node or switch model named 'QM870'"),
+        (["{plan}", "--inventory", "{inv}"], "No such option"),
     ],
 )
 def test_cli_refuses_bad_input_with_a_message_and_exit_2(tmp_path, root, lonely_plan, args, message):

@@ -19,12 +19,12 @@ def test_full_three_layer_holds_k_cubed_over_4_in_5_k_squared_over_4(k):
 
 
 @pytest.fixture(scope="module")
-def at_10000(ff2_loaded):
-    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), gpus=10000)
+def at_10000(ff2_plan):
+    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "paper"), gpus=10000)
     return {d.key: d for d in report.designs}, report
 
 
-def test_gpus_sizes_without_a_plan(at_10000):
+def test_gpus_sizes_from_the_plans_node_models_and_zone_shape(at_10000):
     designs, report = at_10000
     assert report.basis == "sizing" and report.gpus == 10000
     assert all(d.basis == "sizing" for d in designs.values())
@@ -58,8 +58,8 @@ def test_fire_flyer_adds_a_zone_when_the_ports_do_not_fit(at_10000):
     assert any("3 zones" in note for note in report.notes)
 
 
-def test_gpus_that_fill_whole_nodes_only(ff2_loaded):
-    report = build_report(ff2_loaded, resolve_catalog(ff2_loaded, "paper"), gpus=12)
+def test_gpus_that_fill_whole_nodes_only(ff2_plan):
+    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "paper"), gpus=12)
     designs = {d.key: d for d in report.designs}
     assert designs[FIRE_FLYER].nodes == {"ff2-compute": 2}
     assert designs[DGX].nodes == {"dgx-a100": 2}
