@@ -152,7 +152,7 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
     d.routing = _routing_changes(old, new)
     d.qos = _field_changes(_dump(old.qos), _dump(new.qos), "qos")
     d.hosts = _field_changes(_dump(old.hosts), _dump(new.hosts), "hosts")
-    for name in ("inventory", "zones", "switch_models", "fabric_switch_model"):
+    for name in ("inventory", "zones", "switch_models", "fabric_switch_model", "node_models", "catalog"):
         d.other += _field_changes(_dump(getattr(old, name)), _dump(getattr(new, name)), name)
     return d
 
