@@ -104,8 +104,9 @@ def print_changes(old: Plan, new: Plan) -> None:
               f"{len(d.cables_removed)} removed (`ffplan diff` lists them)")
     new_ports = {(n.hostname, p.nic): p for n in new.nodes for p in n.ports}
     zone_down = {z.name: z.down_ports for z in new.zones}
+    switches = {s.name for s in new.switches}
     for m in d.cables_moved:
-        gone = m.old.b.device not in {s.name for s in new.switches} or m.old.b.port > zone_down.get(m.old.zone, 0)
+        gone = m.old.b.device not in switches or m.old.b.port > zone_down.get(m.old.zone, 0)
         if gone:
             reason = "its leaf port no longer exists"
         elif m.old.zone != m.new.zone:

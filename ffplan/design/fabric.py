@@ -191,13 +191,13 @@ def build_fabric(
             idx = tuple(by_key[key])
             rack = by_name[leaf_names[z][idx[0]]].rack
             leaf_groups.append(LeafGroup(z, key, rack, idx, sum(free[(z, i)] for i in idx)))
+    leaf_u = {lg.key: sum(by_name[leaf_names[lg.zone][i]].u for i in lg.leaves) / len(lg.leaves) for lg in leaf_groups}
     cost = {}
     for d in demands:
         host_rack = racks[d.members[0].host.rack]
         host_u = sum(m.host.u for m in d.members) / len(d.members)
         for lg in leaf_groups:
-            leaf_u = sum(by_name[leaf_names[lg.zone][i]].u for i in lg.leaves) / len(lg.leaves)
-            cost[(d.key, lg.key)] = cable_cost(cm, prices, host_rack, host_u, racks[lg.rack], leaf_u)[2]
+            cost[(d.key, lg.key)] = cable_cost(cm, prices, host_rack, host_u, racks[lg.rack], leaf_u[lg.key])[2]
     role_ports: dict[str, int] = defaultdict(int)
     for d in demands:
         role_ports[d.role] += d.count

@@ -12,6 +12,7 @@ from ffplan.design.routing import design_routing
 from ffplan.design.sizing import SizingError
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
+from ffplan.plan.exports import cable_counts
 from ffplan.plan.model import PLAN_VERSION, Design, InventoryRef, NodeModelSpec, Plan, SolverInfo, SwitchModelSpec
 
 @dataclass(frozen=True)
@@ -33,10 +34,6 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
         raise InfeasibleError(c.items) from None
     if not options.allow_imbalance:
         _refuse_imbalance(loaded, fabric)
-    totals: dict[str, int] = {}
-    for cable in fabric.cables:
-        key = f"{cable.type} {cable.length_m:g}m"
-        totals[key] = totals.get(key, 0) + 1
     p = fabric.placement
     plan = Plan(
         plan_version=PLAN_VERSION,
@@ -65,7 +62,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
             balance=fabric.balance,
             cable_model=fabric.cable_model,
             cable_cost=fabric.cable_cost,
-            cable_totals=dict(sorted(totals.items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1][:-1])))),
+            cable_totals={f"{kind} {length:g}m": n for kind, length, n in cable_counts(fabric.cables)},
         ),
     )
     plan = plan.model_copy(update={"routing": design_routing(loaded, plan, options.exclude_links), "qos": design_qos(loaded, plan)})

@@ -41,8 +41,10 @@ def cables_csv(plan: Plan) -> str:
     return _csv(rows, CABLE_COLUMNS)
 
 
-def _cable_item(c: Cable) -> str:
-    return f"{c.type} {c.length_m:g} m"
+def cable_counts(cables: list[Cable]) -> list[tuple[str, float, int]]:
+    """(type, length, count) of the cables, sorted by type name, then length."""
+    counts = Counter((c.type, c.length_m) for c in cables)
+    return [(kind, length, n) for (kind, length), n in sorted(counts.items())]
 
 
 def bom_rows(plan: Plan) -> list[list]:
@@ -53,9 +55,8 @@ def bom_rows(plan: Plan) -> list[list]:
         rows.append(["switch", model, n, ", ".join(f"{k} {v}" for k, v in sorted(tiers.items()))])
     speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
     connector = f"{speed} {CONNECTOR.get(speed, '')}".strip()
-    cables = Counter(_cable_item(c) for c in plan.cables)
-    for item, n in sorted(cables.items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1]))):
-        rows.append(["cable", item, n, connector])
+    for kind, length, n in cable_counts(plan.cables):
+        rows.append(["cable", f"{kind} {length:g} m", n, connector])
     aoc = sum(1 for c in plan.cables if c.type == "AOC")
     rows.append(["transceiver", f"{connector} (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"])
     for model, n in sorted(Counter(nd.model for nd in plan.nodes).items()):
