@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
@@ -52,20 +53,34 @@ def to_json(report: CostReport) -> str:
     return report.model_dump_json(indent=2) + "\n"
 
 
+# CSV columns whose unit differs from the table's: the header names the unit, the value is exact in it.
+# kind -> (table label suffix, CSV label suffix, power of ten from the model's value to the CSV unit)
+_CSV_UNITS = {"kw": (" (kW)", " (W)", 0), "mwh": (" (MWh)", " (MWh)", -3)}
+
+
 def to_csv(report: CostReport) -> str:
-    """One row per metric, one column per design; raw numbers (watts, catalog currency), no formatting."""
+    """One row per metric, one column per design; exact numbers in the unit the header names (W, MWh, the
+    catalog's currency), no thousands separators or exponents."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["group", "metric"] + [d.key for d in report.designs])
     for m in metrics(report):
-        writer.writerow([m.group, m.label.replace(" (kW)", " (W)")] + [_raw(m.value(d)) for d in report.designs])
+        label, exponent = m.label, 0
+        if m.kind in _CSV_UNITS:
+            table_suffix, csv_suffix, exponent = _CSV_UNITS[m.kind]
+            label = label.replace(table_suffix, csv_suffix)
+        writer.writerow([m.group, label] + [_exact(m.value(d), exponent) for d in report.designs])
     return buf.getvalue()
 
 
-def _raw(value) -> str:
+def _exact(value, exponent: int) -> str:
+    """A number in plain decimal notation: the shortest text that reads back as the same float, shifted by
+    10**exponent in decimal (so kWh -> MWh adds no binary rounding)."""
     if value is None:
         return ""
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        return value
+    return f"{Decimal(repr(value)).scaleb(exponent).normalize():f}"
 
 
 def table_renderables(report: CostReport) -> Group:

@@ -53,6 +53,18 @@ def test_csv_keeps_raw_numbers(ff2_report):
     assert float(power[2]) == 1200 * 2500
 
 
+def test_csv_numbers_are_exact_and_in_the_unit_of_their_header(ff2_plan):
+    energy = EnergyOptions(years=5, pue=1.25, kwh_price=0.1)
+    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "list-price"), energy=energy)
+    text = render(report, "csv")
+    assert not re.search(r"\d[eE][+-]?\d", text)  # no exponents anywhere
+    table = {r[1]: r[2:] for r in csv.reader(io.StringIO(text))}
+    ff = report.designs[0]
+    assert table["total"][0] == str(round(ff.cost.total)) and float(table["total"][0]) == ff.cost.total
+    assert float(table["energy (MWh)"][0]) == pytest.approx(ff.energy.kwh / 1000, abs=1e-9)
+    assert table["total, peak (W)"][0] == str(round(ff.power.peak_w))
+
+
 def test_energy_over_years(ff2_plan):
     energy = EnergyOptions(years=5, pue=1.25, kwh_price=0.1)
     report = build_report(ff2_plan, resolve_catalog(ff2_plan, "list-price"), energy=energy)
