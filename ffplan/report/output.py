@@ -74,13 +74,13 @@ def to_csv(report: CostReport) -> str:
 
 
 def _exact(value, exponent: int) -> str:
-    """A number in plain decimal notation: the shortest text that reads back as the same float, shifted by
-    10**exponent in decimal (so kWh -> MWh adds no binary rounding)."""
+    """A number in plain decimal notation to 15 significant digits (all a float holds reliably, so sums show
+    363.5812, not 363.58119999999997), shifted by 10**exponent in decimal (kWh -> MWh adds no rounding)."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    return f"{Decimal(repr(value)).scaleb(exponent).normalize():f}"
+    return f"{Decimal(f'{value:.15g}').scaleb(exponent).normalize():f}"
 
 
 def table_renderables(report: CostReport) -> Group:
