@@ -11,9 +11,10 @@ import typer
 from rich.table import Table
 
 from ffplan.cli.common import EXIT_USAGE, err, fail, out
-from ffplan.diagnostics import Severity, did_you_mean
+from ffplan.diagnostics import Severity
 from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
 from ffplan.lint import LintReport, all_rules, find_rule, lint_paths, summarize
+from ffplan.lint.registry import LINT, lint_rules, suggest_rule
 
 
 class LintFormat(str, Enum):
@@ -30,7 +31,7 @@ class RulesFormat(str, Enum):
 
 
 def _render(report: LintReport, fmt: LintFormat) -> str:
-    rules = {r.id: r for r in all_rules()}
+    rules = {r.id: r for r in lint_rules()}
     diagnostics = report.diagnostics
     if fmt is LintFormat.JSON:
         return format_json(diagnostics, rules)
@@ -83,22 +84,23 @@ def _md_cell(text: str) -> str:
 def rules(
     fmt: RulesFormat = typer.Option(RulesFormat.TEXT, "--format", "-f", help="text (a table), json, or md (for the docs)."),
 ) -> None:
-    """List every lint rule: id, name, default severity and what it checks.
+    """List every code ffplan prints (lint rules and later stages' errors): id, name, severity, stage, meaning.
 
     Example: ffplan rules --format json
     """
     registered = all_rules()
     if fmt is RulesFormat.JSON:
-        rows = [{"id": r.id, "name": r.name, "severity": r.severity.value, "topic": r.topic, "summary": r.summary} for r in registered]
+        rows = [{"id": r.id, "name": r.name, "severity": r.severity.value, "topic": r.topic, "stage": r.stage,
+                 "summary": r.summary} for r in registered]
         typer.echo(json.dumps({"version": 1, "rules": rows}, indent=2))
     elif fmt is RulesFormat.MD:
-        lines = ["| id | name | severity | checks |", "| --- | --- | --- | --- |"]
-        lines += [f"| {r.id} | {r.name} | {r.severity.value} | {_md_cell(r.summary)} |" for r in registered]
+        lines = ["| id | name | severity | stage | checks |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {r.id} | {r.name} | {r.severity.value} | {r.stage} | {_md_cell(r.summary)} |" for r in registered]
         typer.echo("\n".join(lines))
     else:
-        table = Table("id", "name", "severity", "checks", box=None, pad_edge=False)
+        table = Table("id", "name", "severity", "stage", "checks", box=None, pad_edge=False)
         for r in registered:
-            table.add_row(r.id, r.name, r.severity.value, r.summary)
+            table.add_row(r.id, r.name, r.severity.value, r.stage, r.summary)
         out.print(table, width=None if out.is_terminal else 160)  # pipes and files get whole lines
 
 
@@ -109,12 +111,13 @@ def explain(rule_id: str = typer.Argument(..., help="A rule id (FF101) or name (
     """
     rule = find_rule(rule_id)
     if rule is None:
-        choices = [r.id for r in all_rules()] + [r.name for r in all_rules()]
-        fail(f"unknown rule '{rule_id}'", did_you_mean(rule_id, choices) or "`ffplan rules` lists them", EXIT_USAGE)
+        fail(f"unknown rule '{rule_id}'", suggest_rule(rule_id) or "`ffplan rules` lists them", EXIT_USAGE)
+    footer = (f"Silence one finding with `# ffplan: disable={rule.id}` on its line." if rule.stage == LINT else
+              f"Reported by `ffplan {rule.stage}` (not a lint finding, so it cannot be silenced).")
     typer.echo(
-        f"{rule.id} {rule.name} ({rule.severity.value}; {rule.topic})\n"
+        f"{rule.id} {rule.name} ({rule.severity.value}; {rule.topic}{'' if rule.stage == LINT else '; ffplan ' + rule.stage})\n"
         f"{rule.summary}\n\n{rule.explanation}\n\nBad:\n{textwrap.indent(rule.bad, '    ')}\n\nGood:\n{textwrap.indent(rule.good, '    ')}\n\n"
-        f"Silence one finding with `# ffplan: disable={rule.id}` on its line."
+        + footer
     )
 
 

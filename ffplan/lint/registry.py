@@ -1,7 +1,8 @@
-"""The rule registry: every rule's id, name, severity, documentation and check function in one place.
+"""The registry of every code ffplan prints: each lint rule's id, name, severity, documentation and check
+function, and the codes later stages (design, report, plan, render, output folders) emit, in one place.
 
 `ffplan rules`, `ffplan explain`, the SARIF rule table and the fixture meta-test all read this registry, so
-a rule's documentation cannot drift from the rule.
+a rule's documentation cannot drift from the rule; a test greps ffplan/ for every code and asserts it is here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from ffplan.diagnostics import Severity, YamlPath
+from ffplan.diagnostics import Severity, YamlPath, did_you_mean
 
 if TYPE_CHECKING:
     from ffplan.lint.context import LintContext
@@ -25,7 +26,11 @@ TOPICS = {
     "3": "node models (NUMA, PCIe)",
     "4": "QoS (SL/VL)",
     "5": "naming and safety",
+    "6": "routing and QoS design",
+    "8": "cost report inputs",
+    "9": "plans and output folders",
 }
+LINT = "lint"  # the stage of lint rules; other codes name the command that emits them
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,8 @@ class Rule:
     explanation: str
     bad: str
     good: str
-    check: Check | None  # None: the loader reports it (reading and schema rules)
+    check: Check | None  # None: the loader or a later stage reports it
+    stage: str = LINT  # `lint`, or the command that emits the code (`design`, `report cost`, ...)
 
     @property
     def topic(self) -> str:
@@ -85,10 +91,22 @@ def loader_rule(rule_id: str, name: str, severity: Severity, *, summary: str, ex
     _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(explanation), _example(bad), _example(good), None))
 
 
+def stage_code(rule_id: str, name: str, stage: str, *, summary: str, explanation: str, bad: str, good: str) -> None:
+    """Register an error code a stage after lint emits (`bad`/`good`: the command or input that triggers it and
+    the one that does not), so `ffplan explain` documents every code ffplan can print."""
+    _register(Rule(rule_id, name, Severity.ERROR, summary, inspect.cleandoc(explanation), _example(bad), _example(good),
+                   None, stage))
+
+
 def all_rules() -> list[Rule]:
     import ffplan.lint.rules  # noqa: F401  (importing the rule modules registers them)
 
     return [RULES[k] for k in sorted(RULES)]
+
+
+def lint_rules() -> list[Rule]:
+    """The rules lint checks (what a lint report, SARIF's rule table and the fixtures cover)."""
+    return [r for r in all_rules() if r.stage == LINT]
 
 
 def find_rule(key: str) -> Rule | None:
@@ -98,6 +116,18 @@ def find_rule(key: str) -> Rule | None:
     if key.upper() in by_id:
         return by_id[key.upper()]
     return next((r for r in by_id.values() if r.name == key.lower()), None)
+
+
+def suggest_rule(key: str) -> str:
+    """A hint for an unknown id or name: ids and names that start with it first (`FF10` -> FF101), then the
+    closest spelling."""
+    rules = all_rules()
+    started = [r.id for r in rules if r.id.startswith(key.strip().upper())] or \
+        [r.name for r in rules if r.name.startswith(key.strip().lower())]
+    if started:
+        shown = ", ".join(started[:5]) + (f" (and {len(started) - 5} more)" if len(started) > 5 else "")
+        return f"did you mean {shown}?"
+    return did_you_mean(key, [r.id for r in rules] + [r.name for r in rules])
 
 
 def semantic_checks() -> Iterator[Rule]:

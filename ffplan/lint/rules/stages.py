@@ -1,0 +1,267 @@
+"""Codes emitted after lint: by the designer (FF15x, FF6xx), the cost report (FF8xx), plan reading, output
+folders and rendering (FF9xx). They are errors of a command, not lint findings, and are registered here so
+that `ffplan rules` lists and `ffplan explain` documents every code ffplan can print."""
+
+from __future__ import annotations
+
+from ffplan.lint.registry import stage_code
+
+stage_code(
+    "FF150", "placement-infeasible", "design",
+    summary="the placement solver found no placement (or none within --time-limit)",
+    explanation="""
+    The placement ILP puts every NIC port and inter-zone link end on a free leaf down-port. When the ports
+    outnumber the free leaf ports (with the balance, zone pins and dual homing), it has no solution; lint's
+    FF101 usually names the budget first. With --time-limit the solver may also stop before it found any
+    placement. Exit code 3.
+    """,
+    bad="""
+    ffplan design inv.yaml -o out --time-limit 0.01   # stops before the first placement
+    """,
+    good="""
+    ffplan design inv.yaml -o out                      # solves to optimality
+    """,
+)
+
+stage_code(
+    "FF151", "solver-not-installed", "design",
+    summary="`--solver highs` without the highspy package",
+    explanation="""
+    HiGHS is an optional solver; pulp reaches it through the `highspy` package, which ffplan does not
+    install. CBC (bundled with pulp) is the default and needs nothing. Exit code 2.
+    """,
+    bad="""
+    ffplan design inv.yaml -o out --solver highs       # highspy not installed
+    """,
+    good="""
+    pip install highspy && ffplan design inv.yaml -o out --solver highs
+    """,
+)
+
+stage_code(
+    "FF152", "role-imbalance", "design",
+    summary="a role cannot be spread within one port per leaf",
+    explanation="""
+    Static routing spreads traffic evenly only when each role has the same number of ports on every leaf
+    (within one). When zone pins or counts make that impossible, the design stops with the best split it
+    found and the even share it wanted, and exits 3; --allow-imbalance accepts the placement.
+    """,
+    bad="""
+    groups:
+      - {name: gpu, role: compute, model: gpu-node, count: 18, settings: {zone: za}}   # all in one zone
+    """,
+    good="""
+    groups:
+      - {name: gpu, role: compute, model: gpu-node, count: 18}   # the planner splits them over the zones
+    """,
+)
+
+stage_code(
+    "FF153", "rack-full-for-switches", "design",
+    summary="a switch rack has no rack units left for the switches of its zone",
+    explanation="""
+    Switches go into the zone's leaf_racks and spine_racks from the top down, around the hosts already in
+    those racks. When a rack has no free run of U for the next switch, the design stops (exit 3) naming the
+    rack and the switch.
+    """,
+    bad="""
+    racks: [{name: net1, row: 1, slot: 1, units: 4}]      # 12 switches do not fit in 4 U
+    fabric: {zones: [{name: za, leaf_racks: [net1], spine_racks: [net1]}]}
+    """,
+    good="""
+    racks: [{name: net1, row: 1, slot: 1}, {name: net2, row: 1, slot: 2}]
+    fabric: {zones: [{name: za, leaf_racks: [net1], spine_racks: [net2]}]}
+    """,
+)
+
+stage_code(
+    "FF601", "unknown-failed-link", "design",
+    summary="a failed link (--exclude-link or fabric.failed_links) is not a cable or switch of the plan",
+    explanation="""
+    A failed link names a cable by its label (as in cables.csv), a switch, or a switch port as
+    switch[port]. A name that matches none of them would silently route over the cable it was meant to
+    avoid, so the design stops.
+    """,
+    bad="""
+    ffplan design inventories/lab.yaml -o out --exclude-link za-leaf01-p99
+    """,
+    good="""
+    ffplan design inventories/lab.yaml -o out --exclude-link za-leaf01-p07
+    """,
+)
+
+stage_code(
+    "FF602", "routing-deadlock", "design",
+    summary="the routes have a credit loop (a cycle in the channel dependency graph)",
+    explanation="""
+    Every planned route climbs then descends (up*/down*), so the channel dependency graph of the routes
+    is acyclic and the fabric cannot deadlock on credits. The designer proves it before writing the plan;
+    a cycle means a routing bug or failed links that force a down-up turn, and no plan is written.
+    """,
+    bad="""
+    # routes where some packet goes leaf -> spine -> leaf -> spine: a down-then-up turn
+    z1-leaf01: {lid 7: port 21}   z1-spine01: {lid 7: port 2}   z1-leaf02: {lid 7: port 22}
+    """,
+    good="""
+    ffplan design inv.yaml -o out     # every route up*/down*, the proof is in the plan (routing.deadlock)
+    """,
+)
+
+stage_code(
+    "FF603", "qos-not-buildable", "design",
+    summary="the traffic classes cannot be built on this fabric (SL, VL, weight or purpose)",
+    explanation="""
+    The designer turns traffic classes into SL2VL and VL arbitration tables. A class without an SL and
+    no ffplan default to take it from, an SL or VL out of range for the hardware, or an SL mapped to two
+    VLs cannot be built. Lint reports the same cases earlier as FF4xx with more context.
+    """,
+    bad="""
+    traffic_classes:
+      - {name: offset-sync}            # not a default class, no SL
+    """,
+    good="""
+    traffic_classes:
+      - {name: offset-sync, sl: 4}
+    """,
+)
+
+stage_code(
+    "FF801", "bad-catalog", "report cost",
+    summary="a catalog file or the inventory's catalog block is not a mapping of known keys and numbers",
+    explanation="""
+    `--catalog FILE` and the inventory's `catalog:` block override prices and power of the built-in
+    preset. Keys are `preset`, `currency`, `prices`, `power_w` and `cable`; values are numbers.
+    """,
+    bad="""
+    prices: {QM8700: cheap}
+    """,
+    good="""
+    prices: {QM8700: 2.71}
+    """,
+)
+
+stage_code(
+    "FF802", "unknown-catalog-name", "report cost",
+    summary="a catalog override names a model or cable key the catalog does not have",
+    explanation="""
+    Overrides must name a node or switch model of the plan or the preset, or one of the cable keys
+    (dac_max_m, dac_base, dac_per_m, aoc_base, aoc_per_m, ...). A misspelt name would otherwise be ignored
+    and the report would silently use the preset's number.
+    """,
+    bad="""
+    prices: {QM8770: 3.0}
+    """,
+    good="""
+    prices: {QM8700: 3.0}
+    """,
+)
+
+stage_code(
+    "FF803", "no-price", "report cost",
+    summary="a model of the plan has no price or power in the chosen catalog",
+    explanation="""
+    The cost report prices every switch and node model of the plan. A model the preset does not know
+    needs its price (and power) in the inventory's `catalog:` block or a `--catalog FILE`; lint warns about
+    it (FF306) before the report is asked.
+    """,
+    bad="""
+    models: {switches: {LAB8: {ports: 8}}}      # no catalog entry for LAB8
+    """,
+    good="""
+    catalog: {prices: {LAB8: 1.0}, power_w: {LAB8: 60}}
+    """,
+)
+
+stage_code(
+    "FF804", "plan-without-node-models", "report cost",
+    summary="the plan does not describe its node models (written by an older ffplan)",
+    explanation="""
+    The cost report reads GPUs, power and rack units of each node model from the plan's `node_models`.
+    Plans of older ffplan versions lack them; re-running `ffplan design` adds them.
+    """,
+    bad="""
+    node_models: []        # a plan from before node models were recorded
+    """,
+    good="""
+    ffplan design inventories/fire-flyer-2.yaml -o out/ff2 && ffplan report cost out/ff2/plan.yaml
+    """,
+)
+
+stage_code(
+    "FF901", "not-a-plan", "render, report, analyze, verify, diff",
+    summary="the file is not a plan (not YAML, or no plan_version)",
+    explanation="""
+    Every stage after design reads the plan.yaml that `ffplan design` wrote. A file that is not valid YAML
+    (truncated, edited by hand) or has no `plan_version` is refused with its line. Exit code 2.
+    """,
+    bad="""
+    ffplan render inventories/lab.yaml -o out       # an inventory, not a plan
+    """,
+    good="""
+    ffplan render out/lab/plan.yaml -o out/lab-files
+    """,
+)
+
+stage_code(
+    "FF902", "unsupported-plan-version", "render, report, analyze, verify, diff",
+    summary="the plan's plan_version is not the one this ffplan reads",
+    explanation="""
+    The plan format is versioned; a plan of another version may hold fields this ffplan would misread.
+    Re-run `ffplan design` with this version. Exit code 2.
+    """,
+    bad="""
+    plan_version: 99
+    """,
+    good="""
+    plan_version: 1
+    """,
+)
+
+stage_code(
+    "FF903", "plan-schema-mismatch", "render, report, analyze, verify, diff",
+    summary="the plan does not match the plan schema (edited, damaged or incomplete)",
+    explanation="""
+    A plan is validated against its schema when it is read: a missing, extra or mistyped field means it
+    was edited or damaged, and no later stage should trust it. Exit code 2.
+    """,
+    bad="""
+    switches:
+      - {name: z1-leaf01, lid: "one"}
+    """,
+    good="""
+    ffplan design inventories/fire-flyer-2.yaml -o out/ff2    # a fresh plan
+    """,
+)
+
+stage_code(
+    "FF904", "output-folder-refused", "design, render",
+    summary="the output folder exists and was not written by ffplan (or is not a folder)",
+    explanation="""
+    Output folders are replaced as a whole. A folder without ffplan's manifest may hold someone's work,
+    so it is not replaced unless --force is given; a path that is a file is refused.
+    """,
+    bad="""
+    ffplan render out/ff2 -o ~/Documents
+    """,
+    good="""
+    ffplan render out/ff2 -o out/ff2-files
+    """,
+)
+
+stage_code(
+    "FF920", "plan-value-not-renderable", "render, verify",
+    summary="a plan value cannot be written safely to an OpenSM file (name, GUID, missing routes or QoS)",
+    explanation="""
+    OpenSM's files have no quoting: a node name with '#', '@' or a quote, or a GUID that is not 0x and 16
+    hex digits, would change the meaning of the file. Plans without routing tables or QoS cannot give
+    OpenSM its configuration either. The plan was edited or written by an older ffplan.
+    """,
+    bad="""
+    switches:
+      - {name: "z1-leaf01 # comment", node_guid: "0x1"}
+    """,
+    good="""
+    switches:
+      - {name: z1-leaf01, node_guid: "0x0002c90000010001"}
+    """,
+)
