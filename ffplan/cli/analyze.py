@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ffplan.cli.common import EXIT_FINDINGS, err, fail, out, stage_errors
+from ffplan.inventory.models import Role
 
 
 class Format(str, Enum):
@@ -26,7 +27,7 @@ def analyze_command(
     plan_path: Path = typer.Argument(..., metavar="PLAN", help="plan.yaml or the folder `ffplan design` wrote."),
     pattern: list[str] = typer.Option([], "--pattern", "-p", help="all-to-all, shift, ring, double-binary-tree, storage-incast, storage-read (repeatable; default: all)."),
     scope: Scope = typer.Option(None, "--scope", help="zone: the pattern inside every zone at once; fabric: once over all zones (default per pattern, see docs/routing.md)."),
-    role: list[str] = typer.Option([], "--role", help="Only endpoints of this role (compute, storage, management; repeatable)."),
+    role: list[Role] = typer.Option([], "--role", help="Only endpoints of this role (repeatable)."),
     lfts: Path = typer.Option(None, "--lfts", help="Analyze these LFTs instead of the plan's: dump_fts/ibroute output or opensm-lfts.dump."),
     topology: Path = typer.Option(None, "--topology", help="ibnetdiscover output: maps the dump's LIDs to port GUIDs when its entries carry none."),
     top: int = typer.Option(5, "--top", min=0, help="How many of the most loaded links to list."),
@@ -65,7 +66,7 @@ def analyze_command(
         if read.missing_switches or read.unknown_switches or read.unmapped_lids:
             err.print(f"[yellow]note:[/] {len(read.missing_switches)} plan switches not in the dump (empty tables), "
                       f"{len(read.unknown_switches)} dump switches not in the plan, {read.unmapped_lids} entries not mapped")
-    roles = tuple(role) or None
+    roles = tuple(r.value for r in role) or None
     results = analyze(plan, names, scope=scope.value if scope else None, roles=roles, tables=tables, top=top, topo=topo)
     if fmt is Format.json:
         out.print_json(json.dumps({"plan": str(path), "routes": source, "patterns": [r.as_dict() for r in results]}))

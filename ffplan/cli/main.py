@@ -29,6 +29,22 @@ def main(
     """ffplan: lint an inventory, design the fabric, render configs, report cost, verify in a simulator."""
 
 
+def _plain_option_errors() -> None:
+    """typer coerces option values with pydantic and prints the first error's message, so a bad choice reads
+    "Value error, 'gpu' is not one of ...". Users should see ffplan's wording without pydantic's prefix, as in
+    every other error; tests/unit/test_cli_errors.py fails if typer stops calling this hook."""
+    from typer import _coercion, _param_types
+
+    from ffplan.diagnostics import printable, validation_message
+
+    def message(exc) -> str:
+        errors = exc.errors()
+        return printable(validation_message(errors[0])) if errors else printable(str(exc))
+
+    _coercion.get_error_msg = message  # type: ignore[attr-defined]
+    _param_types.get_error_msg = message  # type: ignore[attr-defined]
+
+
 def _register() -> None:
     # One module per command; each exposes `register(app)`.
     from ffplan.cli import analyze as analyze_cmd
@@ -43,6 +59,7 @@ def _register() -> None:
         module.register(app)
 
 
+_plain_option_errors()
 _register()
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ffplan.design.topology import Topology, build_topology, resolve_failed
-from ffplan.diagnostics import Collector, StageError, did_you_mean
+from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
 from ffplan.plan.model import Lft, Plan, Routing
 
 ENGINE = "ffplan d-mod-k"
@@ -87,14 +87,22 @@ def design_routing(loaded, plan: Plan, exclude: Iterable[str] = ()) -> Routing:
     topo = build_topology(plan)
     cables, switches, unknown = resolve_failed(topo, inv_failed + extra)
     if unknown:
+        # a bad input, exit 2: located in the inventory, or at the option when it came from the command line
         c = Collector(loaded.source.file, loaded.source.positions)
+        option = Collector(COMMAND_LINE)
         names = sorted(set(topo.by_label) | set(topo.lid))
+        valid = (f"valid: a cable label as in cables.csv ({min(topo.by_label)}), a switch name ({min(topo.lid)}) "
+                 f"or switch[port] ({min(topo.lid)}[1])")
         for i in unknown:
             item = (inv_failed + extra)[i]
-            path: tuple = ("fabric", "failed_links", i) if i < len(inv_failed) else ("--exclude-link",)
-            hint = did_you_mean(item, names) or "use a cable label from cables.csv (z1-leaf01-p21), a switch name (z1-spine03) or switch[port]"
-            c.error(RULE_UNKNOWN_FAILED, path, f"failed link '{item}' is neither a cable label nor a switch of the plan", hint)
-        raise StageError(c.items)
+            hint = " ".join(filter(None, [did_you_mean(item, names), valid]))
+            if i < len(inv_failed):
+                c.error(RULE_UNKNOWN_FAILED, ("fabric", "failed_links", i),
+                        f"failed link '{item}' is neither a cable label nor a switch of the plan", hint)
+            else:
+                option.error(RULE_UNKNOWN_FAILED, ("--exclude-link",),
+                             f"--exclude-link '{item}' is neither a cable label nor a switch of the plan", hint)
+        raise InputError(c.items + option.items)
     rt = compute_tables(topo, cables, switches)
     rt.failed = sorted(set(inv_failed + extra))
     return routing_from_tables(rt)

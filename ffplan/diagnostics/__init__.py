@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 
 class Severity(str, Enum):
@@ -49,6 +49,10 @@ def format_yaml_path(path: Sequence[str | int]) -> str:
     return out or "<root>"
 
 
+NO_POSITION = (0, 0)  # line/col of a finding about a whole file, a plan without a position map, or an option
+COMMAND_LINE = "command line"  # the `file` of a finding about an option's value; its yaml_path names the option
+
+
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     file: str
@@ -63,13 +67,22 @@ class Diagnostic:
     def sort_key(self) -> tuple:
         return (self.file, self.line, self.col, self.rule, self.message)
 
+    @property
+    def located(self) -> bool:
+        return self.line > 0
+
+    @property
+    def where(self) -> str:
+        """`file:line:col`, or just `file` when there is no position to show (never a made-up 1:1)."""
+        return f"{self.file}:{self.line}:{self.col}" if self.located else self.file
+
     def as_dict(self) -> dict:
         return {
             "rule": self.rule,
             "severity": self.severity.value,
             "file": self.file,
-            "line": self.line,
-            "col": self.col,
+            "line": self.line if self.located else None,
+            "col": self.col if self.located else None,
             "yaml_path": self.yaml_path,
             "message": self.message,
             "hint": self.hint,
@@ -98,6 +111,23 @@ class InfeasibleError(StageError):
     exit_code = 3
 
 
+def option_error(rule: str, option: str, message: str, hint: str) -> InputError:
+    """A bad value of a command-line option (exit 2): located at the option, not in a file."""
+    c = Collector(COMMAND_LINE)
+    c.error(rule, (option,), message, hint)
+    return InputError(c.items)
+
+
+def validation_message(error: Mapping) -> str:
+    """A pydantic error's message without the 'Value error, ' prefix of a validator's ValueError: users wrote
+    YAML, not Python."""
+    msg = str(error["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            return msg[len(prefix):]
+    return msg
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A 'did you mean' hint for a misspelt name, or '' when nothing is close."""
     match = difflib.get_close_matches(str(word), sorted(set(map(str, choices))), n=1, cutoff=0.6)
@@ -113,11 +143,12 @@ class Collector:
     items: list[Diagnostic] = field(default_factory=list)
 
     def locate(self, path: YamlPath) -> tuple[int, int]:
-        """Line/col of the deepest existing prefix of `path` (a missing key points at its parent)."""
+        """Line/col of the deepest existing prefix of `path` (a missing key points at its parent); NO_POSITION
+        without a position map (plans, options, unreadable files)."""
         path = tuple(path)
         while path and path not in self.positions:
             path = path[:-1]
-        return self.positions.get(path, (1, 1))
+        return self.positions.get(path, NO_POSITION)
 
     def add(
         self,

@@ -30,7 +30,7 @@ def format_text(diagnostics: Iterable[Diagnostic]) -> str:
     for d in diagnostics:
         where = f" [{d.yaml_path}]" if d.yaml_path else ""
         message = " ".join(d.message.splitlines())  # one finding, one line: tools grep and parse it
-        lines.append(f"{d.file}:{d.line}:{d.col}: {d.severity.value} {d.rule} {message}{where}")
+        lines.append(f"{d.where}: {d.severity.value} {d.rule} {message}{where}")
         if d.hint:
             lines.append(f"    hint: {d.hint}")
     return "\n".join(lines) + ("\n" if lines else "")
@@ -64,7 +64,8 @@ def format_github(diagnostics: Iterable[Diagnostic]) -> str:
     for d in diagnostics:
         level = "error" if d.severity is Severity.ERROR else "warning" if d.severity is Severity.WARNING else "notice"
         message = d.message + (f" [{d.yaml_path}]" if d.yaml_path else "") + (f"\nhint: {d.hint}" if d.hint else "")
-        props = f"file={_escape_property(d.file)},line={d.line},col={d.col},title={d.rule}"
+        position = f",line={d.line},col={d.col}" if d.located else ""
+        props = f"file={_escape_property(d.file)}{position},title={d.rule}"
         lines.append(f"::{level} {props}::{_escape_data(message)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
@@ -100,15 +101,15 @@ def format_sarif(diagnostics: Iterable[Diagnostic], rules: Mapping[str, RuleMeta
     }
     results = []
     for d in diagnostics:
+        physical: dict = {"artifactLocation": {"uri": _artifact_uri(d.file)}}
+        if d.located:
+            physical["region"] = {"startLine": d.line, "startColumn": d.col}
         result = {
             "ruleId": d.rule,
             "level": _SARIF_LEVEL[d.severity],
             "message": {"text": d.message + (f" (hint: {d.hint})" if d.hint else "")},
             "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": _artifact_uri(d.file)},
-                    "region": {"startLine": d.line, "startColumn": d.col},
-                },
+                "physicalLocation": physical,
                 "logicalLocations": [{"fullyQualifiedName": d.yaml_path or "<root>", "kind": "element"}],
             }],
             "partialFingerprints": {"ffplan/v1": fingerprint(d)},

@@ -40,7 +40,8 @@ class Source:
     collector: Collector
 
 
-def _refuse(file: str, message: str, hint: str, line: int = 1, col: int = 1) -> InputError:
+def _refuse(file: str, message: str, hint: str, line: int = 0, col: int = 0) -> InputError:
+    """An unreadable file; without a line (missing, too large) the finding is about the whole file."""
     c = Collector(file)
     c.positions[()] = (line, col)
     c.error(RULE_UNREADABLE, (), message, hint)
@@ -62,9 +63,11 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
             "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns",
         )
     try:
-        return path.read_bytes().decode("utf-8")
+        data = path.read_bytes()
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8") from None
+        line, col = data.count(b"\n", 0, exc.start) + 1, exc.start - data.rfind(b"\n", 0, exc.start)
+        raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8", line, col) from None
     except OSError as exc:
         raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
 

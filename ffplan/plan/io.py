@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from ffplan.diagnostics import Collector, InputError, StageError
+from ffplan.diagnostics import Collector, InputError, validation_message
 from ffplan.inventory.source import read_text
 from ffplan.plan.model import PLAN_VERSION, Plan
 
@@ -53,7 +53,11 @@ def load_plan(path: Path | str) -> Plan:
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        c.error("FF901", (), f"plan is not valid YAML: {exc}", "re-run `ffplan design`")
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            c.positions[()] = (mark.line + 1, mark.column + 1)
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        c.error("FF901", (), f"plan is not valid YAML: {problem}", "the plan is truncated or was edited; re-run `ffplan design`")
         raise InputError(c.items) from None
     if not isinstance(data, dict) or "plan_version" not in data:
         c.error("FF901", (), "not an ffplan plan (no plan_version)", "pass the plan.yaml written by `ffplan design`")
@@ -66,6 +70,6 @@ def load_plan(path: Path | str) -> Plan:
         return Plan.model_validate(data)
     except ValidationError as exc:
         for e in exc.errors(include_url=False)[:20]:
-            c.error("FF903", tuple(e["loc"]), f"plan does not match the plan schema: {e['msg']}",
+            c.error("FF903", tuple(e["loc"]), f"plan does not match the plan schema: {validation_message(e)}",
                     "the plan was edited or is damaged; re-run `ffplan design`")
-        raise StageError(c.items) from None
+        raise InputError(c.items) from None

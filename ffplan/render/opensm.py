@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ffplan.diagnostics import Collector, StageError
+from ffplan.diagnostics import Collector, InputError, did_you_mean, option_error
 from ffplan.plan.model import Plan, PortClassQos
 from ffplan.render.env import render_template
 
@@ -141,10 +141,11 @@ class Fabric:
         return out
 
 
-def _fail(message: str, hint: str, path: tuple = ()) -> StageError:
+def _fail(message: str, hint: str, path: tuple = ()) -> InputError:
+    """A plan value the OpenSM files cannot hold: the plan was edited or damaged (exit 2, like any bad input)."""
     c = Collector("plan.yaml")
     c.error("FF920", path, message, hint)
-    return StageError(c.items)
+    return InputError(c.items)
 
 
 def _check_name(kind: str, name: str) -> str:
@@ -164,7 +165,9 @@ def _check_guid(guid: str) -> str:
 def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     zone = view.zone
     if zone is not None and zone not in {z.name for z in plan.zones}:
-        raise _fail(f"zone {zone!r} is not in the plan", "zones: " + ", ".join(z.name for z in plan.zones))
+        zones = [z.name for z in plan.zones]
+        raise option_error("FF910", "--zone", f"zone {zone!r} is not in the plan",
+                           " ".join(filter(None, [did_you_mean(zone, zones), "zones: " + ", ".join(zones)])))
     switches = [s for s in plan.switches if zone is None or s.zone == zone]
     for s in switches:
         _check_name("switch", s.name)

@@ -14,7 +14,7 @@ from ffplan.cli.main import app
 
 BASE_TEXT = (pathlib.Path(__file__).parent / "base.yaml").read_text()
 BASE = yaml.safe_load(BASE_TEXT)
-FINDING = re.compile(r"^\S.*:\d+:\d+: (error|warning) FF\d{3} \S")
+FINDING = re.compile(r"^\S.*?(:\d+:\d+)?: (error|warning) FF\d{3} \S")  # no position for a whole-file finding (empty file)
 PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -249,6 +249,21 @@ stage_code(
 )
 
 stage_code(
+    "FF910", "option-value-not-in-plan", "verify",
+    summary="an option names a zone the plan does not have",
+    explanation="""
+    `ffplan verify --zone` boots one zone of the plan. A zone the plan does not have is a mistake in the
+    command line, reported with the plan's zones and exit code 2.
+    """,
+    bad="""
+    ffplan verify out/ff2-files --zone z3        # Fire-Flyer 2 has z1 and z2
+    """,
+    good="""
+    ffplan verify out/ff2-files --zone z1
+    """,
+)
+
+stage_code(
     "FF920", "plan-value-not-renderable", "render, verify",
     summary="a plan value cannot be written safely to an OpenSM file (name, GUID, missing routes or QoS)",
     explanation="""
