@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ffplan.diagnostics import Collector, InputError, did_you_mean
+from ffplan.diagnostics import Collector, InputError, did_you_mean, validation_message
 from ffplan.inventory.models import Catalog as CatalogOverride
 from ffplan.inventory.source import load_source
 
@@ -175,7 +175,7 @@ def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:
                 hint = did_you_mean(str(loc[-1]), allowed) or "allowed: " + ", ".join(allowed)
                 collector.error(RULE_BAD_CATALOG, loc, f"unknown key '{loc[-1]}'", hint)
             else:
-                collector.error(RULE_BAD_CATALOG, loc, f"{err['msg'].lower()} (got {err.get('input')!r})",
+                collector.error(RULE_BAD_CATALOG, loc, f"{validation_message(err).lower()} (got {err.get('input')!r})",
                                 "prices and power are numbers; see docs/report.md for the keys")
         raise InputError(collector.items) from None
 

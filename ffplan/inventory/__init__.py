@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ffplan.diagnostics import Collector, StageError, did_you_mean
+from ffplan.diagnostics import Collector, StageError, did_you_mean, validation_message
 from ffplan.inventory.models import Inventory
 from ffplan.inventory.resolve import ResolvedHost, ResolvedInventory, resolve
 from ffplan.inventory.source import Source, load_source
@@ -96,7 +96,7 @@ def _schema_diagnostics(exc: ValidationError, collector: Collector) -> None:
         elif kind == "model_type" or kind == "dict_type":
             collector.error(RULE_NOT_MAPPING, loc, f"expected a mapping, got {_type_name(value)}", "write key: value pairs here")
         else:
-            msg = err["msg"]
+            msg = validation_message(err)
             if kind in ("literal_error", "enum"):
                 expected = err.get("ctx", {}).get("expected", "")
                 hint = did_you_mean(str(value), [e.strip(" '") for e in str(expected).replace(" or ", ",").split(",")]) or f"expected {expected}"
