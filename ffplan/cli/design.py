@@ -15,7 +15,7 @@ from ffplan.design import DesignOptions, design
 from ffplan.lint.gate import require_clean
 from ffplan.outdir import write_folder
 from ffplan.plan import dump_plan, load_plan
-from ffplan.plan.diff import diff_plans
+from ffplan.plan.diff import diff_plans, failed_link_text
 from ffplan.cli.diff import plan_file
 from ffplan.plan.exports import bom_csv, cables_csv
 from ffplan.plan.model import Plan
@@ -57,6 +57,7 @@ def design_command(
         elapsed = time.perf_counter() - started
     if not quiet:
         print_summary(plan, elapsed)
+        print_failed(plan, set(exclude_link))
         if old_plan is not None:
             print_changes(old_plan, plan)
         out.print(f"wrote {output}/plan.yaml, cables.csv, bom.csv")
@@ -95,6 +96,18 @@ def print_summary(plan: Plan, elapsed: float) -> None:
         f"solver {s.solver}: {s.status}, objective {s.objective:g}, gap {s.gap:.2%}, "
         f"{s.variables} variables, {s.constraints} constraints; design took {elapsed:.2f} s"
     )
+
+
+def print_failed(plan: Plan, excluded: set[str]) -> None:
+    """The cables and switches the routes avoid, and which of them only this command line failed."""
+    failed = plan.routing.failed if plan.routing else []
+    if not failed:
+        return
+    out.print(f"failed links, routed around ({len(failed)}):")
+    for item in failed:
+        origin = ("now failed by --exclude-link; add it to fabric.failed_links to keep it failed in later designs"
+                  if item in excluded else "fabric.failed_links")
+        out.print(f"  {failed_link_text(plan, item)} [{origin}]", markup=False)
 
 
 def print_changes(old: Plan, new: Plan) -> None:

@@ -38,6 +38,9 @@ class PlanDiff:
     switches_added: list[str] = field(default_factory=list)
     switches_removed: list[str] = field(default_factory=list)
     switch_fields: list[FieldChange] = field(default_factory=list)
+    failed_added: list[str] = field(default_factory=list)  # cables/switches the new plan routes around
+    failed_removed: list[str] = field(default_factory=list)  # back in use
+    failed_where: dict[str, str] = field(default_factory=dict)  # failed item -> its cable ends or switch
     routing: dict[str, list[tuple[int, int | None, int | None]]] = field(default_factory=dict)  # switch -> (lid, old, new)
     qos: list[FieldChange] = field(default_factory=list)
     hosts: list[FieldChange] = field(default_factory=list)
@@ -59,6 +62,8 @@ class PlanDiff:
             "switches_added": len(self.switches_added),
             "switches_removed": len(self.switches_removed),
             "switch_fields": len(self.switch_fields),
+            "failed_added": len(self.failed_added),
+            "failed_removed": len(self.failed_removed),
             "routing_entries": sum(len(v) for v in self.routing.values()),
             "qos": len(self.qos),
             "hosts": len(self.hosts),
@@ -149,6 +154,12 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
             if va != vb:
                 d.switch_fields.append(FieldChange(name, f, va, vb))
 
+    old_failed = set(old.routing.failed) if old.routing else set()
+    new_failed = set(new.routing.failed) if new.routing else set()
+    d.failed_added = sorted(new_failed - old_failed)
+    d.failed_removed = sorted(old_failed - new_failed)
+    d.failed_where = {item: failed_link_text(new, item) for item in d.failed_added}
+    d.failed_where.update({item: failed_link_text(old, item) for item in d.failed_removed})
     d.routing = _routing_changes(old, new)
     d.qos = _field_changes(_dump(old.qos), _dump(new.qos), "qos")
     d.hosts = _field_changes(_dump(old.hosts), _dump(new.hosts), "hosts")
@@ -192,13 +203,23 @@ def _end(c: Cable, side: str) -> str:
     return f"{end.device}:{end.port}"
 
 
+def failed_link_text(plan: Plan, item: str) -> str:
+    """A failed item of the plan's routing as a technician finds it: the cable's two ends, or the switch."""
+    for c in plan.cables:
+        if item in (c.label, f"{c.a.device}[{c.a.port}]", f"{c.b.device}[{c.b.port}]"):
+            return f"{item}: cable {_end(c, 'a')} <-> {_end(c, 'b')} ({c.kind})"
+    if any(s.name == item for s in plan.switches):
+        return f"{item}: switch, every cable on it"
+    return item
+
+
 def sections(d: PlanDiff, verbose: bool = False) -> list[tuple[str, list[str]]]:
     """(title, lines) per group, in the order a technician works: pull, move, lay, then configuration."""
     out: list[tuple[str, list[str]]] = []
 
-    def add(title: str, lines: list[str]) -> None:
+    def add(title: str, lines: list[str], count: str = "") -> None:
         if lines:
-            out.append((f"{title} ({len(lines)})", lines))
+            out.append((f"{title} ({count or len(lines)})", lines))
 
     add("cables to remove", [f"{c.label}: {_end(c, 'a')} <-> {_end(c, 'b')} ({c.type} {c.length_m:g} m)" for c in d.cables_removed])
     add("cables to move", [
@@ -213,12 +234,16 @@ def sections(d: PlanDiff, verbose: bool = False) -> list[tuple[str, list[str]]]:
     add("switches added", d.switches_added)
     add("switches removed", d.switches_removed)
     add("switches changed", [f"{f.item}: {f.field} {f.old} -> {f.new}" for f in d.switch_fields])
+    add("failed links added (routed around)", [d.failed_where[item] for item in d.failed_added])
+    add("failed links removed (back in use)", [d.failed_where[item] for item in d.failed_removed])
     routing = []
     for switch, rows in d.routing.items():
         routing.append(f"{switch}: {len(rows)} entr{'y' if len(rows) == 1 else 'ies'} changed")
         if verbose:
             routing += [f"    lid {lid}: port {old} -> {new}" for lid, old, new in rows]
-    add("routing", routing)
+    # the count is of entries (what --verbose lists), not of switches
+    entries, switches = sum(len(rows) for rows in d.routing.values()), len(d.routing)
+    add("routing", routing, f"{entries:,} entr{'y' if entries == 1 else 'ies'} on {switches} switch{'' if switches == 1 else 'es'}")
     add("qos", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.qos])
     add("host settings", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.hosts])
     add("plan", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.other])
@@ -266,6 +291,8 @@ def as_json(d: PlanDiff, verbose: bool = False) -> dict:
         "switches_added": d.switches_added,
         "switches_removed": d.switches_removed,
         "switch_fields": [change(f) for f in d.switch_fields],
+        "failed_added": d.failed_added,
+        "failed_removed": d.failed_removed,
         "routing": {
             s: ({"changed": len(rows), "entries": [{"lid": lid, "old": o, "new": n} for lid, o, n in rows]}
                 if verbose else {"changed": len(rows)})
