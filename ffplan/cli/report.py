@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import typer
 
 from ffplan.catalog import PRESETS
 from ffplan.cli.common import err, fail, out, stage_errors
+from ffplan.diagnostics.formats import format_text
 from ffplan.inventory import LoadedInventory
 from ffplan.plan import load_plan
 from ffplan.plan.model import Plan
@@ -63,6 +65,7 @@ def cost_command(
         catalog = resolve_catalog(plan, preset.value if preset else None, catalog_file, plan_file)
         energy = EnergyOptions(years, pue, kwh_price) if years is not None else None
         report = build_report(plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file), where=where)
+    sys.stderr.write(format_text(report.warnings))  # unpriced models: the report shows n/a where they count
     if output is None and fmt.value == "table":
         out.print(table_renderables(report))
         return

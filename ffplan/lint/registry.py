@@ -91,10 +91,11 @@ def loader_rule(rule_id: str, name: str, severity: Severity, *, summary: str, ex
     _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(explanation), _example(bad), _example(good), None))
 
 
-def stage_code(rule_id: str, name: str, stage: str, *, summary: str, explanation: str, bad: str, good: str) -> None:
-    """Register an error code a stage after lint emits (`bad`/`good`: the command or input that triggers it and
-    the one that does not), so `ffplan explain` documents every code ffplan can print."""
-    _register(Rule(rule_id, name, Severity.ERROR, summary, inspect.cleandoc(explanation), _example(bad), _example(good),
+def stage_code(rule_id: str, name: str, stage: str, *, summary: str, explanation: str, bad: str, good: str,
+               severity: Severity = Severity.ERROR) -> None:
+    """Register a code a stage after lint emits (`bad`/`good`: the command or input that triggers it and the one
+    that does not), so `ffplan explain` documents every code ffplan can print."""
+    _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(explanation), _example(bad), _example(good),
                    None, stage))
 
 

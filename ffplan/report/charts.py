@@ -58,8 +58,11 @@ class Chart:
     bars: list[Bar]
 
 
-def stacked(chart_id: str, title: str, series: list[str], data: list[tuple[str, list[float]]], kind: str) -> Chart:
-    """One bar per (label, values); values stack in `series` order, scaled to the largest total."""
+def stacked(chart_id: str, title: str, series: list[str], data: list[tuple[str, list[float | None]]], kind: str) -> Chart | None:
+    """One bar per (label, values); values stack in `series` order, scaled to the largest total. None when a
+    value is unknown (unpriced)."""
+    if any(value is None for _, values in data for value in values):
+        return None
     longest = max((sum(values) for _, values in data), default=0) or 1
     scale = (WIDTH - LABEL_WIDTH - VALUE_WIDTH) / longest
     bars = []
@@ -78,8 +81,9 @@ def stacked(chart_id: str, title: str, series: list[str], data: list[tuple[str, 
 
 
 def charts(report: CostReport) -> list[Chart]:
+    """The charts whose every value is known: one with an unpriced figure (None) is left out, not drawn short."""
     designs = report.designs
-    return [
+    drawn = [
         stacked("cost", f"Cost per design ({report.currency})", ["servers", "switches", "cables"],
                 [(d.title, [d.cost.servers, d.cost.switches, d.cost.cables]) for d in designs], "money"),
         stacked("network", f"Network cost per design ({report.currency})", ["switches", "cables"],
@@ -89,3 +93,4 @@ def charts(report: CostReport) -> list[Chart]:
         stacked("switches", "Switches per layer", ["leaf", "spine", "core"],
                 [(d.title, [d.switches["leaf"], d.switches["spine"], d.switches["core"]]) for d in designs], "count"),
     ]
+    return [chart for chart in drawn if chart is not None]

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
-from typing import Callable
+from typing import Callable, Iterable
 
 from ffplan.catalog import (
     Figure,
@@ -171,19 +171,19 @@ class Pricer:
         self.notes: list[str] = []
         self._reported: set[tuple] = set()
 
-    def _missing(self, kind: str, what: str, name: str) -> float:
-        if (kind, name, what) in self._reported:  # every design asks again; say it once
-            return 0.0
-        self._reported.add((kind, name, what))
-        self.missing.append(((kind, name), f"no {what} for '{name}' in catalog '{self.catalog.name}'",
-                             f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to the "
-                             "inventory (and design again) or pass --catalog FILE"))
-        return 0.0
+    def _missing(self, kind: str, what: str, name: str) -> None:
+        """An unpriced figure: the totals that need it become None, and the report says which one it is."""
+        if (kind, name, what) not in self._reported:  # every design asks again; say it once
+            self._reported.add((kind, name, what))
+            self.missing.append(((kind, name), f"no {what} for '{name}' in catalog '{self.catalog.name}'",
+                                 f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to "
+                                 "the inventory (and design again) or pass --catalog FILE"))
+        return None
 
-    def errors(self, where: Location) -> list:
+    def warnings(self, where: Location) -> list:
         collector = Collector(where.file, where.positions())
         for (kind, name), message, hint in self.missing:
-            collector.error(RULE_NO_PRICE, where.model_path(kind, name), message, hint)
+            collector.warning(RULE_NO_PRICE, where.model_path(kind, name), message, hint)
         return collector.items
 
     def gpus(self, model: str) -> int:
@@ -194,7 +194,7 @@ class Pricer:
         entry = self.catalog.nodes.get(model)
         return entry.gpu_model if entry and entry.gpu_model else d.gpu_model_of(self.plan, model)
 
-    def node_price(self, model: str) -> float:
+    def node_price(self, model: str) -> float | None:
         entry = self.catalog.nodes.get(model)
         if entry and entry.price:
             return entry.price.value
@@ -203,16 +203,16 @@ class Pricer:
             return gpu.node_price_per_gpu.value * self.gpus(model)
         return self._missing("nodes", "price", model)
 
-    def node_power(self, model: str) -> tuple[float, float]:
+    def node_power(self, model: str) -> tuple[float | None, float | None]:
         entry = self.catalog.nodes.get(model)
         if not entry or not entry.power_w:
-            return self._missing("nodes", "power", model), 0.0
+            return self._missing("nodes", "power", model), None
         if entry.peak_power_w:
             return entry.power_w.value, entry.peak_power_w.value
         self.notes.append(f"{model}: no peak power given, its average power is used as peak")
         return entry.power_w.value, entry.power_w.value
 
-    def switch_price(self, model: str) -> float:
+    def switch_price(self, model: str) -> float | None:
         entry = self.catalog.switches.get(model)
         if entry and entry.price:
             return entry.price.value
@@ -245,23 +245,34 @@ class _Priced:
     relative_performance: float | None
 
 
+def _sum(terms: Iterable[float | None]) -> float | None:
+    """A total, or None when one of its terms is unpriced (a partial sum would pass for the whole)."""
+    values = list(terms)
+    return None if None in values else sum(values)  # type: ignore[arg-type]
+
+
+def _times(count: int, value: float | None) -> float | None:
+    return None if value is None else count * value
+
+
 def _price(counts: d.DesignCounts, pricer: Pricer) -> _Priced:
     cables = pricer.catalog.cables
-    switch_price = switch_power = cable_price = 0.0
+    switch_prices, switch_power, cable_price = [], 0.0, 0.0
     for fabric in counts.fabrics:
         n = sum(fabric.switches.values())
-        switch_price += n * pricer.switch_price(fabric.switch_model)
+        switch_prices.append(_times(n, pricer.switch_price(fabric.switch_model)))
         switch_power += n * pricer.switch_power(fabric.switch_model)
         cable_price += sum(lot.count * cables.price(lot.type, lot.length_m) for lot in fabric.cables)
-    servers = sum(count * pricer.node_price(model) for model, count in counts.nodes.items())
-    average = sum(count * pricer.node_power(model)[0] for model, count in counts.nodes.items())
-    peak = sum(count * pricer.node_power(model)[1] for model, count in counts.nodes.items())
-    network = switch_price + cable_price
-    total = network + servers
+    switch_price = _sum(switch_prices)
+    servers = _sum(_times(count, pricer.node_price(model)) for model, count in counts.nodes.items())
+    average = _sum(_times(count, pricer.node_power(model)[0]) for model, count in counts.nodes.items())
+    peak = _sum(_times(count, pricer.node_power(model)[1]) for model, count in counts.nodes.items())
+    network = _sum([switch_price, cable_price])
+    total = _sum([network, servers])
     money = Money(switches=switch_price, cables=cable_price, network=network, servers=servers, total=total,
-                  per_gpu=total / counts.gpus if counts.gpus else 0.0)
+                  per_gpu=None if total is None else total / counts.gpus if counts.gpus else 0.0)
     power = Power(nodes_average_w=average, nodes_peak_w=peak, switches_w=switch_power,
-                  average_w=average + switch_power, peak_w=peak + switch_power)
+                  average_w=_sum([average, switch_power]), peak_w=_sum([peak, switch_power]))
     perf = [(count * pricer.gpus(model), pricer.relative_performance(model)) for model, count in counts.nodes.items()]
     relative = None if any(p is None for _, p in perf) else sum(g * p for g, p in perf) / max(1, sum(g for g, _ in perf))
     return _Priced(counts, money, power, relative)
@@ -281,11 +292,12 @@ def _design_report(p: _Priced, ref: _Priced, catalog: PriceCatalog, energy: Ener
 
     perf = p.relative_performance
     cost_perf = cost_perf_total = None
-    if perf is not None and p.money.servers and p.money.total:
+    if perf is not None and p.money.servers and ref.money.servers:
         cost_perf = perf / (per_gpu(p.money.servers, p) / per_gpu(ref.money.servers, ref))
+    if perf is not None and p.money.total and ref.money.total:
         cost_perf_total = perf / (per_gpu(p.money.total, p) / per_gpu(ref.money.total, ref))
     spent = None
-    if energy:
+    if energy and p.power.average_w is not None:
         kwh = p.power.average_w / 1000 * HOURS_PER_YEAR * energy.years * energy.pue
         spent = Energy(years=energy.years, pue=energy.pue, kwh_price=energy.kwh_price, kwh=kwh, cost=kwh * energy.kwh_price)
     return DesignReport(
@@ -294,8 +306,12 @@ def _design_report(p: _Priced, ref: _Priced, catalog: PriceCatalog, energy: Ener
         cables={t: by_type[t] for t in ("DAC", "AOC")}, cables_by_kind=dict(by_kind), cable_total=sum(by_type.values()),
         transceivers=AOC_OPTICAL_ENDS * by_type["AOC"], cost=p.money, power=p.power, relative_performance=perf,
         cost_performance=cost_perf, cost_performance_total=cost_perf_total, energy=spent,
-        tco=p.money.total + spent.cost if spent and not catalog.relative_units else None,
+        tco=p.money.total + spent.cost if spent and p.money.total is not None and not catalog.relative_units else None,
     )
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    return None if numerator is None or not denominator else numerator / denominator
 
 
 def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
@@ -303,23 +319,23 @@ def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
     paper = paper_reference()
     t2, t3 = paper["table_ii"], paper["table_iii"]
     rows = [
-        ("total price", ff, dgx, ff.cost.total / dgx.cost.total,
+        ("total price", ff, dgx, _ratio(ff.cost.total, dgx.cost.total),
          t3["total_price"]["fire_flyer"] / t3["total_price"]["dgx"], "Table III total price 11,600 / 23,000"),
-        ("server price", ff, dgx, ff.cost.servers / dgx.cost.servers,
+        ("server price", ff, dgx, _ratio(ff.cost.servers, dgx.cost.servers),
          t3["server_price"]["fire_flyer"] / t3["server_price"]["dgx"], "Table III server price 11,250 / 19,000"),
-        ("network price", ff, dgx, ff.cost.network / dgx.cost.network,
+        ("network price", ff, dgx, _ratio(ff.cost.network, dgx.cost.network),
          t3["network_price"]["fire_flyer"] / t3["network_price"]["dgx"], "Table III network price 350 / 4,000"),
-        ("network price", ff, pcie, ff.cost.network / pcie.cost.network,
+        ("network price", ff, pcie, _ratio(ff.cost.network, pcie.cost.network),
          t3["network_price"]["fire_flyer"] / t3["network_price"]["pcie_three_layer"], "Table III network price 350 / 600"),
         ("switches", ff, dgx, ff.switch_total / dgx.switch_total,
          paper["fire_flyer"]["switches"] / paper["dgx_three_layer"]["switches"], "Table III switches 122 / 1,320"),
-        ("node power", ff, dgx, ff.power.nodes_average_w / dgx.power.nodes_average_w,
+        ("node power", ff, dgx, _ratio(ff.power.nodes_average_w, dgx.power.nodes_average_w),
          t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power 2,500 W / 4,200 W per node"),
-        ("power with switches", ff, dgx, ff.power.average_w / dgx.power.average_w,
+        ("power with switches", ff, dgx, _ratio(ff.power.average_w, dgx.power.average_w),
          t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power per node (switches not counted)"),
     ]
     out = [Ratio(name=name, numerator=a.key, denominator=b.key, computed=value, paper=ref, paper_basis=basis)
-           for name, a, b, value, ref, basis in rows]
+           for name, a, b, value, ref, basis in rows if value is not None]
     if ff.relative_performance is not None:
         out.append(Ratio(name="relative performance", numerator=ff.key, denominator=dgx.key,
                          computed=ff.relative_performance, paper=t2["relative_performance"],
@@ -374,7 +390,8 @@ def build_report(
     where: Location | None = None,
 ) -> CostReport:
     """The three designs at the plan's GPU count, or at `gpus` (sizing only, with the plan's node models and
-    zone shape) when given. `where` locates errors (default: in the plan, named by `input_name`)."""
+    zone shape) when given. A figure the catalog lacks leaves the totals that need it None and is listed in
+    `unpriced` and, located by `where` (default: in the plan, named by `input_name`), in `warnings`."""
     _require_node_models(plan, input_name)
     pricer = Pricer(catalog, plan)
     switch_model = plan.fabric_switch_model
@@ -390,8 +407,6 @@ def build_report(
     counts = [fire_flyer, d.pcie_three_layer(shape, switch_model, radix, catalog, plan_node_cables),
               d.dgx(shape, switch_model, radix, catalog)]
     priced = {c.key: _price(c, pricer) for c in counts}
-    if pricer.missing:
-        raise InputError(pricer.errors(where or plan_location(plan, Path(input_name) if input_name else None)))
     ref = priced[d.DGX]
     reports = [_design_report(priced[c.key], ref, catalog, energy) for c in counts]
     by_key = {r.key: r for r in reports}
@@ -401,7 +416,9 @@ def build_report(
         input=input_name or plan.inventory.file, inventory=plan.inventory.name, basis=shape.basis, gpus=shape.gpus,
         catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
         designs=reports, ratios=_ratios(by_key), paper_checks=paper_checks(storage_switches),
-        notes=_notes(catalog, fire_flyer, gpus is None, energy) + sorted(set(pricer.notes)),
+        notes=_unpriced_notes(pricer) + _notes(catalog, fire_flyer, gpus is None, energy) + sorted(set(pricer.notes)),
+        unpriced=[message for _, message, _ in pricer.missing],
+        warnings=pricer.warnings(where or plan_location(plan, Path(input_name) if input_name else None)) if pricer.missing else [],
         sources=[SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
                  for key, f in catalog.figures()],
     )
@@ -417,6 +434,13 @@ def _require_node_models(plan: Plan, input_name: str) -> None:
                 "(a plan written by an older ffplan?)",
                 "re-run `ffplan design`: the report reads GPUs and power of the node models from the plan")
         raise InputError(c.items)
+
+
+def _unpriced_notes(pricer: Pricer) -> list[str]:
+    if not pricer.missing:
+        return []
+    return [f"Unpriced: {'; '.join(message for _, message, _ in pricer.missing)}. Totals that need these figures show "
+            f"n/a; {pricer.missing[0][2]}."]
 
 
 def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts, from_plan: bool, energy: EnergyOptions | None) -> list[str]:

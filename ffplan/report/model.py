@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from ffplan.diagnostics import Diagnostic
 
 Basis = Literal["plan", "sizing"]
 LAYERS = ("leaf", "spine", "core")
@@ -37,20 +39,24 @@ class Fabric(Frozen):
 
 
 class Money(Frozen):
-    switches: float
+    """None: a model in it has no price in the catalog (the report lists it under `unpriced`)."""
+
+    switches: float | None
     cables: float
-    network: float
-    servers: float
-    total: float
-    per_gpu: float
+    network: float | None
+    servers: float | None
+    total: float | None
+    per_gpu: float | None
 
 
 class Power(Frozen):
-    nodes_average_w: float
-    nodes_peak_w: float
+    """None: a node model in it has no power figure (listed under `unpriced`)."""
+
+    nodes_average_w: float | None
+    nodes_peak_w: float | None
     switches_w: float
-    average_w: float
-    peak_w: float
+    average_w: float | None
+    peak_w: float | None
 
 
 class Energy(Frozen):
@@ -122,4 +128,6 @@ class CostReport(Frozen):
     ratios: list[Ratio]
     paper_checks: list[PaperCheck]
     notes: list[str]
+    unpriced: list[str]  # figures the catalog lacks ("no price for 'LAB8' in catalog 'paper'"): their totals are None
     sources: list[SourceLine]
+    warnings: list[Diagnostic] = Field(default=[], exclude=True)  # `unpriced`, located: the CLI prints them on stderr

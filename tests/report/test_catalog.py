@@ -1,9 +1,14 @@
 """Catalog presets, their calibration against the paper, and overrides."""
 
+import csv
+import io
+
 import pytest
 from pydantic import ValidationError
+from typer.testing import CliRunner
 
 from ffplan.catalog import PRESETS, CatalogOverride, Figure, load_preset, paper_reference
+from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.design.sizing import size_three_layer
 from ffplan.diagnostics import InputError
@@ -137,14 +142,14 @@ def test_node_model_without_price_uses_its_gpus(tmp_path, lab_plan):
     assert ff.power.switches_w == ff.switch_total * 60  # the inventory's LAB8 power, priced by the override
 
 
-def test_switch_without_price_is_one_located_error_in_the_plan(tmp_path, lab_plan):
+def test_switch_without_price_is_one_located_warning_in_the_plan(tmp_path, lab_plan):
     path = tmp_path / "plan.yaml"
     write_plan(lab_plan, path)
-    with pytest.raises(InputError) as exc:
-        build_report(lab_plan, resolve_catalog(lab_plan, "paper"), gpus=72, input_name=str(path))
-    (diag,) = exc.value.diagnostics
+    report = build_report(lab_plan, resolve_catalog(lab_plan, "paper"), gpus=72, input_name=str(path))
+    (diag,) = report.warnings
     index = [m.name for m in lab_plan.switch_models].index("LAB8")
-    assert diag.rule == "FF803" and diag.yaml_path == f"switch_models[{index}]" and diag.file == str(path)
+    assert diag.rule == "FF803" and diag.severity.value == "warning"
+    assert diag.yaml_path == f"switch_models[{index}]" and diag.file == str(path)
     assert "name: LAB8" in path.read_text().splitlines()[diag.line - 1]
     assert "--catalog" in diag.hint
 
@@ -152,8 +157,25 @@ def test_switch_without_price_is_one_located_error_in_the_plan(tmp_path, lab_pla
 def test_switch_without_price_is_located_in_the_inventory_it_was_designed_from(root, lab_plan):
     loaded = load_inventory(root / "inventories" / "lab.yaml")
     where = inventory_location(loaded.source.file, loaded.source.positions)
-    with pytest.raises(InputError) as exc:
-        build_report(lab_plan, resolve_catalog(lab_plan, "paper"), gpus=72, where=where)
-    (diag,) = exc.value.diagnostics
+    (diag,) = build_report(lab_plan, resolve_catalog(lab_plan, "paper"), gpus=72, where=where).warnings
     assert diag.rule == "FF803" and diag.yaml_path == "models.switches.LAB8"
     assert (diag.line, diag.col) == loaded.source.positions[("models", "switches", "LAB8")]
+
+
+def test_a_lint_clean_inventory_reports_its_unpriced_switch_as_such(root):
+    """lab.yaml lints clean but the `paper` catalog has no LAB8: the report is still written, with every total
+    that needs the switch price as n/a (never a partial sum), and the unpriced figure named."""
+    from ffplan.report.output import render
+
+    result = CliRunner().invoke(app, ["report", "cost", str(root / "inventories" / "lab.yaml"), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert "warning FF803 no price for 'LAB8' in catalog 'paper' [models.switches.LAB8]" in result.stderr
+    table = {(r[0], r[1]): r[2:] for r in csv.reader(io.StringIO(result.stdout))}
+    assert table[("Cost", "switches")] == table[("Cost", "total")] == ["", "", ""]
+    assert table[("Cost", "servers")] == ["81", "81", "136.8"] and table[("Network", "switches")] == ["12", "18", "54"]
+    assert float(table[("Performance", "cost-performance")][0]) > 1  # needs server prices only
+    plan = design(load_inventory(root / "inventories" / "lab.yaml"))
+    report = build_report(plan, resolve_catalog(plan, "paper"))
+    assert report.unpriced == ["no price for 'LAB8' in catalog 'paper'"]
+    assert "Unpriced: no price for 'LAB8'" in render(report, "markdown") and render(report, "html").count("<svg") == 2
+    assert all(r.name not in ("total price", "network price") for r in report.ratios)

@@ -4,6 +4,7 @@ that `ffplan rules` lists and `ffplan explain` documents every code ffplan can p
 
 from __future__ import annotations
 
+from ffplan.diagnostics import Severity
 from ffplan.lint.registry import stage_code
 
 stage_code(
@@ -157,19 +158,22 @@ stage_code(
 )
 
 stage_code(
-    "FF803", "no-price", "report cost",
-    summary="a model of the plan has no price or power in the chosen catalog",
+    "FF803", "unpriced-model", "report cost",
+    summary="a model of the plan has no price or power in the chosen catalog (the report shows n/a)",
     explanation="""
-    The cost report prices every switch and node model of the plan. A model the preset does not know
-    needs its price (and power) in the inventory's `catalog:` block or a `--catalog FILE`; lint warns about
-    it (FF306) before the report is asked.
+    The cost report prices every switch and compute node model of the plan from the chosen catalog
+    (--preset, the inventory's catalog.preset, else `paper`). A model it does not list, and no per-GPU price
+    of its GPU model, is unpriced: the report is still written, with every total that needs the figure
+    shown as n/a (never a partial sum), the figure named under "Unpriced", and this warning on stderr,
+    located at the model. Lint cannot know the catalog a report will be asked for, so it does not check.
     """,
     bad="""
-    models: {switches: {LAB8: {ports: 8}}}      # no catalog entry for LAB8
+    models: {switches: {LAB8: {ports: 8}}}      # the `paper` catalog has no LAB8
     """,
     good="""
     catalog: {prices: {LAB8: 1.0}, power_w: {LAB8: 60}}
     """,
+    severity=Severity.WARNING,
 )
 
 stage_code(
