@@ -58,13 +58,6 @@ INSTALL = {
 THREEFS_CLIENT_TOML = "/opt/3fs/etc/hf3fs_fuse_main.toml"
 THREEFS_STORAGE_TOML = "/opt/3fs/etc/storage_main.toml"
 
-# Traffic class each piece of software uses, in order of preference.
-SL_CLASSES = {
-    "nccl": ["nccl"],
-    "hfreduce": ["hfreduce", "nccl"],
-    "mpi": ["mpi", "other", "default"],
-    "storage": ["storage", "3fs"],
-}
 
 # The settings that change a rendered host file; hosts that differ in them need different profiles.
 PROFILE_SETTINGS = ("relaxed_ordering", "gdr_level", "nccl_socket_ifname", "topo_file")
@@ -189,19 +182,23 @@ def _devices(inv, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> li
 # ---------------------------------------------------------------- SLs and NCCL
 
 
-def _sl(plan: Plan, software: str) -> tuple[str, int]:
-    if plan.qos is None:
-        return "", 0
-    by_name = {c.name: c for c in plan.qos.classes}
-    for name in SL_CLASSES[software]:
-        if name in by_name:
-            return name, by_name[name].sl
-    return "", 0
+def _sl(plan: Plan, software: str) -> tuple[str, int, bool]:
+    """(class, SL, whether the class names the software) from what the plan's classes carry: the class that
+    carries the software, else the class of unmatched traffic, else SL 0."""
+    classes = plan.qos.classes if plan.qos else []
+    for claimed in (True, False):
+        for c in classes:
+            if c.carries and (software in c.carries.software if claimed else c.carries.unmatched):
+                return c.name, c.sl, claimed
+    return "", 0, False
 
 
-def _sl_comment(cls: str, sl: int, what: str) -> str:
+def _sl_comment(cls: str, sl: int, claimed: bool, what: str) -> str:
     if not cls:
-        return f"SL {sl}: the plan has no traffic class for {what}, so it uses SL 0 (OpenSM's default VL)"
+        return f"SL {sl}: no traffic class of the plan carries {what} or unmatched traffic, so it uses SL 0 (OpenSM's default VL)"
+    if not claimed:
+        return (f"SL {sl} of traffic class '{cls}' (unmatched traffic): no class of the plan carries {what}; "
+                "OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)")
     return f"SL {sl} of traffic class '{cls}' in the plan's QoS; OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)"
 
 
@@ -210,7 +207,7 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
     nics = [d for d in devices if d.kind == "nic"]
     if not gpus:
         return []
-    cls, sl = _sl(plan, "nccl")
+    cls, sl, claimed = _sl(plan, "nccl")
     gdr = settings.gdr_level or "PXB"
     near = sorted({d.name for d in gpus if d.gdr})
     out = [Setting(name="NCCL_TOPO_FILE", value=str(settings.topo_file),
@@ -221,7 +218,7 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
         out.append(Setting(name="NCCL_IB_HCA", value=f"={hca}",
                            comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
                                    "fabric ports listed here carry NCCL traffic"))
-    out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, "NCCL")))
+    out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, claimed, "NCCL")))
     out.append(Setting(name="NCCL_IB_TIMEOUT", value="20",
                        comment="ACK timeout 4.096 us x 2^20 = 4.3 s per try (NCCL's default since 2.23, set so older "
                                "versions agree); the two-layer fat tree needs no more"))
@@ -248,14 +245,14 @@ def _sls(plan: Plan, role: str, has_gpus: bool) -> list[SlSetting]:
     wanted = []
     if has_gpus:
         wanted += [("NCCL", "NCCL_IB_SL", "nccl", "nccl.conf"), ("HFReduce", HFREDUCE_SL_VAR, "hfreduce", "hfreduce.env")]
-    wanted += [("UCX (MPI)", "UCX_IB_SL", "mpi", "ucx.conf"), ("3FS client", "sl", "storage", "3fs-client-sl.toml")]
+    wanted += [("UCX (MPI)", "UCX_IB_SL", "ucx", "ucx.conf"), ("3FS client", "sl", "3fs", "3fs-client-sl.toml")]
     if role == "storage":
-        wanted.append(("3FS storage server", "sl", "storage", "3fs-storage-sl.toml"))
+        wanted.append(("3FS storage server", "sl", "3fs", "3fs-storage-sl.toml"))
     out = []
-    for software, setting, kind, file in wanted:
-        cls, sl = _sl(plan, kind)
+    for software, setting, carried, file in wanted:
+        cls, sl, claimed = _sl(plan, carried)
         out.append(SlSetting(software=software, setting=setting, traffic_class=cls, sl=sl, file=file,
-                             comment=_sl_comment(cls, sl, software)))
+                             comment=_sl_comment(cls, sl, claimed, software)))
     return out
 
 

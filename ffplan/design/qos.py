@@ -6,15 +6,20 @@ The Fire-Flyer paper says the four traffic classes (HFReduce, NCCL, 3FS storage,
 to VLs "with configured proportions", but gives no numbers. The defaults below are ffplan's own choice, labelled
 `source: ffplan default` in the plan (see docs/routing.md for the reasoning); an inventory's `traffic_classes`
 replaces them (fields it leaves out come from the default of the same name) and is labelled `source: inventory`
-when it sets any of sl, vl, weight or priority (a class it only names or describes keeps `ffplan default`).
+when it sets any of sl, vl, weight, priority or carries (a class it only names or describes keeps `ffplan default`).
+
+What each class carries (software, role pairs, unmatched traffic) is decided here, once, and recorded in the plan;
+the OpenSM QoS policy and the host files read it from there and never look at a class's name.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator, Sequence
 
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
+from ffplan.inventory.models import Carries, Role, TrafficClass
 from ffplan.plan.model import Plan, PortClassQos, Qos, TrafficClassPlan, VlArbEntry
 
 RULE_QOS = "FF603"
@@ -29,17 +34,51 @@ class DefaultClass:
     weight: int  # VL arbitration weight in 64-byte units; multiples of 64 so one 4 KB packet fits one turn
     priority: str
     description: str
+    carries: Carries
 
 
 # ffplan defaults, NOT from the paper. Weights: 192:192:128:64 gives the two collective libraries three
 # eighths of a congested link each, storage a quarter, and everything else (IPoIB, SA, MPI control) an eighth;
-# arbitration is work-conserving, so an idle class's share goes to the others.
+# arbitration is work-conserving, so an idle class's share goes to the others. What each carries is stated here
+# and in docs/routing.md: render and the host files read it from the plan, never from a class's name.
+_TO_STORAGE = [(role, Role.STORAGE) for role in Role]
 DEFAULT_CLASSES = (
-    DefaultClass("other", 0, 0, 64, "low", "everything without its own class: IPoIB, SA queries, control traffic"),
-    DefaultClass("hfreduce", 1, 1, 192, "low", "HFReduce all-reduce between nodes (gradient reduction)"),
-    DefaultClass("nccl", 2, 2, 192, "low", "NCCL collectives and point-to-point (pipeline and expert parallelism)"),
-    DefaultClass("storage", 3, 3, 128, "low", "3FS storage traffic (reads, writes, checkpoints)"),
+    DefaultClass("other", 0, 0, 64, "low", "everything without its own class: IPoIB, SA queries, control traffic",
+                 Carries(software=["ucx"], unmatched=True)),
+    DefaultClass("hfreduce", 1, 1, 192, "low", "HFReduce all-reduce between nodes (gradient reduction)",
+                 Carries(software=["hfreduce"])),
+    DefaultClass("nccl", 2, 2, 192, "low", "NCCL collectives and point-to-point (pipeline and expert parallelism)",
+                 Carries(software=["nccl"])),
+    DefaultClass("storage", 3, 3, 128, "low", "3FS storage traffic (reads, writes, checkpoints)",
+                 Carries(software=["3fs"], roles=_TO_STORAGE)),
 )
+DEFAULT_BY_NAME = {d.name: d for d in DEFAULT_CLASSES}
+
+
+def carries_of(tc: TrafficClass) -> Carries | None:
+    """What an inventory class carries: its own `carries`, else its default's; None for a class that says
+    nothing and has no default (it serves only applications that ask for its QoS class by number)."""
+    if tc.carries is not None:
+        return tc.carries
+    default = DEFAULT_BY_NAME.get(tc.name)
+    return default.carries if default else None
+
+
+def purpose_conflicts(classes: Sequence[tuple[str, Carries | None]]) -> Iterator[tuple[int, str, str, str]]:
+    """(class index, `carries` field, message, hint) for each claim an earlier class already made: one software,
+    one role pair (either order) and unmatched traffic each belong to exactly one class."""
+    owner: dict[tuple, str] = {}
+    for i, (name, carries) in enumerate(classes):
+        if carries is None:
+            continue
+        claims = [("software", ("software", s), f"software '{s}'") for s in carries.software]
+        claims += [("roles", ("roles", *sorted((a.value, b.value))), f"{a.value} <-> {b.value} traffic") for a, b in carries.roles]
+        claims += [("unmatched", ("unmatched",), "unmatched traffic")] if carries.unmatched else []
+        for field, key, what in claims:
+            if key in owner and owner[key] != name:
+                yield (i, field, f"traffic class '{name}' claims {what}, which class '{owner[key]}' already carries",
+                       "each software, role pair and the unmatched traffic belong to one class: remove one claim")
+            owner.setdefault(key, name)
 
 
 def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
@@ -54,7 +93,7 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
     if inv.traffic_classes is None:
         for d in DEFAULT_CLASSES:
             classes.append(TrafficClassPlan(name=d.name, sl=d.sl, vl=d.vl, weight=d.weight, priority=d.priority,  # type: ignore[arg-type]
-                                            source="ffplan default", description=d.description))
+                                            source="ffplan default", description=d.description, carries=d.carries))
     else:
         for i, tc in enumerate(inv.traffic_classes):
             d = defaults.get(tc.name)
@@ -70,10 +109,13 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
             weight = tc.weight if tc.weight is not None else (d.weight if d else 64)
             priority = tc.priority or (d.priority if d else "low")
             # a class the inventory only names (or describes) keeps ffplan's numbers and says so
-            own = d is None or any(v is not None for v in (tc.sl, tc.vl, tc.weight, tc.priority))
+            own = d is None or any(v is not None for v in (tc.sl, tc.vl, tc.weight, tc.priority, tc.carries))
             classes.append(TrafficClassPlan(name=tc.name, sl=sl, vl=vl, weight=weight, priority=priority,  # type: ignore[arg-type]
                                             source="inventory" if own else "ffplan default",
-                                            description=tc.description or (d.description if d else "")))
+                                            description=tc.description or (d.description if d else ""),
+                                            carries=carries_of(tc) or Carries()))
+        for i, field, message, hint in purpose_conflicts([(tc.name, carries_of(tc)) for tc in inv.traffic_classes]):
+            c.error(RULE_QOS, ("traffic_classes", i, "carries", field), message, hint)
     _check(c, classes, data_vls, inv.traffic_classes is not None)
     if c.has_errors:
         raise StageError(c.items)

@@ -224,12 +224,28 @@ class Group(Strict):
 # ---------------------------------------------------------------- QoS and catalog
 
 
+# Software whose host files ffplan writes with an SL: NCCL (nccl.conf), HFReduce (hfreduce.env), UCX/MPI
+# (ucx.conf) and the 3FS client and storage server (3fs-*-sl.toml).
+Software = Literal["nccl", "hfreduce", "ucx", "3fs"]
+
+
+class Carries(Strict):
+    """What a traffic class carries: the purpose ffplan acts on, never guessed from the class's name."""
+
+    software: list[Software] = Field(default=[], description="Software whose host settings use this class's SL: nccl, hfreduce, ucx, 3fs.")
+    roles: list[tuple[Role, Role]] = Field(default=[], description="Pairs of node roles whose traffic (both directions) "
+                                           "OpenSM's QoS policy answers with this class's SL, e.g. [compute, storage].")
+    unmatched: bool = Field(default=False, description="The class of PathRecord queries no other rule matches (OpenSM's DEFAULT level).")
+
+
 class TrafficClass(Strict):
     name: Name
     sl: int | None = Field(default=None, description="Service level 0-15.")
     vl: int | None = Field(default=None, description="Data VL the SL maps to (below the data VLs of switches and NICs; 15 is reserved).")
     weight: int | None = Field(default=None, description="VL arbitration weight 0-255 (units of 64 bytes).")
     priority: Literal["high", "low"] | None = None
+    carries: Carries | None = Field(default=None, description="What the class carries; default classes (other, hfreduce, "
+                                    "nccl, storage) have built-in values, any other class carries only what it names here.")
     description: Text = ""
 
 

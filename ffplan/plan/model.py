@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
 
-from ffplan.inventory.models import Catalog
+from ffplan.inventory.models import Carries, Catalog
 
 PLAN_VERSION = 1
 
@@ -196,6 +196,7 @@ class TrafficClassPlan(Frozen):
     priority: Literal["high", "low"]
     source: Literal["ffplan default", "inventory"]
     description: str
+    carries: Carries | None = None  # decided by the designer; None only in plans of ffplan before it was recorded
 
 
 class VlArbEntry(Frozen):

@@ -62,9 +62,7 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/+ -]*$")
 _SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/+-]*$")
 _GUID = re.compile(r"^0x[0-9a-f]{16}$")
 
-# Traffic-class name fragments -> the node role whose ports the class serves (for qos-match-rules).
-_STORAGE_WORDS = ("storage", "3fs", "fs")
-_OTHER_WORDS = ("other", "default", "mgmt", "management", "best")
+ROLES = ("compute", "storage", "management")  # port groups of the QoS policy, in this order
 
 
 # --------------------------------------------------------------------------------------------------- views
@@ -412,23 +410,23 @@ def conf_model(plan: Plan, prefix: str, engine: str) -> dict:
     return {"title": plan.inventory.name, "variant": variant, "groups": groups}
 
 
-def _role_of_class(name: str) -> str | None:
-    low = name.lower()
-    if any(w in low for w in _STORAGE_WORDS):
-        return "storage"
-    if any(w in low for w in _OTHER_WORDS):
-        return "management"
-    return None
-
-
 def qos_classes(plan: Plan) -> dict:
-    """Levels, default SL and the match rules of the QoS policy, as data (verify checks the same facts)."""
+    """Levels, the class of unmatched queries and the class of each role pair, as the plan records them (verify
+    checks the same facts)."""
     qos = plan.qos
     assert qos is not None
     classes = list(qos.classes)
-    default = next((c for c in classes if _role_of_class(c.name) == "management"), None)
-    storage = next((c for c in classes if _role_of_class(c.name) == "storage"), None)
-    return {"classes": classes, "default": default, "storage": storage}
+    default = next((c for c in classes if c.carries and c.carries.unmatched), None)
+    pairs = {}  # (role, role) in ROLES order -> class; both directions of the pair
+    for c in classes:
+        for a, b in c.carries.roles if c.carries else ():
+            pairs.setdefault(tuple(sorted((a.value, b.value), key=ROLES.index)), c)
+    return {"classes": classes, "default": default, "pairs": pairs}
+
+
+def _directions(a: str, b: str) -> tuple[tuple[str, str], ...]:
+    """A role pair carries traffic both ways: a -> b and b -> a (once when a == b)."""
+    return ((a, b), (b, a)) if a != b else ((a, b),)
 
 
 def _chunks(items: list[str], n: int) -> list[str]:
@@ -443,10 +441,9 @@ def qos_policy_model(fab: Fabric) -> dict:
     for ca in fab.cas:
         for p in ca.ports:
             by_role_zone[(ca.role, p.zone)].append(p.port_guid)
-    roles = ("compute", "storage", "management")
     zones = [z.name for z in plan.zones if fab.view.zone in (None, z.name)]
     role_groups: dict[str, list[str]] = defaultdict(list)
-    for role in roles:
+    for role in ROLES:
         for zone in zones:
             guids = by_role_zone.get((role, zone))
             if not guids:
@@ -462,12 +459,12 @@ def qos_policy_model(fab: Fabric) -> dict:
     for c in qc["classes"]:
         rules.append({"use": f"{c.name}: applications that ask for QoS class {c.sl}", "match": [("qos-class", str(c.sl))],
                       "level": c.name})
-    if qc["storage"] is not None and role_groups["storage"]:
-        st = ", ".join(role_groups["storage"])
-        rules.append({"use": f"{qc['storage'].name}: traffic to storage ports", "match": [("destination", st)],
-                      "level": qc["storage"].name})
-        rules.append({"use": f"{qc['storage'].name}: traffic from storage ports", "match": [("source", st)],
-                      "level": qc["storage"].name})
+    for (a, b), c in qc["pairs"].items():
+        if not (role_groups[a] and role_groups[b]):
+            continue
+        for src, dst in _directions(a, b):
+            rules.append({"use": f"{c.name}: {src} -> {dst} ports", "level": c.name,
+                          "match": [("source", ", ".join(role_groups[src])), ("destination", ", ".join(role_groups[dst]))]})
     return {"title": plan.inventory.name, "groups": groups, "levels": levels, "rules": rules}
 
 
@@ -482,19 +479,20 @@ def expected_path_sls(fab: Fabric) -> list[dict]:
     def lid(ca: Ca) -> int:
         return ca.ports[0].lid
 
-    comp, stor, mgmt = by_role.get("compute", []), by_role.get("storage", []), by_role.get("management", [])
     default_sl = qc["default"].sl if qc["default"] else 0
-    if len(comp) >= 2:
-        out.append({"what": "compute -> compute, no QoS class (DEFAULT)", "src": lid(comp[0]), "dst": lid(comp[-1]),
-                    "qos_class": None, "sl": default_sl})
-    if comp and stor and qc["storage"] is not None:
-        out.append({"what": f"compute -> storage ({qc['storage'].name})", "src": lid(comp[0]), "dst": lid(stor[0]),
-                    "qos_class": None, "sl": qc["storage"].sl})
-        out.append({"what": f"storage -> compute ({qc['storage'].name})", "src": lid(stor[-1]), "dst": lid(comp[-1]),
-                    "qos_class": None, "sl": qc["storage"].sl})
-    if comp and mgmt:
-        out.append({"what": "compute -> management (DEFAULT)", "src": lid(comp[0]), "dst": lid(mgmt[0]),
-                    "qos_class": None, "sl": default_sl})
+    default_name = qc["default"].name if qc["default"] else "SL 0"
+    # every role pair present, each direction: the class that carries the pair, else the unmatched class
+    for i, a in enumerate(ROLES):
+        for b in ROLES[i:]:
+            cls = qc["pairs"].get((a, b))
+            for src, dst in _directions(a, b):
+                ends = by_role.get(src, []), by_role.get(dst, [])
+                if not ends[0] or not ends[1] or (src == dst and len(ends[0]) < 2):
+                    continue
+                out.append({"what": f"{src} -> {dst} ({cls.name if cls else 'DEFAULT: ' + default_name})",
+                            "src": lid(ends[0][0]), "dst": lid(ends[1][-1]), "qos_class": None,
+                            "sl": cls.sl if cls else default_sl})
+    comp = by_role.get("compute", [])
     if len(comp) >= 2:
         for c in qc["classes"]:
             out.append({"what": f"QoS class {c.sl} ({c.name})", "src": lid(comp[0]), "dst": lid(comp[-1]),
@@ -532,6 +530,10 @@ def require_complete(plan: Plan) -> None:
     if missing:
         raise _fail(f"the plan has no {' and no '.join(missing)}: OpenSM files need the routing tables and the QoS plan",
                     "re-run `ffplan design` with a version of ffplan that routes and plans QoS", (missing[0],))
+    unknown = [c.name for c in plan.qos.classes if c.carries is None]  # type: ignore[union-attr]
+    if unknown:
+        raise _fail(f"the plan does not say what traffic classes {', '.join(unknown)} carry (written by an older ffplan)",
+                    "re-run `ffplan design`: the QoS policy is built from what each class carries", ("qos", "classes"))
 
 
 def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(), engines=("file", "ftree")) -> dict[str, str]:

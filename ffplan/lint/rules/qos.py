@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ffplan.design.qos import carries_of, purpose_conflicts
 from ffplan.diagnostics import Severity
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import duplicates, out_of_range
@@ -133,3 +134,56 @@ def duplicate_sl(ctx: LintContext) -> Iterator[Finding]:
     for sl, path, first in duplicates(entries):
         yield Finding(path, f"SL {sl} is also used by {ctx.where(first)}: the two classes share their VL",
                       "give each traffic class its own SL, or merge the classes")
+
+
+@rule(
+    "FF405", "traffic-class-without-purpose", Severity.WARNING,
+    summary="a traffic class that is not one of ffplan's defaults does not say what it carries",
+    bad="""
+    traffic_classes:
+      - {name: offset-sync, sl: 4}
+    """,
+    good="""
+    traffic_classes:
+      - {name: offset-sync, sl: 4, carries: {roles: [[compute, management]]}}
+    """,
+)
+def traffic_class_without_purpose(ctx: LintContext) -> Iterator[Finding]:
+    """
+    ffplan never guesses a class's purpose from its name (a class named `offset-sync` is not storage
+    traffic because its name contains "fs"). The defaults `other`, `hfreduce`, `nccl` and `storage`
+    carry what docs/routing.md states; any other class carries only what its `carries:` names: the
+    software whose host files get its SL (`nccl`, `hfreduce`, `ucx`, `3fs`), the role pairs whose
+    PathRecord queries OpenSM answers with it, or the unmatched traffic. Without `carries:` the class
+    serves only applications that ask for its QoS class by number; write `carries: {}` if that is meant.
+    """
+    for i, tc in _traffic_classes(ctx):
+        if carries_of(tc) is None:
+            yield Finding(("traffic_classes", i), f"traffic class '{tc.name}' does not say what it carries: it gets only "
+                          "applications that ask for its QoS class by number",
+                          "add `carries: {software: [...], roles: [[compute, storage]]}` (or `carries: {}` if that is meant)")
+
+
+@rule(
+    "FF406", "traffic-class-purpose-conflict", Severity.ERROR,
+    summary="two traffic classes claim the same software, role pair or unmatched traffic",
+    bad="""
+    traffic_classes:
+      - {name: nccl, sl: 2}
+      - {name: collectives, sl: 5, carries: {software: [nccl]}}   # nccl already carries NCCL
+    """,
+    good="""
+    traffic_classes:
+      - {name: nccl, sl: 2, carries: {software: []}}
+      - {name: collectives, sl: 5, carries: {software: [nccl]}}
+    """,
+)
+def traffic_class_purpose_conflict(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A piece of software reads one SL, a PathRecord query gets one answer, and OpenSM's DEFAULT level is
+    one class: a second class claiming the same would be ignored by one consumer and used by another.
+    Default classes claim their built-in purposes (docs/routing.md) unless they set `carries:`.
+    """
+    classes = [(tc.name, carries_of(tc)) for tc in ctx.inventory.traffic_classes or []]
+    for i, field, message, hint in purpose_conflicts(classes):
+        yield Finding(("traffic_classes", i, "carries", field), message, hint)
