@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from ffplan.diagnostics import Collector, InputError, YamlPath
+from ffplan.diagnostics import NO_POSITION, Collector, InputError, YamlPath
 
 try:  # libyaml's parser is ~10x faster; the pure-Python one gives identical nodes.
     from yaml import CSafeLoader as _Loader
@@ -176,7 +176,7 @@ def load_source(path: Path | str) -> Source:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, col = (mark.line + 1, mark.column + 1) if mark else NO_POSITION
         collector.positions[()] = (line, col)
         collector.error(
             RULE_SYNTAX,
