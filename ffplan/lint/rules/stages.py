@@ -113,8 +113,9 @@ stage_code(
     summary="the traffic classes cannot be built on this fabric (SL, VL, weight or purpose)",
     explanation="""
     The designer turns traffic classes into SL2VL and VL arbitration tables. A class without an SL and
-    no ffplan default to take it from, an SL or VL out of range for the hardware, or an SL mapped to two
-    VLs cannot be built. Lint reports the same cases earlier as FF4xx with more context.
+    no ffplan default to take it from, an SL or VL out of range for the hardware, an SL mapped to two VLs,
+    or two classes claiming one software, role pair or the unmatched traffic cannot be built. Lint reports
+    the same cases earlier as FF401-FF406 with more context.
     """,
     bad="""
     traffic_classes:
