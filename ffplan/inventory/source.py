@@ -7,6 +7,8 @@ node budget (a "billion laughs" bomb) or a file past a size limit is refused bef
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ MAX_DEPTH = 64  # an inventory needs about eight levels; deeper nesting only exh
 RULE_SYNTAX = "FF001"
 RULE_DUPLICATE_KEY = "FF002"
 RULE_UNREADABLE = "FF003"
+RULE_BAD_TAGGED_VALUE = "FF012"  # the schema's bad-value rule: the value does not fit its (explicit) type
 
 
 @dataclass
@@ -48,25 +51,36 @@ def _refuse(file: str, message: str, hint: str, line: int = 1, col: int = 1) -> 
 
 
 def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The file's text, refusing anything but a regular file and reading at most `limit` bytes: a FIFO
+    would block, and /dev/zero (or a file growing while read) would never end."""
     shown = str(path)
     try:
-        size = path.stat().st_size
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise _refuse(shown, f"no such file: {shown}", "check the path") from None
     except OSError as exc:
         raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
-    if size > limit:
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _refuse(shown, f"{shown} is not a regular file", "point ffplan at a plain file (not a FIFO, device or socket)")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
         raise _refuse(
             shown,
-            f"file is {size:,} bytes, over the {limit:,}-byte limit",
+            f"file is {max(info.st_size, len(raw)):,} bytes, over the {limit:,}-byte limit",
             "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns",
         )
     try:
-        return path.read_bytes().decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8") from None
-    except OSError as exc:
-        raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
 
 
 class _Builder:
@@ -90,13 +104,22 @@ class _Builder:
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(child, path + (i,)) for i, child in enumerate(node.value)]
-        return self._scalar(node)
+        return self._scalar(node, path)
 
-    def _scalar(self, node: yaml.ScalarNode) -> Any:
+    def _scalar(self, node: yaml.ScalarNode, path: YamlPath) -> Any:
         constructor = yaml.SafeLoader.yaml_constructors.get(node.tag)
         if constructor is None:
             return node.value
-        return constructor(_SCALAR_LOADER, node)
+        try:
+            return constructor(_SCALAR_LOADER, node)
+        except (ValueError, KeyError, TypeError, OverflowError, yaml.YAMLError):
+            # An explicit tag the text does not fit (`!!int abc`, `!!timestamp 2001-02-30`): a finding at its
+            # place, and the text itself as the value so the rest of the file is still checked.
+            tag = node.tag.rsplit(":", 1)[-1]
+            self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+            self.collector.error(RULE_BAD_TAGGED_VALUE, path, f"'{node.value}' is not a valid !!{tag}",
+                                 f"remove the !!{tag} tag or write a valid {tag}")
+            return node.value
 
     def _mapping(self, node: yaml.MappingNode, path: YamlPath) -> dict:
         out: dict = {}
@@ -109,7 +132,7 @@ class _Builder:
                         for k, v in part.items():
                             out.setdefault(k, v)
                 continue
-            key = self._scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            key = self._scalar(key_node, path + (str(key_node.value),)) if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
             if not isinstance(key, (str, int)):
                 key = str(key)
             key_line, key_col = key_node.start_mark.line + 1, key_node.start_mark.column + 1

@@ -176,11 +176,14 @@ loader_rule(
 
 loader_rule(
     "FF020", "pattern-expansion", Severity.ERROR,
-    summary="a hostname or rack-name pattern cannot be expanded",
+    summary="a hostname or rack-name pattern cannot be expanded, or would generate too much",
     explanation="""
     Groups generate hostnames from a pattern with `{index}` (1-based, optionally with a width such as
     `{index:04d}`), and rack blocks generate rack names with `{row}` and `{slot}`. A pattern with another
-    placeholder, a bad format, or a group with a count but no pattern cannot be expanded.
+    placeholder, a bad format, or a group with a count but no pattern cannot be expanded. Patterns and
+    counts are checked before anything is generated: a width is at most 63 (a name's length), a rack
+    block's ranges are [first, last] with first <= last, all blocks generate at most 10,000 racks and
+    an inventory has at most 100,000 hosts.
     """,
     bad="""
     groups:
@@ -189,5 +192,23 @@ loader_rule(
     good="""
     groups:
       - {name: compute, role: compute, model: gpu-node, count: 8, hostname: "cn{index:02d}"}
+    """,
+)
+
+loader_rule(
+    "FF021", "empty-group", Severity.ERROR,
+    summary="a group has neither a count nor a hosts list",
+    explanation="""
+    A group generates `count` hosts from its hostname pattern, or lists its hosts. One with neither (or
+    with `count: null`) contributes nothing, so its model, racks and settings are silently unused and the
+    nodes someone meant to plan are missing from every file.
+    """,
+    bad="""
+    groups:
+      - {name: compute, role: compute, model: gpu-node, hostname: "cn{index:04d}"}
+    """,
+    good="""
+    groups:
+      - {name: compute, role: compute, model: gpu-node, count: 8, hostname: "cn{index:04d}"}
     """,
 )
