@@ -14,6 +14,7 @@ from ffplan.cli.common import EXIT_USAGE, err, fail, out
 from ffplan.diagnostics import Severity, did_you_mean
 from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
 from ffplan.lint import LintReport, all_rules, find_rule, lint_paths, summarize
+from ffplan.lint.registry import Rule, Suppression
 
 
 class LintFormat(str, Enum):
@@ -114,8 +115,17 @@ def explain(rule_id: str = typer.Argument(..., help="A rule id (FF101) or name (
     typer.echo(
         f"{rule.id} {rule.name} ({rule.severity.value}; {rule.topic})\n"
         f"{rule.summary}\n\n{rule.explanation}\n\nBad:\n{textwrap.indent(rule.bad, '    ')}\n\nGood:\n{textwrap.indent(rule.good, '    ')}\n\n"
-        f"Silence one finding with `# ffplan: disable={rule.id}` on its line."
+        f"{_suppression_text(rule)}"
     )
+
+
+def _suppression_text(rule: Rule) -> str:
+    if rule.suppression is Suppression.FORBIDDEN:
+        return "Its findings cannot be suppressed: fix the inventory."
+    text = f"Silence one finding with `# ffplan: disable={rule.id}` on its line."
+    if rule.suppression is Suppression.REPORT_ONLY:
+        text += " That hides it from lint's report only: `ffplan design` still refuses the inventory."
+    return text
 
 
 def schema(

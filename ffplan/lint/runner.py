@@ -23,6 +23,7 @@ class FileResult:
     diagnostics: list[Diagnostic]
     loaded: LoadedInventory | None = None  # None when the file did not load (its findings say why)
     unreadable: bool = False
+    suppressed: list[Diagnostic] = field(default_factory=list)  # hidden by `# ffplan: disable=` comments
 
 
 @dataclass
@@ -77,8 +78,8 @@ def lint_file(path: Path) -> FileResult:
         found = loaded.collector.items + run_rules(loaded)
     # The text was readable a moment ago; its comments carry the suppressions.
     suppressions = parse_suppressions(str(path), read_text(path))
-    kept = sorted(apply_suppressions(found, suppressions), key=Diagnostic.sort_key)
-    return FileResult(str(path), kept, loaded)
+    kept, hidden = apply_suppressions(found, suppressions)
+    return FileResult(str(path), sorted(kept, key=Diagnostic.sort_key), loaded, suppressed=hidden)
 
 
 def _refused(path: Path, message: str, hint: str) -> FileResult:

@@ -83,6 +83,26 @@ loader_rule(
 )
 
 loader_rule(
+    "FF005", "unsuppressible-rule", Severity.WARNING,
+    summary="a `# ffplan: disable=` comment names a rule that cannot be suppressed",
+    explanation="""
+    Reading, schema, safety (FF0xx, FF5xx) and reference errors (a model, rack, zone, NIC, root port or
+    device that does not exist) describe an inventory nothing can be built from, or a string that would
+    reach a shell script or config file unchecked. Their findings are reported whatever the comments
+    say; the comment itself is reported with this warning so that it is removed rather than trusted.
+    Other error rules may be hidden from lint's report, but `ffplan design` still refuses the
+    inventory with the hidden finding unless the rule only concerns the physical layout (rack positions
+    and units, PCIe lanes): `ffplan explain` says which applies to a rule.
+    """,
+    bad="""
+    - {hostname: "mgmt2$(reboot)", rack: r1, u: 1}   # ffplan: disable=FF013
+    """,
+    good="""
+    - {hostname: mgmt2, rack: r1, u: 1}
+    """,
+)
+
+loader_rule(
     "FF010", "unknown-key", Severity.ERROR,
     summary="a key the inventory format does not have",
     explanation="""
