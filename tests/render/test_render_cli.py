@@ -78,7 +78,8 @@ def test_render_refuses_a_folder_ffplan_did_not_write(tmp_path, lab_plan):
     assert "FF904" in r.output and (out / "notes.txt").read_text() == "mine\n"
     r = runner.invoke(app, ["render", str(plan_dir), "-o", str(out), "-q", "--force"])
     assert r.exit_code == 0, r.output
-    assert not (out / "notes.txt").exists() and (out / "manifest.json").exists()
+    # --force replaces only what ffplan writes: the user's file survives (tests/security/test_outdir.py)
+    assert (out / "notes.txt").read_text() == "mine\n" and (out / "manifest.json").exists()
 
 
 def test_render_reports_an_unreadable_plan(tmp_path):
