@@ -136,12 +136,14 @@ def test_a_group_without_hosts_is_reported(tmp_path, group):
     assert _findings(path) == [("FF021", 59, "groups[2]")]
 
 
-def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
-    fifo = tmp_path / "inv.yaml"
+@pytest.mark.parametrize("command", ["lint IN", "design IN -o OUT", "report cost IN", "render IN -o OUT", "analyze IN",
+                                     "diff IN IN"])
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, command):
+    fifo = tmp_path / "plan.yaml"
     os.mkfifo(fifo)
-    result = run_cli("lint", fifo)
-    assert result.exit_code == 2
-    assert "FF003" in result.output and "not a regular file" in result.output
+    result = run_cli(*(str(fifo) if a == "IN" else str(tmp_path / "out") if a == "OUT" else a for a in command.split()))
+    assert result.exit_code == 2, result.output
+    assert "not a regular file" in result.output
 
 
 def test_a_symlink_to_dev_zero_is_refused(tmp_path):
