@@ -4,7 +4,7 @@ final newline, so `re.match(r"^/[a-z/]*$", "/etc/opensm\\n")` succeeds; every gu
 import re
 
 import pytest
-from harden_fixtures import lab_design_cache, lab_design_dir  # noqa: F401  (fixtures)
+from harden_fixtures import ROOT, lab_design_cache, lab_design_dir  # noqa: F401  (fixtures)
 from pydantic import TypeAdapter, ValidationError
 
 from typer.testing import CliRunner
@@ -49,3 +49,12 @@ def test_schema_patterns_refuse_a_trailing_newline(name):
 
 def test_yaml_path_keys_with_a_newline_are_quoted():
     assert format_yaml_path(("fabric", "a\n")) == 'fabric["a\\n"]'
+
+
+def test_an_excluded_port_with_a_trailing_newline_is_unknown(tmp_path):
+    # `switch[port]` was matched with `$`, so "za-leaf01[5]\n" routed around port 5 and put the newline
+    # into the plan's routing.failed.
+    inventory = ROOT / "inventories" / "lab.yaml"
+    result = CliRunner().invoke(app, ["design", str(inventory), "-o", str(tmp_path / "out"), "-q", "--exclude-link", "za-leaf01[5]\n"])
+    assert result.exit_code == 1 and "FF601" in result.output
+    assert not (tmp_path / "out").exists()
