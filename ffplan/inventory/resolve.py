@@ -24,6 +24,7 @@ RULE_EMPTY_GROUP = "FF021"
 # below what exhausts memory or time (a million racks took minutes and gigabytes).
 MAX_HOSTS = 100_000
 MAX_GENERATED_RACKS = 10_000
+MAX_RACK_POSITION = 999  # Rack.row and Rack.slot
 
 BUILTIN_DEFAULTS = HostSettings(
     relaxed_ordering=True,
@@ -95,6 +96,8 @@ def _rack_block_problem(block: RackBlock, budget: int) -> tuple[str, str, str] |
     for field, (first, last) in (("rows", block.rows), ("slots", block.slots)):
         if first > last:
             return field, f"{field} range [{first}, {last}] is reversed: it generates no racks", f"write [{last}, {first}]"
+        if first < 0 or last > MAX_RACK_POSITION:
+            return field, f"{field} range [{first}, {last}] is outside 0-{MAX_RACK_POSITION}", "rows and slots of racks are 0-999"
     count = (block.rows[1] - block.rows[0] + 1) * (block.slots[1] - block.slots[0] + 1)
     if count > budget:
         return "rows", (f"the block generates {count:,} racks, over the {MAX_GENERATED_RACKS:,} racks all blocks may generate"), \

@@ -101,25 +101,34 @@ class _Builder:
             )
         self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
         if isinstance(node, yaml.MappingNode):
+            if node.tag not in _MAPPING_TAGS:
+                return self._bad_tag(node, path)
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
+            if node.tag != "tag:yaml.org,2002:seq":
+                return self._bad_tag(node, path)
             return [self.build(child, path + (i,)) for i, child in enumerate(node.value)]
         return self._scalar(node, path)
 
     def _scalar(self, node: yaml.ScalarNode, path: YamlPath) -> Any:
-        constructor = yaml.SafeLoader.yaml_constructors.get(node.tag)
-        if constructor is None:
-            return node.value
+        # Plain scalars carry the tag the resolver gave them; only an explicit tag can be unknown or a
+        # collection's (`!!omap x`, whose constructor is a generator).
+        if node.tag not in _SCALAR_TAGS:
+            return self._bad_tag(node, path)
         try:
-            return constructor(_SCALAR_LOADER, node)
+            return yaml.SafeLoader.yaml_constructors[node.tag](_SCALAR_LOADER, node)
         except (ValueError, KeyError, TypeError, OverflowError, yaml.YAMLError):
-            # An explicit tag the text does not fit (`!!int abc`, `!!timestamp 2001-02-30`): a finding at its
-            # place, and the text itself as the value so the rest of the file is still checked.
-            tag = node.tag.rsplit(":", 1)[-1]
-            self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
-            self.collector.error(RULE_BAD_TAGGED_VALUE, path, f"'{node.value}' is not a valid !!{tag}",
-                                 f"remove the !!{tag} tag or write a valid {tag}")
-            return node.value
+            # An explicit tag the text does not fit (`!!int abc`, `!!timestamp 2001-02-30`).
+            return self._bad_tag(node, path)
+
+    def _bad_tag(self, node: yaml.Node, path: YamlPath) -> Any:
+        """A finding at the node's place; the text itself stands in, so the rest of the file is still checked."""
+        tag = node.tag.removeprefix("tag:yaml.org,2002:")
+        shown = f"'{node.value}'" if isinstance(node, yaml.ScalarNode) else "this " + ("mapping" if isinstance(node, yaml.MappingNode) else "list")
+        self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+        self.collector.error(RULE_BAD_TAGGED_VALUE, path, f"{shown} is not a valid !!{tag}" if tag != node.tag else f"{shown} has the unknown tag {tag}",
+                             f"remove the {'!!' + tag if tag != node.tag else tag} tag" + (f" or write a valid {tag}" if tag != node.tag else ""))
+        return node.value if isinstance(node, yaml.ScalarNode) else None
 
     def _mapping(self, node: yaml.MappingNode, path: YamlPath) -> dict:
         out: dict = {}
@@ -127,12 +136,20 @@ class _Builder:
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 merged = self.build(value_node, path)
+                if not all(isinstance(part, dict) for part in (merged if isinstance(merged, list) else [merged])):
+                    self.positions.setdefault(path + ("<<",), (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                    self.collector.error(RULE_BAD_TAGGED_VALUE, path + ("<<",), "'<<' merges a mapping or a list of mappings",
+                                         "merge an alias of a mapping: <<: *defaults")
                 for part in merged if isinstance(merged, list) else [merged]:
                     if isinstance(part, dict):
                         for k, v in part.items():
                             out.setdefault(k, v)
                 continue
-            key = self._scalar(key_node, path + (str(key_node.value),)) if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: no inventory key is a list or mapping
+                self.positions[path] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                self.collector.error(RULE_BAD_TAGGED_VALUE, path, "a key here is a list or mapping", "write a plain key: value")
+                continue
+            key = self._scalar(key_node, path + (str(key_node.value),))
             if not isinstance(key, (str, int)):
                 key = str(key)
             key_line, key_col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
@@ -153,6 +170,8 @@ class _Builder:
 
 
 _SCALAR_LOADER = yaml.SafeLoader("")
+_MAPPING_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:set"}  # a set is a mapping of keys to null
+_SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp", "str")}
 
 
 def _measure(node: yaml.Node, depth: int, memo: dict, file: str) -> tuple[int, int]:

@@ -38,6 +38,26 @@ def test_a_tagged_key_that_does_not_fit_its_tag_is_a_located_finding(tmp_path):
     assert _findings(path) == [("FF012", 7, "models.switches.LAB8")]
 
 
+@pytest.mark.parametrize("value, message", [
+    ("!!omap x", "'x' is not a valid !!omap"),  # a collection's tag on a plain value
+    ("!!seq abc", "'abc' is not a valid !!seq"),
+    ("!!str {a: 1}", "this mapping is not a valid !!str"),
+    ("!custom x", "'x' has the unknown tag !custom"),
+    ("!!python/name:os.system x", "not a valid !!python/name:os.system"),
+])
+def test_unknown_or_mismatched_tags_are_located_findings(tmp_path, value, message):
+    diags = lint_file(_write(tmp_path, BASE.replace("name: fixture", f"name: {value}"))).diagnostics
+    assert diags and {(d.rule, d.line) for d in diags} == {("FF012", 4)}
+    assert any(message in d.message for d in diags)
+
+
+@pytest.mark.parametrize("extra, message", [("? [a, b]\n: 1", "a key here is a list or mapping"),
+                                            ("<<: 5", "'<<' merges a mapping or a list of mappings")])
+def test_odd_keys_are_located_findings(tmp_path, extra, message):
+    diags = lint_file(_write(tmp_path, BASE.replace("name: fixture", "name: fixture\n" + extra))).diagnostics
+    assert [(d.rule, d.line, d.message) for d in diags] == [("FF012", 5, message)]
+
+
 def test_one_bad_file_does_not_stop_lint_of_a_folder(tmp_path):
     _write(tmp_path, BASE.replace("name: fixture", "name: !!int abc"), "a-bad.yaml")
     _write(tmp_path, BASE.replace("count: 4", "count: -4"), "b-schema.yaml")
@@ -112,11 +132,14 @@ def test_a_million_racks_are_refused_before_generating(tmp_path):
     assert "1,000,000 racks" in diags[0].message
 
 
-@pytest.mark.parametrize("field, rows, slots", [("rows", "[6, 5]", "[1, 3]"), ("slots", "[5, 6]", "[9, 0]")])
-def test_reversed_rack_block_ranges_are_reported(tmp_path, field, rows, slots):
+@pytest.mark.parametrize("field, rows, slots, message", [("rows", "[6, 5]", "[1, 3]", "reversed"),
+                                                    ("slots", "[5, 6]", "[9, 0]", "reversed"),
+                                                    ("rows", "[-5, -1]", "[1, 3]", "outside 0-999"),
+                                                    ("slots", "[5, 6]", "[998, 1000]", "outside 0-999")])
+def test_reversed_or_out_of_range_rack_block_ranges_are_reported(tmp_path, field, rows, slots, message):
     diags = lint_file(_with_rack_block(tmp_path, rows=rows, slots=slots)).diagnostics
     assert [(d.rule, d.yaml_path) for d in diags] == [("FF020", f"rack_blocks[0].{field}")]
-    assert "reversed" in diags[0].message
+    assert message in diags[0].message
 
 
 def test_hosts_over_the_limit_are_refused_before_generating(tmp_path):
