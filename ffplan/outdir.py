@@ -6,10 +6,11 @@ exchange is not available, the old folder is renamed to `.NAME.old-*` first; a c
 renames is recovered by the next run, which puts the old folder back. Writers of one folder are serialised
 by an flock on `.NAME.lock` beside it; the next writer also removes what a killed one left.
 
-What is in the folder already is checked first. Without force, a folder with files that ffplan did not
-write (not in its manifest), files changed since (checksum), or written by another command is refused with
-the list. With force, ffplan replaces what it wrote, edits included, and carries every other file over
-into the new folder: force never deletes a user's file. No folder that holds the current directory or an
+What is in the folder already is checked first. A folder that ffplan did not write (no manifest) is never
+replaced unless empty. Without force, an ffplan folder with files that ffplan did not write (not in its
+manifest), files changed since (checksum), or written by another command is refused with the list. With
+force, ffplan replaces what it wrote, edits included, and carries every other file over into the new
+folder: force never deletes a user's file. No folder that holds the current directory or an
 input is replaced, and an output path that is a symbolic link is refused rather than silently replaced.
 Every file name is a relative path that stays inside the folder.
 """
@@ -98,15 +99,18 @@ def write_folder(path: Path, files: dict[str, str | bytes], kind: str, force: bo
     data = {_relative_name(path, name): (body.encode("utf-8") if isinstance(body, str) else body) for name, body in files.items()}
     data[MANIFEST] = manifest_text(data, kind).encode("utf-8")
     _refuse_dangerous_target(path, inputs)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path):
-        _recover(path)
-        carried = _check_existing(path, data, kind, force)
-        staging = _stage(path, data, carried)
-        try:
-            _swap(staging, path)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)  # the old folder after an exchange, or a failed staging
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path):
+            _recover(path)
+            carried = _check_existing(path, data, kind, force)
+            staging = _stage(path, data, carried)
+            try:
+                _swap(staging, path)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)  # the old folder after an exchange, or a failed staging
+    except OSError as exc:  # permissions, a full disk, a mount point: the old folder is still in place
+        raise _refuse(path, f"cannot write {path}: {exc.strerror or exc}", "check the folder, its permissions and the free space") from None
 
 
 # ------------------------------------------------------------------------------------------ checks
@@ -170,17 +174,19 @@ def _check_existing(path: Path, data: dict[str, bytes], kind: str, force: bool) 
     written = manifest.sha256 if manifest else {}
     foreign = sorted(p for p in present if p not in written and not (manifest and p == MANIFEST))
     changed = sorted(p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p]))
+    if manifest is None and present:  # ffplan wrote nothing here, so even --force has nothing to replace
+        raise _refuse(path, f"refusing to replace {path}: it was not written by ffplan ({len(present):,} files: "
+                      f"{_listing(sorted(present))})", "choose another folder (--force replaces only folders ffplan wrote)")
+    if manifest is None:
+        return []  # an empty folder
     if not force:
         problems = []
-        if manifest is None and present:
-            problems.append(f"it was not written by ffplan ({len(present):,} files: {_listing(sorted(present))})")
-        elif manifest is not None:
-            if manifest.kind != kind:
-                problems.append(f"it holds the output of another command (a {manifest.kind} folder, not a {kind} folder)")
-            if foreign:
-                problems.append(f"files not written by ffplan: {_listing(foreign)}")
-            if changed:
-                problems.append(f"files changed since ffplan wrote them: {_listing(changed)}")
+        if manifest.kind != kind:
+            problems.append(f"it holds the output of another command (a {manifest.kind} folder, not a {kind} folder)")
+        if foreign:
+            problems.append(f"files not written by ffplan: {_listing(foreign)}")
+        if changed:
+            problems.append(f"files changed since ffplan wrote them: {_listing(changed)}")
         if problems:
             raise _refuse(path, f"refusing to replace {path}: " + "; ".join(problems),
                           "move those files away or choose another folder; --force replaces ffplan's own files "

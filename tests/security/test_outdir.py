@@ -179,23 +179,23 @@ def test_a_folder_of_another_kind_is_refused(lab_design_cache, lab_design_dir):
     assert result.exit_code == 2 and "contains the input" in result.output
 
 
-def test_force_keeps_a_home_folder(lab_design_dir, tmp_path):
+def test_a_folder_ffplan_did_not_write_is_refused_even_with_force(lab_design_dir, tmp_path):
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id").write_text("secret\n")
-    result = _render(lab_design_dir, home)
-    assert result.exit_code == 2 and "not written by ffplan" in result.output and ".ssh/id" in result.output
-    assert _render(lab_design_dir, home, "--force").exit_code == 0
-    assert (home / ".ssh" / "id").read_text() == "secret\n"
+    for extra in ((), ("--force",)):
+        result = _render(lab_design_dir, home, *extra)
+        assert result.exit_code == 2 and "not written by ffplan" in result.output and ".ssh/id" in result.output
+        assert (home / ".ssh" / "id").read_text() == "secret\n" and sorted(p.name for p in home.iterdir()) == [".ssh"]
 
 
-def test_force_never_overwrites_a_user_file(lab_design_dir, tmp_path):
-    out = tmp_path / "mine"
-    out.mkdir()
-    (out / "plan.yaml").write_text("my own plan\n")
-    result = _render(lab_design_dir, out, "--force")
-    assert result.exit_code == 2 and "would be overwritten: plan.yaml" in result.output
-    assert (out / "plan.yaml").read_text() == "my own plan\n"
+def test_force_never_overwrites_a_user_file(lab_design_dir, rendered):
+    (rendered / "plan.yaml").unlink()  # ffplan's, replaced by the user's own
+    (rendered / "plan.yaml").mkdir()
+    (rendered / "plan.yaml" / "mine.txt").write_text("my own\n")
+    result = _render(lab_design_dir, rendered, "--force")
+    assert result.exit_code == 2 and "would be overwritten: plan.yaml/mine.txt" in result.output
+    assert (rendered / "plan.yaml" / "mine.txt").read_text() == "my own\n"
 
 
 def test_a_folder_holding_the_input_is_never_replaced(tmp_path):
