@@ -4,6 +4,7 @@ and never linted, and no run loses a file ffplan did not write."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -19,15 +20,14 @@ from harden_fixtures import ROOT, lab_design_cache, lab_design_dir, run_cli  # n
 from ffplan.diagnostics import InputError
 from ffplan.outdir import read_manifest, write_folder
 
-# A child that writes a folder of 50 files saying which version they belong to, pausing (MODE) at a chosen
-# point so that the test can kill it there.
+# A child running `ffplan render PLAN -o TARGET --prefix /srv/VERSION`, paused (MODE) at a chosen point so
+# that the test can kill it there. The prefix in opensm.conf tells the old render from the new one.
 CHILD = r'''
 import os, sys, time
 from pathlib import Path
 from ffplan import outdir
-mode, target, marker, version = sys.argv[1:5]
-files = {f"f{i:02d}.txt": f"{version} {i}\n" for i in range(50)}
-files["bin/check.sh"] = f"#!/bin/sh\necho {version}\n"
+from ffplan.cli.main import run
+mode, plan, target, marker, version = sys.argv[1:6]
 def pause(seconds=60):
     Path(marker).write_text("here")
     time.sleep(seconds)
@@ -47,32 +47,39 @@ elif mode == "between-renames":
             pause()
         rename(a, b)
     os.rename = paused_rename
-outdir.write_folder(Path(target), files, kind="render")
+sys.argv = ["ffplan", "render", plan, "-o", target, "--prefix", f"/srv/{version}", "-q"]
+run()
 '''
 
 
-def _child(mode: str, target: Path, marker: Path, version: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", CHILD, mode, str(target), str(marker), version], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+@pytest.fixture
+def render_child(lab_design_cache, tmp_path):
+    def start(mode: str, target: Path, version: str, marker: Path | None = None) -> subprocess.Popen:
+        marker = marker or tmp_path / "marker"
+        return subprocess.Popen([sys.executable, "-c", CHILD, mode, str(lab_design_cache), str(target), str(marker), version],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return start
 
 
 def _version(folder: Path) -> str:
-    """The one version every file of the folder belongs to (and the manifest agrees with the files)."""
+    """Which render the folder holds, after checking it is one whole render: every file of its manifest there
+    with its checksum."""
     manifest = read_manifest(folder)
-    assert manifest is not None and manifest.kind == "render"
-    versions = {(folder / name).read_text().split()[0] for name in manifest.sha256 if name.endswith(".txt")}
-    assert len(versions) == 1 and len(manifest.sha256) == 51
-    return versions.pop()
+    assert manifest is not None and manifest.kind == "render" and len(manifest.sha256) > 30
+    for name, sha in manifest.sha256.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == sha, name
+    conf = (folder / "opensm" / "opensm.conf").read_text()
+    return next(line.split()[1].split("/")[2] for line in conf.splitlines() if line.startswith("lfts_file "))
 
 
 def _leftovers(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if ".new-" in p.name or ".old-" in p.name)
 
 
-def _kill_at(mode: str, target: Path, tmp_path: Path) -> None:
+def _kill_at(start, mode: str, target: Path, tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     marker.unlink(missing_ok=True)
-    proc = _child(mode, target, marker, "new")
+    proc = start(mode, target, "new", marker)
     deadline = time.monotonic() + 60
     while not marker.exists():
         assert proc.poll() is None, proc.communicate()
@@ -82,29 +89,31 @@ def _kill_at(mode: str, target: Path, tmp_path: Path) -> None:
     proc.communicate()
 
 
-def _old_folder(tmp_path: Path) -> Path:
+@pytest.fixture
+def old_render(render_child, tmp_path) -> Path:
     target = tmp_path / "out" / "files"
-    proc = _child("plain", target, tmp_path / "unused", "old")
+    proc = render_child("plain", target, "old")
     assert proc.wait() == 0, proc.communicate()
     return target
 
 
 @pytest.mark.parametrize("mode, expected", [("staged", "old"), ("exchanged", "new")])
-def test_sigkill_leaves_the_old_or_the_new_folder(tmp_path, mode, expected):
-    target = _old_folder(tmp_path)
-    _kill_at(mode, target, tmp_path)
-    assert _version(target) == expected
-    assert _leftovers(target.parent)  # what the killed writer left ...
-    write_folder(target, {"f.txt": "next\n"}, kind="render")
-    assert _leftovers(target.parent) == []  # ... the next one removes
+def test_sigkill_leaves_the_old_or_the_new_folder(render_child, old_render, tmp_path, mode, expected):
+    _kill_at(render_child, mode, old_render, tmp_path)
+    assert _version(old_render) == expected
+    assert _leftovers(old_render.parent)  # what the killed render left ...
+    proc = render_child("plain", old_render, "next")
+    assert proc.wait() == 0, proc.communicate()
+    assert _version(old_render) == "next"
+    assert _leftovers(old_render.parent) == []  # ... the next one removes
 
 
-def test_sigkill_between_the_fallback_renames_is_recovered(tmp_path):
+def test_sigkill_between_the_fallback_renames_is_recovered(render_child, old_render, tmp_path):
     # Without renameat2 the old folder is moved aside first; a kill before the new one moves in leaves no
     # folder, and the next writer puts the old one back before anything else (here: before refusing to
     # replace it with a folder of another kind).
-    target = _old_folder(tmp_path)
-    _kill_at("between-renames", target, tmp_path)
+    target = old_render
+    _kill_at(render_child, "between-renames", target, tmp_path)
     assert not target.exists() and _leftovers(target.parent)
     with pytest.raises(InputError, match="a render folder, not a plan folder"):
         write_folder(target, {"f.txt": "x\n"}, kind="plan")
@@ -112,9 +121,9 @@ def test_sigkill_between_the_fallback_renames_is_recovered(tmp_path):
     assert _leftovers(target.parent) == []
 
 
-def test_two_writers_at_once_are_serialised(tmp_path):
-    target = _old_folder(tmp_path)
-    procs = [_child("slow", target, tmp_path / f"marker-{v}", v) for v in ("a", "b")]
+def test_two_renders_at_once_are_serialised(render_child, old_render, tmp_path):
+    target = old_render
+    procs = [render_child("slow", target, v, tmp_path / f"marker-{v}") for v in ("a", "b")]
     results = [(p.wait(timeout=60), p.communicate()) for p in procs]
     assert [code for code, _ in results] == [0, 0], results
     assert _version(target) in ("a", "b")
