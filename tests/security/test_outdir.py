@@ -278,3 +278,9 @@ def test_manifest_lists_every_file(tmp_path):
     data = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert [e["path"] for e in data["files"]] == ["a.txt", "b/c.sh"] and data["kind"] == "plan"
     assert os.access(tmp_path / "out" / "b" / "c.sh", os.X_OK)
+
+
+def test_a_folder_that_cannot_be_written_is_a_located_error(lab_design_dir):
+    # root ignores permissions, so the test writes where no one can: below /proc
+    result = _render(lab_design_dir, Path("/proc/ffplan-no-such-folder/out"))
+    assert result.exit_code == 2 and "FF904 cannot write" in result.output and "Traceback" not in result.output
