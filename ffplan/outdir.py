@@ -264,14 +264,14 @@ def _stage(path: Path, data: dict[str, bytes], carried: list[str]) -> Path:
                     shutil.copy2(source, target, follow_symlinks=False)
         if path.is_dir():
             os.chmod(staging, stat.S_IMODE(os.stat(path).st_mode))  # keep the folder's permissions
-        fsync_folder(staging)
+        _fsync_folder(staging)
         return staging
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
 
 
-def fsync_folder(folder: Path) -> None:
+def _fsync_folder(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
@@ -310,9 +310,13 @@ def _swap(staging: Path, path: Path) -> None:
     elif not _exchange(staging, path):
         old = _sibling(path, "old")
         os.rename(path, old / "prev")  # a crash here leaves .NAME.old-*/prev, which the next run restores
-        os.rename(staging, path)
+        try:
+            os.rename(staging, path)
+        except OSError:
+            os.rename(old / "prev", path)
+            raise
         os.rename(old, staging)
-    fsync_folder(path.parent)
+    _fsync_folder(path.parent)
 
 
 @contextmanager
