@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from harden_fixtures import ROOT, run_cli
+from harden_fixtures import ROOT, lab_design_cache, run_cli  # noqa: F401  (a fixture)
 
 from ffplan.lint import lint_file
 
@@ -160,11 +160,12 @@ def test_a_group_without_hosts_is_reported(tmp_path, group):
 
 
 @pytest.mark.parametrize("command", ["lint IN", "design IN -o OUT", "report cost IN", "render IN -o OUT", "analyze IN",
-                                     "diff IN IN"])
-def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, command):
+                                     "diff IN IN", "analyze PLAN --lfts IN"])
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, command, lab_design_cache):
     fifo = tmp_path / "plan.yaml"
     os.mkfifo(fifo)
-    result = run_cli(*(str(fifo) if a == "IN" else str(tmp_path / "out") if a == "OUT" else a for a in command.split()))
+    places = {"IN": fifo, "OUT": tmp_path / "out", "PLAN": lab_design_cache}
+    result = run_cli(*(str(places.get(a, a)) for a in command.split()))
     assert result.exit_code == 2, result.output
     assert "not a regular file" in result.output
 
