@@ -1,23 +1,48 @@
 """Write an output folder all at once: every file or none, with a manifest of checksums.
 
-Files are staged in a sibling temporary folder, then swapped in by rename, so a failure half way never
-leaves a half-written folder. A folder ffplan did not write (no manifest of ours) is not replaced unless
-forced: it may hold someone's work.
+Files are staged in a sibling folder `.NAME.new-*`, then exchanged with the old folder in one step (Linux
+renameat2 RENAME_EXCHANGE), so the folder is at every moment either the old or the new one. Where the
+exchange is not available, the old folder is renamed to `.NAME.old-*` first; a crash between the two
+renames is recovered by the next run, which puts the old folder back. Writers of one folder are serialised
+by an flock on `.NAME.lock` beside it; the next writer also removes what a killed one left.
+
+What is in the folder already is checked first. A folder that ffplan did not write (no manifest) is never
+replaced unless empty. Without force, an ffplan folder with files that ffplan did not write (not in its
+manifest), files changed since (checksum), or written by another command is refused with the list. With
+force, ffplan replaces what it wrote, edits included, and carries every other file over into the new
+folder: force never deletes a user's file. No folder that holds the current directory or an
+input is replaced, and an output path that is a symbolic link is refused rather than silently replaced.
+Every file name is a relative path that stays inside the folder.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import errno
+import fcntl
 import hashlib
 import json
 import os
+import re
+import secrets
 import shutil
-import tempfile
+import stat
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from ffplan.diagnostics import Collector, InputError
 
 MANIFEST = "manifest.json"
 MARKER = "ffplan-output"
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+SHOWN = 20  # files listed in a refusal; the rest are counted
+
+_LEFTOVER = re.compile(r"\..+\.(new|old)-[A-Za-z0-9_]+")
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
 
 
 def _refuse(path: Path, message: str, hint: str) -> InputError:
@@ -34,38 +59,272 @@ def manifest_text(files: dict[str, bytes], kind: str) -> str:
     return json.dumps({"format": MARKER, "kind": kind, "files": entries}, indent=1, sort_keys=True) + "\n"
 
 
-def is_ffplan_output(path: Path) -> bool:
+@dataclass(frozen=True)
+class Manifest:
+    kind: str
+    sha256: dict[str, str]  # relative path -> checksum of every file ffplan wrote
+
+
+def read_manifest(folder: Path) -> Manifest | None:
+    """The folder's manifest when ffplan wrote it, else None (missing, foreign, unreadable or malformed)."""
     try:
-        return json.loads((path / MANIFEST).read_text()).get("format") == MARKER
-    except (OSError, ValueError, AttributeError):
-        return False
+        fd = os.open(folder / MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            data = json.loads(fh.read(MAX_MANIFEST_BYTES + 1)[:MAX_MANIFEST_BYTES])
+        if data.get("format") != MARKER:
+            return None
+        return Manifest(str(data.get("kind", "")), {str(e["path"]): str(e["sha256"]) for e in data["files"]})
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return None
 
 
-def write_folder(path: Path, files: dict[str, str | bytes], kind: str, force: bool = False) -> None:
-    """Replace `path` with exactly `files` (relative names) plus manifest.json."""
+def is_ffplan_output(path: Path) -> bool:
+    return read_manifest(path) is not None
+
+
+def is_leftover(name: str) -> bool:
+    """A staging or old folder of an interrupted write (`.files.new-1a2b…`, `.files.old-…`)."""
+    return _LEFTOVER.fullmatch(name) is not None
+
+
+def write_folder(path: Path, files: dict[str, str | bytes], kind: str, force: bool = False,
+                 inputs: Iterable[Path] = ()) -> None:
+    """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring."""
     path = Path(path)
+    data = {_relative_name(path, name): (body.encode("utf-8") if isinstance(body, str) else body) for name, body in files.items()}
+    data[MANIFEST] = manifest_text(data, kind).encode("utf-8")
+    _refuse_dangerous_target(path, inputs)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path):
+            _recover(path)
+            carried = _check_existing(path, data, kind, force)
+            staging = _stage(path, data, carried)
+            try:
+                _swap(staging, path)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)  # the old folder after an exchange, or a failed staging
+    except OSError as exc:  # permissions, a full disk, a mount point: the old folder is still in place
+        raise _refuse(path, f"cannot write {path}: {exc.strerror or exc}", "check the folder, its permissions and the free space") from None
+
+
+# ------------------------------------------------------------------------------------------ checks
+
+
+def _relative_name(folder: Path, name: str) -> str:
+    parts = name.split("/")
+    if not name or name.startswith("/") or "\\" in name or "\0" in name or any(p in ("", ".", "..") for p in parts) \
+            or name == MANIFEST:
+        raise _refuse(folder, f"refusing to write {name!r}: not a plain relative path inside the output folder",
+                      "a name in the plan is not a path component; re-run `ffplan design`")
+    return name
+
+
+def _refuse_dangerous_target(path: Path, inputs: Iterable[Path]) -> None:
+    if path.is_symlink():
+        raise _refuse(path, f"{path} is a symbolic link; ffplan replaces folders, not what a link points to",
+                      f"write to the folder itself: -o {path.resolve()}")
     if path.exists() and not path.is_dir():
         raise _refuse(path, f"{path} exists and is not a folder", "choose another output folder with -o")
-    if path.is_dir() and any(path.iterdir()) and not is_ffplan_output(path) and not force:
-        raise _refuse(path, f"{path} is not empty and was not written by ffplan", "choose another folder, or pass --force to replace it")
-    data = {name: (body.encode("utf-8") if isinstance(body, str) else body) for name, body in files.items()}
-    data[MANIFEST] = manifest_text(data, kind).encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.new-", dir=path.parent))
+    target = path.resolve()
+    guarded = [("the current directory", Path.cwd())] + [(f"the input {p}", Path(p)) for p in inputs]
+    for what, guarded_path in guarded:
+        inside = guarded_path.resolve()
+        if inside == target or target in inside.parents:
+            raise _refuse(path, f"{path} contains {what}: replacing the folder would delete it (even with --force)",
+                          "write to a folder of its own, e.g. -o out/NAME")
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    """Every entry below `folder` but folders: relative path -> 'file', 'symlink' or 'special'."""
+    found = {}
+    for root, dirs, names in os.walk(folder):
+        base = Path(root).relative_to(folder)
+        for name in dirs + names:
+            mode = os.lstat(Path(root) / name).st_mode
+            if stat.S_ISDIR(mode):
+                continue
+            kind = "file" if stat.S_ISREG(mode) else "symlink" if stat.S_ISLNK(mode) else "special"
+            found[(base / name).as_posix()] = kind
+    return found
+
+
+def _sha256(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _listing(names: list[str]) -> str:
+    shown = ", ".join(names[:SHOWN])
+    return shown + (f" and {len(names) - SHOWN:,} more" if len(names) > SHOWN else "")
+
+
+def _check_existing(path: Path, data: dict[str, bytes], kind: str, force: bool) -> list[str]:
+    """Refuse what would lose data; with force, the files ffplan did not write, to carry over."""
+    if not path.is_dir():
+        return []
+    present = _tree(path)
+    manifest = read_manifest(path)
+    written = manifest.sha256 if manifest else {}
+    foreign = sorted(p for p in present if p not in written and not (manifest and p == MANIFEST))
+    changed = sorted(p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p]))
+    if manifest is None and present:  # ffplan wrote nothing here, so even --force has nothing to replace
+        raise _refuse(path, f"refusing to replace {path}: it was not written by ffplan ({len(present):,} files: "
+                      f"{_listing(sorted(present))})", "choose another folder (--force replaces only folders ffplan wrote)")
+    if manifest is None:
+        return []  # an empty folder
+    if not force:
+        problems = []
+        if manifest.kind != kind:
+            problems.append(f"it holds the output of another command (a {manifest.kind} folder, not a {kind} folder)")
+        if foreign:
+            problems.append(f"files not written by ffplan: {_listing(foreign)}")
+        if changed:
+            problems.append(f"files changed since ffplan wrote them: {_listing(changed)}")
+        if problems:
+            raise _refuse(path, f"refusing to replace {path}: " + "; ".join(problems),
+                          "move those files away or choose another folder; --force replaces ffplan's own files "
+                          "(edits included) and keeps every other file")
+        return []
+    special = [p for p in foreign if present[p] == "special"]
+    new_dirs = {"/".join(name.split("/")[:i]) for name in data for i in range(1, name.count("/") + 1)}
+    clashes = [p for p in foreign if p in data or p in new_dirs
+               or any("/".join(p.split("/")[:i]) in data for i in range(1, p.count("/") + 1))]
+    if special or clashes:
+        raise _refuse(path, f"refusing to replace {path} even with --force: "
+                      + "; ".join(([f"files ffplan did not write would be overwritten: {_listing(clashes)}"] if clashes else [])
+                                  + ([f"special files (FIFOs, sockets, devices): {_listing(special)}"] if special else [])),
+                      "move those files away, or choose another folder")
+    return foreign
+
+
+# ------------------------------------------------------------------------------------------ writing
+
+
+def _leftovers(path: Path) -> list[Path]:
+    own = re.compile(re.escape(f".{path.name}.") + r"(new|old)-[A-Za-z0-9_]+")  # not those of a folder NAME.x
+    return sorted(p for p in path.parent.iterdir() if own.fullmatch(p.name))
+
+
+def _recover(path: Path) -> None:
+    """Undo what a killed writer left: put the old folder back if it never got the new one, drop the rest."""
+    leftovers = _leftovers(path)
+    if not path.exists():
+        old = [p for p in leftovers if ".old-" in p.name and p.is_dir() and not p.is_symlink()]
+        if old:
+            prev = old[-1] / "prev"  # the layout of earlier versions: .NAME.old-*/prev
+            os.rename(prev if prev.is_dir() and not (old[-1] / MANIFEST).exists() else old[-1], path)
+    for leftover in leftovers:
+        if leftover.is_symlink() or not leftover.is_dir():
+            leftover.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _sibling(path: Path, state: str, mode: int = 0o777) -> Path:
+    while True:
+        candidate = path.parent / f".{path.name}.{state}-{secrets.token_hex(6)}"
+        try:
+            os.mkdir(candidate, mode)  # the umask applies, unlike mkdtemp's 0700
+            return candidate
+        except FileExistsError:
+            continue
+
+
+def _stage(path: Path, data: dict[str, bytes], carried: list[str]) -> Path:
+    staging = _sibling(path, "new")
     try:
-        for name, body in data.items():
+        root = staging.resolve()
+        for name, body in sorted(data.items()):
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(body)
+            if target.parent.resolve() != root and root not in target.parent.resolve().parents:
+                raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(body)
             if name.endswith(".sh"):
                 target.chmod(0o755)
-        old = None
-        if path.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old-", dir=path.parent))
-            os.rename(path, old / "prev")
-        os.rename(staging, path)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        # The user's files, after ffplan's: a carried symlink can never redirect one of ffplan's writes.
+        for name in carried:
+            source, target = path / name, staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_symlink():
+                os.symlink(os.readlink(source), target)
+            else:
+                try:
+                    os.link(source, target, follow_symlinks=False)
+                except OSError:
+                    shutil.copy2(source, target, follow_symlinks=False)
+        if path.is_dir():
+            os.chmod(staging, stat.S_IMODE(os.stat(path).st_mode))  # keep the folder's permissions
+        _fsync_folder(staging)
+        return staging
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _load_renameat2():
+    try:
+        function = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).renameat2
+    except (OSError, AttributeError):  # not Linux, or a libc before glibc 2.28
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return function
+
+
+_RENAMEAT2 = _load_renameat2()
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step; False where the system or the file system cannot."""
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _swap(staging: Path, path: Path) -> None:
+    """Put `staging` at `path`; afterwards `staging` holds the old folder (or nothing) to be removed."""
+    if not os.path.lexists(path):
+        os.rename(staging, path)
+    elif not _exchange(staging, path):
+        old = _sibling(path, "old")
+        os.rename(path, old / "prev")  # a crash here leaves .NAME.old-*/prev, which the next run restores
+        try:
+            os.rename(staging, path)
+        except OSError:
+            os.rename(old / "prev", path)
+            raise
+        os.rename(old, staging)
+    _fsync_folder(path.parent)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One writer per folder at a time: an flock on `.NAME.lock` beside it (kept; removing it would race)."""
+    fd = os.open(path.parent / f".{path.name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

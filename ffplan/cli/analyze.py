@@ -38,7 +38,9 @@ def analyze_command(
     Example: ffplan analyze out/ff2 --pattern all-to-all --pattern shift
     """
     from ffplan.analyze import PATTERNS, analyze, read_lfts, read_topology_lids, topology_for
+    from ffplan.inventory.source import read_text
     from ffplan.plan import load_plan
+    from ffplan.plan.io import MAX_PLAN_BYTES
 
     names = pattern or list(PATTERNS)
     bad = [p for p in names if p not in PATTERNS]
@@ -53,11 +55,9 @@ def analyze_command(
     tables = None
     source = "plan"
     if lfts is not None:
-        try:
-            text = lfts.read_text(encoding="utf-8", errors="replace")
-            lid_map = read_topology_lids(topology.read_text(encoding="utf-8", errors="replace")) if topology else None
-        except OSError as exc:
-            fail(f"cannot read {exc.filename}: {exc.strerror}")
+        with stage_errors():  # read bounded, and no FIFO or device: a located FF003, exit 2
+            text = read_text(lfts, MAX_PLAN_BYTES)
+            lid_map = read_topology_lids(read_text(topology, MAX_PLAN_BYTES)) if topology else None
         read = read_lfts(text, topo, lid_map)
         if read.switches_read == 0:
             fail(f"{lfts}: no switch block matches a switch GUID of the plan", "is this the dump of this fabric?")

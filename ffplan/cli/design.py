@@ -53,7 +53,7 @@ def design_command(
             with err.status(f"designing {loaded.inventory.name}: sizing, placement ILP, cabling, addressing"):
                 plan = design(loaded, options)
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
-        write_folder(output, files, kind="plan", force=force)
+        write_folder(output, files, kind="plan", force=force, inputs=[inventory])
         elapsed = time.perf_counter() - started
     if not quiet:
         print_summary(plan, elapsed)

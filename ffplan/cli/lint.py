@@ -14,7 +14,7 @@ from ffplan.cli.common import EXIT_USAGE, err, fail, out
 from ffplan.diagnostics import Severity
 from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
 from ffplan.lint import LintReport, all_rules, find_rule, lint_paths, summarize
-from ffplan.lint.registry import LINT, lint_rules, suggest_rule
+from ffplan.lint.registry import LINT, Rule, Suppression, lint_rules, suggest_rule
 
 
 class LintFormat(str, Enum):
@@ -112,13 +112,22 @@ def explain(rule_id: str = typer.Argument(..., help="A rule id (FF101) or name (
     rule = find_rule(rule_id)
     if rule is None:
         fail(f"unknown rule '{rule_id}'", suggest_rule(rule_id) or "`ffplan rules` lists them", EXIT_USAGE)
-    footer = (f"Silence one finding with `# ffplan: disable={rule.id}` on its line." if rule.stage == LINT else
+    footer = (_suppression_text(rule) if rule.stage == LINT else
               f"Reported by `ffplan {rule.stage}` (not a lint finding, so it cannot be silenced).")
     typer.echo(
         f"{rule.id} {rule.name} ({rule.severity.value}; {rule.topic}{'' if rule.stage == LINT else '; ffplan ' + rule.stage})\n"
         f"{rule.summary}\n\n{rule.explanation}\n\nBad:\n{textwrap.indent(rule.bad, '    ')}\n\nGood:\n{textwrap.indent(rule.good, '    ')}\n\n"
         + footer
     )
+
+
+def _suppression_text(rule: Rule) -> str:
+    if rule.suppression is Suppression.FORBIDDEN:
+        return "Its findings cannot be suppressed: fix the inventory."
+    text = f"Silence one finding with `# ffplan: disable={rule.id}` on its line."
+    if rule.suppression is Suppression.REPORT_ONLY:
+        text += " That hides it from lint's report only: `ffplan design` still refuses the inventory."
+    return text
 
 
 def schema(

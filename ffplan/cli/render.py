@@ -41,7 +41,7 @@ def render_command(
         else:
             with err.status(f"rendering {loaded.inventory.name}"):
                 files = render_plan(loaded, prefix)
-        write_folder(output, files, kind="render", force=force)
+        write_folder(output, files, kind="render", force=force, inputs=[plan])
         elapsed = time.perf_counter() - started
     if not quiet:
         tops: dict[str, int] = {}

@@ -27,6 +27,8 @@ report_app = typer.Typer(help="Reports computed from an inventory or a plan.", n
 
 def _is_plan(path: Path) -> bool:
     """A plan starts (after its header comment) with `plan_version:`; anything else is taken as an inventory."""
+    if not path.is_file():  # a FIFO would block here; the loader refuses what is not a regular file, located
+        return False
     try:
         with path.open("r", encoding="utf-8", errors="replace") as fh:
             head = fh.read(PLAN_SNIFF_BYTES)

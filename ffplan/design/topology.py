@@ -148,7 +148,7 @@ def resolve_failed(topo: Topology, items: list[str]) -> tuple[set[str], set[str]
             cables.add(item)
         elif item in topo.lid:
             switches.add(item)
-        elif (m := _PORT_REF.match(item)) and m["switch"] in topo.lid:
+        elif (m := _PORT_REF.fullmatch(item)) and m["switch"] in topo.lid:
             label = topo.port_label.get((m["switch"], int(m["port"])))
             if label is None:
                 unknown.append(i)

@@ -42,7 +42,7 @@ def format_yaml_path(path: Sequence[str | int]) -> str:
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _PLAIN_KEY.match(str(part)):
+        elif _PLAIN_KEY.fullmatch(str(part)):
             out += ("." if out else "") + str(part)
         else:
             out += "[" + json.dumps(str(part)) + "]"

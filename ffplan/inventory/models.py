@@ -6,6 +6,8 @@ can break a shell script, an XML file or an OpenSM config.
 
 from __future__ import annotations
 
+import re
+import string
 from enum import Enum
 from typing import Annotated, Literal
 
@@ -31,6 +33,8 @@ BusId = Annotated[str, StringConstraints(pattern=BUS_ID_PATTERN)]
 DeviceName = Annotated[str, StringConstraints(pattern=DEVICE_PATTERN)]
 Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
 SafePath = Annotated[str, StringConstraints(pattern=PATH_PATTERN)]
+# Prices, watts and lengths: finite and not negative (YAML's .inf and .nan are floats too).
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class Strict(BaseModel):
@@ -60,7 +64,7 @@ class SwitchModel(Strict):
     ports: int = Field(ge=4, le=256, description="External ports (radix).")
     speed: LinkSpeed = LinkSpeed.HDR
     data_vls: int = Field(default=8, ge=1, le=15, description="Data virtual lanes the switch supports (VL0..n-1).")
-    power_w: float = Field(default=0, ge=0, description="Typical power draw in watts.")
+    power_w: float = Field(default=0, ge=0, allow_inf_nan=False, description="Typical power draw in watts.")
     rack_units: int = Field(default=1, ge=1, le=48)
     form_factor: Literal["1U", "2U", "chassis"] = "1U"
     vendor_part: Text = ""
@@ -77,14 +81,14 @@ class NicModel(Strict):
     data_vls: int = Field(default=8, ge=1, le=15)
     pcie: PcieLink = PcieLink()
     pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x15b3:0x101b"
-    power_w: float = Field(default=0, ge=0)
+    power_w: float = Field(default=0, ge=0, allow_inf_nan=False)
 
 
 class GpuModel(Strict):
     pcie: PcieLink = PcieLink()
     pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x10de:0x20f1"
     memory_gb: int = Field(default=40, ge=1)
-    power_w: float = Field(default=0, ge=0)
+    power_w: float = Field(default=0, ge=0, allow_inf_nan=False)
 
 
 class Cpu(Strict):
@@ -117,8 +121,8 @@ class NodeModel(Strict):
     cpu: Cpu = Cpu()
     memory_gb: int = Field(default=512, ge=1)
     rack_units: int = Field(default=4, ge=1, le=48)
-    power_w: float = Field(default=0, ge=0, description="Average power under load (W).")
-    peak_power_w: float = Field(default=0, ge=0)
+    power_w: float = Field(default=0, ge=0, allow_inf_nan=False, description="Average power under load (W).")
+    peak_power_w: float = Field(default=0, ge=0, allow_inf_nan=False)
     root_ports: list[RootPort] = []
     devices: list[Device] = []
     nvlink_pairs: list[tuple[DeviceName, DeviceName]] = []
@@ -168,7 +172,7 @@ class Fabric(Strict):
     ports_per_zone: int | None = Field(
         default=None, ge=1, description="Endpoint ports per zone; default: what the switch radix gives (k*k/2 when non-blocking)."
     )
-    oversubscription: float = Field(default=1.0, ge=1.0, le=8.0, description="Leaf down:up port ratio; 1.0 is non-blocking.")
+    oversubscription: float = Field(default=1.0, ge=1.0, le=8.0, allow_inf_nan=False, description="Leaf down:up port ratio; 1.0 is non-blocking.")
     inter_zone_links: list[InterZoneLinks] = []
     guid_prefix: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{6}$")] = Field(
         default="0x0002c9", description="OUI used for synthetic (placeholder) GUIDs."
@@ -254,9 +258,9 @@ class Catalog(Strict):
 
     preset: Literal["paper", "list-price"] | None = None
     currency: Annotated[str, StringConstraints(pattern=r"^[A-Za-z ._-]{1,20}$")] | None = None
-    prices: dict[Name, float] = {}
-    power_w: dict[Name, float] = {}
-    cable: dict[Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")], float] = {}
+    prices: dict[Name, Amount] = {}
+    power_w: dict[Name, Amount] = {}
+    cable: dict[Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")], Amount] = {}
 
 
 class Inventory(Strict):
@@ -271,6 +275,32 @@ class Inventory(Strict):
     traffic_classes: list[TrafficClass] | None = None
     catalog: Catalog | None = None
     defaults: HostSettings = HostSettings()
+
+
+# Generated names are DNS labels or rack names (at most 63 characters), so no field needs a wider format;
+# `{index:0999999999d}` would build a gigabyte string per name.
+MAX_FIELD_WIDTH = 63
+_FORMAT_SPEC = re.compile(r"0?(?P<width>\d+)?d?")
+
+
+def pattern_problem(pattern: str, fields: tuple[str, ...]) -> str | None:
+    """Why `pattern` cannot safely be expanded with integer `fields`, or None. Checked before expanding, so a
+    width of a billion or `{row.foo}` (attribute access) is a finding, not an exhausted memory or a crash."""
+    try:
+        parts = list(string.Formatter().parse(pattern))
+    except ValueError as exc:
+        return str(exc)
+    for _, name, spec, conversion in parts:
+        if name is None:
+            continue
+        if name not in fields:
+            return f"unknown placeholder {{{name}}}; the placeholders are " + ", ".join(f"{{{f}}}" for f in fields)
+        match = _FORMAT_SPEC.fullmatch(spec or "")
+        if conversion or not match:
+            return f"format '{{{name}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}' is not a plain width such as {{{name}:02d}}"
+        if int(match["width"] or 0) > MAX_FIELD_WIDTH:
+            return f"width {int(match['width'])} of {{{name}}} is over {MAX_FIELD_WIDTH} (a name has at most 63 characters)"
+    return None
 
 
 def expand_rack_block(block: RackBlock) -> list[Rack]:

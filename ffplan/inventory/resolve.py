@@ -12,10 +12,19 @@ from ffplan.inventory.models import (
     NodeModel,
     Rack,
     Role,
+    RackBlock,
     expand_rack_block,
+    pattern_problem,
 )
 
 RULE_PATTERN = "FF020"
+RULE_EMPTY_GROUP = "FF021"
+
+# Bounds checked before generating anything: far above any real cluster (a subnet holds 49,151 LIDs), far
+# below what exhausts memory or time (a million racks took minutes and gigabytes).
+MAX_HOSTS = 100_000
+MAX_GENERATED_RACKS = 10_000
+MAX_RACK_POSITION = 999  # Rack.row and Rack.slot
 
 BUILTIN_DEFAULTS = HostSettings(
     relaxed_ordering=True,
@@ -79,13 +88,36 @@ def _host_nics(model: NodeModel | None, inv: Inventory, guids: dict[str, str]) -
     return tuple(nics)
 
 
+def _rack_block_problem(block: RackBlock, budget: int) -> tuple[str, str, str] | None:
+    """(field, message, hint) when the block cannot be expanded: bad pattern, reversed range, too many racks."""
+    problem = pattern_problem(block.name, ("row", "slot"))
+    if problem:
+        return "name", f"rack name pattern '{block.name}' cannot be expanded: {problem}", "use {row} and {slot}, optionally with a width such as {row:02d}"
+    for field, (first, last) in (("rows", block.rows), ("slots", block.slots)):
+        if first > last:
+            return field, f"{field} range [{first}, {last}] is reversed: it generates no racks", f"write [{last}, {first}]"
+        if first < 0 or last > MAX_RACK_POSITION:
+            return field, f"{field} range [{first}, {last}] is outside 0-{MAX_RACK_POSITION}", "rows and slots of racks are 0-999"
+    count = (block.rows[1] - block.rows[0] + 1) * (block.slots[1] - block.slots[0] + 1)
+    if count > budget:
+        return "rows", (f"the block generates {count:,} racks, over the {MAX_GENERATED_RACKS:,} racks all blocks may generate"), \
+            "check the row and slot ranges: they are inclusive [first, last]"
+    return None
+
+
 def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
     racks: dict[str, Rack] = {}
     rack_paths: dict[str, YamlPath] = {}
     for i, rack in enumerate(inv.racks):
         racks.setdefault(rack.name, rack)
         rack_paths.setdefault(rack.name, ("racks", i))
+    rack_budget = MAX_GENERATED_RACKS
     for i, block in enumerate(inv.rack_blocks):
+        problem = _rack_block_problem(block, rack_budget)
+        if problem:
+            field, message, hint = problem
+            collector.error(RULE_PATTERN, ("rack_blocks", i, field), message, hint)
+            continue
         try:
             generated = expand_rack_block(block)
         except (KeyError, IndexError, ValueError) as exc:
@@ -96,6 +128,7 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
                 "use {row} and {slot}, optionally with a width such as {row:02d}",
             )
             continue
+        rack_budget -= len(generated)
         for rack in generated:
             racks.setdefault(rack.name, rack)
             rack_paths.setdefault(rack.name, ("rack_blocks", i))
@@ -115,6 +148,12 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
             )
             order += 1
         if group.count is None:
+            if not group.hosts:
+                collector.error(
+                    RULE_EMPTY_GROUP, ("groups", gi),
+                    f"group '{group.name}' has no hosts: no count (or count: null) and no hosts list",
+                    "give it count and hostname: \"cn{index:04d}\", or list its hosts, or remove the group",
+                )
             continue
         if not group.hostname:
             collector.error(
@@ -122,6 +161,17 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
                 f"group '{group.name}' has a count but no hostname pattern",
                 "add hostname: \"cn{index:04d}\" or list the hosts explicitly",
             )
+            continue
+        problem = pattern_problem(group.hostname, ("index",))
+        if problem:
+            collector.error(RULE_PATTERN, ("groups", gi, "hostname"),
+                            f"hostname pattern '{group.hostname}' cannot be expanded: {problem}",
+                            "use {index} or a width such as {index:04d}")
+            continue
+        if order + group.count > MAX_HOSTS:
+            collector.error(RULE_PATTERN, ("groups", gi, "count"),
+                            f"group '{group.name}' would bring the inventory to {order + group.count:,} hosts, over the limit of {MAX_HOSTS:,}",
+                            "an InfiniBand subnet holds at most 49,151 LIDs; split the cluster into several inventories")
             continue
         per_rack = group.per_rack or 1
         units = model.rack_units if model else 1

@@ -7,6 +7,8 @@ node budget (a "billion laughs" bomb) or a file past a size limit is refused bef
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ MAX_DEPTH = 64  # an inventory needs about eight levels; deeper nesting only exh
 RULE_SYNTAX = "FF001"
 RULE_DUPLICATE_KEY = "FF002"
 RULE_UNREADABLE = "FF003"
+RULE_BAD_TAGGED_VALUE = "FF012"  # the schema's bad-value rule: the value does not fit its (explicit) type
 
 
 @dataclass
@@ -49,27 +52,37 @@ def _refuse(file: str, message: str, hint: str, line: int = 0, col: int = 0) -> 
 
 
 def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The file's text, refusing anything but a regular file and reading at most `limit` bytes: a FIFO
+    would block, and /dev/zero (or a file growing while read) would never end."""
     shown = str(path)
     try:
-        size = path.stat().st_size
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise _refuse(shown, f"no such file: {shown}", "check the path") from None
     except OSError as exc:
         raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
-    if size > limit:
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _refuse(shown, f"{shown} is not a regular file", "point ffplan at a plain file (not a FIFO, device or socket)")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
         raise _refuse(
             shown,
-            f"file is {size:,} bytes, over the {limit:,}-byte limit",
+            f"file is {max(info.st_size, len(raw)):,} bytes, over the {limit:,}-byte limit",
             "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns",
         )
     try:
-        data = path.read_bytes()
-        return data.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = data.count(b"\n", 0, exc.start) + 1, exc.start - data.rfind(b"\n", 0, exc.start)
+        line, col = raw.count(b"\n", 0, exc.start) + 1, exc.start - raw.rfind(b"\n", 0, exc.start)
         raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8", line, col) from None
-    except OSError as exc:
-        raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
 
 
 class _Builder:
@@ -90,16 +103,34 @@ class _Builder:
             )
         self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
         if isinstance(node, yaml.MappingNode):
+            if node.tag not in _MAPPING_TAGS:
+                return self._bad_tag(node, path)
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
+            if node.tag != "tag:yaml.org,2002:seq":
+                return self._bad_tag(node, path)
             return [self.build(child, path + (i,)) for i, child in enumerate(node.value)]
-        return self._scalar(node)
+        return self._scalar(node, path)
 
-    def _scalar(self, node: yaml.ScalarNode) -> Any:
-        constructor = yaml.SafeLoader.yaml_constructors.get(node.tag)
-        if constructor is None:
-            return node.value
-        return constructor(_SCALAR_LOADER, node)
+    def _scalar(self, node: yaml.ScalarNode, path: YamlPath) -> Any:
+        # Plain scalars carry the tag the resolver gave them; only an explicit tag can be unknown or a
+        # collection's (`!!omap x`, whose constructor is a generator).
+        if node.tag not in _SCALAR_TAGS:
+            return self._bad_tag(node, path)
+        try:
+            return yaml.SafeLoader.yaml_constructors[node.tag](_SCALAR_LOADER, node)
+        except (ValueError, KeyError, TypeError, OverflowError, yaml.YAMLError):
+            # An explicit tag the text does not fit (`!!int abc`, `!!timestamp 2001-02-30`).
+            return self._bad_tag(node, path)
+
+    def _bad_tag(self, node: yaml.Node, path: YamlPath) -> Any:
+        """A finding at the node's place; the text itself stands in, so the rest of the file is still checked."""
+        tag = node.tag.removeprefix("tag:yaml.org,2002:")
+        shown = f"'{node.value}'" if isinstance(node, yaml.ScalarNode) else "this " + ("mapping" if isinstance(node, yaml.MappingNode) else "list")
+        self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+        self.collector.error(RULE_BAD_TAGGED_VALUE, path, f"{shown} is not a valid !!{tag}" if tag != node.tag else f"{shown} has the unknown tag {tag}",
+                             f"remove the {'!!' + tag if tag != node.tag else tag} tag" + (f" or write a valid {tag}" if tag != node.tag else ""))
+        return node.value if isinstance(node, yaml.ScalarNode) else None
 
     def _mapping(self, node: yaml.MappingNode, path: YamlPath) -> dict:
         out: dict = {}
@@ -107,12 +138,20 @@ class _Builder:
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 merged = self.build(value_node, path)
+                if not all(isinstance(part, dict) for part in (merged if isinstance(merged, list) else [merged])):
+                    self.positions.setdefault(path + ("<<",), (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                    self.collector.error(RULE_BAD_TAGGED_VALUE, path + ("<<",), "'<<' merges a mapping or a list of mappings",
+                                         "merge an alias of a mapping: <<: *defaults")
                 for part in merged if isinstance(merged, list) else [merged]:
                     if isinstance(part, dict):
                         for k, v in part.items():
                             out.setdefault(k, v)
                 continue
-            key = self._scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: no inventory key is a list or mapping
+                self.positions[path] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                self.collector.error(RULE_BAD_TAGGED_VALUE, path, "a key here is a list or mapping", "write a plain key: value")
+                continue
+            key = self._scalar(key_node, path + (str(key_node.value),))
             if not isinstance(key, (str, int)):
                 key = str(key)
             key_line, key_col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
@@ -133,6 +172,8 @@ class _Builder:
 
 
 _SCALAR_LOADER = yaml.SafeLoader("")
+_MAPPING_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:set"}  # a set is a mapping of keys to null
+_SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp", "str")}
 
 
 def _measure(node: yaml.Node, depth: int, memo: dict, file: str) -> tuple[int, int]:

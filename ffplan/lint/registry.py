@@ -11,6 +11,7 @@ import inspect
 import re
 import textwrap
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ffplan.diagnostics import Severity, YamlPath, did_you_mean
@@ -31,6 +32,28 @@ TOPICS = {
     "9": "plans and output folders",
 }
 LINT = "lint"  # the stage of lint rules; other codes name the command that emits them
+
+
+class Suppression(str, Enum):
+    """What `# ffplan: disable=` may do to a rule's findings."""
+
+    ALLOWED = "allowed"  # hidden everywhere: the designer builds the inventory faithfully anyway
+    REPORT_ONLY = "report-only"  # hidden from lint's report, but design refuses the inventory naming the rule
+    FORBIDDEN = "forbidden"  # never hidden: reading, schema, safety and reference errors
+
+
+# Reference errors name something that does not exist: nothing downstream can be built from them.
+_REFERENCE_RULES = {"FF210", "FF211", "FF212", "FF213", "FF301", "FF302", "FF307"}
+# Physical layout and PCIe findings: the plan is still exactly what the inventory says.
+_LAYOUT_RULES = {"FF204", "FF205", "FF206", "FF304"}
+
+
+def default_suppression(rule_id: str, severity: Severity) -> Suppression:
+    if rule_id[2] in "05" or rule_id in _REFERENCE_RULES:  # FF0xx reading and schema, FF5xx safety
+        return Suppression.FORBIDDEN
+    if severity is Severity.WARNING or rule_id in _LAYOUT_RULES:
+        return Suppression.ALLOWED
+    return Suppression.REPORT_ONLY
 
 
 @dataclass(frozen=True)
@@ -60,6 +83,10 @@ class Rule:
     @property
     def topic(self) -> str:
         return TOPICS[self.id[2]]
+
+    @property
+    def suppression(self) -> Suppression:
+        return default_suppression(self.id, self.severity)
 
 
 RULES: dict[str, Rule] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from ffplan.inventory import LoadedInventory, load_inventory
 from ffplan.inventory.source import RULE_UNREADABLE, read_text
 from ffplan.lint.context import LintContext
 from ffplan.lint.registry import semantic_checks
+from ffplan.outdir import is_ffplan_output, is_leftover
 from ffplan.lint.suppress import apply_suppressions, parse_suppressions
 
 INVENTORY_SUFFIXES = (".yaml", ".yml")
@@ -23,6 +25,7 @@ class FileResult:
     diagnostics: list[Diagnostic]
     loaded: LoadedInventory | None = None  # None when the file did not load (its findings say why)
     unreadable: bool = False
+    suppressed: list[Diagnostic] = field(default_factory=list)  # hidden by `# ffplan: disable=` comments
 
 
 @dataclass
@@ -77,8 +80,8 @@ def lint_file(path: Path) -> FileResult:
         found = loaded.collector.items + run_rules(loaded)
     # The text was readable a moment ago; its comments carry the suppressions.
     suppressions = parse_suppressions(str(path), read_text(path))
-    kept = sorted(apply_suppressions(found, suppressions), key=Diagnostic.sort_key)
-    return FileResult(str(path), kept, loaded)
+    kept, hidden = apply_suppressions(found, suppressions)
+    return FileResult(str(path), sorted(kept, key=Diagnostic.sort_key), loaded, suppressed=hidden)
 
 
 def _refused(path: Path, message: str, hint: str) -> FileResult:
@@ -88,7 +91,13 @@ def _refused(path: Path, message: str, hint: str) -> FileResult:
 
 
 def inventory_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.suffix in INVENTORY_SUFFIXES and p.is_file())
+    """The inventories below `folder`, leaving out what ffplan wrote: output folders (their plan.yaml is no
+    inventory) and the staging and old folders an interrupted write left."""
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not is_leftover(d) and not is_ffplan_output(Path(root) / d)]
+        found += [Path(root) / n for n in names if Path(n).suffix in INVENTORY_SUFFIXES and (Path(root) / n).is_file()]
+    return sorted(found)
 
 
 def lint_paths(paths: Iterable[Path]) -> LintReport:

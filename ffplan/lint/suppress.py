@@ -2,6 +2,8 @@
 
 `disable` applies to findings on its own line; written on a line of its own, it applies to the next line
 (for findings on long flow-style lines). `disable-file` applies to the whole file wherever it is written.
+Rules whose findings must never be hidden (registry: Suppression.FORBIDDEN) are not suppressed, and the
+attempt is a finding of its own (FF005).
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ffplan.diagnostics import Diagnostic, Severity
-from ffplan.lint.registry import all_rules
+from ffplan.lint.registry import Suppression, all_rules
 
 RULE_UNKNOWN_SUPPRESSION = "FF004"
+RULE_FORBIDDEN_SUPPRESSION = "FF005"
 
 # A YAML comment starts at '#' preceded by whitespace or the start of the line.
 _DIRECTIVE = re.compile(r"(?:^|\s)#\s*ffplan:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\s-]*)")
@@ -31,7 +34,7 @@ class Suppressions:
 
 
 def parse_suppressions(file: str, text: str) -> Suppressions:
-    known = {r.id for r in all_rules()}
+    known = {r.id: r for r in all_rules()}
     found = Suppressions()
     for number, line in enumerate(text.splitlines(), start=1):
         match = _DIRECTIVE.search(line)
@@ -41,14 +44,21 @@ def parse_suppressions(file: str, text: str) -> Suppressions:
         ids = set()
         for token in _RULE_TOKEN.finditer(match.group(2)):
             rule_id = token.group(0).upper()
-            if rule_id in known:
-                ids.add(rule_id)
-            else:
+            col = match.start(2) + token.start() + 1
+            if rule_id not in known:
                 found.problems.append(Diagnostic(
-                    file, number, match.start(2) + token.start() + 1, RULE_UNKNOWN_SUPPRESSION, Severity.WARNING,
+                    file, number, col, RULE_UNKNOWN_SUPPRESSION, Severity.WARNING,
                     f"suppression names unknown rule '{token.group(0)}'", "",
                     "use the ids that `ffplan rules` lists, e.g. # ffplan: disable=FF201",
                 ))
+            elif known[rule_id].suppression is Suppression.FORBIDDEN:
+                found.problems.append(Diagnostic(
+                    file, number, col, RULE_FORBIDDEN_SUPPRESSION, Severity.WARNING,
+                    f"{rule_id} ({known[rule_id].name}) cannot be suppressed: its findings are still reported", "",
+                    "fix the inventory; reading, schema, safety and reference errors are never silenced",
+                ))
+            else:
+                ids.add(rule_id)
         if match.group(1) == "disable-file":
             found.whole_file |= ids
         else:
@@ -56,6 +66,9 @@ def parse_suppressions(file: str, text: str) -> Suppressions:
     return found
 
 
-def apply_suppressions(diagnostics: Iterable[Diagnostic], suppressions: Suppressions) -> list[Diagnostic]:
-    kept = [d for d in diagnostics if not suppressions.covers(d)]
-    return kept + suppressions.problems
+def apply_suppressions(diagnostics: Iterable[Diagnostic], suppressions: Suppressions) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(what the report shows, what the suppressions hide): the designer re-checks the hidden ones."""
+    kept, hidden = [], []
+    for d in diagnostics:
+        (hidden if suppressions.covers(d) else kept).append(d)
+    return kept + suppressions.problems, hidden

@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ffplan.diagnostics import Collector, InputError, did_you_mean, option_error
+from ffplan.diagnostics import Collector, InputError, StageError, did_you_mean, option_error
 from ffplan.plan.model import Plan, PortClassQos
 from ffplan.render.env import render_template
 
@@ -148,14 +148,14 @@ def _fail(message: str, hint: str, path: tuple = ()) -> InputError:
 
 def _check_name(kind: str, name: str) -> str:
     # Names reach the topology file inside double quotes and after '#': no quoting exists there, so refuse.
-    if not _SAFE_NAME.match(name) or "#" in name or "@" in name or '"' in name:
+    if not _SAFE_NAME.fullmatch(name) or "#" in name or "@" in name or '"' in name:
         raise _fail(f"{kind} name {name!r} cannot be written to the OpenSM files",
                     "names may hold letters, digits and . _ : / + - and spaces; fix the inventory and re-run design")
     return name
 
 
 def _check_guid(guid: str) -> str:
-    if not _GUID.match(guid):
+    if not _GUID.fullmatch(guid):
         raise _fail(f"GUID {guid!r} is not 0x followed by 16 lowercase hex digits", "re-run `ffplan design`")
     return guid
 
@@ -519,9 +519,11 @@ def partitions_model(fab: Fabric) -> dict:
 
 
 def check_prefix(prefix: str) -> str:
-    if not _SAFE_PATH.match(prefix) or "//" in prefix:
-        raise _fail(f"--prefix {prefix!r} is not an absolute path of plain characters",
-                    "use a path like /etc/opensm (letters, digits, . _ / + -)")
+    if not _SAFE_PATH.fullmatch(prefix) or "//" in prefix:
+        c = Collector("--prefix")  # a bad option is a usage error (exit 2), not a plan finding
+        c.error("FF920", (), f"--prefix {prefix!r} is not an absolute path of plain characters",
+                "use a path like /etc/opensm (letters, digits, . _ / + -)")
+        raise InputError(c.items)
     return prefix.rstrip("/") or "/"
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -18,6 +17,7 @@ from ffplan.plan.io import load_plan
 from ffplan.plan.model import Plan
 from ffplan.render import opensm as R
 from ffplan.verify import parse as P
+from ffplan.verify.lifetime import die_with_parent, work_folder
 from ffplan.verify.sim import SimError, Simulation, find_tools, ibsim_limits, signals_raise
 from ffplan.verify.walk import WalkResult, walk
 
@@ -215,7 +215,7 @@ def lint_config(report: Report, tools: dict[str, str], workdir: Path, conf_name:
     src.write_text(conf_text)
     eff = workdir / f"effective-{conf_name}"
     proc = subprocess.run([tools["opensm"], "-F", str(src), "-c", str(eff)], cwd=workdir, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+                          text=True, timeout=60, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
     msgs = P.lint_messages(proc.stdout + proc.stderr)
     lines = P.conf_key_lines(conf_text)
     items = []
@@ -550,7 +550,7 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
     fab = inp.fab
     report = Report(target=str(target), source=inp.source, view=fab.view.describe(), engine=engine, excluded=fab.excluded)
     started = time.monotonic()
-    base = Path(tempfile.mkdtemp(prefix="ffplan-verify-", dir=str(keep) if keep else None))
+    base = work_folder(keep)
     report.workdir = str(base) if keep else ""
     try:
         with signals_raise():

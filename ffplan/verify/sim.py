@@ -19,6 +19,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ffplan.verify.lifetime import die_with_parent
+
 DEBIAN_PACKAGES = "opensm ibsim-utils infiniband-diags"
 UMAD2SIM_CANDIDATES = (
     "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so",
@@ -120,7 +122,7 @@ class Simulation:
         env = self.env(preload)
         env.update(extra_env or {})
         proc = subprocess.Popen(argv, cwd=self.workdir, env=env, stdin=subprocess.DEVNULL, stdout=stdout,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent())
         self.pids.append(proc.pid)
         return proc
 

@@ -76,9 +76,10 @@ def test_render_refuses_a_folder_ffplan_did_not_write(tmp_path, lab_plan):
     r = runner.invoke(app, ["render", str(plan_dir), "-o", str(out), "-q"])
     assert r.exit_code == 2
     assert "FF904" in r.output and (out / "notes.txt").read_text() == "mine\n"
+    # --force replaces only what ffplan wrote, which is nothing here (tests/security/test_outdir.py)
     r = runner.invoke(app, ["render", str(plan_dir), "-o", str(out), "-q", "--force"])
-    assert r.exit_code == 0, r.output
-    assert not (out / "notes.txt").exists() and (out / "manifest.json").exists()
+    assert r.exit_code == 2
+    assert (out / "notes.txt").read_text() == "mine\n" and not (out / "manifest.json").exists()
 
 
 def test_render_reports_an_unreadable_plan(tmp_path):

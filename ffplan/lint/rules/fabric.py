@@ -291,3 +291,42 @@ def inter_zone_links_beyond_two_zones(ctx: LintContext) -> Iterator[Finding]:
             f"inter-zone links join {len(linked)} zones ({', '.join(linked)}); ffplan routes between two zones only",
             "keep inter-zone links between one pair of zones; other zones stay independent planes",
         )
+
+
+# The unicast LID range of an InfiniBand subnet is 0x0001-0xBFFF; 0xC000 and above are multicast.
+MAX_UNICAST_LID = 0xBFFF
+
+
+@rule(
+    "FF107", "lid-space-exceeded", Severity.ERROR,
+    summary="the fabric needs more LIDs than a subnet's unicast range (49,151) holds",
+    bad="""
+    # 2 zones of 256-port switches (768 switches) and 62,020 NIC ports: 62,788 LIDs
+    fabric: {switch_model: SW256, zones: [...two zones...]}
+    """,
+    good="""
+    # at most 49,151 switches + NIC ports per subnet: split the cluster into two inventories
+    fabric: {switch_model: SW256, zones: [...one zone...]}
+    """,
+)
+def lid_space_exceeded(ctx: LintContext) -> Iterator[Finding]:
+    """
+    The designer gives every switch and every NIC port its own LID (LMC 0), and an InfiniBand subnet has
+    unicast LIDs 1 to 0xBFFF (49,151) only; above that, LIDs are multicast and OpenSM cannot assign them
+    to ports. A fabric within the port budget of its zones can still exceed it: two zones of 256-port
+    switches hold 65,536 ports. Such a cluster needs several subnets (one inventory each).
+    """
+    shape = ctx.zone_shape
+    if not isinstance(shape, TwoLayerSize):
+        return  # FF102 or FF210 explains why the zone cannot be sized
+    demand = ctx.demand
+    switches = shape.switches * len(ctx.zone_names)
+    nic_ports = demand.total - sum(demand.inter_zone.values())
+    needed = switches + nic_ports
+    if needed > MAX_UNICAST_LID:
+        yield Finding(
+            ("fabric", "zones"),
+            f"the fabric needs {needed:,} LIDs ({switches:,} switches + {nic_ports:,} NIC ports), over the "
+            f"{MAX_UNICAST_LID:,} unicast LIDs of a subnet (0x0001-0xBFFF) by {needed - MAX_UNICAST_LID:,}",
+            "split the cluster into several subnets (one inventory each), or plan fewer NIC ports",
+        )

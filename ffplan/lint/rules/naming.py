@@ -44,10 +44,10 @@ def generated_name_invalid(ctx: LintContext) -> Iterator[Finding]:
     """
     bad = []
     for host in ctx.resolved.hosts:
-        if ctx.is_generated(host) and not _HOSTNAME.match(host.hostname):
+        if ctx.is_generated(host) and not _HOSTNAME.fullmatch(host.hostname):
             bad.append((ctx.host_path(host, "hostname"), (), f"generated hostname '{host.hostname}' {_why_not_hostname(host.hostname)}"))
     for rack, path in ctx.rack_entries:
-        if path[0] == "rack_blocks" and not _NAME.match(rack.name):
+        if path[0] == "rack_blocks" and not _NAME.fullmatch(rack.name):
             bad.append((path + ("name",), (), f"generated rack name '{rack.name}' is not a safe name (at most 63 of A-Z a-z 0-9 . _ -)"))
     for path, _, message, count in collapse(bad):
         yield Finding(path, message + more(count, "names"), "shorten or fix the pattern")

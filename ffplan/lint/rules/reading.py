@@ -83,6 +83,26 @@ loader_rule(
 )
 
 loader_rule(
+    "FF005", "unsuppressible-rule", Severity.WARNING,
+    summary="a `# ffplan: disable=` comment names a rule that cannot be suppressed",
+    explanation="""
+    Reading, schema, safety (FF0xx, FF5xx) and reference errors (a model, rack, zone, NIC, root port or
+    device that does not exist) describe an inventory nothing can be built from, or a string that would
+    reach a shell script or config file unchecked. Their findings are reported whatever the comments
+    say; the comment itself is reported with this warning so that it is removed rather than trusted.
+    Other error rules may be hidden from lint's report, but `ffplan design` still refuses the
+    inventory with the hidden finding unless the rule only concerns the physical layout (rack positions
+    and units, PCIe lanes): `ffplan explain` says which applies to a rule.
+    """,
+    bad="""
+    - {hostname: "mgmt2$(reboot)", rack: r1, u: 1}   # ffplan: disable=FF013
+    """,
+    good="""
+    - {hostname: mgmt2, rack: r1, u: 1}
+    """,
+)
+
+loader_rule(
     "FF010", "unknown-key", Severity.ERROR,
     summary="a key the inventory format does not have",
     explanation="""
@@ -176,11 +196,14 @@ loader_rule(
 
 loader_rule(
     "FF020", "pattern-expansion", Severity.ERROR,
-    summary="a hostname or rack-name pattern cannot be expanded",
+    summary="a hostname or rack-name pattern cannot be expanded, or would generate too much",
     explanation="""
     Groups generate hostnames from a pattern with `{index}` (1-based, optionally with a width such as
     `{index:04d}`), and rack blocks generate rack names with `{row}` and `{slot}`. A pattern with another
-    placeholder, a bad format, or a group with a count but no pattern cannot be expanded.
+    placeholder, a bad format, or a group with a count but no pattern cannot be expanded. Patterns and
+    counts are checked before anything is generated: a width is at most 63 (a name's length), a rack
+    block's ranges are [first, last] with first <= last, all blocks generate at most 10,000 racks and
+    an inventory has at most 100,000 hosts.
     """,
     bad="""
     groups:
@@ -189,5 +212,23 @@ loader_rule(
     good="""
     groups:
       - {name: compute, role: compute, model: gpu-node, count: 8, hostname: "cn{index:02d}"}
+    """,
+)
+
+loader_rule(
+    "FF021", "empty-group", Severity.ERROR,
+    summary="a group has neither a count nor a hosts list",
+    explanation="""
+    A group generates `count` hosts from its hostname pattern, or lists its hosts. One with neither (or
+    with `count: null`) contributes nothing, so its model, racks and settings are silently unused and the
+    nodes someone meant to plan are missing from every file.
+    """,
+    bad="""
+    groups:
+      - {name: compute, role: compute, model: gpu-node, hostname: "cn{index:04d}"}
+    """,
+    good="""
+    groups:
+      - {name: compute, role: compute, model: gpu-node, count: 8, hostname: "cn{index:04d}"}
     """,
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterator
@@ -397,3 +398,46 @@ def guid_for_unknown_nic(ctx: LintContext) -> Iterator[Finding]:
                 defined_at = f"models.nodes.{group.model}.devices"
                 if finding := unknown_reference(path, "NIC", nic, nics, defined_at, f" in node model '{group.model}'"):
                     yield finding
+
+
+def normalised_name(name: str) -> str:
+    """What a name becomes where only identifiers are allowed (Ansible groups: other characters become '_')
+    or case is not kept (file names on case-insensitive file systems)."""
+    return re.sub(r"[^a-z0-9_]", "_", name.lower())
+
+
+@rule(
+    "FF214", "names-collide-when-normalised", Severity.ERROR,
+    summary="two zones or node models differ only in characters that rendering replaces",
+    bad="""
+    zones:
+      - {name: z-a, leaf_racks: [n1], spine_racks: [n1]}
+      - {name: z_a, leaf_racks: [n2], spine_racks: [n2]}
+    """,
+    good="""
+    zones:
+      - {name: za, leaf_racks: [n1], spine_racks: [n1]}
+      - {name: zb, leaf_racks: [n2], spine_racks: [n2]}
+    """,
+)
+def names_collide_when_normalised(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Zone names and node-model names (which name the host profiles) become Ansible group names
+    (`zone_z_a`, `profile_gpu_node`), where every character but letters, digits and '_' is replaced by
+    '_', and file names (`exports/z-a.svg`, `hosts/gpu-node/`), which a case-insensitive file system does
+    not tell apart from `Z-A.svg`. Two names that differ only there would be merged or overwritten when
+    the plan is rendered.
+    """
+    inv = ctx.inventory
+    used_models = dict.fromkeys(g.model for g in inv.groups if g.model in inv.models.nodes)
+    lists = {
+        "zone": [(z.name, ("fabric", "zones", i, "name")) for i, z in enumerate(inv.fabric.zones)],
+        "node model": [(m, ("models", "nodes", m)) for m in used_models],
+    }
+    for kind, entries in lists.items():
+        name_at = {path: name for name, path in entries}
+        for _, path, first in duplicates((normalised_name(name), path) for name, path in entries):
+            if name_at[path] != name_at[first]:  # the same name twice is FF208's
+                yield Finding(path, f"{kind} '{name_at[path]}' and '{name_at[first]}' ({ctx.where(first)}) both become "
+                              f"'{normalised_name(name_at[path])}' in Ansible group and file names",
+                              f"rename one {kind} so that the names differ in letters or digits")

@@ -1,0 +1,78 @@
+"""Children die with ffplan, and work folders of dead runs do not pile up.
+
+SIGTERM and SIGINT are caught and every process is stopped by PID (sim.py); SIGKILL cannot be caught, so
+each child asks the kernel to kill it when its parent dies (Linux prctl PR_SET_PDEATHSIG). Work folders
+carry the owner's PID (`ffplan-verify-<pid>-*`): the next run removes those whose owner is gone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+PR_SET_PDEATHSIG = 1
+WORKDIR_PREFIX = "ffplan-verify-"
+
+
+def _load_prctl():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl
+    except (OSError, AttributeError):  # not Linux: the SIGTERM/SIGINT handlers are all there is
+        return None
+
+
+_PRCTL = _load_prctl()  # resolved before any fork: the child must not load libraries
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that makes the child receive SIGKILL when this process dies (None off Linux)."""
+    if _PRCTL is None:
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died between fork and prctl: nobody will signal us
+            os._exit(1)
+
+    return preexec
+
+
+def work_folder(keep: Path | None) -> Path:
+    """A new work folder named after this process; in the temp dir, stale ones of dead runs are removed
+    first (folders under --keep are the user's to keep)."""
+    if keep is None:
+        remove_stale_work_folders(Path(tempfile.gettempdir()))
+    return Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-", dir=str(keep) if keep else None))
+
+
+def remove_stale_work_folders(folder: Path) -> list[Path]:
+    """Remove this user's `ffplan-verify-<pid>-*` folders whose process no longer exists."""
+    removed = []
+    for path in folder.glob(f"{WORKDIR_PREFIX}*-*"):
+        owner = path.name[len(WORKDIR_PREFIX):].split("-", 1)[0]
+        try:
+            mine = path.is_dir() and not path.is_symlink() and path.stat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and owner.isdigit() and not _alive(int(owner)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
