@@ -76,7 +76,9 @@ def format_markdown(a: Audit, source: str) -> str:
                 "| done | cable | planned ends | found | what to do |", "|---|---|---|---|---|"]
         for f in items:
             planned = "<br>".join(f"{x} ↔ {y}" for x, y in f.planned) or "-"
-            found = "<br>".join(f"{x} ↔ {y}" for x, y in f.found) or ("-" if f.planned or f.found else f.detail)
+            found = "<br>".join(f"{x} ↔ {y}" for x, y in f.found)
+            if not f.found or f.found == f.planned:  # nothing or the planned link itself: say what is wrong
+                found = "<br>".join(filter(None, (found, f.detail)))
             out.append(f"| [ ] | {_cell(' / '.join(f.cables) or '-')} | {_cell(planned)} | {_cell(found)} | "
                        f"{_cell(f.action)} |")
         out.append("")
