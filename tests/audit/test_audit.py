@@ -1,6 +1,6 @@
 """`ffplan audit` on ibnetdiscover-format text: the faults it names, its formats, exit codes, bad input and
 the GUID fragment that pins the real hardware in the next design. (Against the real ibnetdiscover in ibsim:
-tests/integration/test_audit.py.)"""
+tests/integration/test_audit_ibsim.py.)"""
 
 from __future__ import annotations
 
