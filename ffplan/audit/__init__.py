@@ -15,6 +15,7 @@ pair. Links no planned cable explains are extra cables; a planned cable with no 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -223,6 +224,22 @@ def audit(plan: Plan, topo: Topo) -> Audit:
     return result
 
 
+_SWITCH_DESC = re.compile(r"^MF0;([^:]+):")  # a Mellanox switch's own description: "MF0;z1-leaf01:MQM8700/U1"
+
+
+def _names(desc: str) -> list[str]:
+    """The planned names a node description can stand for: itself, the system name in a Mellanox switch's
+    `MF0;<name>:<model>/U1`, and `<host> <nic>` for rdma-ndd's `<host.domain> <nic>`."""
+    names = [desc]
+    m = _SWITCH_DESC.match(desc)
+    if m:
+        names.append(m.group(1))
+    host, _, nic = desc.partition(" ")
+    if "." in host and nic:
+        names.append(f"{host.split('.')[0]} {nic}")
+    return names
+
+
 def _where(pl: _Planned, device: str) -> str:
     rack, u = pl.location[device]
     return f"{rack} U{u}"
@@ -244,7 +261,8 @@ def _identify(pl: _Planned, topo: Topo, result: Audit) -> dict[str, str]:
             name_of[g] = name
     taken = set(name_of.values())
     for g in pending:
-        desc = topo.desc.get(g, "")
+        desc = next((n for n in _names(topo.desc.get(g, "")) if pl.kind.get(n) == topo.kind[g] and n not in taken),
+                    topo.desc.get(g, ""))
         if desc in pl.kind and pl.kind[desc] == topo.kind[g] and desc not in taken:
             name_of[g] = desc
             taken.add(desc)

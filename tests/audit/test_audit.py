@@ -171,3 +171,20 @@ def test_a_remote_without_its_own_record_is_an_extra_cable(lab):
     assert [(f.kind, {str(e) for e in f.found[0]}) for f in found.findings] == [
         ("extra", {f"{spine.name} port {spine.ports + 1} ({spine.rack} U{spine.u})",
                    "unknown 0x00000000000000ff port 3 (location unknown)"})]
+
+
+@pytest.mark.parametrize("switch_desc, ca_desc", [
+    ("MF0;zb-leaf02:MQM8700/U1", "gpu04.cluster.example mlx5_0"),  # what the devices name themselves
+    ("zb-leaf02", "gpu04 mlx5_0"),  # a node-name-map or set descriptions
+])
+def test_devices_with_other_guids_found_by_their_own_descriptions(lab, switch_desc, ca_desc):
+    leaf = next(s for s in lab.switches if s.name == "zb-leaf02")
+    gpu04 = next(n for n in lab.nodes if n.hostname == "gpu04").ports[0]
+    text = R.render_opensm(lab)["opensm/topology.net"]
+    text = with_new_guid(with_new_guid(text, gpu04.port_guid, NEW_GUID), leaf.node_guid, "0x0002c9eeee000002")
+    text = text.replace('# "zb-leaf02" enhanced', f'# "{switch_desc}" enhanced').replace(
+        f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "gpu04 mlx5_0"', f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "{ca_desc}"')
+    found = audit(lab, parse_topology(text))
+    assert [f.kind for f in found.findings] == ["guid-differs", "guid-differs"]
+    assert found.switch_guids["zb-leaf02"] == "0x0002c9eeee000002"
+    assert found.card_guids[("gpu04", "mlx5_0")] == NEW_GUID
