@@ -135,9 +135,8 @@ def audit(plan: Plan, topo: Topo) -> Audit:
     def end(key: Key) -> End:
         device, port = key
         if device in pl.nic_of:
-            _, nic, card_port = pl.nic_of[device]
-            return End(pl.nic_of[device][0], nic if card_port == 1 else f"{nic} port {card_port}",
-                       *pl.location[device])
+            hostname, nic, card_port = pl.nic_of[device]
+            return End(hostname, nic if card_port == 1 else f"{nic} port {card_port}", *pl.location[device])
         if device in pl.location:
             return End(device, f"port {port}", *pl.location[device])
         return End(device, f"port {port}", "?", None)
@@ -171,14 +170,12 @@ def audit(plan: Plan, topo: Topo) -> Audit:
     for x, y in sorted({tuple(sorted((k, v))) for k, v in found.items()}):
         if frozenset((x, y)) in planned_links:
             continue
-        owner = None
-        if x[0] in pl.location and y[0] in pl.location:
-            ends = [(pl.cable_at[k][1], pl.cable_at[k][0], k, o) for k, o in ((x, y), (y, x)) if k in pl.cable_at]
-            if ends:
-                _, label, k, o = min(ends)  # the cable's a end (node, or leaf of an uplink) first
-                owner = label
-                attributed.setdefault(label, []).append((k, o))
-        if owner is None:
+        known = x[0] in pl.location and y[0] in pl.location
+        ends = [(pl.cable_at[k][1], pl.cable_at[k][0], k, o) for k, o in ((x, y), (y, x)) if k in pl.cable_at]
+        if known and ends:
+            _, label, k, o = min(ends)  # the cable's a end (node, or leaf of an uplink) first
+            attributed.setdefault(label, []).append((k, o))
+        else:
             extra.append((x, y))
 
     swapped: set[str] = set()

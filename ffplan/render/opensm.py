@@ -296,12 +296,12 @@ def topology_model(fab: Fabric, simulator: bool = False) -> dict:
             "ports": lines,
         })
     for ca in fab.cas:
+        own = ca.ports[0]  # an mlx5 device has one port
         lines = []
-        for p in ca.ports:
-            for port, rname, rport in sorted(by_node[ca.id]):
-                end, comment = remote(rname, rport)
-                lines.append(f"[{port}]({_hex(p.port_guid)}) \t{end}\t\t# lid {p.lid} lmc 0 {comment}")
-        guid = ibsim_ca_guid(ca.ports[0].port_guid) if simulator else ca.node_guid
+        for port, rname, rport in sorted(by_node[ca.id]):
+            end, comment = remote(rname, rport)
+            lines.append(f"[{port}]({_hex(own.port_guid)}) \t{end}\t\t# lid {own.lid} lmc 0 {comment}")
+        guid = ibsim_ca_guid(own.port_guid) if simulator else ca.node_guid
         records.append({
             "vendid": f"0x{_hex(ca.vendor_id)}", "devid": f"0x{_hex(ca.device_id)}", "sysimgguid": f"0x{_hex(ca.sysimg_guid)}",
             "guid_line": f"caguid=0x{_hex(guid)}",
