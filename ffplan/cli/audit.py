@@ -10,7 +10,7 @@ import typer
 
 from ffplan.audit import audit, read_fabric
 from ffplan.audit.output import as_json, format_markdown, format_text, guid_fragment
-from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, stage_errors
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, stage_errors
 from ffplan.cli.diff import plan_file
 from ffplan.plan import load_plan
 
@@ -45,7 +45,10 @@ def audit_command(
     else:
         typer.echo(format_text(result, str(fabric)), nl=False)
     if write_guids is not None:
-        write_guids.write_text(guid_fragment(result, the_plan, str(fabric)), encoding="utf-8")
+        try:
+            write_guids.write_text(guid_fragment(result, the_plan, str(fabric)), encoding="utf-8", newline="\n")
+        except OSError as exc:
+            fail(f"cannot write {write_guids}: {exc.strerror}", "check that the folder exists and is writable")
         err.print(f"wrote {write_guids}: {len(result.switch_guids)} switch and {len(result.card_guids)} NIC GUIDs",
                   markup=False)
     raise typer.Exit(EXIT_OK if result.matches else EXIT_FINDINGS)

@@ -188,3 +188,10 @@ def test_devices_with_other_guids_found_by_their_own_descriptions(lab, switch_de
     assert [f.kind for f in found.findings] == ["guid-differs", "guid-differs"]
     assert found.switch_guids["zb-leaf02"] == "0x0002c9eeee000002"
     assert found.card_guids[("gpu04", "mlx5_0")] == NEW_GUID
+
+
+def test_unwritable_guid_file_exit_2_without_traceback(files, lab):
+    (files / "fabric.txt").write_text(R.render_opensm(lab)["opensm/topology.net"])
+    result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "no-such-folder" / "guids.yaml")
+    assert result.exit_code == 2
+    assert "cannot write" in result.stderr and "Traceback" not in result.output
