@@ -12,7 +12,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
 
 from ffplan.inventory.models import Catalog
 
-PLAN_VERSION = 1
+# 2: GUIDs as the hardware reports them (mlx5 port: node GUID = port GUID; system image GUIDs; NIC models with
+#    their NodeInfo ids). A version 1 plan's CA node GUIDs follow ibsim's rule instead: re-run design.
+PLAN_VERSION = 2
 
 
 class Frozen(BaseModel):

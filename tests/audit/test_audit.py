@@ -195,3 +195,13 @@ def test_unwritable_guid_file_exit_2_without_traceback(files, lab):
     result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "no-such-folder" / "guids.yaml")
     assert result.exit_code == 2
     assert "cannot write" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_plan_from_before_the_hardware_guids_is_refused_with_its_version(files):
+    """Version 1 plans carry ibsim's CA node GUIDs (port GUID - 1); they must be re-designed, not read."""
+    text = (files / "plan.yaml").read_text()
+    (files / "old.yaml").write_text(text.replace("plan_version: 2\n", "plan_version: 1\n", 1))
+    (files / "fabric.txt").write_text("x")
+    result = run(files / "old.yaml", files / "fabric.txt")
+    assert result.exit_code == 2
+    assert "FF902" in result.stderr and "plan version 1 is not supported" in result.stderr
