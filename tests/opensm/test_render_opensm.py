@@ -126,8 +126,11 @@ def test_only_the_simulator_copy_follows_ibsim_guid_rule(lab_plan):
             assert f"[1]({g:x}) " in sim  # the port GUID ibsim derives (caguid + 1) is the real one
     strip = lambda t: [ln for ln in t.splitlines() if not ln.startswith(("#", "caguid="))]
     assert len(strip(production)) == len(strip(sim))
-    # no production file carries ibsim's node GUIDs
-    files = R.render_opensm(lab_plan)
+    # no production file (OpenSM files, host manifest and scripts, exports, plan) carries ibsim's node GUIDs
+    from ffplan.render import render_plan
+
+    files = render_plan(lab_plan)
+    assert "hosts/manifest.csv" in files and "opensm/node-name-map" in files
     for n in lab_plan.nodes:
         for p in n.ports:
             sim_guid = f"{int(p.port_guid, 16) - 1:016x}"
