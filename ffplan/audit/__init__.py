@@ -24,6 +24,10 @@ from ffplan.plan.model import Plan
 from ffplan.render.opensm import build_fabric, link_rate
 from ffplan.verify.parse import Topo, TopologyError, guid, parse_topology
 
+# What a Quantum (or Switch-IB 2) switch's SHARP Aggregation Node calls itself: a CA on the switch's own extra
+# port (41 on a QM8700), not a cable.
+AGGREGATION_NODE = "Mellanox Technologies Aggregation Node"
+
 # Finding kinds in work-order order (what the crew does first comes first).
 KINDS = ("missing", "wrong-switch", "wrong-port", "swapped", "extra", "wrong-rate", "guid-differs", "unknown-device")
 
@@ -68,6 +72,7 @@ class Audit:
     planned_cables: int
     links_found: int
     devices_found: int
+    aggregation_nodes: int  # SHARP Aggregation Nodes inside the switches: not devices of the plan, not compared
     findings: list[Finding] = field(default_factory=list)
     # discovered GUIDs of the planned devices found: switch name -> node GUID, (hostname, nic, port) -> port GUID,
     # (hostname, nic) -> card (system image) GUID
@@ -128,9 +133,11 @@ def _planned(plan: Plan) -> _Planned:
 def audit(plan: Plan, topo: Topo) -> Audit:
     """Compare a discovered fabric (parsed ibnetdiscover output) with the plan."""
     pl = _planned(plan)
-    result = Audit(inventory=plan.inventory.name, planned_cables=len(pl.cables), links_found=len(topo.links),
-                   devices_found=len(topo.kind))
-    name_of = _identify(pl, topo, result)
+    inside = {g for g, kind in topo.kind.items() if kind == "Ca" and topo.desc.get(g) == AGGREGATION_NODE}
+    links = [(x, y) for x, y in topo.links if x[0] not in inside and y[0] not in inside]
+    result = Audit(inventory=plan.inventory.name, planned_cables=len(pl.cables), links_found=len(links),
+                   devices_found=len(topo.kind) - len(inside), aggregation_nodes=len(inside))
+    name_of = _identify(pl, topo, inside, result)
 
     def end(key: Key) -> End:
         device, port = key
@@ -143,7 +150,7 @@ def audit(plan: Plan, topo: Topo) -> Audit:
 
     found: dict[Key, Key] = {}
     rate: dict[Key, str] = {}
-    for (ga, pa), (gb, pb) in topo.links:
+    for (ga, pa), (gb, pb) in links:
         # a remote named S-/H-<guid> without a record of its own (a cut dump) is an unknown device's port
         a, b = (name_of.get(ga, f"unknown {ga}"), pa), (name_of.get(gb, f"unknown {gb}"), pb)
         found[a], found[b] = b, a
@@ -242,12 +249,12 @@ def _where(pl: _Planned, device: str) -> str:
     return f"{rack} U{u}"
 
 
-def _identify(pl: _Planned, topo: Topo, result: Audit) -> dict[str, str]:
+def _identify(pl: _Planned, topo: Topo, skip: set[str], result: Audit) -> dict[str, str]:
     """Discovered node GUID -> planned device name (or "unknown <guid>"); records GUID findings and the
     GUIDs of every planned device found."""
     name_of: dict[str, str] = {}
     pending: list[str] = []
-    for g in sorted(topo.kind):
+    for g in sorted(set(topo.kind) - skip):
         if topo.kind[g] == "Switch":
             name = pl.switch_by_guid.get(g)
         else:

@@ -26,7 +26,8 @@ TITLES = {
 def _summary(a: Audit) -> str:
     counts = ", ".join(f"{a.count(k)} {k}" for k in KINDS if a.count(k))
     state = "matches the plan" if a.matches else f"{len(a.findings)} difference(s): {counts}"
-    return (f"{a.devices_found} devices and {a.links_found} links found, {a.planned_cables} cables planned; "
+    inside = f" ({a.aggregation_nodes} SHARP aggregation nodes inside switches left out)" if a.aggregation_nodes else ""
+    return (f"{a.devices_found} devices and {a.links_found} links found{inside}, {a.planned_cables} cables planned; "
             f"the fabric {state}")
 
 
@@ -53,6 +54,7 @@ def as_json(a: Audit, source: str) -> str:
     return json.dumps({
         "fabric": source, "inventory": a.inventory, "matches": a.matches,
         "devices_found": a.devices_found, "links_found": a.links_found, "planned_cables": a.planned_cables,
+        "aggregation_nodes": a.aggregation_nodes,
         "counts": {k: a.count(k) for k in KINDS},
         "findings": [f.as_dict() for f in a.findings],
     }, indent=2, sort_keys=True) + "\n"

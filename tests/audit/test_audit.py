@@ -205,3 +205,20 @@ def test_a_plan_from_before_the_hardware_guids_is_refused_with_its_version(files
     result = run(files / "old.yaml", files / "fabric.txt")
     assert result.exit_code == 2
     assert "FF902" in result.stderr and "plan version 1 is not supported" in result.stderr
+
+
+def test_sharp_aggregation_nodes_inside_quantum_switches_are_not_cables(lab):
+    """A real QM8700 reports 41 ports: port 41 holds its SHARP Aggregation Node, a CA inside the switch."""
+    text = R.render_opensm(lab)["opensm/topology.net"]
+    for s in lab.switches:
+        g, an = int(s.node_guid, 16), int(s.node_guid, 16) + 8
+        header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{s.ports} "S-{g:016x}"'))
+        text = text.replace(header, header.replace(f"Switch\t{s.ports}", f"Switch\t{s.ports + 1}") +
+                            f'\n[{s.ports + 1}]\t"H-{an:016x}"[1]({an:x}) \t\t# "Mellanox Technologies Aggregation Node" lid 999 4xHDR')
+        text += (f"\nvendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x{g:x}\ncaguid=0x{an:x}\n"
+                 f'Ca\t1 "H-{an:016x}"\t\t# "Mellanox Technologies Aggregation Node"\n'
+                 f'[1]({an:x}) \t"S-{g:016x}"[{s.ports + 1}]\t\t# lid 999 lmc 0 "{s.name}" lid {s.lid} 4xHDR\n')
+    found = audit(lab, parse_topology(text))
+    assert found.matches, [f.detail for f in found.findings]
+    assert found.aggregation_nodes == len(lab.switches)
+    assert (found.devices_found, found.links_found) == (len(lab.switches) + sum(len(n.ports) for n in lab.nodes), len(lab.cables))
