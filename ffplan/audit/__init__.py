@@ -229,18 +229,24 @@ def audit(plan: Plan, topo: Topo) -> Audit:
 
 
 _SWITCH_DESC = re.compile(r"^MF0;([^:]+):")  # a Mellanox switch's own description: "MF0;z1-leaf01:MQM8700/U1"
+_OFED_DESC = re.compile(r"^HCA-([1-9]\d*)$")  # MLNX_OFED's HCA description "<host> HCA-1" (first device)
 
 
 def _names(desc: str) -> list[str]:
     """The planned names a node description can stand for: itself, the system name in a Mellanox switch's
-    `MF0;<name>:<model>/U1`, and `<host> <nic>` for rdma-ndd's `<host.domain> <nic>`."""
+    `MF0;<name>:<model>/U1`, `<host> <nic>` for rdma-ndd's `<host.domain> <nic>`, and `<host> mlx5_<n-1>` for
+    MLNX_OFED's `<host> HCA-<n>`."""
     names = [desc]
     m = _SWITCH_DESC.match(desc)
     if m:
         names.append(m.group(1))
     host, _, nic = desc.partition(" ")
-    if "." in host and nic:
-        names.append(f"{host.split('.')[0]} {nic}")
+    short = host.split(".")[0]
+    m = _OFED_DESC.match(nic)
+    if m:
+        nic = f"mlx5_{int(m.group(1)) - 1}"
+    if nic and f"{short} {nic}" != desc:
+        names.append(f"{short} {nic}")
     return names
 
 

@@ -176,6 +176,7 @@ def test_a_remote_without_its_own_record_is_an_extra_cable(lab):
 @pytest.mark.parametrize("switch_desc, ca_desc", [
     ("MF0;zb-leaf02:MQM8700/U1", "gpu04.cluster.example mlx5_0"),  # what the devices name themselves
     ("zb-leaf02", "gpu04 mlx5_0"),  # a node-name-map or set descriptions
+    ("MF0;zb-leaf02:MQM8700/U1", "gpu04 HCA-1"),  # MLNX_OFED's HCA description
 ])
 def test_devices_with_other_guids_found_by_their_own_descriptions(lab, switch_desc, ca_desc):
     leaf = next(s for s in lab.switches if s.name == "zb-leaf02")
