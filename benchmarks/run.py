@@ -49,6 +49,8 @@ def stages(inventory: Path, work: Path) -> list[tuple[str, list[str]]]:
         ("design", FFPLAN + ["design", str(inventory), "-o", str(plan_dir), "-q", "--force"]),
         ("render", FFPLAN + ["render", str(plan_dir / "plan.yaml"), "-o", str(work / f"{inventory.stem}-out"), "--force"]),
         ("analyze", FFPLAN + ["analyze", str(plan_dir / "plan.yaml"), "--pattern", "all-to-all", "--format", "json"]),
+        # the rendered topology.net is what ibnetdiscover prints for the fabric as planned: a full audit, exit 0
+        ("audit", FFPLAN + ["audit", str(plan_dir / "plan.yaml"), str(work / f"{inventory.stem}-out" / "opensm" / "topology.net")]),
     ]
 
 

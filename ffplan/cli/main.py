@@ -48,6 +48,7 @@ def _plain_option_errors() -> None:
 def _register() -> None:
     # One module per command; each exposes `register(app)`.
     from ffplan.cli import analyze as analyze_cmd
+    from ffplan.cli import audit as audit_cmd
     from ffplan.cli import design as design_cmd
     from ffplan.cli import diff as diff_cmd
     from ffplan.cli import lint as lint_cmd
@@ -55,7 +56,7 @@ def _register() -> None:
     from ffplan.cli import report as report_cmd
     from ffplan.cli import verify as verify_cmd
 
-    for module in (lint_cmd, design_cmd, render_cmd, report_cmd, diff_cmd, verify_cmd, analyze_cmd):
+    for module in (lint_cmd, design_cmd, render_cmd, report_cmd, diff_cmd, verify_cmd, analyze_cmd, audit_cmd):
         module.register(app)
 
 

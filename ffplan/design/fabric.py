@@ -21,7 +21,7 @@ from ffplan.plan.model import Balance, Cable, CableEnd, CableModel, Node, NodePo
 
 INTER_ZONE = "inter-zone"
 KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
-CA_GUIDS_PER_HOST = 16  # room for 4 NICs of up to 2 ports: node GUID at +4*nic, ports at +1 and +2
+CA_GUIDS_PER_HOST = 16  # room for 4 NICs of up to 2 ports: card base GUID at +4*nic, port p at base + p - 1
 
 
 def synthetic_guid(prefix: str, zone: int, kind: int, index: int) -> str:
@@ -29,8 +29,17 @@ def synthetic_guid(prefix: str, zone: int, kind: int, index: int) -> str:
     return f"0x{int(prefix, 16):06x}{zone:02x}{kind:02x}{index:06x}"
 
 
-def _guid_plus(guid: str, delta: int) -> str:
-    return f"0x{int(guid, 16) + delta:016x}"
+def switch_guids(node_guid: str) -> dict[str, str]:
+    """A Quantum switch reports its node GUID as the GUID of port 0 and as its system image GUID."""
+    return {"node_guid": node_guid, "port_guid": node_guid, "sysimg_guid": node_guid}
+
+
+def hca_port_guids(card_guid: str, port: int) -> dict[str, str]:
+    """An mlx5 port is a device of its own: node GUID = port GUID = the card's base GUID + port - 1, and the
+    card's ports share the base as system image GUID. (ibsim's rule, port GUID = node GUID + port, is the
+    simulator's alone: see ffplan.render.opensm.simulator_topology.)"""
+    port_guid = f"0x{int(card_guid, 16) + port - 1:016x}"
+    return {"node_guid": port_guid, "port_guid": port_guid, "sysimg_guid": card_guid}
 
 
 @dataclass
@@ -39,9 +48,10 @@ class PortSlot:
 
     host: ResolvedHost
     nic: str
+    nic_model: str
     nic_index: int
     port: int
-    given_guid: str | None
+    card_guid: str | None  # the inventory's GUID of the card's port 1 (its base GUID), None for a placeholder
     previous: tuple[str, str, int] | None = None  # (zone, leaf, leaf port) in the previous plan
 
     @property
@@ -109,8 +119,8 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
                 switches.append(Switch(
                     name=name, zone=zone.name, tier=tier, index=i + 1, model=inv.fabric.switch_model,
                     ports=sw_model.ports,
-                    node_guid=given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1),
                     lid=0, guid_placeholder=given is None, rack=rack, u=u,
+                    **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1)),
                 ))
     return switches
 
@@ -141,7 +151,7 @@ def _demand_groups(loaded: LoadedInventory, zones: list[str], previous: dict) ->
     for host in sorted(loaded.resolved.hosts, key=lambda h: h.order):
         for ni, nic in enumerate(host.nics):
             for port in range(1, nic.ports + 1):
-                slot = PortSlot(host, nic.name, ni, port, nic.guid if port == 1 else None)
+                slot = PortSlot(host, nic.name, nic.model, ni, port, nic.guid)
                 slot.previous = previous.get(slot.ident)
                 if host.settings.attach is Attach.EVERY_ZONE:
                     zone_rule = zones[ni % len(zones)]
@@ -325,20 +335,20 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
     lid_rows = sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2]))
     for z, leaf, p, slot in lid_rows:
         old = prev_port.get(slot.ident)
-        if slot.given_guid:
-            port_guid = slot.given_guid.lower()
-            node_guid, placeholder = _guid_plus(port_guid, -slot.port), False
+        if slot.card_guid:
+            card_guid, placeholder = slot.card_guid.lower(), False
         elif old is not None and old.guid_placeholder:
-            port_guid, node_guid, placeholder = old.port_guid, old.node_guid, True
+            card_guid, placeholder = old.sysimg_guid, True
         else:
             if previous is None:
                 index = slot.host.order
             else:
                 index = host_index.setdefault(slot.host.hostname, next(fresh_index))
-            node_guid = synthetic_guid(inv.fabric.guid_prefix, 0, KIND_CA, index * CA_GUIDS_PER_HOST + slot.nic_index * 4)
-            port_guid, placeholder = _guid_plus(node_guid, slot.port), True
+            card_guid = synthetic_guid(inv.fabric.guid_prefix, 0, KIND_CA, index * CA_GUIDS_PER_HOST + slot.nic_index * 4)
+            placeholder = True
         ports_of[slot.host.hostname].append(NodePort(
-            nic=slot.nic, port=slot.port, node_guid=node_guid, port_guid=port_guid, guid_placeholder=placeholder,
+            nic=slot.nic, nic_model=slot.nic_model, port=slot.port, guid_placeholder=placeholder,
+            **hca_port_guids(card_guid, slot.port),
             lid=old.lid if old else next(next_lid), zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
         ))
     nodes = [

@@ -13,7 +13,8 @@ from ffplan.design.sizing import SizingError
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.exports import cable_counts
-from ffplan.plan.model import PLAN_VERSION, Design, InventoryRef, NodeModelSpec, Plan, SolverInfo, SwitchModelSpec
+from ffplan.plan.model import (PLAN_VERSION, Design, InventoryRef, NicModelSpec, NodeModelSpec, Plan, SolverInfo,
+                               SwitchModelSpec)
 
 @dataclass(frozen=True)
 class DesignOptions:
@@ -41,8 +42,12 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
         inventory=InventoryRef(name=inv.name, file=loaded.source.file.split("/")[-1], sha256=loaded.sha256),
         switch_models=[
             SwitchModelSpec(name=name, ports=m.ports, speed=m.speed.value, data_vls=m.data_vls, power_w=m.power_w,
-                            rack_units=m.rack_units)
+                            rack_units=m.rack_units, vendor_id=m.vendor_id, device_id=m.device_id)
             for name, m in sorted(inv.models.switches.items())
+        ],
+        nic_models=[
+            NicModelSpec(name=name, vendor_id=m.vendor_id, device_id=m.pci_id.split(":")[1])
+            for name, m in sorted(inv.models.nics.items())
         ],
         node_models=[
             NodeModelSpec(name=name, gpus=sum(1 for dev in m.devices if dev.kind == "gpu"),

@@ -35,6 +35,9 @@ Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
 SafePath = Annotated[str, StringConstraints(pattern=PATH_PATTERN)]
 # Prices, watts and lengths: finite and not negative (YAML's .inf and .nan are floats too).
 Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# InfiniBand NodeInfo ids as ibnetdiscover prints them (vendid=0x2c9, devid=0xd2f0): lowercase hex, no padding needed.
+IbVendorId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,6}$")]
+IbDeviceId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,4}$")]
 
 
 class Strict(BaseModel):
@@ -68,6 +71,8 @@ class SwitchModel(Strict):
     rack_units: int = Field(default=1, ge=1, le=48)
     form_factor: Literal["1U", "2U", "chassis"] = "1U"
     vendor_part: Text = ""
+    vendor_id: IbVendorId = Field(default="0x02c9", description="NodeInfo VendorID (IEEE OUI) the switch reports: Mellanox/NVIDIA 0x02c9.")
+    device_id: IbDeviceId = Field(default="0xd2f0", description="NodeInfo DeviceID the switch reports: Quantum (QM8700/QM8790) 0xd2f0.")
 
 
 class PcieLink(Strict):
@@ -82,6 +87,8 @@ class NicModel(Strict):
     pcie: PcieLink = PcieLink()
     pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x15b3:0x101b"
     power_w: float = Field(default=0, ge=0, allow_inf_nan=False)
+    vendor_id: IbVendorId = Field(default="0x02c9", description="NodeInfo VendorID (IEEE OUI) each port reports: Mellanox/NVIDIA 0x02c9. "
+                                  "The NodeInfo DeviceID is the PCI device ID of pci_id (ConnectX-6: 0x101b).")
 
 
 class GpuModel(Strict):

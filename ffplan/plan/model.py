@@ -12,7 +12,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
 
 from ffplan.inventory.models import Carries, Catalog
 
-PLAN_VERSION = 1
+# 2: GUIDs as the hardware reports them (mlx5 port: node GUID = port GUID; system image GUIDs; NIC models with
+#    their NodeInfo ids). A version 1 plan's CA node GUIDs follow ibsim's rule instead: re-run design.
+PLAN_VERSION = 2
 
 
 class Frozen(BaseModel):
@@ -32,6 +34,16 @@ class SwitchModelSpec(Frozen):
     data_vls: int
     power_w: float
     rack_units: int
+    vendor_id: str  # InfiniBand NodeInfo VendorID (OUI), as ibnetdiscover prints it: 0x2c9
+    device_id: str  # NodeInfo DeviceID: 0xd2f0 (Quantum)
+
+
+class NicModelSpec(Frozen):
+    """A NIC model as the fabric sees each of its ports (every mlx5 port is a device of its own)."""
+
+    name: str
+    vendor_id: str  # NodeInfo VendorID (OUI): 0x2c9
+    device_id: str  # NodeInfo DeviceID, the PCI device ID: 0x101b (ConnectX-6)
 
 
 class NodeModelSpec(Frozen):
@@ -63,7 +75,10 @@ class Switch(Frozen):
     index: int  # 1-based within its zone and tier
     model: str
     ports: int
+    # A Quantum switch reports one GUID as node GUID, port GUID (of its management port 0) and system image GUID.
     node_guid: str
+    port_guid: str
+    sysimg_guid: str
     lid: int
     guid_placeholder: bool
     rack: str
@@ -74,9 +89,13 @@ class NodePort(Frozen):
     """One NIC port of a node and where it lands in the fabric."""
 
     nic: str  # OS device name, mlx5_0
+    nic_model: str
     port: int  # NIC port number (1-based)
-    node_guid: str  # the NIC's node GUID
+    # mlx5 (ConnectX-4 and later): every port is a device of its own whose node GUID is its port GUID;
+    # the ports of one card share a system image GUID (the card's base GUID, that of port 1).
+    node_guid: str
     port_guid: str
+    sysimg_guid: str
     guid_placeholder: bool
     lid: int
     zone: str
@@ -333,6 +352,7 @@ class Plan(Frozen):
     generator: str
     inventory: InventoryRef
     switch_models: list[SwitchModelSpec]
+    nic_models: list[NicModelSpec]
     node_models: list[NodeModelSpec] = []  # every node model of the inventory, by name; empty in plans of older ffplan
     catalog: Catalog | None = None  # the inventory's `catalog:` block (price/power overrides) as given
     fabric_switch_model: str

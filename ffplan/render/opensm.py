@@ -10,8 +10,8 @@ Facts about the formats (see docs/render-opensm.md and ../shared/reference/opens
   portguid 0x<dest port GUID>` entries; a switch missing from the file ends up with an empty LFT, so every
   switch gets a block; the portguid lets OpenSM remap an entry when a port's LID differs from the plan;
 - guid2lid is OpenSM's osm_db format: one `0x<port GUID> 0x<lid> 0x<lid>` record, then an empty line;
-- ibsim reads the ibnetdiscover format; it attaches a client to the first node of the file by default,
-  so the SM host's CA comes first;
+- topology.net is what `ibnetdiscover` prints for the planned fabric; ibsim reads the same format, but
+  derives a CA's port GUID as node GUID + port, so only its copy (simulator_topology) adjusts `caguid=`;
 - opensm.conf booleans are `TRUE` or anything else (= FALSE, silently).
 """
 
@@ -96,13 +96,16 @@ class CaPort:
 
 @dataclass
 class Ca:
-    """One NIC (an InfiniBand CA) of a node."""
+    """One InfiniBand CA: an mlx5 NIC port, which is a device of its own with a single port (port 1)."""
 
-    id: str  # node id in the topology file: "<hostname> <nic>"
+    id: str  # node description: "<hostname> <nic>" (port 1 of the card), "<hostname> <nic> p<N>" (port N)
     hostname: str
     nic: str
     role: str
     node_guid: str
+    sysimg_guid: str
+    vendor_id: str
+    device_id: str
     ports: list[CaPort] = field(default_factory=list)
 
     @property
@@ -132,11 +135,6 @@ class Fabric:
             if ca.role == "management":
                 return ca
         return self.cas[0]
-
-    def node_guid_of(self) -> dict[str, str]:
-        out = {s.name: s.node_guid for s in self.switches}
-        out.update({ca.id: ca.node_guid for ca in self.cas})
-        return out
 
 
 def _fail(message: str, hint: str, path: tuple = ()) -> InputError:
@@ -171,6 +169,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
         _check_name("switch", s.name)
         _check_guid(s.node_guid)
     names = {s.name for s in switches}
+    nic_models = {m.name: m for m in plan.nic_models}
     cas: dict[str, Ca] = {}
     excluded: list[str] = []
     skipped_ports = 0
@@ -183,9 +182,15 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
             if p.cable in view.drop_cables:
                 continue
             _check_name("NIC", p.nic)
-            ca = cas.setdefault(p.node_guid, Ca(id=f"{node.hostname} {p.nic}", hostname=node.hostname, nic=p.nic,
-                                                 role=node.role, node_guid=_check_guid(p.node_guid)))
-            ca.ports.append(CaPort(port=p.port, port_guid=_check_guid(p.port_guid), lid=p.lid, leaf=p.leaf,
+            nic_model = nic_models.get(p.nic_model)
+            if nic_model is None:
+                raise _fail(f"NIC model {p.nic_model!r} of {node.hostname} {p.nic} is not in the plan's nic_models",
+                            "re-run `ffplan design`")
+            ca_id = f"{node.hostname} {p.nic}" if p.port == 1 else f"{node.hostname} {p.nic} p{p.port}"
+            ca = cas.setdefault(p.node_guid, Ca(id=ca_id, hostname=node.hostname, nic=p.nic, role=node.role,
+                                                 node_guid=_check_guid(p.node_guid), sysimg_guid=_check_guid(p.sysimg_guid),
+                                                 vendor_id=nic_model.vendor_id, device_id=nic_model.device_id))
+            ca.ports.append(CaPort(port=1, port_guid=_check_guid(p.port_guid), lid=p.lid, leaf=p.leaf,
                                    leaf_port=p.leaf_port, zone=p.zone))
     links: list[tuple[str, int, str, int]] = []
     inter = 0
@@ -228,46 +233,100 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
 # ----------------------------------------------------------------------------------------------- models
 
 
-def _link_tail(plan: Plan) -> str:
+def link_rate(plan: Plan) -> str:
+    """Width and speed as ibnetdiscover prints an active link: 4xHDR."""
     speed = next((m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model), "HDR")
     return f"4x{speed}"
 
 
-def topology_model(fab: Fabric) -> dict:
-    """ibnetdiscover-format records: the SM host's CA first, then switches, then the other CAs."""
+def _hex(value: str) -> str:
+    """A GUID or id as ibnetdiscover prints it in `switchguid=`, `vendid=`, port GUIDs: no zero padding."""
+    return f"{int(value, 16):x}"
+
+
+def ibsim_ca_guid(port_guid: str) -> str:
+    """The `caguid=` ibsim needs for a CA whose port 1 has this GUID: ibsim makes a CA's port GUID its node
+    GUID + port number (real mlx5 ports have node GUID = port GUID), so the simulator's node GUID is one below."""
+    return f"0x{int(port_guid, 16) - 1:016x}"
+
+
+def topology_model(fab: Fabric, simulator: bool = False) -> dict:
+    """Records exactly as `ibnetdiscover` prints them (infiniband-diags 44): every switch, then every CA.
+
+    `simulator=True` is the copy ibsim boots (ffplan verify): node ids are the names (ibsim's console and
+    SIM_HOST address nodes by id) and `caguid=` follows ibsim's GUID rule (see ibsim_ca_guid); everything
+    else, port GUIDs included, is what the real fabric reports.
+    """
+    plan = fab.plan
+    rate = link_rate(plan)
+    switch_model = {m.name: m for m in plan.switch_models}
     by_node: dict[str, list[tuple[int, str, int]]] = defaultdict(list)
     for a, pa, b, pb in fab.links:
         by_node[a].append((pa, b, pb))
         by_node[b].append((pb, a, pa))
-    tail = _link_tail(fab.plan)
+    node_id: dict[str, str] = {}
+    lid_of: dict[tuple[str, int], int] = {}
+    ca_port_guid: dict[str, str] = {}
+    for s in fab.switches:
+        node_id[s.name] = s.name if simulator else f"S-{int(s.node_guid, 16):016x}"
+        lid_of[(s.name, 0)] = s.lid
+    for ca in fab.cas:
+        node_id[ca.id] = ca.id if simulator else f"H-{int(ca.node_guid, 16):016x}"
+        for p in ca.ports:
+            lid_of[(ca.id, p.port)] = p.lid
+            ca_port_guid[ca.id] = p.port_guid
 
-    def ports(node: str) -> list[dict]:
-        return [{"port": p, "remote": r, "rport": rp, "tail": f"lid 0 {tail}"} for p, r, rp in sorted(by_node[node])]
+    def remote(name: str, rport: int) -> tuple[str, str]:
+        """The remote end of a port line and the comment's remote part: `"id"[p](guid) ` / `"desc" lid N`."""
+        if name in ca_port_guid:
+            return (f'"{node_id[name]}"[{rport}]({_hex(ca_port_guid[name])}) ',
+                    f'"{name}" lid {lid_of[(name, rport)]} {rate}')
+        return f'"{node_id[name]}"[{rport}]', f'"{name}" lid {lid_of[(name, 0)]} {rate}'
 
     records = []
-    cas = fab.cas
-    if cas:
-        records.append(_ca_record(cas[0], ports))
     for s in fab.switches:
-        records.append({"kind": "Switch", "guid_key": "switchguid", "guid": s.node_guid, "nports": s.ports,
-                        "id": s.name, "desc": s.name, "header_tail": f" enhanced port 0 lid {s.lid} lmc 0",
-                        "ports": ports(s.name)})
-    for ca in cas[1:]:
-        records.append(_ca_record(ca, ports))
+        model = switch_model[s.model]
+        lines = []
+        for port, rname, rport in sorted(by_node[s.name]):
+            end, comment = remote(rname, rport)
+            lines.append(f"[{port}]\t{end}\t\t# {comment}")
+        records.append({
+            "vendid": f"0x{_hex(model.vendor_id)}", "devid": f"0x{_hex(model.device_id)}", "sysimgguid": f"0x{_hex(s.sysimg_guid)}",
+            "guid_line": f"switchguid=0x{_hex(s.node_guid)}({_hex(s.port_guid)})",
+            "header": f'Switch\t{s.ports} "{node_id[s.name]}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0',
+            "ports": lines,
+        })
+    for ca in fab.cas:
+        own = ca.ports[0]  # an mlx5 device has one port
+        lines = []
+        for port, rname, rport in sorted(by_node[ca.id]):
+            end, comment = remote(rname, rport)
+            lines.append(f"[{port}]({_hex(own.port_guid)}) \t{end}\t\t# lid {own.lid} lmc 0 {comment}")
+        guid = ibsim_ca_guid(own.port_guid) if simulator else ca.node_guid
+        records.append({
+            "vendid": f"0x{_hex(ca.vendor_id)}", "devid": f"0x{_hex(ca.device_id)}", "sysimgguid": f"0x{_hex(ca.sysimg_guid)}",
+            "guid_line": f"caguid=0x{_hex(guid)}",
+            "header": f'Ca\t{ca.nports} "{node_id[ca.id]}"\t\t# "{ca.id}"',
+            "ports": lines,
+        })
+    sm = fab.sm_ca() if fab.cas else None
     return {
-        "title": f"{fab.plan.inventory.name} ({fab.view.describe()})",
+        "title": f"{plan.inventory.name} ({fab.view.describe()})",
+        "simulator": simulator,
         "switches": len(fab.switches),
-        "ca_ports": sum(len(ca.ports) for ca in cas),
+        "ca_ports": sum(len(ca.ports) for ca in fab.cas),
         "links": len(fab.links),
-        "sm_host": cas[0].id if cas else "",
+        "from_node": f"{int(sm.node_guid, 16):016x}" if sm else "",
+        "from_port": f"{int(sm.ports[0].port_guid, 16):016x}" if sm else "",
+        "sm_host": sm.id if sm else "",
         "excluded": fab.excluded,
         "records": records,
     }
 
 
-def _ca_record(ca: Ca, ports) -> dict:
-    return {"kind": "Ca", "guid_key": "caguid", "guid": ca.node_guid, "nports": ca.nports, "id": ca.id,
-            "desc": ca.id, "header_tail": "", "ports": ports(ca.id)}
+def simulator_topology(fab: Fabric) -> str:
+    """The net file ibsim boots for `ffplan verify` (never a deliverable: see topology_model)."""
+    return render_template("opensm/topology.net.j2", **topology_model(fab, simulator=True))
 
 
 def node_name_map_model(fab: Fabric) -> dict:

@@ -137,21 +137,24 @@ def load_inputs(target: Path, plan_path: Path | None, view: R.View) -> Inputs:
 
 
 def fabric_topo(fab: R.Fabric) -> P.Topo:
-    """The planned (sub-)fabric as a Topo with the planned LIDs."""
+    """The planned (sub-)fabric with the planned LIDs, as ibnetdiscover reads it back from ibsim: CA node GUIDs
+    follow ibsim's rule (R.ibsim_ca_guid); port GUIDs are the plan's."""
     topo = P.Topo()
-    guid_of = fab.node_guid_of()
+    guid_of = {s.name: s.node_guid for s in fab.switches}
+    guid_of.update({ca.id: R.ibsim_ca_guid(ca.ports[0].port_guid) for ca in fab.cas})
     for s in fab.switches:
         topo.kind[s.node_guid] = "Switch"
         topo.nports[s.node_guid] = s.ports
         topo.desc[s.node_guid] = s.name
         topo.port_lid[(s.node_guid, 0)] = s.lid
     for ca in fab.cas:
-        topo.kind[ca.node_guid] = "Ca"
-        topo.nports[ca.node_guid] = ca.nports
-        topo.desc[ca.node_guid] = ca.id
+        node = guid_of[ca.id]
+        topo.kind[node] = "Ca"
+        topo.nports[node] = ca.nports
+        topo.desc[node] = ca.id
         for p in ca.ports:
-            topo.port_lid[(ca.node_guid, p.port)] = p.lid
-            topo.port_guid[(ca.node_guid, p.port)] = p.port_guid
+            topo.port_lid[(node, p.port)] = p.lid
+            topo.port_guid[(node, p.port)] = p.port_guid
     for a, pa, b, pb in fab.links:
         x, y = (guid_of[a], pa), (guid_of[b], pb)
         topo.links.add((min(x, y), max(x, y)))
@@ -342,7 +345,9 @@ def boot(inp: Inputs, fab: R.Fabric, tools: dict[str, str], workdir: Path, conf_
     sim = Simulation(workdir=workdir, tools=tools, sm_host=fab.sm_ca().id)
     with signals_raise(), sim:
         progress(f"ibsim: {len(fab.switches)} switches, {sum(len(c.ports) for c in fab.cas)} CA ports")
-        timings["ibsim ready s"] = sim.start_ibsim(workdir / R.TOPOLOGY, _sizes(fab), timeout)
+        netfile = workdir / "ibsim.net"
+        netfile.write_text(R.simulator_topology(fab))
+        timings["ibsim ready s"] = sim.start_ibsim(netfile, _sizes(fab), timeout)
         if sim_hook:
             sim_hook(sim)
         progress(f"OpenSM ({conf_name}) on {sim.sm_host}")

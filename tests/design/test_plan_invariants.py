@@ -4,6 +4,9 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from ffplan.design import design
+from ffplan.inventory import load_inventory
+
 
 @pytest.fixture(params=["lab_plan", "ff2_plan"])
 def plan(request):
@@ -79,8 +82,18 @@ def test_lids_and_guids_unique(plan):
     lids = [s.lid for s in plan.switches] + [p.lid for n in plan.nodes for p in n.ports]
     assert len(lids) == len(set(lids)) and min(lids) >= 1 and max(lids) < 0xC000
     guids = [s.node_guid for s in plan.switches] + [p.port_guid for n in plan.nodes for p in n.ports]
-    guids += [p.node_guid for n in plan.nodes for p in n.ports]
     assert len(guids) == len(set(guids))
+
+
+def test_guids_follow_real_hardware(plan):
+    """Quantum: node = port 0 = system image GUID. mlx5: each port a device, node GUID = port GUID, and the
+    card's base GUID (its port 1) as system image GUID. ibsim's rule (port = node + port number) is not here."""
+    for s in plan.switches:
+        assert s.port_guid == s.node_guid == s.sysimg_guid
+    for n in plan.nodes:
+        for p in n.ports:
+            assert p.node_guid == p.port_guid
+            assert int(p.port_guid, 16) == int(p.sysimg_guid, 16) + p.port - 1
 
 
 def test_solver_proves_optimal(plan):
@@ -95,6 +108,30 @@ def test_fire_flyer_shape(ff2_plan):
 
 def test_inventory_guid_is_kept(lab_plan):
     mgmt1 = next(n for n in lab_plan.nodes if n.hostname == "mgmt1")
-    assert mgmt1.ports[0].port_guid == "0x0002c90300aa0001"
-    assert not mgmt1.ports[0].guid_placeholder
-    assert int(mgmt1.ports[0].port_guid, 16) == int(mgmt1.ports[0].node_guid, 16) + 1
+    port = mgmt1.ports[0]
+    assert port.port_guid == port.node_guid == port.sysimg_guid == "0x0002c90300aa0001"
+    assert not port.guid_placeholder
+
+
+def test_dual_port_card_shares_its_system_image_guid(tmp_path):
+    """Port 2 of a dual-port card given by its port 1 GUID: the next GUID, its own node, the card's sysimg."""
+    from tests.conftest import ROOT
+
+    text = (ROOT / "inventories" / "lab.yaml").read_text()
+    mgmt_nic = '{name: mlx5_0, kind: nic, model: CX6-HDR, root_port: rp0, bus_id: "0000:41:00.0"}'
+    head, _, tail = text.rpartition(mgmt_nic)  # the management model's NIC becomes a dual-port card
+    dual = head + mgmt_nic.replace("CX6-HDR", "CX6-DUAL") + tail
+    dual = dual.replace("    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}",
+                        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}\n    CX6-DUAL: {ports: 2, speed: HDR, data_vls: 8}")
+    dual = dual.replace("count: 18", "count: 16")  # room for the management nodes' second ports
+    (tmp_path / "dual.yaml").write_text(dual)
+    plan = design(load_inventory(tmp_path / "dual.yaml"))
+    mgmt1 = next(n for n in plan.nodes if n.hostname == "mgmt1")
+    p1, p2 = sorted(mgmt1.ports, key=lambda p: p.port)
+    assert (p1.port, p1.node_guid, p1.port_guid, p1.sysimg_guid) == (1, "0x0002c90300aa0001", "0x0002c90300aa0001", "0x0002c90300aa0001")
+    assert (p2.port, p2.node_guid, p2.port_guid, p2.sysimg_guid) == (2, "0x0002c90300aa0002", "0x0002c90300aa0002", "0x0002c90300aa0001")
+    assert not p2.guid_placeholder
+    mgmt2 = next(n for n in plan.nodes if n.hostname == "mgmt2")
+    q1, q2 = sorted(mgmt2.ports, key=lambda p: p.port)
+    assert q1.guid_placeholder and q2.node_guid == q2.port_guid == f"0x{int(q1.port_guid, 16) + 1:016x}"
+    assert q2.sysimg_guid == q1.sysimg_guid == q1.port_guid

@@ -117,3 +117,22 @@ def test_explain_a_prefix_suggests_the_ids_it_starts(ffplan):
     result = ffplan("explain", "FF10")
     assert result.exit_code == 2
     assert "did you mean FF101, FF102" in result.stderr and "FF210" not in result.stderr
+
+
+def test_duplicate_guid_counts_the_second_port_of_a_dual_port_card(tmp_path):
+    """mlx5 numbering: port 2 of a card given 0x...01 is 0x...02, so another device given 0x...02 clashes."""
+    text = (HERE.parents[1] / "inventories" / "lab.yaml").read_text()
+    nic = '{name: mlx5_0, kind: nic, model: CX6-HDR, root_port: rp0, bus_id: "0000:41:00.0"}'
+    head, _, tail = text.rpartition(nic)  # the management nodes get a dual-port card
+    text = (head + nic.replace("CX6-HDR", "CX6-DUAL") + tail).replace(
+        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}",
+        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}\n    CX6-DUAL: {ports: 2, speed: HDR, data_vls: 8}")
+    clash = text.replace("- {hostname: mgmt2, rack: r4, u: 31}",
+                         '- {hostname: mgmt2, rack: r4, u: 31, guids: {mlx5_0: "0x0002c90300aa0002"}}')
+    apart = clash.replace('"0x0002c90300aa0002"', '"0x0002c90300aa0003"')
+    for name, body in (("clash", clash), ("apart", apart)):
+        (tmp_path / f"{name}.yaml").write_text(body)
+    found = [d for d in lint_file(tmp_path / "clash.yaml").diagnostics if d.rule == "FF202"]
+    assert len(found) == 1 and "port 2 of this dual-port card" in found[0].message
+    assert "0x0002c90300aa0002" in found[0].message
+    assert not [d for d in lint_file(tmp_path / "apart.yaml").diagnostics if d.rule == "FF202"]

@@ -86,22 +86,59 @@ def test_guid_files(lab_plan):
     assert all(g.startswith("0x") for name in (R.ROOT_GUIDS, R.CN_GUIDS, R.IO_GUIDS) for g in body(name))
 
 
-def test_topology_lists_both_ends_of_every_cable(lab_plan):
+def test_topology_is_what_ibnetdiscover_prints(lab_plan):
+    """Every field ibnetdiscover (infiniband-diags 44) prints, with the real hardware's GUIDs and ids."""
     text = R.render_opensm(lab_plan)["opensm/topology.net"]
     topo = P.parse_topology(text)
-    first = next(ln for ln in text.splitlines() if ln.startswith(("Ca", "Switch")))
-    mgmt = next(n for n in lab_plan.nodes if n.role == "management")
-    assert first.startswith(f'Ca\t1 "{mgmt.hostname} {mgmt.ports[0].nic}"'), "the SM host must come first"
     assert len(topo.links) == len(lab_plan.cables)
     port_lines = [ln for ln in text.splitlines() if ln.startswith("[")]
     assert len(port_lines) == 2 * len(lab_plan.cables)
-    assert all(ln.endswith("# lid 0 4xHDR") for ln in port_lines)
+    lid = {s.name: s.lid for s in lab_plan.switches}
     for s in lab_plan.switches:
-        assert f'Switch\t{s.ports} "{s.name}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0' in text
-    # ibsim's rule: a CA port GUID is its node GUID + port number
+        g = int(s.node_guid, 16)
+        assert (f'\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x{g:x}\nswitchguid=0x{g:x}({g:x})\n'
+                f'Switch\t{s.ports} "S-{g:016x}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0\n') in text
     for n in lab_plan.nodes:
         for p in n.ports:
-            assert int(p.port_guid, 16) == int(p.node_guid, 16) + p.port
+            g = int(p.port_guid, 16)
+            assert (f'\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x{int(p.sysimg_guid, 16):x}\ncaguid=0x{g:x}\n'
+                    f'Ca\t1 "H-{g:016x}"\t\t# "{n.hostname} {p.nic}"\n'
+                    f'[1]({g:x}) \t"S-{int(_switch(lab_plan, p.leaf).node_guid, 16):016x}"[{p.leaf_port}]\t\t'
+                    f'# lid {p.lid} lmc 0 "{p.leaf}" lid {lid[p.leaf]} 4xHDR\n') in text
+            assert (f'[{p.leaf_port}]\t"H-{g:016x}"[1]({g:x}) \t\t# "{n.hostname} {p.nic}" lid {p.lid} 4xHDR'
+                    in port_lines)
+    for c in lab_plan.cables:
+        if c.kind != "node-leaf":
+            b = _switch(lab_plan, c.b.device)
+            assert (f'[{c.a.port}]\t"S-{int(b.node_guid, 16):016x}"[{c.b.port}]\t\t# "{b.name}" lid {b.lid} 4xHDR'
+                    in port_lines)
+
+
+def test_only_the_simulator_copy_follows_ibsim_guid_rule(lab_plan):
+    fab = R.build_fabric(lab_plan)
+    production = R.render_opensm(lab_plan)["opensm/topology.net"]
+    sim = R.simulator_topology(fab)
+    for n in lab_plan.nodes:
+        for p in n.ports:
+            g = int(p.port_guid, 16)
+            assert f"caguid=0x{g:x}\n" in production and f"caguid=0x{g - 1:x}\n" in sim
+            assert f'Ca\t1 "{n.hostname} {p.nic}"\t\t# "{n.hostname} {p.nic}"' in sim  # ibsim addresses nodes by id
+            assert f"[1]({g:x}) " in sim  # the port GUID ibsim derives (caguid + 1) is the real one
+    strip = lambda t: [ln for ln in t.splitlines() if not ln.startswith(("#", "caguid="))]
+    assert len(strip(production)) == len(strip(sim))
+    # no production file (OpenSM files, host manifest and scripts, exports, plan) carries ibsim's node GUIDs
+    from ffplan.render import render_plan
+
+    files = render_plan(lab_plan)
+    assert "hosts/manifest.csv" in files and "opensm/node-name-map" in files
+    for n in lab_plan.nodes:
+        for p in n.ports:
+            sim_guid = f"{int(p.port_guid, 16) - 1:016x}"
+            assert not any(sim_guid in text for text in files.values())
+
+
+def _switch(plan, name):
+    return next(s for s in plan.switches if s.name == name)
 
 
 def test_qos_policy_structure(lab_plan):

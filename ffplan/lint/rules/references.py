@@ -71,18 +71,25 @@ def duplicate_guid(ctx: LintContext) -> Iterator[Finding]:
     GUIDs identify ports and switches to the subnet manager: OpenSM's guid2lid file, the planned LIDs
     and the routing tables are all keyed by them. A GUID given twice (host port GUIDs and
     `fabric.switch_guids` together, compared without regard to case) means one of the two devices
-    gets the other's LID and routes. Usually a copy-paste slip when typing GUIDs from labels.
+    gets the other's LID and routes. Usually a copy-paste slip when typing GUIDs from labels. A dual-port
+    card's second port takes the card's GUID + 1 (mlx5 numbering), so that GUID counts as given too.
     """
     entries = []
+    second_ports = []  # GUIDs implied for port 2 of dual-port cards: after the given ones, so a clash names them
+    ports = {(h.hostname, nic.name): nic.ports for h in ctx.resolved.hosts for nic in h.nics}
     for host in ctx.resolved.hosts:
         if not ctx.is_generated(host):
             group = ctx.inventory.groups[host.path[1]]
             for nic, guid in group.hosts[host.path[3]].guids.items():
                 entries.append((guid.lower(), host.path + ("guids", nic)))
+                if ports.get((host.hostname, nic), 1) == 2:
+                    second_ports.append((f"0x{int(guid, 16) + 1:016x}", host.path + ("guids", nic)))
     for switch, guid in ctx.inventory.fabric.switch_guids.items():
         entries.append((guid.lower(), ("fabric", "switch_guids", switch)))
-    for guid, path, first in duplicates(entries):
-        yield Finding(path, f"GUID {guid} is also given by {ctx.where(first)}", "check the GUIDs against the device labels")
+    implied = set(second_ports)
+    for guid, path, first in duplicates(entries + second_ports):
+        port2 = " (port 2 of this dual-port card: its GUID + 1)" if (guid, path) in implied else ""
+        yield Finding(path, f"GUID {guid}{port2} is also given by {ctx.where(first)}", "check the GUIDs against the device labels")
 
 
 @rule(

@@ -240,10 +240,13 @@ stage_code(
 
 stage_code(
     "FF904", "output-folder-refused", "design, render",
-    summary="the output folder exists and was not written by ffplan (or is not a folder)",
+    summary="the output folder cannot be replaced safely (not ffplan's, edited, of the other kind, or not a folder)",
     explanation="""
-    Output folders are replaced as a whole. A folder without ffplan's manifest may hold someone's work,
-    so it is not replaced unless --force is given; a path that is a file is refused.
+    Output folders are swapped in one step. A folder without ffplan's manifest may hold someone's work and is
+    never replaced; one with files not in its manifest, files changed since written, or the other command's
+    output is refused unless --force is given, which replaces only what ffplan wrote and keeps the rest. A
+    folder that contains the input or the current directory, a symbolic link, or a path that is a file is
+    always refused (docs/outputs.md).
     """,
     bad="""
     ffplan render out/ff2 -o ~/Documents
@@ -283,5 +286,21 @@ stage_code(
     good="""
     switches:
       - {name: z1-leaf01, node_guid: "0x0002c90000010001"}
+    """,
+)
+
+stage_code(
+    "FF930", "fabric-not-ibnetdiscover-output", "audit",
+    summary="the as-built fabric file given to `ffplan audit` is not ibnetdiscover output",
+    explanation="""
+    `ffplan audit PLAN FABRIC` reads the text that `ibnetdiscover` prints for the live subnet. A file that is
+    not that text (an iblinkinfo dump, a binary cache from `ibnetdiscover --cache`, a truncated copy) is refused
+    at the first line that cannot be read, with exit code 2.
+    """,
+    bad="""
+    ibnetdiscover --cache fabric.cache && ffplan audit out/plan fabric.cache
+    """,
+    good="""
+    ibnetdiscover > fabric.txt && ffplan audit out/plan fabric.txt
     """,
 )

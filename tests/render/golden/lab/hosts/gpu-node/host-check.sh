@@ -73,24 +73,24 @@ hexmask() {
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
 plan_ports=()
 case "$host" in
-  gpu01) plan_ports=( mlx5_0 1 0x0002c90003000001 13 placeholder '4X HDR' ) ;;
-  gpu02) plan_ports=( mlx5_0 1 0x0002c90003000011 14 placeholder '4X HDR' ) ;;
-  gpu03) plan_ports=( mlx5_0 1 0x0002c90003000021 16 placeholder '4X HDR' ) ;;
-  gpu04) plan_ports=( mlx5_0 1 0x0002c90003000031 17 placeholder '4X HDR' ) ;;
-  gpu05) plan_ports=( mlx5_0 1 0x0002c90003000041 18 placeholder '4X HDR' ) ;;
-  gpu06) plan_ports=( mlx5_0 1 0x0002c90003000051 20 placeholder '4X HDR' ) ;;
-  gpu07) plan_ports=( mlx5_0 1 0x0002c90003000061 21 placeholder '4X HDR' ) ;;
-  gpu08) plan_ports=( mlx5_0 1 0x0002c90003000071 23 placeholder '4X HDR' ) ;;
-  gpu09) plan_ports=( mlx5_0 1 0x0002c90003000081 24 placeholder '4X HDR' ) ;;
-  gpu10) plan_ports=( mlx5_0 1 0x0002c90003000091 27 placeholder '4X HDR' ) ;;
-  gpu11) plan_ports=( mlx5_0 1 0x0002c900030000a1 28 placeholder '4X HDR' ) ;;
-  gpu12) plan_ports=( mlx5_0 1 0x0002c900030000b1 30 placeholder '4X HDR' ) ;;
-  gpu13) plan_ports=( mlx5_0 1 0x0002c900030000c1 31 placeholder '4X HDR' ) ;;
-  gpu14) plan_ports=( mlx5_0 1 0x0002c900030000d1 32 placeholder '4X HDR' ) ;;
-  gpu15) plan_ports=( mlx5_0 1 0x0002c900030000e1 34 placeholder '4X HDR' ) ;;
-  gpu16) plan_ports=( mlx5_0 1 0x0002c900030000f1 35 placeholder '4X HDR' ) ;;
-  gpu17) plan_ports=( mlx5_0 1 0x0002c90003000101 37 placeholder '4X HDR' ) ;;
-  gpu18) plan_ports=( mlx5_0 1 0x0002c90003000111 38 placeholder '4X HDR' ) ;;
+  gpu01) plan_ports=( mlx5_0 1 0x0002c90003000000 13 placeholder '4X HDR' ) ;;
+  gpu02) plan_ports=( mlx5_0 1 0x0002c90003000010 14 placeholder '4X HDR' ) ;;
+  gpu03) plan_ports=( mlx5_0 1 0x0002c90003000020 16 placeholder '4X HDR' ) ;;
+  gpu04) plan_ports=( mlx5_0 1 0x0002c90003000030 17 placeholder '4X HDR' ) ;;
+  gpu05) plan_ports=( mlx5_0 1 0x0002c90003000040 18 placeholder '4X HDR' ) ;;
+  gpu06) plan_ports=( mlx5_0 1 0x0002c90003000050 20 placeholder '4X HDR' ) ;;
+  gpu07) plan_ports=( mlx5_0 1 0x0002c90003000060 21 placeholder '4X HDR' ) ;;
+  gpu08) plan_ports=( mlx5_0 1 0x0002c90003000070 23 placeholder '4X HDR' ) ;;
+  gpu09) plan_ports=( mlx5_0 1 0x0002c90003000080 24 placeholder '4X HDR' ) ;;
+  gpu10) plan_ports=( mlx5_0 1 0x0002c90003000090 27 placeholder '4X HDR' ) ;;
+  gpu11) plan_ports=( mlx5_0 1 0x0002c900030000a0 28 placeholder '4X HDR' ) ;;
+  gpu12) plan_ports=( mlx5_0 1 0x0002c900030000b0 30 placeholder '4X HDR' ) ;;
+  gpu13) plan_ports=( mlx5_0 1 0x0002c900030000c0 31 placeholder '4X HDR' ) ;;
+  gpu14) plan_ports=( mlx5_0 1 0x0002c900030000d0 32 placeholder '4X HDR' ) ;;
+  gpu15) plan_ports=( mlx5_0 1 0x0002c900030000e0 34 placeholder '4X HDR' ) ;;
+  gpu16) plan_ports=( mlx5_0 1 0x0002c900030000f0 35 placeholder '4X HDR' ) ;;
+  gpu17) plan_ports=( mlx5_0 1 0x0002c90003000100 37 placeholder '4X HDR' ) ;;
+  gpu18) plan_ports=( mlx5_0 1 0x0002c90003000110 38 placeholder '4X HDR' ) ;;
   *) ;;
 esac
 

@@ -74,7 +74,7 @@ hexmask() {
 plan_ports=()
 case "$host" in
   mgmt1) plan_ports=( mlx5_0 1 0x0002c90300aa0001 26 inventory '4X HDR' ) ;;
-  mgmt2) plan_ports=( mlx5_0 1 0x0002c90003000171 40 placeholder '4X HDR' ) ;;
+  mgmt2) plan_ports=( mlx5_0 1 0x0002c90003000170 40 placeholder '4X HDR' ) ;;
   *) ;;
 esac
 

@@ -73,10 +73,10 @@ hexmask() {
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
 plan_ports=()
 case "$host" in
-  stor1) plan_ports=( mlx5_0 1 0x0002c90003000121 15 placeholder '4X HDR' mlx5_1 1 0x0002c90003000125 29 placeholder '4X HDR' ) ;;
-  stor2) plan_ports=( mlx5_0 1 0x0002c90003000131 19 placeholder '4X HDR' mlx5_1 1 0x0002c90003000135 33 placeholder '4X HDR' ) ;;
-  stor3) plan_ports=( mlx5_0 1 0x0002c90003000141 22 placeholder '4X HDR' mlx5_1 1 0x0002c90003000145 36 placeholder '4X HDR' ) ;;
-  stor4) plan_ports=( mlx5_0 1 0x0002c90003000151 25 placeholder '4X HDR' mlx5_1 1 0x0002c90003000155 39 placeholder '4X HDR' ) ;;
+  stor1) plan_ports=( mlx5_0 1 0x0002c90003000120 15 placeholder '4X HDR' mlx5_1 1 0x0002c90003000124 29 placeholder '4X HDR' ) ;;
+  stor2) plan_ports=( mlx5_0 1 0x0002c90003000130 19 placeholder '4X HDR' mlx5_1 1 0x0002c90003000134 33 placeholder '4X HDR' ) ;;
+  stor3) plan_ports=( mlx5_0 1 0x0002c90003000140 22 placeholder '4X HDR' mlx5_1 1 0x0002c90003000144 36 placeholder '4X HDR' ) ;;
+  stor4) plan_ports=( mlx5_0 1 0x0002c90003000150 25 placeholder '4X HDR' mlx5_1 1 0x0002c90003000154 39 placeholder '4X HDR' ) ;;
   *) ;;
 esac
 

@@ -1,0 +1,58 @@
+"""`ffplan audit PLAN FABRIC`: the as-built fabric (ibnetdiscover output) against the plan; exit 0 when it
+matches, 1 when it differs, 2 for unreadable input."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from ffplan.audit import audit, read_fabric
+from ffplan.audit.output import as_json, format_markdown, format_text, guid_fragment
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, stage_errors
+from ffplan.cli.diff import plan_file
+from ffplan.plan import load_plan
+
+
+class AuditFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+def audit_command(
+    plan: Path = typer.Argument(..., help="The plan (plan.yaml or its design folder)."),
+    fabric: Path = typer.Argument(..., help="The as-built fabric: the saved output of `ibnetdiscover`."),
+    fmt: AuditFormat = typer.Option(AuditFormat.text, "--format", "-f",
+                                    help="text, json, or markdown (a work order for the cabling crew)."),
+    write_guids: Path = typer.Option(None, "--write-guids", metavar="FILE",
+                                     help="Write the discovered GUIDs as an inventory fragment "
+                                          "(fabric.switch_guids, groups[].hosts[].guids) to FILE."),
+) -> None:
+    """Compare the as-built fabric with the plan, cable by cable: missing, extra, wrong-port, wrong-switch and
+    swapped cables, links at the wrong speed or width, unknown devices and devices whose GUID differs.
+
+    Example: ibnetdiscover > fabric.txt; ffplan audit out/ff2 fabric.txt --format markdown > work-order.md
+    """
+    with stage_errors():
+        the_plan = load_plan(plan_file(plan))
+        result = audit(the_plan, read_fabric(fabric))
+    if fmt is AuditFormat.json:
+        typer.echo(as_json(result, str(fabric)), nl=False)
+    elif fmt is AuditFormat.markdown:
+        typer.echo(format_markdown(result, str(fabric)), nl=False)
+    else:
+        typer.echo(format_text(result, str(fabric)), nl=False)
+    if write_guids is not None:
+        try:
+            write_guids.write_text(guid_fragment(result, the_plan, str(fabric)), encoding="utf-8", newline="\n")
+        except OSError as exc:
+            fail(f"cannot write {write_guids}: {exc.strerror}", "check that the folder exists and is writable")
+        err.print(f"wrote {write_guids}: {len(result.switch_guids)} switch and {len(result.card_guids)} NIC GUIDs",
+                  markup=False)
+    raise typer.Exit(EXIT_OK if result.matches else EXIT_FINDINGS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("audit")(audit_command)
