@@ -114,7 +114,7 @@ def _designs(compare: str) -> tuple[str, ...]:
             raise option_error(RULE_COMPARISON, "--compare", f"no design named '{name}'",
                                did_you_mean(name, DESIGNS) or "designs: " + ", ".join(DESIGNS))
     if not names:
-        raise option_error(RULE_COMPARISON, "--compare", "no design named", "designs: " + ", ".join(DESIGNS))
+        raise option_error(RULE_COMPARISON, "--compare", "names no design", "designs: " + ", ".join(DESIGNS))
     return names
 
 
