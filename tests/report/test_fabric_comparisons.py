@@ -147,6 +147,13 @@ def test_published_counts_are_recomputed_in_the_report():
     assert len(pods) == 3 and all(c.paper == c.computed for c in pods)
 
 
+def test_published_counts_are_not_priced_with_a_switch_of_another_radix():
+    """`paper` sizes with the 40-port QM8700: Table 3's 64-port configurations are counted, not priced."""
+    _, report = sized(512, d.RAIL_OPTIMIZED, preset="paper")
+    mpft = next(c for c in report.paper_checks if c.item.startswith("DeepSeek-V3 Table 3 MPFT"))
+    assert mpft.computed == "768 switches, 16,384 links"
+
+
 def test_fire_flyer_plan_against_the_new_layouts(ff2_plan):
     """The inventory's design against the reference node in every layout, at the plan's GPU count; the
     plan's storage and management ports go to a storage fabric in each."""
