@@ -197,6 +197,8 @@ def test_cli_without_input_in_every_format(fmt):
         assert all(n in text for n in ("768", "1,280", "16,384", "4,390", "7,500", "5,120"))
     else:
         assert "HGX-H800 multi-plane" in text and "768" in text and "16,384" in text
+        if fmt == "html":
+            assert "Network cost per endpoint (USD)" in text and "4,390" in text
         assert "DeepSeek-V3 Table 3" in text and "128 leaf + 128 spine + 64 core" in text
     assert "Traceback" not in result.output
 

@@ -22,7 +22,7 @@ def test_html_is_self_contained_with_svg_charts(ff2_report):
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
     assert "http://" not in html and "https://" not in html
     assert "<script" not in html.lower()
-    assert html.count("<svg") == 4  # cost, network cost, power, switches per layer
+    assert html.count("<svg") == 5  # cost, network cost, network cost per endpoint, power, switches per layer
     widths = [float(w) for w in re.findall(r'<rect class="s\d" x="[\d.]+" y="[\d.]+" width="([\d.]+)"', html)]
     assert widths and max(widths) > 100
 
