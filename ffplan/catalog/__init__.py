@@ -1,7 +1,7 @@
 """Built-in price and power catalogs, shipped as YAML, and the overrides that change them.
 
 Public surface: `PriceCatalog`, `Figure`, `PRESETS`, `load_preset(name)`, `apply_override(...)`,
-`read_override_file(path)`, `paper_reference()`.
+`read_override_file(path)`, `paper_reference()`, `fabric_reference()`.
 
 A preset is a full catalog (`paper.yaml`, `list-price.yaml`). An override is the inventory's `catalog:`
 block or a `--catalog FILE` with the same keys (`preset`, `currency`, `prices`, `power_w`, `cable`); it
@@ -28,13 +28,14 @@ __all__ = [
     "PriceCatalog",
     "SwitchEntry",
     "apply_override",
+    "fabric_reference",
     "load_preset",
     "paper_reference",
     "read_override_file",
 ]
 
 DATA_DIR = Path(__file__).parent
-PRESETS = ("paper", "list-price")
+PRESETS = ("paper", "list-price", "deepseek-v3")
 
 RULE_BAD_CATALOG = "FF801"
 RULE_UNKNOWN_NAME = "FF802"
@@ -60,6 +61,7 @@ class Figure(Frozen):
 
 
 class NodeEntry(Frozen):
+    title: str = ""  # how the report names a design of these nodes (the reference node's)
     description: str = ""
     gpus: int | None = None  # only for models the inventory does not describe (the DGX reference)
     gpu_model: str | None = None
@@ -76,6 +78,7 @@ class GpuEntry(Frozen):
 
 
 class SwitchEntry(Frozen):
+    ports: int | None = None  # radix: only for the catalog's `fabric_switch` (designs sized without a plan)
     price: Figure | None = None
     power_w: Figure | None = None
 
@@ -112,6 +115,7 @@ class PriceCatalog(Frozen):
     currency: str
     relative_units: bool
     reference_node: str
+    fabric_switch: str  # sizes the designs when there is no plan (`ffplan report cost --gpus N`)
     nodes: dict[str, NodeEntry]
     gpus: dict[str, GpuEntry]
     switches: dict[str, SwitchEntry]
@@ -125,6 +129,9 @@ class PriceCatalog(Frozen):
             raise ValueError(
                 f"reference_node '{self.reference_node}' needs gpus, gpu_model, compute_nics, storage_nics, price and power_w"
             )
+        switch = self.switches.get(self.fabric_switch)
+        if switch is None or not switch.ports:
+            raise ValueError(f"fabric_switch '{self.fabric_switch}' needs an entry with `ports`")
         return self
 
     def figures(self) -> list[tuple[str, Figure]]:
@@ -153,6 +160,12 @@ def load_preset(name: str) -> PriceCatalog:
 @cache
 def paper_reference() -> dict:
     return yaml.safe_load((DATA_DIR / "paper-reference.yaml").read_text(encoding="utf-8"))
+
+
+@cache
+def fabric_reference() -> dict:
+    """DeepSeek-V3's Table 3 and the DGX SuperPOD counts, as published."""
+    return yaml.safe_load((DATA_DIR / "fabric-reference.yaml").read_text(encoding="utf-8"))
 
 
 def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:

@@ -1,4 +1,5 @@
-"""`ffplan report cost INPUT`: the Fire-Flyer design against a single three-layer tree and a DGX-A100 cluster."""
+"""`ffplan report cost [INPUT]`: the Fire-Flyer design against a three-layer tree and reference-node fabrics
+(three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`."""
 
 from __future__ import annotations
 
@@ -10,11 +11,22 @@ import typer
 
 from ffplan.catalog import PRESETS
 from ffplan.cli.common import err, fail, out, stage_errors
+from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
 from ffplan.inventory import LoadedInventory
 from ffplan.plan import load_plan
 from ffplan.plan.model import Plan
-from ffplan.report.cost import EnergyOptions, build_report, inventory_location, plan_location, resolve_catalog
+from ffplan.report.cost import (
+    RULE_COMPARISON,
+    ComparisonError,
+    EnergyOptions,
+    build_report,
+    inventory_location,
+    plan_location,
+    resolve_catalog,
+    resolve_preset,
+)
+from ffplan.report.designs import DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS
 from ffplan.report.output import FORMATS, render, table_renderables
 
 PLAN_SNIFF_BYTES = 64 * 1024
@@ -39,8 +51,9 @@ def _is_plan(path: Path) -> bool:
 
 
 def cost_command(
-    input_file: Path = typer.Argument(..., metavar="INPUT", help="Inventory YAML, or a plan.yaml written by `ffplan design`."),
-    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement)."),
+    input_file: Path = typer.Argument(None, metavar="[INPUT]", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
+    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement); required without INPUT."),
+    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (default with INPUT: {','.join(DEFAULT_WITH_PLAN)}; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
     catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),
     fmt: Format = typer.Option("table", "--format", "-f", help="Output format."),
@@ -50,23 +63,34 @@ def cost_command(
     kwh_price: float = typer.Option(None, "--kwh-price", min=0, help="Price per kWh, with --years (in the catalog's currency to be added to the total)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress messages."),
 ) -> None:
-    """Compare the Fire-Flyer design with the same nodes on one three-layer fat-tree and with DGX-A100 nodes
-    at equal GPU count: switches, cables, cost, power, cost-performance, and the paper's figures beside them.
+    """Compare the Fire-Flyer design with the same nodes on one three-layer fat-tree and with the catalog's
+    reference node (DGX-A100, HGX-H800) on a three-layer, rail-optimized or multi-plane fabric at equal GPU
+    count: switches, links, cost, cost per endpoint, power, and the papers' figures beside them.
 
     Example: ffplan report cost inventories/fire-flyer-2.yaml --format html -o cost.html
+    Example: ffplan report cost --gpus 16384 --compare mpft,ft3,rail-optimized --preset deepseek-v3
     """
     if (years is None) != (kwh_price is None):
         fail("--years and --kwh-price go together", "give both, e.g. --years 5 --kwh-price 0.12")
+    if input_file is None and gpus is None:
+        fail("without INPUT, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3")
     with stage_errors():
-        if _is_plan(input_file):  # the plan alone: the report never reads the inventory
+        designs = _designs(compare) if compare is not None else None
+        plan = plan_file = where = None  # no INPUT: sized from the catalog alone
+        if input_file is not None and _is_plan(input_file):  # the plan alone: the report never reads the inventory
             plan = load_plan(input_file)
             plan_file, where = input_file, plan_location(plan, input_file)
-        else:
+        elif input_file is not None:
             loaded, plan = _design(input_file, quiet)
             plan_file, where = None, inventory_location(loaded.source.file, loaded.source.positions)
-        catalog = resolve_catalog(plan, preset.value if preset else None, catalog_file, plan_file)
+        chosen = preset.value if preset else None
+        catalog = resolve_catalog(plan, chosen, catalog_file, plan_file) if plan else resolve_preset(chosen, catalog_file)
         energy = EnergyOptions(years, pue, kwh_price) if years is not None else None
-        report = build_report(plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file), where=where)
+        try:
+            report = build_report(plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file or ""),
+                                  where=where, compare=designs)
+        except ComparisonError as exc:
+            raise option_error(RULE_COMPARISON, "--compare" if compare else "--gpus", exc.message, exc.hint) from None
     sys.stderr.write(format_text(report.warnings))  # unpriced models: the report shows n/a where they count
     if output is None and fmt.value == "table":
         out.print(table_renderables(report))
@@ -82,6 +106,18 @@ def cost_command(
         fail(f"cannot write {output}: {exc.strerror}", "check the path and its permissions")
     if not quiet:
         err.print(f"wrote {output}")
+
+
+def _designs(compare: str) -> tuple[str, ...]:
+    """`--compare a,b`: known design names, each once, in the order given."""
+    names = tuple(dict.fromkeys(name.strip() for name in compare.split(",") if name.strip()))
+    for name in names:
+        if name not in DESIGNS:
+            raise option_error(RULE_COMPARISON, "--compare", f"no design named '{name}'",
+                               did_you_mean(name, DESIGNS) or "designs: " + ", ".join(DESIGNS))
+    if not names:
+        raise option_error(RULE_COMPARISON, "--compare", "names no design", "designs: " + ", ".join(DESIGNS))
+    return names
 
 
 def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:

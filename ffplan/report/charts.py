@@ -80,6 +80,10 @@ def stacked(chart_id: str, title: str, series: list[str], data: list[tuple[str, 
     return Chart(chart_id, title, WIDTH, height, BAR_HEIGHT, LABEL_WIDTH - 8, legend, bars)
 
 
+def _per(value: float | None, count: int) -> float | None:
+    return None if value is None else value / count
+
+
 def charts(report: CostReport) -> list[Chart]:
     """The charts whose every value is known: one with an unpriced figure (None) is left out, not drawn short."""
     designs = report.designs
@@ -88,6 +92,9 @@ def charts(report: CostReport) -> list[Chart]:
                 [(d.title, [d.cost.servers, d.cost.switches, d.cost.cables]) for d in designs], "money"),
         stacked("network", f"Network cost per design ({report.currency})", ["switches", "cables"],
                 [(d.title, [d.cost.switches, d.cost.cables]) for d in designs], "money"),
+        stacked("per-endpoint", f"Network cost per endpoint ({report.currency})", ["switches", "cables"],
+                [(d.title, [_per(d.cost.switches, d.endpoints), _per(d.cost.cables, d.endpoints)]) for d in designs],
+                "money"),
         stacked("power", "Average power per design (kW)", ["nodes", "switches"],
                 [(d.title, [d.power.nodes_average_w, d.power.switches_w]) for d in designs], "kw"),
         stacked("switches", "Switches per layer", ["leaf", "spine", "core"],

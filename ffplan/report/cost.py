@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from ffplan.catalog import (
     Figure,
@@ -19,12 +19,13 @@ from ffplan.catalog import (
     PriceCatalog,
     SwitchEntry,
     apply_override,
+    fabric_reference,
     load_preset,
     paper_reference,
     read_override_file,
 )
-from ffplan.design.sizing import size_three_layer, size_two_layer
-from ffplan.diagnostics import Collector, InputError
+from ffplan.design.sizing import SizingError, size_three_layer, size_two_layer
+from ffplan.diagnostics import COMMAND_LINE, Collector, InputError
 from ffplan.inventory.source import read_text
 from ffplan.plan.io import MAX_PLAN_BYTES
 from ffplan.plan.model import Plan
@@ -34,6 +35,7 @@ from ffplan.report.model import (
     CostReport,
     DesignReport,
     Energy,
+    Fabric,
     Money,
     PaperCheck,
     Power,
@@ -43,6 +45,7 @@ from ffplan.report.model import (
 
 RULE_NO_PRICE = "FF803"
 RULE_NO_NODE_MODEL = "FF804"
+RULE_COMPARISON = "FF805"
 HOURS_PER_YEAR = 24 * 365
 DEFAULT_PRESET = "paper"
 AOC_OPTICAL_ENDS = 2  # an active optical cable carries a transceiver at each end
@@ -79,6 +82,17 @@ def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path |
         catalog = updated
     if file_override:
         catalog = apply_override(catalog, file_override, f"--catalog {override_file}", file_collector, (), **known)
+        if file_collector.has_errors:
+            raise InputError(file_collector.items)
+    return catalog
+
+
+def resolve_preset(preset: str | None = None, override_file: Path | None = None) -> PriceCatalog:
+    """No plan: the preset named on the command line, else in `--catalog FILE`, else `paper`; then the file."""
+    file_override, file_collector = read_override_file(override_file) if override_file else (None, None)
+    catalog = load_preset(preset or (file_override and file_override.preset) or DEFAULT_PRESET)
+    if file_override:
+        catalog = apply_override(catalog, file_override, f"--catalog {override_file}", file_collector, ())
         if file_collector.has_errors:
             raise InputError(file_collector.items)
     return catalog
@@ -164,7 +178,7 @@ def plan_positions(path: Path, sections: tuple[str, ...]) -> dict[tuple, tuple[i
 class Pricer:
     """Looks up prices and power; a missing one becomes a located error, collected for the whole report."""
 
-    def __init__(self, catalog: PriceCatalog, plan: Plan):
+    def __init__(self, catalog: PriceCatalog, plan: Plan | None):
         self.catalog = catalog
         self.plan = plan
         self.missing: list[tuple[tuple[str, str], str, str]] = []  # ((kind, model), message, hint)
@@ -188,11 +202,15 @@ class Pricer:
 
     def gpus(self, model: str) -> int:
         entry = self.catalog.nodes.get(model)
-        return entry.gpus if entry and entry.gpus else d.gpus_of(self.plan, model)
+        if entry and entry.gpus:
+            return entry.gpus
+        return d.gpus_of(self.plan, model) if self.plan else 0
 
     def gpu_model(self, model: str) -> str | None:
         entry = self.catalog.nodes.get(model)
-        return entry.gpu_model if entry and entry.gpu_model else d.gpu_model_of(self.plan, model)
+        if entry and entry.gpu_model:
+            return entry.gpu_model
+        return d.gpu_model_of(self.plan, model) if self.plan else None
 
     def node_price(self, model: str) -> float | None:
         entry = self.catalog.nodes.get(model)
@@ -255,22 +273,28 @@ def _times(count: int, value: float | None) -> float | None:
     return None if value is None else count * value
 
 
-def _price(counts: d.DesignCounts, pricer: Pricer) -> _Priced:
+def _network_price(fabrics: Iterable[Fabric], pricer: Pricer) -> tuple[float | None, float]:
+    """Switches (None when a switch model is unpriced) and cables of some fabrics."""
     cables = pricer.catalog.cables
-    switch_prices, switch_power, cable_price = [], 0.0, 0.0
-    for fabric in counts.fabrics:
-        n = sum(fabric.switches.values())
-        switch_prices.append(_times(n, pricer.switch_price(fabric.switch_model)))
-        switch_power += n * pricer.switch_power(fabric.switch_model)
+    switch_prices, cable_price = [], 0.0
+    for fabric in fabrics:
+        switch_prices.append(_times(sum(fabric.switches.values()), pricer.switch_price(fabric.switch_model)))
         cable_price += sum(lot.count * cables.price(lot.type, lot.length_m) for lot in fabric.cables)
-    switch_price = _sum(switch_prices)
+    return _sum(switch_prices), cable_price
+
+
+def _price(counts: d.DesignCounts, pricer: Pricer) -> _Priced:
+    switch_price, cable_price = _network_price(counts.fabrics, pricer)
+    switch_power = sum(sum(f.switches.values()) * pricer.switch_power(f.switch_model) for f in counts.fabrics)
     servers = _sum(_times(count, pricer.node_price(model)) for model, count in counts.nodes.items())
     average = _sum(_times(count, pricer.node_power(model)[0]) for model, count in counts.nodes.items())
     peak = _sum(_times(count, pricer.node_power(model)[1]) for model, count in counts.nodes.items())
     network = _sum([switch_price, cable_price])
     total = _sum([network, servers])
+    endpoints = sum(f.access_points for f in counts.fabrics)
     money = Money(switches=switch_price, cables=cable_price, network=network, servers=servers, total=total,
-                  per_gpu=None if total is None else total / counts.gpus if counts.gpus else 0.0)
+                  per_gpu=None if total is None else total / counts.gpus if counts.gpus else 0.0,
+                  network_per_endpoint=None if network is None else network / endpoints)
     power = Power(nodes_average_w=average, nodes_peak_w=peak, switches_w=switch_power,
                   average_w=_sum([average, switch_power]), peak_w=_sum([peak, switch_power]))
     perf = [(count * pricer.gpus(model), pricer.relative_performance(model)) for model, count in counts.nodes.items()]
@@ -278,7 +302,16 @@ def _price(counts: d.DesignCounts, pricer: Pricer) -> _Priced:
     return _Priced(counts, money, power, relative)
 
 
-def _design_report(p: _Priced, ref: _Priced, catalog: PriceCatalog, energy: EnergyOptions | None) -> DesignReport:
+@dataclass(frozen=True)
+class _Baseline:
+    """What cost-performance divides by: the reference node's price per GPU, and the total price per GPU of
+    the reference node's three-layer design when the report has it."""
+
+    servers_per_gpu: float | None
+    total_per_gpu: float | None
+
+
+def _design_report(p: _Priced, base: _Baseline, catalog: PriceCatalog, energy: EnergyOptions | None) -> DesignReport:
     c = p.counts
     switches = {layer: sum(f.switches.get(layer, 0) for f in c.fabrics) for layer in LAYERS}
     by_type, by_kind = Counter(), Counter()
@@ -287,22 +320,21 @@ def _design_report(p: _Priced, ref: _Priced, catalog: PriceCatalog, energy: Ener
             by_type[lot.type] += lot.count
             by_kind[lot.kind] += lot.count
 
-    def per_gpu(value: float, design: _Priced) -> float:
-        return value / design.counts.gpus
-
     perf = p.relative_performance
     cost_perf = cost_perf_total = None
-    if perf is not None and p.money.servers and ref.money.servers:
-        cost_perf = perf / (per_gpu(p.money.servers, p) / per_gpu(ref.money.servers, ref))
-    if perf is not None and p.money.total and ref.money.total:
-        cost_perf_total = perf / (per_gpu(p.money.total, p) / per_gpu(ref.money.total, ref))
+    if perf is not None and p.money.servers and base.servers_per_gpu:
+        cost_perf = perf / (p.money.servers / c.gpus / base.servers_per_gpu)
+    if perf is not None and p.money.total and base.total_per_gpu:
+        cost_perf_total = perf / (p.money.total / c.gpus / base.total_per_gpu)
     spent = None
     if energy and p.power.average_w is not None:
         kwh = p.power.average_w / 1000 * HOURS_PER_YEAR * energy.years * energy.pue
         spent = Energy(years=energy.years, pue=energy.pue, kwh_price=energy.kwh_price, kwh=kwh, cost=kwh * energy.kwh_price)
     return DesignReport(
         key=c.key, title=c.title, description=c.description, basis=c.basis, gpus=c.gpus, nodes=c.nodes,
-        gpus_per_node=c.gpus_per_node, fabrics=c.fabrics, switches=switches, switch_total=sum(switches.values()),
+        gpus_per_node=c.gpus_per_node, fabrics=c.fabrics, endpoints=sum(f.access_points for f in c.fabrics),
+        switches=switches, switch_total=sum(switches.values()),
+        switch_links=sum(n for kind, n in by_kind.items() if kind != "node-leaf"),
         cables={t: by_type[t] for t in ("DAC", "AOC")}, cables_by_kind=dict(by_kind), cable_total=sum(by_type.values()),
         transceivers=AOC_OPTICAL_ENDS * by_type["AOC"], cost=p.money, power=p.power, relative_performance=perf,
         cost_performance=cost_perf, cost_performance_total=cost_perf_total, energy=spent,
@@ -315,40 +347,54 @@ def _ratio(numerator: float | None, denominator: float | None) -> float | None:
 
 
 def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
-    ff, pcie, dgx = by_key[d.FIRE_FLYER], by_key[d.PCIE_THREE_LAYER], by_key[d.DGX]
-    paper = paper_reference()
+    """The papers' ratios between two designs, for each pair the report has."""
+    paper, table_3 = paper_reference(), fabric_reference()["deepseek_v3_table_3"]
     t2, t3 = paper["table_ii"], paper["table_iii"]
+    ff, pcie, ft3, mpft = d.FIRE_FLYER, d.PCIE_THREE_LAYER, d.THREE_LAYER, d.MULTI_PLANE
+
+    def cost(field: str) -> Callable[[DesignReport], float | None]:
+        return lambda r: getattr(r.cost, field)
+
+    def power(field: str) -> Callable[[DesignReport], float | None]:
+        return lambda r: getattr(r.power, field)
+
     rows = [
-        ("total price", ff, dgx, _ratio(ff.cost.total, dgx.cost.total),
+        ("total price", ff, ft3, cost("total"),
          t3["total_price"]["fire_flyer"] / t3["total_price"]["dgx"], "Table III total price 11,600 / 23,000"),
-        ("server price", ff, dgx, _ratio(ff.cost.servers, dgx.cost.servers),
+        ("server price", ff, ft3, cost("servers"),
          t3["server_price"]["fire_flyer"] / t3["server_price"]["dgx"], "Table III server price 11,250 / 19,000"),
-        ("network price", ff, dgx, _ratio(ff.cost.network, dgx.cost.network),
+        ("network price", ff, ft3, cost("network"),
          t3["network_price"]["fire_flyer"] / t3["network_price"]["dgx"], "Table III network price 350 / 4,000"),
-        ("network price", ff, pcie, _ratio(ff.cost.network, pcie.cost.network),
+        ("network price", ff, pcie, cost("network"),
          t3["network_price"]["fire_flyer"] / t3["network_price"]["pcie_three_layer"], "Table III network price 350 / 600"),
-        ("switches", ff, dgx, ff.switch_total / dgx.switch_total,
+        ("switches", ff, ft3, lambda r: r.switch_total,
          paper["fire_flyer"]["switches"] / paper["dgx_three_layer"]["switches"], "Table III switches 122 / 1,320"),
-        ("node power", ff, dgx, _ratio(ff.power.nodes_average_w, dgx.power.nodes_average_w),
+        ("node power", ff, ft3, power("nodes_average_w"),
          t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power 2,500 W / 4,200 W per node"),
-        ("power with switches", ff, dgx, _ratio(ff.power.average_w, dgx.power.average_w),
+        ("power with switches", ff, ft3, power("average_w"),
          t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power per node (switches not counted)"),
+        ("network per endpoint", mpft, ft3, cost("network_per_endpoint"),
+         table_3["mpft"]["cost_per_endpoint_usd"] / table_3["ft3"]["cost_per_endpoint_usd"],
+         "DeepSeek-V3 Table 3 cost per endpoint $4.39k / $7.5k"),
     ]
-    out = [Ratio(name=name, numerator=a.key, denominator=b.key, computed=value, paper=ref, paper_basis=basis)
-           for name, a, b, value, ref, basis in rows if value is not None]
-    if ff.relative_performance is not None:
-        out.append(Ratio(name="relative performance", numerator=ff.key, denominator=dgx.key,
-                         computed=ff.relative_performance, paper=t2["relative_performance"],
-                         paper_basis="Table II relative performance 83 %"))
-    if ff.cost_performance is not None:
-        out.append(Ratio(name="cost-performance", numerator=ff.key, denominator=dgx.key,
-                         computed=ff.cost_performance, paper=t2["cost_performance"],
-                         paper_basis="Table II cost-performance 1.38 (performance / node price)"))
+    out = []
+    for name, a, b, value, ref, basis in rows:
+        if a in by_key and b in by_key and (computed := _ratio(value(by_key[a]), value(by_key[b]))) is not None:
+            out.append(Ratio(name=name, numerator=a, denominator=b, computed=computed, paper=ref, paper_basis=basis))
+    if ff in by_key and ft3 in by_key:
+        if by_key[ff].relative_performance is not None:
+            out.append(Ratio(name="relative performance", numerator=ff, denominator=ft3,
+                             computed=by_key[ff].relative_performance, paper=t2["relative_performance"],
+                             paper_basis="Table II relative performance 83 %"))
+        if by_key[ff].cost_performance is not None:
+            out.append(Ratio(name="cost-performance", numerator=ff, denominator=ft3,
+                             computed=by_key[ff].cost_performance, paper=t2["cost_performance"],
+                             paper_basis="Table II cost-performance 1.38 (performance / node price)"))
     return out
 
 
-def paper_checks(dgx_storage_switches: int) -> list[PaperCheck]:
-    """The paper's own configurations recomputed with ffplan's sizing code, and why they differ."""
+def paper_checks(dgx_storage_switches: int | None) -> list[PaperCheck]:
+    """The Fire-Flyer paper's own configurations recomputed with ffplan's sizing code, and why they differ."""
     paper = paper_reference()
     k = paper["radix"]
     zone = size_two_layer(k)
@@ -360,7 +406,7 @@ def paper_checks(dgx_storage_switches: int) -> list[PaperCheck]:
     def layers(core: int, spine: int, leaf: int, total: int) -> str:
         return f"{core} core + {spine} spine + {leaf} leaf = {total:,}"
 
-    return [
+    checks = [
         PaperCheck(item=f"Fire-Flyer 2: {ff['zones']} two-layer zones of {k}-port switches",
                    paper=f"{ff['switches']} switches",
                    computed=f"{ff['zones']} x ({zone.spines} spine + {zone.leaves} leaf) = {ff['zones'] * zone.switches}",
@@ -375,53 +421,156 @@ def paper_checks(dgx_storage_switches: int) -> list[PaperCheck]:
                    computed=layers(dgx.cores, dgx.spines, dgx.leaves, dgx.switches),
                    reason=f"non-blocking core = spines x (k/2) / k = {dgx.spines} x {k // 2} / {k} = {dgx.cores}; "
                           f"the paper gives no reason for {dgx_ref['core']}"),
-        PaperCheck(item="DGX storage fabric (9th NIC, storage servers, management nodes)",
-                   paper="not counted", computed=f"{dgx_storage_switches:,} switches in this report",
-                   reason="the Fire-Flyer fabric carries storage in-band; the DGX cluster needs its own storage network"),
     ]
+    if dgx_storage_switches is not None:
+        checks.append(PaperCheck(
+            item="DGX storage fabric (9th NIC, storage servers, management nodes)",
+            paper="not counted", computed=f"{dgx_storage_switches:,} switches in this report",
+            reason="the Fire-Flyer fabric carries storage in-band; the DGX cluster needs its own storage network"))
+    return checks
+
+
+def fabric_checks(pricer: Pricer) -> list[PaperCheck]:
+    """DeepSeek-V3's Table 3 and the DGX SuperPOD sizes recomputed with the sizing of the mpft, ft3 and
+    rail-optimized designs; priced with the catalog when its fabric switch has the same radix."""
+    catalog = pricer.catalog
+    table_3, pod = fabric_reference()["deepseek_v3_table_3"], fabric_reference()["dgx_superpod"]
+    switch = catalog.fabric_switch
+    priced = catalog.switches[switch].ports == table_3["radix"]
+
+    def counted(fabric: Fabric) -> str:
+        links = sum(lot.count for lot in fabric.cables if lot.kind != "node-leaf")
+        text = f"{sum(fabric.switches.values()):,} switches, {links:,} links"
+        switches, cables = _network_price([fabric], pricer)
+        if priced and switches is not None:
+            network = switches + cables
+            text += (f"; {network:,.0f} {catalog.currency}, {network / fabric.access_points:,.0f} per endpoint "
+                     f"(catalog {catalog.name})")
+        return text
+
+    def published(row: dict) -> str:
+        return (f"{row['switches']:,} switches, {row['links']:,} links; {row['cost_usd']:,.0f} USD, "
+                f"{row['cost_per_endpoint_usd']:,} per endpoint")
+
+    k = table_3["radix"]
+    ft2, mpft, ft3 = table_3["ft2"], table_3["mpft"], table_3["ft3"]
+    checks = [
+        PaperCheck(item=f"DeepSeek-V3 Table 3 FT2: two-layer fat-tree, k = {k}, {ft2['endpoints']:,} endpoints",
+                   paper=published(ft2), computed=counted(d.tree("FT2", switch, k, ft2["endpoints"], catalog)),
+                   reason="k leaves + k/2 spines; links = leaves x k/2 = k^2/2 (switch-to-switch only, as Table 3)"),
+        PaperCheck(item=f"DeepSeek-V3 Table 3 MPFT: {mpft['planes']} planes of FT2, {mpft['endpoints']:,} endpoints",
+                   paper=published(mpft),
+                   computed=counted(d.multi_plane(switch, k, mpft["planes"], mpft["endpoints"] // mpft["planes"], catalog)),
+                   reason="planes x (3k/2 switches, k^2/2 links)"),
+        PaperCheck(item=f"DeepSeek-V3 Table 3 FT3: three-layer fat-tree, k = {k}, {ft3['endpoints']:,} endpoints",
+                   paper=published(ft3),
+                   computed=counted(d.tree("FT3", switch, k, ft3["endpoints"], catalog, three_layers=True)),
+                   reason="5k^2/4 switches; links = leaf-spine + spine-core = 2 x k^3/4"),
+    ]
+    rails = pod["gpus_per_node"]
+    for size in pod["sizes"]:
+        fabric = d.rail_optimized(switch, pod["radix"], rails, size["nodes"], catalog)
+        layers = f"{fabric.switches['leaf']} leaf + {fabric.switches['spine']} spine + {fabric.switches['core']} core"
+        checks.append(PaperCheck(
+            item=f"DGX SuperPOD, rail-optimized: {size['sus']} scalable units, {size['nodes']:,} nodes, {size['gpus']:,} GPUs",
+            paper=f"{size['leaf']} leaf + {size['spine']} spine + {size['core']} core",
+            computed=layers,
+            reason=f"{rails} rail leaves per unit of {pod['su_nodes']} nodes; spines and core as a fat-tree of those leaves"))
+    return checks
+
+
+class ComparisonError(ValueError):
+    """A comparison the command line asked for cannot be built (no plan for it, or too big for the switch)."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.message, self.hint = message, hint
 
 
 def build_report(
-    plan: Plan,
+    plan: Plan | None,
     catalog: PriceCatalog,
     gpus: int | None = None,
     energy: EnergyOptions | None = None,
     input_name: str = "",
     where: Location | None = None,
+    compare: Sequence[str] | None = None,
 ) -> CostReport:
-    """The three designs at the plan's GPU count, or at `gpus` (sizing only, with the plan's node models and
-    zone shape) when given. A figure the catalog lacks leaves the totals that need it None and is listed in
-    `unpriced` and, located by `where` (default: in the plan, named by `input_name`), in `warnings`."""
-    _require_node_models(plan, input_name)
+    """The designs named in `compare` (default: the plan's design, its nodes on a three-layer tree and the
+    reference node's three-layer design; without a plan: the reference node three-layer, rail-optimized and
+    multi-plane) at the plan's GPU count, or at `gpus` (sizing only, with the plan's node models and zone
+    shape). Without a plan, `gpus` is required and the catalog's fabric switch sizes every design.
+
+    A figure the catalog lacks leaves the totals that need it None and is listed in `unpriced` and, located by
+    `where` (default: in the plan, named by `input_name`), in `warnings`. Raises ComparisonError for a
+    design that needs a plan without one, or does not fit the switch's radix."""
+    compare = tuple(compare or (d.DEFAULT_WITH_PLAN if plan else d.DEFAULT_WITHOUT_PLAN))
+    if plan is None and (needs := [key for key in compare if key in d.FROM_PLAN]):
+        raise ComparisonError(f"{', '.join(needs)} compare{'s' if len(needs) == 1 else ''} the inventory's own design, "
+                              "and no INPUT was given",
+                              f"give an inventory or plan as INPUT, or compare {', '.join(d.DESIGNS[2:])}")
+    if plan is not None:
+        _require_node_models(plan, input_name)
     pricer = Pricer(catalog, plan)
-    switch_model = plan.fabric_switch_model
-    radix = next(s.ports for s in plan.switch_models if s.name == switch_model)
-    if gpus is None:
-        shape = d.shape_from_plan(plan)
-        fire_flyer = d.fire_flyer_from_plan(plan, shape)
-        plan_node_cables = [lot for lot in fire_flyer.fabrics[0].cables if lot.kind == "node-leaf"]
+    if plan is None:
+        switch_model = catalog.fabric_switch
+        radix = catalog.switches[switch_model].ports
+        shape = d.shape_of_reference(catalog, gpus)
     else:
-        shape = d.shape_for_gpus(plan, gpus)
-        fire_flyer = d.fire_flyer_sized(plan, shape, catalog)
-        plan_node_cables = None
-    counts = [fire_flyer, d.pcie_three_layer(shape, switch_model, radix, catalog, plan_node_cables),
-              d.dgx(shape, switch_model, radix, catalog)]
+        switch_model = plan.fabric_switch_model
+        radix = next(s.ports for s in plan.switch_models if s.name == switch_model)
+        shape = d.shape_from_plan(plan) if gpus is None else d.shape_for_gpus(plan, gpus)
+    counts = [_counts(key, plan, shape, switch_model, radix, catalog, from_plan=gpus is None) for key in compare]
+    ref = catalog.nodes[catalog.reference_node]
     priced = {c.key: _price(c, pricer) for c in counts}
-    ref = priced[d.DGX]
-    reports = [_design_report(priced[c.key], ref, catalog, energy) for c in counts]
+    ref_price = pricer.node_price(catalog.reference_node)
+    three_layer = priced.get(d.THREE_LAYER)
+    base = _Baseline(None if ref_price is None else ref_price / ref.gpus,
+                     three_layer.money.total / three_layer.counts.gpus if three_layer and three_layer.money.total else None)
+    reports = [_design_report(priced[c.key], base, catalog, energy) for c in counts]
     by_key = {r.key: r for r in reports}
-    storage_switches = sum(by_key[d.DGX].fabrics[1].switches.values())
+    checks = []
+    if d.FIRE_FLYER in by_key:
+        ft3 = by_key.get(d.THREE_LAYER)
+        checks += paper_checks(sum(ft3.fabrics[1].switches.values()) if ft3 and len(ft3.fabrics) > 1 else None)
+    if plan is None or {d.RAIL_OPTIMIZED, d.MULTI_PLANE} & by_key.keys():
+        checks += fabric_checks(pricer)
+    others = ", ".join(r.title for r in reports if r.key != d.FIRE_FLYER)
+    fire_flyer = next((c for c in counts if c.key == d.FIRE_FLYER), None)
     return CostReport(
-        title=f"Cost: {plan.inventory.name} versus DGX-A100 at {shape.gpus:,} GPUs",
-        input=input_name or plan.inventory.file, inventory=plan.inventory.name, basis=shape.basis, gpus=shape.gpus,
+        title=f"Cost: {f'{plan.inventory.name} versus ' if fire_flyer else ''}{others} at {shape.gpus:,} GPUs",
+        input=input_name or (plan.inventory.file if plan else "command line"), inventory=plan.inventory.name if plan else "",
+        basis=shape.basis, gpus=shape.gpus,
         catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
-        designs=reports, ratios=_ratios(by_key), paper_checks=paper_checks(storage_switches),
-        notes=_unpriced_notes(pricer) + _notes(catalog, fire_flyer, gpus is None, energy) + sorted(set(pricer.notes)),
+        designs=reports, ratios=_ratios(by_key), paper_checks=checks,
+        notes=_unpriced_notes(pricer) + _notes(catalog, fire_flyer, by_key, gpus is None, energy) + sorted(set(pricer.notes)),
         unpriced=[message for _, message, _ in pricer.missing],
-        warnings=pricer.warnings(where or plan_location(plan, Path(input_name) if input_name else None)) if pricer.missing else [],
+        warnings=pricer.warnings(where or _default_location(plan, input_name)) if pricer.missing else [],
         sources=[SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
                  for key, f in catalog.figures()],
     )
+
+
+def _counts(key: str, plan: Plan | None, shape: d.ClusterShape, switch_model: str, radix: int,
+            catalog: PriceCatalog, from_plan: bool) -> d.DesignCounts:
+    """One design, counted; a SizingError (the GPUs do not fit the radix) becomes a ComparisonError."""
+    try:
+        if key == d.FIRE_FLYER:
+            return d.fire_flyer_from_plan(plan, shape) if from_plan else d.fire_flyer_sized(plan, shape, catalog)
+        if key == d.PCIE_THREE_LAYER:
+            node_cables = None
+            if from_plan:  # same nodes, same leaves: the plan's node cables
+                node_cables = [lot for lot in d.fire_flyer_from_plan(plan, shape).fabrics[0].cables if lot.kind == "node-leaf"]
+            return d.pcie_three_layer(shape, switch_model, radix, catalog, node_cables)
+        return d.reference_design(key, shape, switch_model, radix, catalog)
+    except SizingError as exc:
+        raise ComparisonError(f"{key} at {shape.gpus:,} GPUs: {exc.message}", exc.hint) from None
+
+
+def _default_location(plan: Plan | None, input_name: str) -> Location:
+    if plan is None:  # a catalog model without a price: the preset or --catalog names it
+        return Location(COMMAND_LINE, dict, lambda kind, name: ("--preset",))
+    return plan_location(plan, Path(input_name) if input_name else None)
 
 
 def _require_node_models(plan: Plan, input_name: str) -> None:
@@ -443,8 +592,12 @@ def _unpriced_notes(pricer: Pricer) -> list[str]:
             f"n/a; {pricer.missing[0][2]}."]
 
 
-def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts, from_plan: bool, energy: EnergyOptions | None) -> list[str]:
+def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts | None, by_key: dict[str, DesignReport],
+           from_plan: bool, energy: EnergyOptions | None) -> list[str]:
     lengths = catalog.sized_lengths
+    ref = catalog.nodes[catalog.reference_node]
+    ref_name = ref.title or catalog.reference_node
+    pcie_keeps_cables = from_plan and d.PCIE_THREE_LAYER in by_key
     notes = [
         "Servers are the GPU compute nodes; storage and management servers are the same in every design and are "
         "left out of cost and power, as in the paper's Table III.",
@@ -453,13 +606,27 @@ def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts, from_plan: bool, e
         "Switch power is the switch model's rated figure, counted for average and peak alike.",
         f"Sized designs assume cable lengths of {lengths.node_leaf_m.value:g} m node-leaf, "
         f"{lengths.leaf_spine_m.value:g} m leaf-spine and {lengths.spine_core_m.value:g} m spine-core"
-        + (" (the PCIe three-layer tree keeps the plan's node cables: same nodes, same leaves)." if from_plan else "."),
-        "DGX-A100: the compute tree connects 8 compute NICs per node (the paper's access points); the storage "
-        "fabric connects the 9th NIC, the storage servers and the management nodes, which the paper does not count.",
+        + (" (the PCIe three-layer tree keeps the plan's node cables: same nodes, same leaves)." if pcie_keeps_cables else "."),
+        "Endpoints are the NIC ports a design connects; 'network per endpoint' is its network price over them "
+        "(DeepSeek-V3 Table 3's cost per endpoint). 'Switch-to-switch links' are the cables between switches, "
+        "the links Table 3 counts.",
         "Cost-performance is relative GEMM performance over relative server price per GPU (the paper's Table II); "
-        "'with network' uses the total price per GPU instead.",
+        f"'with network' uses the total price per GPU instead, against the {ref_name} three-layer design.",
     ]
-    notes += fire_flyer.notes
+    if {d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE} & by_key.keys():
+        notes.append(
+            f"{ref_name}: {ref.compute_nics} compute NICs per node on the compute fabric (three-layer: the Fire-Flyer "
+            "paper's access points); " + ("a storage fabric connects its storage NICs and the plan's storage and "
+                                          "management ports, which the Fire-Flyer paper does not count." if ref.storage_nics
+                                          or from_plan or fire_flyer else "no storage fabric is counted (as Table 3)."))
+    if d.RAIL_OPTIMIZED in by_key:
+        notes.append("Rail-optimized: scalable units of k/2 nodes (32 with 64-port switches, as the DGX SuperPOD); a "
+                     "partial unit still gets its rail leaves.")
+    if d.MULTI_PLANE in by_key:
+        notes.append("Multi-plane: one independent fat-tree per compute NIC of a node (its own subnet, no links between "
+                     "planes), two layers while a plane's nodes fit k*k/2.")
+    if fire_flyer:
+        notes += fire_flyer.notes
     if energy and catalog.relative_units:
         notes.append(f"Energy cost is in the currency of the price per kWh; the catalog is in relative "
                      f"{catalog.currency}, so it is not added to the total.")

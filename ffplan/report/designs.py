@@ -1,8 +1,10 @@
 """The comparison designs, counted: switches per layer and cables per kind, type and length.
 
 The Fire-Flyer design is read from a Plan (what the designer built) or, with `--gpus`, sized with the
-plan's node models and zone shape. Everything here reads only the plan. The two three-layer comparisons are sized by `ffplan.design.sizing`; designs that
-are sized rather than placed get the catalog's assumed cable lengths.
+plan's node models and zone shape. Everything here reads only the plan. The comparisons are sized with
+`ffplan.design.sizing`: the plan's nodes on one three-layer tree, and the catalog's reference node
+(8 GPUs, 8 compute NICs) with its compute NICs on a three-layer tree, rail-optimized or in planes.
+Designs that are sized rather than placed get the catalog's assumed cable lengths.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from ffplan.design.sizing import size_three_layer, size_two_layer
 from ffplan.plan.model import Plan
 from ffplan.report.model import CableLot, Fabric
 
-FIRE_FLYER, PCIE_THREE_LAYER, DGX = "fire-flyer", "pcie-three-layer", "dgx-a100"
+FIRE_FLYER, PCIE_THREE_LAYER = "fire-flyer", "pcie-three-layer"  # the inventory's nodes
+THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE = "ft3", "rail-optimized", "mpft"  # the catalog's reference node
+DESIGNS = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
+FROM_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER)
+DEFAULT_WITH_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER)  # the Fire-Flyer paper's Table III
+DEFAULT_WITHOUT_PLAN = (THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,13 @@ def shape_for_gpus(plan: Plan, gpus: int) -> ClusterShape:
                         ports("management"), "sizing")
 
 
+def shape_of_reference(catalog: PriceCatalog, gpus: int) -> ClusterShape:
+    """No plan: the catalog's reference node for `gpus`, no storage or management ports."""
+    ref = catalog.nodes[catalog.reference_node]
+    nodes = math.ceil(gpus / ref.gpus)
+    return ClusterShape(gpus, {catalog.reference_node: nodes}, ref.gpus, nodes * ref.compute_nics, 0, 0, "sizing")
+
+
 def _lot(kind: str, count: int, length_m: float, catalog: PriceCatalog) -> CableLot:
     return CableLot(kind=kind, type=catalog.cables.type_for(length_m), length_m=length_m, count=count)
 
@@ -140,17 +154,19 @@ def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> 
 
 
 def tree(name: str, switch_model: str, radix: int, access_points: int, catalog: PriceCatalog,
-         node_leaf: list[CableLot] | None = None, three_layers: bool = False) -> Fabric:
+         node_leaf: list[CableLot] | None = None, three_layers: bool = False, sized_ports: int | None = None) -> Fabric:
     """A non-blocking fat-tree for `access_points`: two layers when one zone holds them (unless
-    `three_layers`), else three. `node_leaf` replaces the assumed node cables with known ones."""
+    `three_layers`), else three. `node_leaf` replaces the assumed node cables with known ones; `sized_ports`
+    (default `access_points`) is what the leaves are sized for, when whole units are built (rail-optimized)."""
     lengths = catalog.sized_lengths
+    ports = sized_ports or access_points
     lots = node_leaf or [_lot("node-leaf", access_points, lengths.node_leaf_m.value, catalog)]
-    if not three_layers and access_points <= size_two_layer(radix).endpoint_ports:
-        two = size_two_layer(radix, 1.0, access_points)
+    if not three_layers and ports <= size_two_layer(radix).endpoint_ports:
+        two = size_two_layer(radix, 1.0, ports)
         switches = {"leaf": two.leaves, "spine": two.spines, "core": 0}
         lots = lots + [_lot("leaf-spine", two.leaf_spine_links, lengths.leaf_spine_m.value, catalog)]
     else:
-        three = size_three_layer(radix, access_points)
+        three = size_three_layer(radix, ports)
         switches = {"leaf": three.leaves, "spine": three.spines, "core": three.cores}
         lots = lots + [
             _lot("leaf-spine", three.links["leaf-spine"], lengths.leaf_spine_m.value, catalog),
@@ -171,18 +187,57 @@ def pcie_three_layer(shape: ClusterShape, switch_model: str, radix: int, catalog
                         "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
 
 
-def dgx(shape: ClusterShape, switch_model: str, radix: int, catalog: PriceCatalog) -> DesignCounts:
-    """DGX-A100 nodes for the same GPUs: a three-layer compute tree for their compute NICs (as the paper),
-    and a storage fabric for their storage NICs plus the inventory's storage and management ports: the
-    Fire-Flyer fabric carries storage in-band, so the DGX cluster must carry it somewhere too."""
+def multi_plane(switch_model: str, radix: int, planes: int, nodes: int, catalog: PriceCatalog) -> Fabric:
+    """`planes` independent fat-trees (NIC i of every node in plane i, no links between planes), each
+    sized for `nodes` endpoints: two layers while they fit (k*k/2), else three."""
+    plane = tree("plane", switch_model, radix, nodes, catalog)
+    return plane.model_copy(update={
+        "name": f"{planes} {plane.topology} planes of {nodes:,} ports",
+        "access_points": planes * nodes,
+        "switches": {layer: planes * count for layer, count in plane.switches.items()},
+        "cables": [lot.model_copy(update={"count": planes * lot.count}) for lot in plane.cables],
+    })
+
+
+def rail_optimized(switch_model: str, radix: int, rails: int, nodes: int, catalog: PriceCatalog) -> Fabric:
+    """DGX SuperPOD style: scalable units of k/2 nodes, NIC i of every node in a unit to the unit's rail-i
+    leaf (rails leaves per unit, one down-port per node); above the leaves one fat-tree, two layers while
+    the leaves fit (at most k), else three. Leaves come in whole units, a partial unit included."""
+    unit = radix // 2
+    units = math.ceil(nodes / unit)
+    return tree(f"rail-optimized tree, {units} scalable units of {unit} nodes x {rails} rails", switch_model, radix,
+                nodes * rails, catalog, sized_ports=units * unit * rails)
+
+
+LAYOUTS = {  # layout -> (title, description)
+    THREE_LAYER: ("three-layer", "one three-layer fat-tree of all compute NICs"),
+    RAIL_OPTIMIZED: ("rail-optimized", "rail-optimized, scalable units of k/2 nodes with NIC i on the unit's rail-i leaf"),
+    MULTI_PLANE: ("multi-plane", "multi-plane, NIC i in plane i, each plane an independent fat-tree"),
+}
+
+
+def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix: int,
+                     catalog: PriceCatalog) -> DesignCounts:
+    """The catalog's reference node (DGX-A100, HGX-H800) for the same GPUs, its compute NICs in `layout`,
+    and a storage fabric for its storage NICs plus the shape's storage and management ports (the
+    Fire-Flyer fabric carries storage in-band, so the other cluster must carry it somewhere too)."""
     ref = catalog.nodes[catalog.reference_node]
     nodes = math.ceil(shape.gpus / ref.gpus)
-    compute = tree("compute tree", switch_model, radix, nodes * ref.compute_nics, catalog, three_layers=True)
+    compute_ports = nodes * ref.compute_nics
+    if layout == THREE_LAYER:
+        compute = tree("compute tree", switch_model, radix, compute_ports, catalog, three_layers=True)
+    elif layout == RAIL_OPTIMIZED:
+        compute = rail_optimized(switch_model, radix, ref.compute_nics, nodes, catalog)
+    else:
+        compute = multi_plane(switch_model, radix, ref.compute_nics, nodes, catalog)
+    fabrics = [compute]
     storage_points = nodes * ref.storage_nics + shape.storage_ports + shape.management_ports
-    storage = tree("storage fabric", switch_model, radix, storage_points, catalog)
+    if storage_points:
+        fabrics.append(tree("storage fabric", switch_model, radix, storage_points, catalog))
+    title, description = LAYOUTS[layout]
     return DesignCounts(
-        DGX, "DGX-A100",
-        f"{ref.gpus} GPUs, {ref.compute_nics} compute + {ref.storage_nics} storage HDR NICs per node; "
-        "three-layer compute tree, separate storage fabric",
-        "sizing", nodes * ref.gpus, {catalog.reference_node: nodes}, ref.gpus, [compute, storage],
+        layout, f"{ref.title or catalog.reference_node} {title}",
+        f"{ref.gpus} GPUs, {ref.compute_nics} compute + {ref.storage_nics} storage NICs per node; {description}"
+        + ("; separate storage fabric" if storage_points else ""),
+        "sizing", nodes * ref.gpus, {catalog.reference_node: nodes}, ref.gpus, fabrics,
     )

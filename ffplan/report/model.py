@@ -47,6 +47,7 @@ class Money(Frozen):
     servers: float | None
     total: float | None
     per_gpu: float | None
+    network_per_endpoint: float | None  # network / NIC ports connected: DeepSeek-V3 Table 3's cost per endpoint
 
 
 class Power(Frozen):
@@ -76,8 +77,10 @@ class DesignReport(Frozen):
     nodes: dict[str, int]  # compute node model -> count
     gpus_per_node: int
     fabrics: list[Fabric]
+    endpoints: int  # NIC ports connected, all fabrics
     switches: dict[str, int]  # per layer, all fabrics
     switch_total: int
+    switch_links: int  # cables between switches (leaf-spine, spine-core, inter-zone): Table 3's "links"
     cables: dict[str, int]  # per type: DAC, AOC
     cables_by_kind: dict[str, int]
     cable_total: int

@@ -106,13 +106,13 @@ def table_renderables(report: CostReport) -> Group:
     for r in report.ratios:
         ratios.add_row(r.name, f"{names[r.numerator]} / {names[r.denominator]}", fmt(r.computed, "fraction"),
                        fmt(r.paper, "fraction"), deviation(r.computed, r.paper), r.paper_basis)
-    checks = Table(title="Where ffplan's count differs from the paper's", title_justify="left")
+    checks = Table(title="Published counts, recomputed by ffplan", title_justify="left")
     for col in ("configuration", "paper", "ffplan", "why"):
         checks.add_column(col)
     for c in report.paper_checks:
         checks.add_row(c.item, c.paper, c.computed, c.reason)
     notes = "\n".join(f"- {n}" for n in report.notes)
-    return Group(meta, designs, ratios, checks, notes)
+    return Group(meta, designs, *([ratios] if report.ratios else []), checks, notes)
 
 
 def render(report: CostReport, fmt_name: str, width: int = 160) -> str:

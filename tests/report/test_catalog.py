@@ -59,7 +59,7 @@ def test_a_number_without_source_is_refused():
 def test_list_price_is_in_dollars(ff2_plan):
     report = build_report(ff2_plan, resolve_catalog(ff2_plan, "list-price"))
     assert report.currency == "USD" and not report.relative_units
-    dgx = next(d for d in report.designs if d.key == "dgx-a100")
+    dgx = next(d for d in report.designs if d.key == "ft3")
     assert dgx.cost.servers == 1200 * 199000
 
 

@@ -22,7 +22,7 @@ def test_html_is_self_contained_with_svg_charts(ff2_report):
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
     assert "http://" not in html and "https://" not in html
     assert "<script" not in html.lower()
-    assert html.count("<svg") == 4  # cost, network cost, power, switches per layer
+    assert html.count("<svg") == 5  # cost, network cost, network cost per endpoint, power, switches per layer
     widths = [float(w) for w in re.findall(r'<rect class="s\d" x="[\d.]+" y="[\d.]+" width="([\d.]+)"', html)]
     assert widths and max(widths) > 100
 
@@ -42,13 +42,13 @@ def test_markdown_has_a_column_per_design(ff2_report):
 
 def test_json_round_trips(ff2_report):
     data = json.loads(render(ff2_report, "json"))
-    assert [d["key"] for d in data["designs"]] == ["fire-flyer", "pcie-three-layer", "dgx-a100"]
+    assert [d["key"] for d in data["designs"]] == ["fire-flyer", "pcie-three-layer", "ft3"]
     assert data["designs"][0]["switches"] == {"leaf": 80, "spine": 40, "core": 0}
 
 
 def test_csv_keeps_raw_numbers(ff2_report):
     table = list(csv.reader(io.StringIO(render(ff2_report, "csv"))))
-    assert table[0] == ["group", "metric", "fire-flyer", "pcie-three-layer", "dgx-a100"]
+    assert table[0] == ["group", "metric", "fire-flyer", "pcie-three-layer", "ft3"]
     power = next(r for r in table if r[1] == "nodes, average (W)")
     assert float(power[2]) == 1200 * 2500
 

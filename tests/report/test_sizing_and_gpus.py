@@ -4,7 +4,7 @@ import pytest
 
 from ffplan.design.sizing import SizingError, size_three_layer
 from ffplan.report.cost import build_report, resolve_catalog
-from ffplan.report.designs import DGX, FIRE_FLYER, PCIE_THREE_LAYER
+from ffplan.report.designs import FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER
 
 
 @pytest.mark.parametrize("k", [8, 36, 40, 64])
@@ -43,7 +43,7 @@ def test_pcie_three_layer_at_10000_gpus_is_about_200_switches(at_10000):
 
 def test_dgx_compute_tree_at_10000_gpus_is_1250_beside_the_papers_1320(at_10000):
     designs, report = at_10000
-    compute = designs[DGX].fabrics[0]
+    compute = designs[THREE_LAYER].fabrics[0]
     assert compute.access_points == 10000
     assert compute.switches == {"leaf": 500, "spine": 500, "core": 250}
     dgx_check = next(c for c in report.paper_checks if c.item.startswith("DGX three-layer"))
@@ -62,4 +62,4 @@ def test_gpus_that_fill_whole_nodes_only(ff2_plan):
     report = build_report(ff2_plan, resolve_catalog(ff2_plan, "paper"), gpus=12)
     designs = {d.key: d for d in report.designs}
     assert designs[FIRE_FLYER].nodes == {"ff2-compute": 2}
-    assert designs[DGX].nodes == {"dgx-a100": 2}
+    assert designs[THREE_LAYER].nodes == {"dgx-a100": 2}

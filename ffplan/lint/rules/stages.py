@@ -193,6 +193,23 @@ stage_code(
 )
 
 stage_code(
+    "FF805", "comparison-not-buildable", "report cost",
+    summary="a design named in --compare is unknown, needs an INPUT, or does not fit the switch at --gpus",
+    explanation="""
+    `ffplan report cost --compare` takes fire-flyer, pcie-three-layer (both need an inventory or plan as INPUT),
+    ft3, rail-optimized and mpft (the catalog's reference node). A design that the switch radix cannot build
+    at the GPU count (a three-layer tree holds at most k^3/4 endpoints; a plane of mpft too) is refused with
+    the limit. Exit code 2.
+    """,
+    bad="""
+    ffplan report cost --gpus 20000 --compare ft3        # paper preset: 40-port QM8700, at most 16,000
+    """,
+    good="""
+    ffplan report cost --gpus 16000 --compare ft3,mpft
+    """,
+)
+
+stage_code(
     "FF901", "not-a-plan", "render, report, analyze, verify, diff",
     summary="the file is not a plan (not YAML, or no plan_version)",
     explanation="""
