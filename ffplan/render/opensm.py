@@ -76,13 +76,14 @@ class View:
 
     zone: str | None = None  # only this zone's switches and CA ports, no inter-zone links
     drop_cables: frozenset[str] = frozenset()  # cable labels left out of the topology (a failed-link case)
+    drop_switches: frozenset[str] = frozenset()  # switches left out, with their cables and the CA ports on them
 
     def describe(self) -> str:
         parts = []
         if self.zone:
             parts.append(f"zone {self.zone} only")
-        if self.drop_cables:
-            parts.append("without " + ", ".join(sorted(self.drop_cables)))
+        if self.drop_cables or self.drop_switches:
+            parts.append("without " + ", ".join(sorted(self.drop_cables | self.drop_switches)))
         return "; ".join(parts) or "whole fabric"
 
 
@@ -165,7 +166,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     zone = view.zone
     if zone is not None and zone not in {z.name for z in plan.zones}:
         raise _fail(f"zone {zone!r} is not in the plan", "zones: " + ", ".join(z.name for z in plan.zones))
-    switches = [s for s in plan.switches if zone is None or s.zone == zone]
+    switches = [s for s in plan.switches if (zone is None or s.zone == zone) and s.name not in view.drop_switches]
     for s in switches:
         _check_name("switch", s.name)
         _check_guid(s.node_guid)
@@ -179,7 +180,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
             if zone is not None and p.zone != zone:
                 skipped_ports += 1
                 continue
-            if p.cable in view.drop_cables:
+            if p.cable in view.drop_cables or p.leaf in view.drop_switches:
                 continue
             _check_name("NIC", p.nic)
             ca = cas.setdefault(p.node_guid, Ca(id=f"{node.hostname} {p.nic}", hostname=node.hostname, nic=p.nic,
@@ -192,6 +193,8 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     for c in plan.cables:
         if c.label in view.drop_cables:
             dropped += 1
+            continue
+        if c.a.device in view.drop_switches or c.b.device in view.drop_switches:
             continue
         if c.kind == "node-leaf":
             continue  # CA links come from the node ports (a NIC port number, not the NIC name)
@@ -212,6 +215,8 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
         excluded.append(f"{inter} inter-zone/cross-zone links")
     if view.drop_cables:
         excluded.append(f"{dropped} cable(s) taken out: {', '.join(sorted(view.drop_cables))}")
+    if view.drop_switches:
+        excluded.append(f"switch(es) taken out with their cables: {', '.join(sorted(view.drop_switches))}")
     order = {n.hostname: i for i, n in enumerate(plan.nodes)}
     in_order = sorted(cas.values(), key=lambda ca: (order[ca.hostname], ca.nic))
     sm = next((ca for ca in in_order if ca.role == "management"), in_order[0] if in_order else None)
