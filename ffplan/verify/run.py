@@ -19,7 +19,7 @@ from ffplan.plan.model import Plan
 from ffplan.render import opensm as R
 from ffplan.verify import parse as P
 from ffplan.verify.sim import SimError, Simulation, find_tools, ibsim_limits, signals_raise
-from ffplan.verify.walk import WalkResult, walk
+from ffplan.verify.walk import WalkResult, walk, walk_switch_lids
 
 NO_FALLBACK_NOISE = "Failed to setup routing engine 'no_fallback'"
 
@@ -421,6 +421,10 @@ def check_reachability(report: Report, fab: R.Fabric, topo: P.Topo, tables, what
     hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(res.hops.items()))
     report.add("every CA pair reachable", res.broken == 0,
                f"{res.reachable}/{res.pairs} pairs by walking the {what} ({hops})", res.failures)
+    sw = walk_switch_lids(topo, tables)
+    report.add("every switch LID reachable", sw.broken == 0,
+               f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port by "
+               f"walking the {what}", sw.failures)
     return res
 
 
