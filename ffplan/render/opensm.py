@@ -319,6 +319,13 @@ def lft_model(fab: Fabric) -> dict:
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
 
 
+def lfts_text(fab: Fabric) -> str:
+    """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
+    file entries into a table sized by the highest LID it found, unchecked, so an entry for a LID above it (a
+    switch or CA that is down at a cold start) corrupts its heap (docs/operations.md)."""
+    return render_template("opensm/lfts.dump.j2", **lft_model(fab))
+
+
 def _vlarb(entries) -> str:
     return ",".join(f"{e.vl}:{e.weight}" for e in entries)
 
@@ -557,7 +564,7 @@ def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(), 
         files[fname] = render_template("opensm/guids.txt.j2", what=what, title=plan.inventory.name, entries=guids[key])
     if "file" in engines:
         files[CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "file"))
-        files[LFTS] = render_template("opensm/lfts.dump.j2", **lft_model(fab))
+        files[LFTS] = lfts_text(fab)
     if "ftree" in engines:
         files[FTREE_CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "ftree"))
     return files
