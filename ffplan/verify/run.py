@@ -326,7 +326,7 @@ class Boot:
     qos_checks: list[Check]
 
 
-def boot(inp: Inputs, fab: R.Fabric, tools: dict[str, str], workdir: Path, conf_name: str, timeout: float,
+def boot(inp: Inputs | None, fab: R.Fabric, tools: dict[str, str], workdir: Path, conf_name: str, timeout: float,
          files: dict[str, str], report: Report | None, sim_hook: Callable[[Simulation], None] | None = None,
          progress: Callable[[str], None] = lambda s: None) -> Boot:
     """Start ibsim + OpenSM with `conf_name`, wait for SUBNET UP, read back; QoS checks go to `report`."""

@@ -34,7 +34,7 @@ class WalkResult:
         return max(vals), sum(vals) / len(vals), len(vals)
 
 
-class _Tables:
+class Tables:
     """The installed tables on a topology, walked per destination LID; each switch resolved once per LID."""
 
     def __init__(self, topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str]):
@@ -102,7 +102,7 @@ class _Tables:
 def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
          max_failures: int = 8) -> WalkResult:
     names = names or topo.desc
-    t = _Tables(topo, tables, names)
+    t = Tables(topo, tables, names)
     nbr = t.nbr
     # Inter-switch links, directed, so loads over "all links" include idle ones (mean over the fabric).
     res = WalkResult()
@@ -155,7 +155,7 @@ class SwitchLidResult:
 def walk_switch_lids(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
                      max_failures: int = 8) -> SwitchLidResult:
     names = names or topo.desc
-    t = _Tables(topo, tables, names)
+    t = Tables(topo, tables, names)
     res = SwitchLidResult()
     for dst in t.switches:
         dlid = t.lid_of_switch[dst]
