@@ -148,8 +148,8 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
 
 def write_atomically(path: Path, text: str) -> None:
     """Replace `path` so a reader sees the old file or the new one, never a mix: temp file in the same folder,
-    fsync, rename over, fsync the folder. The old file's permissions are kept."""
-    path = Path(path)
+    fsync, rename over, fsync the folder. The old file's permissions are kept; a symlink keeps pointing at it."""
+    path = Path(os.path.realpath(path))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:

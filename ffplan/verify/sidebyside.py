@@ -105,6 +105,19 @@ def leaf_cut_bound(topo: P.Topo, sources: set, dests: set) -> int:
     return bound
 
 
+def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: R.Fabric) -> dict[str, Load]:
+    """Patterns A, B and C on a (read-back) topology; the CA ports' roles come from the plan's fabric."""
+    role = {(ca.node_guid, p.port): ca.role for ca in fab.cas for p in ca.ports}
+    ports = {gp for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"}
+    loads = {}
+    for name, (src_role, dst_role) in PATTERNS.items():
+        sources = {gp for gp in ports if src_role in (None, role.get(gp))}
+        dests = {gp for gp in ports if dst_role in (None, role.get(gp))}
+        load, lost = pattern_load(topo, tables, sources, dests)
+        loads[name] = Load(max(load.values(), default=0), leaf_cut_bound(topo, sources, dests), lost)
+    return loads
+
+
 def _engine_files(plan: Plan, view: R.View, engine: str, failed: list[str]) -> tuple[dict[str, str], str, R.Fabric]:
     """(files, opensm.conf name, fabric) to boot `engine` on the view: ffplan's re-routed tables through the file
     engine, or OpenSM's engine with the ftree configuration's GUID files (updn reads the root GUIDs too)."""
@@ -141,13 +154,7 @@ def measure_case(plan: Plan, case: str, failed: list[str], zone: str | None, too
         except SimError as exc:
             row.error = str(exc).splitlines()[0]
             continue
-        role = {(ca.node_guid, p.port): ca.role for ca in fab.cas for p in ca.ports}
-        ports = {gp for gp in b.topo.port_lid if b.topo.kind.get(gp[0]) == "Ca"}
-        for name, (src_role, dst_role) in PATTERNS.items():
-            sources = {gp for gp in ports if src_role in (None, role.get(gp))}
-            dests = {gp for gp in ports if dst_role in (None, role.get(gp))}
-            load, lost = pattern_load(b.topo, b.tables, sources, dests)
-            row.loads[name] = Load(max(load.values(), default=0), leaf_cut_bound(b.topo, sources, dests), lost)
+        row.loads = pattern_loads(b.topo, b.tables, fab)
         row.ca_pairs_unreachable = row.loads["B"].unreachable
         row.switch_lids_unreachable = walk_switch_lids(b.topo, b.tables).broken
     return rows

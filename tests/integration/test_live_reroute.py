@@ -19,6 +19,7 @@ from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
 from ffplan.verify import parse as P
 from ffplan.verify.run import _rewrite_paths
+from ffplan.verify.sidebyside import pattern_loads
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk, walk_switch_lids
 from tests.opensm.planfix import designed
@@ -60,6 +61,12 @@ def _installed(sim: Simulation):
     return topo, P.parse_lfts(sim.diag(["dump_fts", "-n"])).tables
 
 
+def _balance(topo, tables) -> str:
+    loads = pattern_loads(topo, tables, R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE)))
+    assert all(load.unreachable == 0 for load in loads.values())
+    return ", ".join(f"{name} {load.max} ({load.ratio:.2f})" for name, load in loads.items())
+
+
 def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_leftovers):
     sim, plan_file, lfts = _start(tmp_path, sim_tools)
     with sim:
@@ -86,6 +93,7 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         assert {sw: t for sw, t in tables.items() if sw in written} == written
         assert walk_switch_lids(topo, tables).broken == summary["unreachable"]["switch_lid_pairs"]
         assert sim.opensm.poll() is None
+        print("balance of the installed tables (max flows on a link, max/bound): " + _balance(topo, tables))
 
 
 def test_cold_start_with_the_highest_lid_leaves_down_does_not_crash(tmp_path, sim_tools, no_leftovers):

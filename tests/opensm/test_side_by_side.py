@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ffplan.render import opensm as R
 from ffplan.verify.run import fabric_topo, planned_tables
-from ffplan.verify.sidebyside import leaf_cut_bound, markdown, pattern_load, Load, Row
+from ffplan.verify.sidebyside import Load, Row, leaf_cut_bound, markdown, pattern_load, pattern_loads
 from ffplan.verify.walk import walk
 
 
@@ -18,6 +18,9 @@ def test_pattern_b_is_the_walkers_all_to_all(lab_plan):
     load, lost = pattern_load(topo, tables, _ports(fab), _ports(fab))
     assert lost == 0
     assert load == +walk(topo, tables).load  # the same flows on the same links (+ drops idle links)
+    loads = pattern_loads(topo, tables, fab)
+    assert list(loads) == ["A", "B", "C"] and loads["B"].max == max(load.values())
+    assert all(x.unreachable == 0 and x.bound > 0 for x in loads.values())
     # compute -> storage only: fewer flows, and a black hole is counted per pair lost
     leaf = next(s for s in fab.switches if s.name == "za-leaf02")
     storage = _ports(fab, "storage")

@@ -102,6 +102,10 @@ def test_write_atomically_replaces_and_keeps_permissions(tmp_path):
     assert target.read_text() == "new\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["lfts.dump"]  # no temporary file left
+    link = tmp_path / "current"
+    link.symlink_to(target)
+    write_atomically(link, "newer\n")
+    assert link.is_symlink() and target.read_text() == "newer\n"
 
 
 def test_cli_reroute(lab, tmp_path):
