@@ -49,6 +49,10 @@ def stages(inventory: Path, work: Path) -> list[tuple[str, list[str]]]:
         ("design", FFPLAN + ["design", str(inventory), "-o", str(plan_dir), "-q", "--force"]),
         ("render", FFPLAN + ["render", str(plan_dir / "plan.yaml"), "-o", str(work / f"{inventory.stem}-out"), "--force"]),
         ("analyze", FFPLAN + ["analyze", str(plan_dir / "plan.yaml"), "--pattern", "all-to-all", "--format", "json"]),
+        # live re-route from a discovered fabric (the rendered topology: discovery match, routing, walks, write)
+        ("reroute", FFPLAN + ["reroute", str(plan_dir / "plan.yaml"), "--fabric",
+                              str(work / f"{inventory.stem}-out" / "opensm" / "topology.net"), "-o",
+                              str(work / f"{inventory.stem}.lfts")]),
     ]
 
 

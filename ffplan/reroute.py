@@ -143,7 +143,7 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
     topo = fabric_topo(fab)
     return Rerouted(failed=failed, plan=new_plan, fab=fab, lfts=R.lfts_text(fab),
                     entries_changed=sum(changed.values()), switches_changed=sum(1 for n in changed.values() if n),
-                    ca_pairs=walk(topo, after), switch_lids=walk_switch_lids(topo, after), route_s=route_s)
+                    ca_pairs=walk(topo, after, count_loads=False), switch_lids=walk_switch_lids(topo, after), route_s=route_s)
 
 
 def write_atomically(path: Path, text: str) -> None:

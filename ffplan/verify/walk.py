@@ -100,7 +100,7 @@ class Tables:
 
 
 def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
-         max_failures: int = 8) -> WalkResult:
+         max_failures: int = 8, count_loads: bool = True) -> WalkResult:
     names = names or topo.desc
     t = Tables(topo, tables, names)
     nbr = t.nbr
@@ -123,6 +123,8 @@ def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | 
             if ok:
                 res.reachable += n_src
                 res.hops[n] += n_src
+                if not count_loads:
+                    continue
                 # all-to-all load: walk the (memoised, loop-free) path again, adding this switch's sources
                 s = sw
                 while True:
