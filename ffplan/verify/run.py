@@ -416,13 +416,16 @@ def check_routes(report: Report, fab: R.Fabric, boot_: Boot) -> WalkResult:
     return check_reachability(report, fab, boot_.topo, boot_.tables, "installed tables")
 
 
-def check_reachability(report: Report, fab: R.Fabric, topo: P.Topo, tables, what: str) -> WalkResult:
+def check_reachability(report: Report, fab: R.Fabric, topo: P.Topo, tables, what: str,
+                       switch_lids_required: bool = True) -> WalkResult:
     res = walk(topo, tables)
     hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(res.hops.items()))
     report.add("every CA pair reachable", res.broken == 0,
                f"{res.reachable}/{res.pairs} pairs by walking the {what} ({hops})", res.failures)
     sw = walk_switch_lids(topo, tables)
-    report.add("every switch LID reachable", sw.broken == 0,
+    # OpenSM's up*/down* engines never route a spine's LID from another spine (down then up): info, not a failure
+    ok = True if sw.broken == 0 else (False if switch_lids_required else None)
+    report.add("every switch LID reachable", ok,
                f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port by "
                f"walking the {what}", sw.failures)
     return res
@@ -576,7 +579,8 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
                         res = check_routes(report, fab, b)
                     else:
                         report.skip("LFTs installed == plan", "ftree computes its own tables (see the comparison)")
-                        res = check_reachability(report, fab, b.topo, b.tables, "installed ftree tables")
+                        res = check_reachability(report, fab, b.topo, b.tables, "installed ftree tables",
+                                                 switch_lids_required=False)
                     report.checks += b.qos_checks
                     check_log(report, b.log, engine)
                     if engine == "ftree" and compare:
