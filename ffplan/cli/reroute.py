@@ -55,6 +55,12 @@ def reroute_command(
             if not topo.kind:
                 fail(f"{fabric}: no Switch or Ca record found", "pass the text `ibnetdiscover` prints")
             missing = missing_from_discovery(loaded, topo)
+            if len(missing.switches) == len(loaded.switches):
+                placeholders = sum(1 for sw in loaded.switches if sw.guid_placeholder)
+                fail(f"{fabric}: none of the plan's {len(loaded.switches)} switch GUIDs is in this fabric",
+                     f"{placeholders} of them are placeholders: put the switches' real GUIDs in the inventory "
+                     "(fabric.switch_guids) and re-run design" if placeholders else
+                     "is this the discovery of the fabric the plan describes?")
             failed = missing.failed
         unknown = resolve_items(loaded, list(failed)).unknown
         if unknown:

@@ -108,6 +108,14 @@ def test_write_atomically_replaces_and_keeps_permissions(tmp_path):
     assert link.is_symlink() and target.read_text() == "newer\n"
 
 
+def _other_fabric(tmp_path):
+    """A discovered fabric of other hardware: no GUID of the plan in it."""
+    text = 'Switch 8 "S-00000000000000aa" # "other"\n[1] "H-00000000000000bb"[1](bc)\n\nCa 1 "H-00000000000000bb"\n[1](bc) "S-00000000000000aa"[1]\n'
+    path = tmp_path / "other.txt"
+    path.write_text(text)
+    return path
+
+
 def test_cli_reroute(lab, tmp_path):
     plan = tmp_path / "plan.yaml"
     plan.write_text(dump_plan(lab))
@@ -128,6 +136,7 @@ def test_cli_reroute(lab, tmp_path):
     for args, words in ((["--failed", "za-spine1"], "did you mean 'za-spine01'"),
                         ([], "either --fabric"),
                         (["--fabric", str(plan)], "no Switch or Ca record"),
+                        (["--fabric", str(_other_fabric(tmp_path))], "none of the plan's 12 switch GUIDs"),
                         (["--failed", cable, "--hup", "1"], "not opensm")):
         res = runner.invoke(app, ["reroute", str(plan), *args, "-o", str(tmp_path / "y.lfts")])
         assert res.exit_code in (1, 2) and words in res.output, (args, res.output)
