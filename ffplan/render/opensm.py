@@ -166,10 +166,11 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     zone = view.zone
     if zone is not None and zone not in {z.name for z in plan.zones}:
         raise _fail(f"zone {zone!r} is not in the plan", "zones: " + ", ".join(z.name for z in plan.zones))
-    switches = [s for s in plan.switches if (zone is None or s.zone == zone) and s.name not in view.drop_switches]
+    switches = [s for s in plan.switches if zone is None or s.zone == zone]
     for s in switches:
         _check_name("switch", s.name)
         _check_guid(s.node_guid)
+    switches = [s for s in switches if s.name not in view.drop_switches]
     names = {s.name for s in switches}
     cas: dict[str, Ca] = {}
     excluded: list[str] = []
