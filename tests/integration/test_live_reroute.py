@@ -96,6 +96,43 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         print("balance of the installed tables (max flows on a link, max/bound): " + _balance(topo, tables))
 
 
+def test_fail_over_during_an_outage_installs_the_rerouted_file(tmp_path, sim_tools, no_leftovers):
+    """Master and standby SM on two management nodes, reading the same lfts_file; a spine and the highest-LID
+    leaves die, reroute replaces the file, the master dies: the standby takes over on the new file."""
+    sim, plan_file, lfts = _start(tmp_path, sim_tools)
+    fab = R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE))
+    first, second = [ca.id for ca in fab.cas if ca.role == "management"][:2]
+    fast_poll = "sminfo_polling_timeout 1000\npolling_retry_number 2\n"  # take over after ~2 s, not 40 s
+    conf = (tmp_path / "run.conf").read_text()
+    (tmp_path / "run.conf").write_text(conf + fast_poll + "sm_priority 10\n")
+    standby_dir = tmp_path / "standby"
+    (standby_dir / "cache").mkdir(parents=True)
+    (standby_dir / "cache" / "guid2lid").write_text((tmp_path / "cache" / "guid2lid").read_text())
+    (standby_dir / "run.conf").write_text(conf + fast_poll + "sm_priority 5\n")
+    assert sim.sm_host == first
+    standby = Simulation(workdir=standby_dir, tools=sim_tools, sm_host=second, sockname=sim.sockname)
+    with sim, standby:
+        sim.start_opensm(tmp_path / "run.conf", tmp_path / "cache", [])
+        sim.wait_subnet_up(120)
+        standby.start_opensm(standby_dir / "run.conf", standby_dir / "cache", [])
+        standby.wait_log_count("Entering STANDBY state", 1, 60)
+        for node in ("z1-spine05", "z1-leaf39", "z1-leaf40"):
+            sim.console(f'Unlink "{node}"')
+        summary = _reroute(sim, plan_file, lfts, hup=True)
+        assert {"z1-spine05", "z1-leaf39", "z1-leaf40"} <= set(summary["failed"])
+        os.kill(sim.opensm.pid, signal.SIGKILL)
+        sim.opensm.wait()
+        standby.wait_log_count("SUBNET UP", 1, 60)
+        sweeps = standby.log_count(CONFIGURED)
+        os.kill(standby.opensm.pid, signal.SIGHUP)
+        standby.wait_log_count(CONFIGURED, sweeps + 1, 60)
+        topo, tables = _installed(standby)
+        assert walk(topo, tables).broken == 0
+        written = P.parse_lfts(lfts.read_text()).tables
+        assert {sw: t for sw, t in tables.items() if sw in written} == written
+        assert standby.opensm.poll() is None
+
+
 def test_cold_start_with_the_highest_lid_leaves_down_does_not_crash(tmp_path, sim_tools, no_leftovers):
     sim, plan_file, lfts = _start(tmp_path, sim_tools)
     with sim:
