@@ -42,22 +42,25 @@ def reroute_command(
     if (fabric is None) == (not failed):
         fail("give the fabric as it is now: either --fabric IBNETDISCOVER_OUTPUT or --failed ITEM (not both)",
              "ffplan reroute out/ff2 --failed z1-leaf05-p21 -o /etc/opensm/lfts.dump")
+    target = output / "lfts.dump" if output.is_dir() else output
+    if not target.parent.is_dir():
+        fail(escape(f"{target.parent} is not a folder"), "-o names the file OpenSM reads (lfts_file) or its folder")
     with stage_errors():
         loaded = load_plan(plan / "plan.yaml" if plan.is_dir() else plan)
         if loaded.routing is None:
-            fail(f"{plan} has no routing to start from", "re-run `ffplan design`")
+            fail(escape(f"{plan} has no routing to start from"), "re-run `ffplan design`")
         missing = None
         if fabric is not None:
             try:
                 topo = parse_topology(fabric.read_text(errors="replace"))
             except (OSError, ValueError) as exc:
-                fail(f"{fabric}: cannot read it as ibnetdiscover output: {exc}", "pass the text `ibnetdiscover` prints")
+                fail(escape(f"{fabric}: cannot read it as ibnetdiscover output: {exc}"), "pass the text `ibnetdiscover` prints")
             if not topo.kind:
-                fail(f"{fabric}: no Switch or Ca record found", "pass the text `ibnetdiscover` prints")
+                fail(escape(f"{fabric}: no Switch or Ca record found"), "pass the text `ibnetdiscover` prints")
             missing = missing_from_discovery(loaded, topo)
             if len(missing.switches) == len(loaded.switches):
                 placeholders = sum(1 for sw in loaded.switches if sw.guid_placeholder)
-                fail(f"{fabric}: none of the plan's {len(loaded.switches)} switch GUIDs is in this fabric",
+                fail(escape(f"{fabric}: none of the plan's {len(loaded.switches)} switch GUIDs is in this fabric"),
                      f"{placeholders} of them are placeholders: put the switches' real GUIDs in the inventory "
                      "(fabric.switch_guids) and re-run design" if placeholders else
                      "is this the discovery of the fabric the plan describes?")
@@ -68,16 +71,16 @@ def reroute_command(
             fail(escape(f"--failed {unknown[0]!r} is neither a cable label, a switch nor switch[port] of the plan"),
                  hint or "use a cable label from cables.csv (z1-leaf05-p21), a switch name (z1-spine05) or switch[port]")
         result = reroute(loaded, list(failed))
-    target = output / "lfts.dump" if output.is_dir() else output
-    if not target.parent.is_dir():
-        fail(f"{target.parent} is not a folder", "-o names the file OpenSM reads (lfts_file) or its folder")
-    write_atomically(target, result.lfts)
+    try:
+        write_atomically(target, result.lfts)
+    except OSError as exc:
+        fail(escape(f"cannot write {target}: {exc.strerror or exc}"), "run it as the user that owns OpenSM's files")
     signalled = ""
     if hup is not None:
         try:
             request_heavy_sweep(hup)
         except (NotOpenSM, PermissionError) as exc:
-            fail(f"wrote {target}, but cannot signal OpenSM: {exc}", "send SIGHUP to the opensm process yourself", EXIT_FINDINGS)
+            fail(escape(f"wrote {target}, but cannot signal OpenSM: {exc}"), "send SIGHUP to the opensm process yourself", EXIT_FINDINGS)
         signalled = f"sent SIGHUP to OpenSM (PID {hup}): its heavy sweep loads the file"
     summary = {
         "failed": result.failed,

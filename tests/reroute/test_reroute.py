@@ -116,6 +116,12 @@ def _other_fabric(tmp_path):
     return path
 
 
+def _blocked(tmp_path):
+    """A folder whose lfts.dump is a folder: the rename cannot replace it."""
+    (tmp_path / "blocked" / "lfts.dump").mkdir(parents=True)
+    return tmp_path / "blocked"
+
+
 def test_cli_reroute(lab, tmp_path):
     plan = tmp_path / "plan.yaml"
     plan.write_text(dump_plan(lab))
@@ -137,7 +143,9 @@ def test_cli_reroute(lab, tmp_path):
                         ([], "either --fabric"),
                         (["--fabric", str(plan)], "no Switch or Ca record"),
                         (["--fabric", str(_other_fabric(tmp_path))], "none of the plan's 12 switch GUIDs"),
-                        (["--failed", cable, "--hup", "1"], "not opensm")):
-        res = runner.invoke(app, ["reroute", str(plan), *args, "-o", str(tmp_path / "y.lfts")])
+                        (["--failed", cable, "--hup", "1"], "not opensm"),
+                        (["--failed", cable, "-o", str(tmp_path / "no" / "x.lfts")], "is not a folder"),
+                        (["--failed", cable, "-o", str(_blocked(tmp_path))], "cannot write")):
+        res = runner.invoke(app, ["reroute", str(plan), "-o", str(tmp_path / "y.lfts"), *args])
         assert res.exit_code in (1, 2) and words in res.output, (args, res.output)
         assert "Traceback" not in res.output
