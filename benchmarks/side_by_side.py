@@ -54,9 +54,13 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ffplan-side-by-side-") as work:
         for name, failed in cases.items():
-            rows += measure_case(plan, name, failed, args.zone or None, tools, Path(work),
-                                 engines=tuple(args.engines.split(",")),
-                                 progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+            try:
+                rows += measure_case(plan, name, failed, args.zone or None, tools, Path(work),
+                                     engines=tuple(args.engines.split(",")),
+                                     progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+            except ValueError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
     sys.stdout.write(markdown(rows))
     print(f"{len(rows)} boots in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 0
