@@ -106,8 +106,10 @@ def leaf_cut_bound(topo: P.Topo, sources: set, dests: set) -> int:
 
 
 def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: R.Fabric) -> dict[str, Load]:
-    """Patterns A, B and C on a (read-back) topology; the CA ports' roles come from the plan's fabric."""
-    role = {(ca.node_guid, p.port): ca.role for ca in fab.cas for p in ca.ports}
+    """Patterns A, B and C on a (read-back) topology; the CA ports' roles come from the plan's fabric, by port
+    GUID (a CA's node GUID in ibsim need not be the plan's)."""
+    role_of_guid = {p.port_guid: ca.role for ca in fab.cas for p in ca.ports}
+    role = {gp: role_of_guid.get(g) for gp, g in topo.port_guid.items()}
     ports = {gp for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"}
     loads = {}
     for name, (src_role, dst_role) in PATTERNS.items():

@@ -9,7 +9,10 @@ from ffplan.verify.walk import walk
 
 
 def _ports(fab, role=None):
-    return {(ca.node_guid, p.port) for ca in fab.cas for p in ca.ports if role in (None, ca.role)}
+    """The topology's (node GUID, port) keys of the CA ports of a role, found by port GUID."""
+    topo = fabric_topo(fab)
+    guids = {p.port_guid for ca in fab.cas for p in ca.ports if role in (None, ca.role)}
+    return {gp for gp, g in topo.port_guid.items() if g in guids}
 
 
 def test_pattern_b_is_the_walkers_all_to_all(lab_plan):
