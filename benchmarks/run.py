@@ -51,6 +51,10 @@ def stages(inventory: Path, work: Path) -> list[tuple[str, list[str]]]:
         ("analyze", FFPLAN + ["analyze", str(plan_dir / "plan.yaml"), "--pattern", "all-to-all", "--format", "json"]),
         # the rendered topology.net is what ibnetdiscover prints for the fabric as planned: a full audit, exit 0
         ("audit", FFPLAN + ["audit", str(plan_dir / "plan.yaml"), str(work / f"{inventory.stem}-out" / "opensm" / "topology.net")]),
+        # live re-route from a discovered fabric (the rendered topology: discovery match, routing, walks, write)
+        ("reroute", FFPLAN + ["reroute", str(plan_dir / "plan.yaml"), "--fabric",
+                              str(work / f"{inventory.stem}-out" / "opensm" / "topology.net"), "-o",
+                              str(work / f"{inventory.stem}.lfts")]),
     ]
 
 

@@ -54,9 +54,10 @@ def _register() -> None:
     from ffplan.cli import lint as lint_cmd
     from ffplan.cli import render as render_cmd
     from ffplan.cli import report as report_cmd
+    from ffplan.cli import reroute as reroute_cmd
     from ffplan.cli import verify as verify_cmd
 
-    for module in (lint_cmd, design_cmd, render_cmd, report_cmd, diff_cmd, verify_cmd, analyze_cmd, audit_cmd):
+    for module in (lint_cmd, design_cmd, render_cmd, report_cmd, diff_cmd, verify_cmd, analyze_cmd, audit_cmd, reroute_cmd):
         module.register(app)
 
 

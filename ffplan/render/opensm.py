@@ -74,13 +74,14 @@ class View:
 
     zone: str | None = None  # only this zone's switches and CA ports, no inter-zone links
     drop_cables: frozenset[str] = frozenset()  # cable labels left out of the topology (a failed-link case)
+    drop_switches: frozenset[str] = frozenset()  # switches left out, with their cables and the CA ports on them
 
     def describe(self) -> str:
         parts = []
         if self.zone:
             parts.append(f"zone {self.zone} only")
-        if self.drop_cables:
-            parts.append("without " + ", ".join(sorted(self.drop_cables)))
+        if self.drop_cables or self.drop_switches:
+            parts.append("without " + ", ".join(sorted(self.drop_cables | self.drop_switches)))
         return "; ".join(parts) or "whole fabric"
 
 
@@ -168,6 +169,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     for s in switches:
         _check_name("switch", s.name)
         _check_guid(s.node_guid)
+    switches = [s for s in switches if s.name not in view.drop_switches]
     names = {s.name for s in switches}
     nic_models = {m.name: m for m in plan.nic_models}
     cas: dict[str, Ca] = {}
@@ -179,7 +181,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
             if zone is not None and p.zone != zone:
                 skipped_ports += 1
                 continue
-            if p.cable in view.drop_cables:
+            if p.cable in view.drop_cables or p.leaf in view.drop_switches:
                 continue
             _check_name("NIC", p.nic)
             nic_model = nic_models.get(p.nic_model)
@@ -198,6 +200,8 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     for c in plan.cables:
         if c.label in view.drop_cables:
             dropped += 1
+            continue
+        if c.a.device in view.drop_switches or c.b.device in view.drop_switches:
             continue
         if c.kind == "node-leaf":
             continue  # CA links come from the node ports (a NIC port number, not the NIC name)
@@ -218,6 +222,8 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
         excluded.append(f"{inter} inter-zone/cross-zone links")
     if view.drop_cables:
         excluded.append(f"{dropped} cable(s) taken out: {', '.join(sorted(view.drop_cables))}")
+    if view.drop_switches:
+        excluded.append(f"switch(es) taken out with their cables: {', '.join(sorted(view.drop_switches))}")
     order = {n.hostname: i for i, n in enumerate(plan.nodes)}
     in_order = sorted(cas.values(), key=lambda ca: (order[ca.hostname], ca.nic))
     sm = next((ca for ca in in_order if ca.role == "management"), in_order[0] if in_order else None)
@@ -372,6 +378,13 @@ def lft_model(fab: Fabric) -> dict:
         blocks.append({"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
                        "lines": lines})
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
+
+
+def lfts_text(fab: Fabric) -> str:
+    """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
+    file entries into a table sized by the highest LID it found, unchecked, so an entry for a LID above it (a
+    switch or CA that is down at a cold start) corrupts its heap (docs/operations.md)."""
+    return render_template("opensm/lfts.dump.j2", **lft_model(fab))
 
 
 def _vlarb(entries) -> str:
@@ -618,7 +631,7 @@ def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(), 
         files[fname] = render_template("opensm/guids.txt.j2", what=what, title=plan.inventory.name, entries=guids[key])
     if "file" in engines:
         files[CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "file"))
-        files[LFTS] = render_template("opensm/lfts.dump.j2", **lft_model(fab))
+        files[LFTS] = lfts_text(fab)
     if "ftree" in engines:
         files[FTREE_CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "ftree"))
     return files

@@ -118,20 +118,23 @@ class Simulation:
             env["SIM_HOST"] = self.sm_host
         return env
 
-    def _spawn(self, argv: list[str], stdout, preload: bool, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+    def _spawn(self, argv: list[str], stdout, preload: bool, extra_env: dict[str, str] | None = None,
+               stdin=subprocess.DEVNULL) -> subprocess.Popen:
         env = self.env(preload)
         env.update(extra_env or {})
-        proc = subprocess.Popen(argv, cwd=self.workdir, env=env, stdin=subprocess.DEVNULL, stdout=stdout,
+        proc = subprocess.Popen(argv, cwd=self.workdir, env=env, stdin=stdin, stdout=stdout,
                                 stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent())
         self.pids.append(proc.pid)
         return proc
 
     # ------------------------------------------------------------------ ibsim
-    def start_ibsim(self, netfile: Path, extra: list[str], timeout: float) -> float:
+    def start_ibsim(self, netfile: Path, extra: list[str], timeout: float, console: bool = False) -> float:
+        """With `console`, ibsim reads console commands (`Unlink "node"[port]`, `Link ...`) from `self.console`."""
         log = self.workdir / "ibsim.log"
         started = time.monotonic()
         with open(log, "wb") as fh:
-            self.ibsim = self._spawn([self.tools["ibsim"], "-s", "-n", *extra, str(netfile)], fh, preload=False)
+            argv = [self.tools["ibsim"], "-s", *([] if console else ["-n"]), *extra, str(netfile)]
+            self.ibsim = self._spawn(argv, fh, preload=False, stdin=subprocess.PIPE if console else subprocess.DEVNULL)
         while True:
             text = log.read_text(errors="replace")
             if "Network simulator ready" in text:
@@ -142,6 +145,12 @@ class Simulation:
             if time.monotonic() - started > timeout:
                 raise SimError(f"ibsim not ready after {timeout:g} s:\n" + _tail(log))
             time.sleep(0.05)
+
+    def console(self, command: str) -> None:
+        """One ibsim console command, e.g. `Unlink "z1-spine05"` (every port) or `Unlink "z1-leaf05"[21]`."""
+        assert self.ibsim is not None and self.ibsim.stdin is not None, "start_ibsim(console=True) first"
+        self.ibsim.stdin.write(command.encode() + b"\n")
+        self.ibsim.stdin.flush()
 
     # ------------------------------------------------------------------ OpenSM
     def start_opensm(self, conf: Path, cache: Path, extra: list[str]) -> None:
@@ -176,6 +185,22 @@ class Simulation:
             if time.monotonic() - started > timeout:
                 raise SimError(f"no SUBNET UP after {timeout:g} s (raise --timeout for large fabrics):\n" + _relevant(text))
             time.sleep(0.05)
+
+    def log_count(self, text: str) -> int:
+        log = self.workdir / "osm.log"
+        return log.read_text(errors="replace").count(text) if log.exists() else 0
+
+    def wait_log_count(self, text: str, count: int, timeout: float) -> float:
+        """Wait until OpenSM's log holds `text` `count` times (e.g. the SUBNET UP of a heavy sweep after a SIGHUP)."""
+        started = time.monotonic()
+        while self.log_count(text) < count:
+            assert self.opensm is not None
+            if self.opensm.poll() is not None:
+                raise SimError(f"OpenSM exited with code {self.opensm.returncode}:\n" + _tail(self.workdir / "opensm.out"))
+            if time.monotonic() - started > timeout:
+                raise SimError(f"OpenSM's log has {text!r} {self.log_count(text)} times, not {count}, after {timeout:g} s")
+            time.sleep(0.05)
+        return time.monotonic() - started
 
     # ------------------------------------------------------------------ diags
     def diag(self, argv: list[str], timeout: float = 120.0) -> str:
@@ -214,6 +239,8 @@ class Simulation:
         if self.opensm is not None:
             _stop(self.opensm, grace=5.0)
         if self.ibsim is not None:
+            if self.ibsim.stdin is not None:
+                self.ibsim.stdin.close()
             _stop(self.ibsim, grace=3.0)
         for leftover in self.workdir.glob("sys-*"):
             if leftover.is_dir() and re.fullmatch(r"sys-\d+", leftover.name):

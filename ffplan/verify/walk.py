@@ -1,5 +1,5 @@
-"""Walk linear forwarding tables hop by hop: reachability of every CA pair, path lengths, loops, black holes,
-and the all-to-all flow count on every switch egress port.
+"""Walk linear forwarding tables hop by hop: reachability of every CA pair and of every switch LID, path lengths,
+loops, black holes, and the all-to-all flow count on every switch egress port.
 
 Per destination LID the tables form an in-tree, so each switch is walked once per destination (memoised):
 O(switches x LIDs) instead of O(CA pairs x hops).
@@ -34,32 +34,29 @@ class WalkResult:
         return max(vals), sum(vals) / len(vals), len(vals)
 
 
-def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
-         max_failures: int = 8) -> WalkResult:
-    names = names or topo.desc
-    nbr = topo.neighbours()
-    switches = [g for g, k in topo.kind.items() if k == "Switch"]
-    lid_of_switch = {g: topo.port_lid.get((g, 0)) for g in switches}
-    ca_ports = [(g, p) for (g, p) in topo.port_lid if topo.kind.get(g) == "Ca"]
-    ca_lid = {gp: topo.port_lid[gp] for gp in ca_ports}
-    # Sources: CA ports grouped by the switch they are cabled to.
-    sources: Counter = Counter()
-    attach: dict[tuple[str, int], str] = {}
-    for gp in ca_ports:
-        peer = nbr.get(gp)
-        if peer and topo.kind.get(peer[0]) == "Switch":
-            sources[peer[0]] += 1
-            attach[gp] = peer[0]
-    # Inter-switch links, directed, so loads over "all links" include idle ones (mean over the fabric).
-    res = WalkResult()
-    for (a, pa), (b, pb) in topo.links:
-        if topo.kind.get(a) == "Switch" and topo.kind.get(b) == "Switch":
-            res.load[(a, pa)] += 0
-            res.load[(b, pb)] += 0
-    for dst in ca_ports:
-        dlid = ca_lid[dst]
-        memo: dict[str, tuple[bool, int, str]] = {}  # switch -> (reached, switches traversed, reason)
-        own_switch = attach.get(dst)
+class Tables:
+    """The installed tables on a topology, walked per destination LID; each switch resolved once per LID."""
+
+    def __init__(self, topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str]):
+        self.topo, self.tables, self.names = topo, tables, names
+        self.nbr = topo.neighbours()
+        self.switches = [g for g, k in topo.kind.items() if k == "Switch"]
+        self.lid_of_switch = {g: topo.port_lid.get((g, 0)) for g in self.switches}
+        self.ca_ports = [(g, p) for (g, p) in topo.port_lid if topo.kind.get(g) == "Ca"]
+        self.ca_lid = {gp: topo.port_lid[gp] for gp in self.ca_ports}
+        # Sources: CA ports grouped by the switch they are cabled to.
+        self.sources: Counter = Counter()
+        self.attach: dict[tuple[str, int], str] = {}
+        for gp in self.ca_ports:
+            peer = self.nbr.get(gp)
+            if peer and topo.kind.get(peer[0]) == "Switch":
+                self.sources[peer[0]] += 1
+                self.attach[gp] = peer[0]
+
+    def resolver(self, dlid: int):
+        """resolve(switch) -> (reached, switches traversed, reason) for packets to `dlid` entering `switch`."""
+        names, tables, nbr, topo = self.names, self.tables, self.nbr, self.topo
+        memo: dict[str, tuple[bool, int, str]] = {}
 
         def resolve(start: str) -> tuple[bool, int, str]:
             path: list[str] = []
@@ -78,14 +75,14 @@ def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | 
                 if port is None:
                     ok, why = False, f"no entry at {names.get(sw, sw)}"
                 elif port == 0:
-                    ok = lid_of_switch.get(sw) == dlid
+                    ok = self.lid_of_switch.get(sw) == dlid
                     why = "" if ok else f"{names.get(sw, sw)} keeps LID {dlid} (port 0)"
                 else:
                     peer = nbr.get((sw, port))
                     if peer is None:
                         ok, why = False, f"{names.get(sw, sw)} port {port} is not connected"
                     elif topo.kind.get(peer[0]) == "Ca":
-                        ok = ca_lid.get(peer) == dlid
+                        ok = self.ca_lid.get(peer) == dlid
                         why = "" if ok else f"{names.get(sw, sw)} port {port} leads to {names.get(peer[0], peer[0])}"
                     else:
                         sw = peer[0]
@@ -99,7 +96,25 @@ def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | 
                 memo[s] = (ok, n, why)
             return memo[start] if start in memo else (ok, n, why)
 
-        for sw, count in sources.items():
+        return resolve
+
+
+def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
+         max_failures: int = 8, count_loads: bool = True) -> WalkResult:
+    names = names or topo.desc
+    t = Tables(topo, tables, names)
+    nbr = t.nbr
+    # Inter-switch links, directed, so loads over "all links" include idle ones (mean over the fabric).
+    res = WalkResult()
+    for (a, pa), (b, pb) in topo.links:
+        if topo.kind.get(a) == "Switch" and topo.kind.get(b) == "Switch":
+            res.load[(a, pa)] += 0
+            res.load[(b, pb)] += 0
+    for dst in t.ca_ports:
+        dlid = t.ca_lid[dst]
+        resolve = t.resolver(dlid)
+        own_switch = t.attach.get(dst)
+        for sw, count in t.sources.items():
             n_src = count - (1 if sw == own_switch else 0)
             if n_src <= 0:
                 continue
@@ -108,6 +123,8 @@ def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | 
             if ok:
                 res.reachable += n_src
                 res.hops[n] += n_src
+                if not count_loads:
+                    continue
                 # all-to-all load: walk the (memoised, loop-free) path again, adding this switch's sources
                 s = sw
                 while True:
@@ -121,4 +138,41 @@ def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | 
                 res.failure_count += n_src
                 if len(res.failures) < max_failures:
                     res.failures.append(f"{names.get(sw, sw)} -> LID {dlid} ({names.get(dst[0], dst[0])}): {why}")
+    return res
+
+
+@dataclass
+class SwitchLidResult:
+    """Switch LIDs (port 0: SMPs, PerfMgt, vendor MADs) reached from every other switch and every CA port."""
+
+    pairs: int = 0
+    reachable: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def broken(self) -> int:
+        return self.pairs - self.reachable
+
+
+def walk_switch_lids(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
+                     max_failures: int = 8) -> SwitchLidResult:
+    names = names or topo.desc
+    t = Tables(topo, tables, names)
+    res = SwitchLidResult()
+    for dst in t.switches:
+        dlid = t.lid_of_switch[dst]
+        if dlid is None:
+            continue
+        resolve = t.resolver(dlid)
+        for sw in t.switches:
+            # from the switch itself (1 source unless it is the destination) and from the CA ports cabled to it
+            n_src = (0 if sw == dst else 1) + t.sources.get(sw, 0)
+            if n_src == 0:
+                continue
+            ok, _, why = resolve(sw)
+            res.pairs += n_src
+            if ok:
+                res.reachable += n_src
+            elif len(res.failures) < max_failures:
+                res.failures.append(f"{names.get(sw, sw)} -> LID {dlid} ({names.get(dst, dst)}): {why}")
     return res

@@ -33,7 +33,7 @@ def test_lab_passes(lab_out, no_leftovers):
     names = [c.name for c in report.checks if c.status == "pass"]
     for expected in ("config accepted (opensm.conf)", "config effective (opensm.conf)", "LFT file (lfts.dump)",
                      "LID pinning (guid2lid)", "SUBNET UP", "cabling", "LIDs", "LFTs installed == plan",
-                     "every CA pair reachable", "SL2VL per port class", "VLArb per port class",
+                     "every CA pair reachable", "every switch LID reachable", "SL2VL per port class", "VLArb per port class",
                      "path SLs per traffic class", "OpenSM log: no errors", "OpenSM log: no fallback",
                      "OpenSM log: routing engine"):
         assert expected in names, expected

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ffplan.render import opensm as R
 from ffplan.verify import parse as P
 from ffplan.verify.run import fabric_topo, planned_tables
-from ffplan.verify.walk import walk
+from ffplan.verify.walk import walk, walk_switch_lids
 
 IBNETDISCOVER = """\
 #
@@ -129,3 +129,26 @@ def test_lft_file_parser_reports_junk_and_duplicates():
             "Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n")
     parsed = P.parse_lfts(text)
     assert [no for no, _ in parsed.junk] == [3] and [no for no, _ in parsed.duplicates] == [4]
+
+
+def test_walk_switch_lids_counts_every_switch_and_ca_source(lab_plan):
+    fab = R.build_fabric(lab_plan)
+    topo = fabric_topo(fab)
+    tables = planned_tables(fab)
+    n_sw, n_ca = len(fab.switches), sum(len(ca.ports) for ca in fab.cas)
+    res = walk_switch_lids(topo, tables)
+    # every switch LID from every other switch and from every CA port
+    assert res.pairs == n_sw * (n_sw - 1) + n_sw * n_ca and res.broken == 0
+    # a leaf (without inter-zone links) that lost its entry for a spine's LID: it and its CA ports lose that spine
+    leaf = next(s for s in fab.switches if s.name == "za-leaf02")
+    spine = next(s for s in fab.switches if s.name == "za-spine01")
+    on_leaf = sum(1 for ca in fab.cas for p in ca.ports if p.leaf == leaf.name)
+    broken = {k: dict(v) for k, v in tables.items()}
+    del broken[leaf.node_guid][spine.lid]
+    res = walk_switch_lids(topo, broken)
+    # (za-spine02 reaches za-spine01 through za-leaf02 too)
+    assert res.broken == 1 + on_leaf + 1
+    assert sorted(res.failures) == [f"{src} -> LID {spine.lid} (za-spine01): no entry at za-leaf02"
+                                    for src in ("za-leaf02", "za-spine02")]
+    # the CA-pair walk does not see it: CA destinations are untouched
+    assert walk(topo, broken).broken == 0

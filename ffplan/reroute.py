@@ -1,0 +1,184 @@
+"""Live re-routing: the plan and the fabric as it is now -> the file routing engine's input for that fabric.
+
+The fabric as it is now is either the text `ibnetdiscover` prints on the live subnet or a list of failed items
+(cable labels, switch names, `switch[port]`). Switches are matched by node GUID, CA ports by port GUID, links
+by both ends and port numbers; whatever the plan has and the fabric lacks is failed. The router
+(`ffplan.design.routing.route`) re-routes around it, and the LFT file lists only the LIDs of ports that are up,
+because OpenSM 3.3.23 corrupts its heap on entries above the highest LID it found (docs/operations.md).
+The file replaces the one OpenSM reads atomically; a SIGHUP makes OpenSM run a heavy sweep, which re-reads it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ffplan.plan.model import Plan
+from ffplan.render import opensm as R
+from ffplan.verify.parse import Topo
+from ffplan.verify.walk import SwitchLidResult, WalkResult, walk, walk_switch_lids
+
+_PORT_REF = re.compile(r"^(?P<switch>[^\[\]]+)\[(?P<port>\d+)\]$")
+
+
+@dataclass
+class Missing:
+    """What the plan has and the fabric lacks (names and cable labels), and links the plan does not have."""
+
+    switches: list[str]
+    cables: list[str]  # switch-to-switch cables down while both switches are up
+    ca_ports: list[str]  # labels of node-leaf cables whose CA port is absent while the leaf is up
+    unexpected: list[str]  # discovered links that are not planned (never used by the routes)
+
+    @property
+    def failed(self) -> list[str]:
+        return sorted(self.switches + self.cables + self.ca_ports)
+
+
+def missing_from_discovery(plan: Plan, topo: Topo) -> Missing:
+    """Compare the planned fabric with a discovered one (`ibnetdiscover` output parsed by verify.parse)."""
+    switch_guid = {s.name: s.node_guid for s in plan.switches}
+    up = {s.name for s in plan.switches if topo.kind.get(s.node_guid) == "Switch"}
+    planned_port_guid = {(p.node_guid, p.port): p.port_guid for n in plan.nodes for p in n.ports}
+
+    def key(node: str, port: int) -> tuple:
+        # switches by node GUID and port; CA ports by the port GUID ibnetdiscover prints on the CA port line,
+        # else (an ibsim net file) by the planned port of that node GUID and port number
+        if topo.kind.get(node) == "Switch":
+            return ("switch", node, port)
+        return ("ca", topo.port_guid.get((node, port)) or planned_port_guid.get((node, port), f"{node}[{port}]"))
+
+    found = {frozenset((key(*a), key(*b))): (a, b) for a, b in topo.links}
+    planned: dict[frozenset, tuple[str, str, tuple[str, ...]]] = {}  # link -> (kind, label, switches it needs)
+    for c in plan.cables:
+        if c.kind != "node-leaf":
+            ends = (("switch", switch_guid[c.a.device], int(c.a.port)), ("switch", switch_guid[c.b.device], int(c.b.port)))
+            planned[frozenset(ends)] = (c.kind, c.label, (c.a.device, c.b.device))
+    for n in plan.nodes:
+        for p in n.ports:
+            ends = (("switch", switch_guid[p.leaf], p.leaf_port), ("ca", p.port_guid))
+            planned[frozenset(ends)] = ("node-leaf", p.cable, (p.leaf,))
+    cables, ca_ports = [], []
+    for link, (kind, label, needs) in planned.items():
+        if link not in found and all(s in up for s in needs):
+            (ca_ports if kind == "node-leaf" else cables).append(label)
+    desc = topo.desc
+    unexpected = [f"{desc.get(a[0], a[0])}[{a[1]}] <-> {desc.get(b[0], b[0])}[{b[1]}]"
+                  for link, (a, b) in found.items() if link not in planned]
+    return Missing(switches=sorted(set(switch_guid) - up), cables=sorted(cables), ca_ports=sorted(ca_ports),
+                   unexpected=sorted(unexpected))
+
+
+@dataclass
+class Items:
+    """Failed items sorted by what they are; `switch[port]` references become cable labels."""
+
+    switches: set[str]
+    cables: set[str]  # switch-to-switch cable labels
+    ca_cables: set[str]  # node-leaf cable labels
+    unknown: list[str]
+
+    def view(self) -> R.View:
+        """The sub-fabric without them."""
+        return R.View(drop_cables=frozenset(self.cables | self.ca_cables), drop_switches=frozenset(self.switches))
+
+
+def resolve_items(plan: Plan, items: list[str]) -> Items:
+    switches = {s.name for s in plan.switches}
+    switch_cables = {c.label for c in plan.cables if c.kind != "node-leaf"}
+    ca_cables = {p.cable for n in plan.nodes for p in n.ports}
+    by_port = {(c.b.device, str(c.b.port)): c.label for c in plan.cables}
+    by_port.update({(c.a.device, str(c.a.port)): c.label for c in plan.cables if c.kind != "node-leaf"})
+    out = Items(set(), set(), set(), [])
+    for item in items:
+        m = _PORT_REF.match(item)
+        label = by_port.get((m["switch"], m["port"])) if m else item
+        if item in switches:
+            out.switches.add(item)
+        elif label in switch_cables:
+            out.cables.add(label)
+        elif label in ca_cables:
+            out.ca_cables.add(label)
+        else:
+            out.unknown.append(item)
+    return out
+
+
+@dataclass
+class Rerouted:
+    failed: list[str]
+    plan: Plan  # the plan with the new routing
+    fab: R.Fabric  # the degraded fabric
+    lfts: str  # the file engine's input for the degraded fabric
+    entries_changed: int  # (switch, LID) entries of the degraded fabric routed differently from the plan
+    switches_changed: int
+    ca_pairs: WalkResult
+    switch_lids: SwitchLidResult
+    route_s: float
+
+
+def reroute(plan: Plan, failed: list[str]) -> Rerouted:
+    """Route `plan` around `failed` (on top of what the plan already avoids) and render the degraded fabric's LFTs.
+
+    A CA port that is down needs no new route (its LID just has no port): it only leaves the file."""
+    from ffplan.design.routing import route
+    from ffplan.verify.run import fabric_topo, planned_tables
+
+    assert plan.routing is not None
+    failed = sorted(set(plan.routing.failed) | set(failed))
+    items = resolve_items(plan, failed)
+    started = time.perf_counter()
+    routing = route(plan, failed=sorted(items.switches | items.cables) + items.unknown)  # the router refuses unknown ones
+    route_s = time.perf_counter() - started
+    new_plan = plan.model_copy(update={"routing": routing})
+    view = items.view()
+    fab = R.build_fabric(new_plan, view)
+    before, after = planned_tables(R.build_fabric(plan, view)), planned_tables(fab)
+    changed = {sw: sum(1 for lid in set(before[sw]) | set(after[sw]) if before[sw].get(lid) != after[sw].get(lid))
+               for sw in after}
+    topo = fabric_topo(fab)
+    return Rerouted(failed=failed, plan=new_plan, fab=fab, lfts=R.lfts_text(fab),
+                    entries_changed=sum(changed.values()), switches_changed=sum(1 for n in changed.values() if n),
+                    ca_pairs=walk(topo, after, count_loads=False), switch_lids=walk_switch_lids(topo, after), route_s=route_s)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` so a reader sees the old file or the new one, never a mix: temp file in the same folder,
+    fsync, rename over, fsync the folder. The old file's permissions are kept; a symlink keeps pointing at it."""
+    path = Path(os.path.realpath(path))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class NotOpenSM(Exception):
+    pass
+
+
+def request_heavy_sweep(pid: int) -> None:
+    """SIGHUP: OpenSM 3.3.23 answers with a heavy sweep (main.c), whose routing step re-reads lfts_file.
+    Refuses a PID that is not an opensm process."""
+    try:
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        raise NotOpenSM(f"no process {pid}") from None
+    if comm != "opensm":
+        raise NotOpenSM(f"process {pid} is {comm!r}, not opensm")
+    os.kill(pid, signal.SIGHUP)

@@ -1,0 +1,178 @@
+"""ffplan's routes next to OpenSM's own engines on the same degraded fabric, every table installed by the real
+OpenSM in ibsim and read back with dump_fts.
+
+For each failure case (failed cables and switches) the (sub-)fabric without them is booted once per routing:
+ffplan's tables re-routed around the failure (`ffplan.reroute`) through the file engine, and OpenSM's ftree, updn,
+minhop and dfsssp computing their own. Flows (source CA port, destination LID) are counted per directed
+switch-to-switch link for three patterns: A = all-to-all among compute ports, B = all-to-all among all CA
+ports, C = every compute port to every storage port. The lower bound is the leaf cut: the flows that must leave
+(or enter) a leaf over its live uplinks (or the live downlinks into it).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ffplan.plan.model import Plan
+from ffplan.render import opensm as R
+from ffplan.verify import parse as P
+from ffplan.verify.sim import SimError
+from ffplan.verify.walk import Tables, walk_switch_lids
+
+ENGINES = ("ffplan", "ftree", "updn", "minhop", "dfsssp")
+PATTERNS = {
+    "A": ("compute", "compute"),  # all-to-all among compute ports
+    "B": (None, None),  # all-to-all among all CA ports
+    "C": ("compute", "storage"),  # every compute port to every storage port
+}
+
+
+@dataclass
+class Load:
+    max: int
+    bound: int
+    unreachable: int  # pattern flows that do not arrive
+
+    @property
+    def ratio(self) -> float:
+        return self.max / self.bound if self.bound else math.inf
+
+
+@dataclass
+class Row:
+    case: str
+    routing: str
+    loads: dict[str, Load] = field(default_factory=dict)
+    ca_pairs_unreachable: int = 0
+    switch_lids_unreachable: int = 0
+    error: str = ""
+
+
+def pattern_load(topo: P.Topo, tables: dict[str, dict[int, int]], sources: set, dests: set) -> tuple[Counter, int]:
+    """Flows per directed inter-switch link (switch GUID, egress port) for every (source, destination) CA port
+    pair of the pattern, source != destination; and the number of pairs that do not arrive."""
+    t = Tables(topo, tables, topo.desc)
+    by_switch: Counter = Counter(t.attach[gp] for gp in sources if gp in t.attach)
+    load: Counter = Counter()
+    lost = 0
+    for dst in dests:
+        dlid = t.ca_lid.get(dst)
+        if dlid is None:
+            continue
+        resolve = t.resolver(dlid)
+        for sw, n in by_switch.items():
+            n -= 1 if dst in sources and t.attach.get(dst) == sw else 0
+            if n <= 0:
+                continue
+            if not resolve(sw)[0]:
+                lost += n
+                continue
+            s = sw
+            while True:
+                port = tables[s][dlid]
+                peer = t.nbr[(s, port)]
+                if topo.kind.get(peer[0]) != "Switch":
+                    break
+                load[(s, port)] += n
+                s = peer[0]
+    return load, lost
+
+
+def leaf_cut_bound(topo: P.Topo, sources: set, dests: set) -> int:
+    """max over the switches L holding CA ports of ceil(flows out of L / L's inter-switch links), and inwards."""
+    t = Tables(topo, {}, topo.desc)
+    src_on = Counter(t.attach[gp] for gp in sources if gp in t.attach)
+    dst_on = Counter(t.attach[gp] for gp in dests if gp in t.attach)
+    links: Counter = Counter()
+    for (a, _), (b, _) in topo.links:
+        if topo.kind.get(a) == "Switch" and topo.kind.get(b) == "Switch":
+            links[a] += 1
+            links[b] += 1
+    n_src, n_dst = sum(src_on.values()), sum(dst_on.values())
+    bound = 0
+    for leaf in set(src_on) | set(dst_on):
+        if links[leaf]:
+            # a pair on the same leaf never crosses the leaf's inter-switch links
+            out_flows = src_on[leaf] * (n_dst - dst_on[leaf])
+            in_flows = (n_src - src_on[leaf]) * dst_on[leaf]
+            bound = max(bound, math.ceil(out_flows / links[leaf]), math.ceil(in_flows / links[leaf]))
+    return bound
+
+
+def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: R.Fabric) -> dict[str, Load]:
+    """Patterns A, B and C on a (read-back) topology; the CA ports' roles come from the plan's fabric, by port
+    GUID (a CA's node GUID in ibsim need not be the plan's)."""
+    role_of_guid = {p.port_guid: ca.role for ca in fab.cas for p in ca.ports}
+    role = {gp: role_of_guid.get(g) for gp, g in topo.port_guid.items()}
+    ports = {gp for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"}
+    loads = {}
+    for name, (src_role, dst_role) in PATTERNS.items():
+        sources = {gp for gp in ports if src_role in (None, role.get(gp))}
+        dests = {gp for gp in ports if dst_role in (None, role.get(gp))}
+        load, lost = pattern_load(topo, tables, sources, dests)
+        loads[name] = Load(max(load.values(), default=0), leaf_cut_bound(topo, sources, dests), lost)
+    return loads
+
+
+def _engine_files(plan: Plan, view: R.View, engine: str, failed: list[str]) -> tuple[dict[str, str], str, R.Fabric]:
+    """(files, opensm.conf name, fabric) to boot `engine` on the view: ffplan's re-routed tables through the file
+    engine, or OpenSM's engine with the ftree configuration's GUID files (updn reads the root GUIDs too)."""
+    from ffplan.reroute import reroute
+
+    if engine == "ffplan":
+        routed = reroute(plan, failed).plan if failed else plan
+        return R.opensm_files(routed, R.DEFAULT_PREFIX, view, engines=("file",)), R.CONF, R.build_fabric(routed, view)
+    files = R.opensm_files(plan, R.DEFAULT_PREFIX, view, engines=("ftree",))
+    conf = f"opensm-{engine}.conf"
+    files[conf] = re.sub(r"(?m)^routing_engine .*$", f"routing_engine {engine},no_fallback", files[R.FTREE_CONF])
+    return files, conf, R.build_fabric(plan, view)
+
+
+def measure_case(plan: Plan, case: str, failed: list[str], zone: str | None, tools: dict[str, str], workdir: Path,
+                 engines=ENGINES, timeout: float = 120.0, progress: Callable[[str], None] = lambda s: None) -> list[Row]:
+    from ffplan.reroute import resolve_items
+    from ffplan.verify.run import boot
+
+    items = resolve_items(plan, failed)
+    if items.unknown:
+        raise ValueError(f"{case}: not a cable, switch or switch[port] of the plan: {', '.join(items.unknown)}")
+    base = items.view()
+    view = R.View(zone=zone, drop_cables=base.drop_cables, drop_switches=base.drop_switches)
+    rows = []
+    for engine in engines:
+        row = Row(case, engine)
+        rows.append(row)
+        files, conf, fab = _engine_files(plan, view, engine, failed)
+        progress(f"{case}: {engine}")
+        try:
+            b = boot(None, fab, tools, Path(tempfile.mkdtemp(prefix=f"{engine}-", dir=workdir)), conf, timeout, files,
+                     None)
+        except SimError as exc:
+            row.error = str(exc).splitlines()[0]
+            continue
+        row.loads = pattern_loads(b.topo, b.tables, fab)
+        row.ca_pairs_unreachable = row.loads["B"].unreachable
+        row.switch_lids_unreachable = walk_switch_lids(b.topo, b.tables).broken
+    return rows
+
+
+def markdown(rows: list[Row]) -> str:
+    lines = ["| case | routing | " + " | ".join(PATTERNS) + " | unreachable CA pairs | unreachable switch-LID pairs |",
+             "|---|---|" + "---|" * (len(PATTERNS) + 2)]
+    last = None
+    for r in rows:
+        case = r.case if r.case != last else ""
+        last = r.case
+        if r.error:
+            lines.append(f"| {case} | {r.routing} | " + " | ".join("-" for _ in PATTERNS) + f" | {r.error} | |")
+            continue
+        cells = [f"{r.loads[p].max:,} ({r.loads[p].ratio:.2f})" for p in PATTERNS]
+        lines.append(f"| {case} | {r.routing} | " + " | ".join(cells)
+                     + f" | {r.ca_pairs_unreachable:,} | {r.switch_lids_unreachable:,} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,151 @@
+"""`ffplan reroute` without a simulator: matching a discovered fabric to the plan, the degraded LFT file, the atomic
+replacement and the CLI's answers. The real OpenSM picking the file up is in tests/integration/test_live_reroute.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+from typer.testing import CliRunner
+
+from ffplan.cli.main import app
+from ffplan.plan.io import dump_plan
+from ffplan.render import opensm as R
+from ffplan.reroute import missing_from_discovery, reroute, resolve_items, write_atomically
+from ffplan.verify import parse as P
+from tests.opensm.planfix import designed
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return designed("lab")
+
+
+def _uplink(plan, leaf="za-leaf02"):
+    return next(c for c in plan.cables if c.kind == "leaf-spine" and leaf in (c.a.device, c.b.device))
+
+
+def test_discovery_of_the_planned_fabric_finds_nothing_missing(lab):
+    topo = P.parse_topology(R.opensm_files(lab)[R.TOPOLOGY])
+    m = missing_from_discovery(lab, topo)
+    assert (m.switches, m.cables, m.ca_ports, m.unexpected) == ([], [], [], [])
+
+
+def test_discovery_names_a_dead_switch_a_dead_cable_and_a_dead_ca_port(lab):
+    cable = _uplink(lab)
+    ca = next(p for n in lab.nodes for p in n.ports if p.leaf == "za-leaf03")
+    view = R.View(drop_cables=frozenset({cable.label, ca.cable}), drop_switches=frozenset({"zb-spine02"}))
+    topo = P.parse_topology(R.opensm_files(lab, view=view)[R.TOPOLOGY])
+    m = missing_from_discovery(lab, topo)
+    # the dead spine's own cables are not listed again: the switch covers them
+    assert (m.switches, m.cables, m.ca_ports) == (["zb-spine02"], [cable.label], [ca.cable])
+    assert m.failed == sorted(["zb-spine02", cable.label, ca.cable])
+
+
+def test_discovery_matches_ca_ports_by_port_guid_and_reports_unplanned_links(lab):
+    # ibnetdiscover prints the port GUID on a CA port line; a CA port cabled to another leaf port is unplanned
+    p = lab.nodes[0].ports[0]
+    sw = next(s.node_guid for s in lab.switches if s.name == p.leaf)[2:]
+    text = (f'Switch 8 "S-{sw}" # "{p.leaf}"\n'
+            f'[{p.leaf_port}] "H-{p.node_guid[2:]}"[{p.port}]({p.port_guid[2:]})\n'
+            f'[8] "H-{p.node_guid[2:]}"[2]\n\n'
+            f'Ca 2 "H-{p.node_guid[2:]}" # "x"\n'
+            f'[{p.port}]({p.port_guid[2:]}) "S-{sw}"[{p.leaf_port}]\n'
+            f'[2](1234) "S-{sw}"[8]\n')
+    m = missing_from_discovery(lab, P.parse_topology(text))
+    assert p.cable not in m.ca_ports
+    assert m.unexpected == [f"x[2] <-> {p.leaf}[8]"]
+
+
+def test_resolve_items_sorts_failed_items(lab):
+    cable = _uplink(lab)
+    leaf_end = cable.a if cable.a.device.startswith("za-leaf") else cable.b
+    items = resolve_items(lab, ["za-spine01", f"{leaf_end.device}[{leaf_end.port}]", lab.nodes[0].ports[0].cable, "nope"])
+    assert items.switches == {"za-spine01"} and items.cables == {cable.label}
+    assert items.ca_cables == {lab.nodes[0].ports[0].cable} and items.unknown == ["nope"]
+
+
+def test_reroute_lists_only_the_lids_of_ports_that_are_up(lab):
+    """OpenSM 3.3.23 writes file entries into a table sized by the highest LID it found, unchecked: an entry for
+    the LID of a switch or CA that is down overflows it (heap corruption, SIGABRT/SIGSEGV on a cold start)."""
+    leaf = "zb-leaf04"  # with its CA ports, the highest LIDs of the lab
+    result = reroute(lab, [leaf])
+    present = set(result.fab.lid_owner)
+    gone = {s.lid for s in lab.switches if s.name == leaf} | {p.lid for n in lab.nodes for p in n.ports if p.leaf == leaf}
+    assert gone and not gone & present
+    listed = {lid for table in P.parse_lfts(result.lfts).tables.values() for lid in table}
+    assert listed <= present and max(listed) < (max(present) // 64 + 1) * 64
+    # the intact file names those LIDs: the one that crashes OpenSM when the leaf is down at a cold start
+    intact = {lid for table in P.parse_lfts(R.opensm_files(lab)[R.LFTS]).tables.values() for lid in table}
+    assert gone <= intact
+    assert leaf not in {s.name for s in result.fab.switches}
+    assert result.ca_pairs.broken == 0 and result.ca_pairs.pairs > 0
+
+
+def test_reroute_around_a_cable_changes_routes_and_reaches_every_pair(lab):
+    cable = _uplink(lab)
+    result = reroute(lab, [cable.label])
+    assert result.failed == [cable.label] and result.plan.routing.failed == [cable.label]
+    assert result.entries_changed > 0 and result.switches_changed > 0
+    assert result.ca_pairs.broken == 0
+    # an intact fabric gives back the rendered file, byte for byte
+    assert reroute(lab, []).lfts == R.opensm_files(lab)[R.LFTS]
+
+
+def test_write_atomically_replaces_and_keeps_permissions(tmp_path):
+    target = tmp_path / "lfts.dump"
+    target.write_text("old\n")
+    os.chmod(target, 0o640)
+    write_atomically(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["lfts.dump"]  # no temporary file left
+    link = tmp_path / "current"
+    link.symlink_to(target)
+    write_atomically(link, "newer\n")
+    assert link.is_symlink() and target.read_text() == "newer\n"
+
+
+def _other_fabric(tmp_path):
+    """A discovered fabric of other hardware: no GUID of the plan in it."""
+    text = 'Switch 8 "S-00000000000000aa" # "other"\n[1] "H-00000000000000bb"[1](bc)\n\nCa 1 "H-00000000000000bb"\n[1](bc) "S-00000000000000aa"[1]\n'
+    path = tmp_path / "other.txt"
+    path.write_text(text)
+    return path
+
+
+def _blocked(tmp_path):
+    """A folder whose lfts.dump is a folder: the rename cannot replace it."""
+    (tmp_path / "blocked" / "lfts.dump").mkdir(parents=True)
+    return tmp_path / "blocked"
+
+
+def test_cli_reroute(lab, tmp_path):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(dump_plan(lab))
+    runner = CliRunner()
+    cable = _uplink(lab).label
+    res = runner.invoke(app, ["reroute", str(plan), "--failed", cable, "-o", str(tmp_path), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["failed"] == [cable] and summary["unreachable"]["ca_pairs"] == 0
+    assert summary["routes_changed"]["entries"] > 0
+    assert (tmp_path / "lfts.dump").read_text() == reroute(lab, [cable]).lfts
+    # from a discovered fabric (here the rendered topology without the cable)
+    net = tmp_path / "now.txt"
+    net.write_text(R.opensm_files(lab, view=R.View(drop_cables=frozenset({cable})))[R.TOPOLOGY])
+    res = runner.invoke(app, ["reroute", str(plan), "--fabric", str(net), "-o", str(tmp_path / "x.lfts")])
+    assert res.exit_code == 0 and f"failed: {cable}" in res.stdout
+    # bad input: exit 2 with the reason, never a traceback
+    for args, words in ((["--failed", "za-spine1"], "did you mean 'za-spine01'"),
+                        ([], "either --fabric"),
+                        (["--fabric", str(plan)], "no Switch or Ca record"),
+                        (["--fabric", str(_other_fabric(tmp_path))], "none of the plan's 12 switch GUIDs"),
+                        (["--failed", cable, "--hup", "1"], "not opensm"),
+                        (["--failed", cable, "-o", str(tmp_path / "no" / "x.lfts")], "is not a folder"),
+                        (["--failed", cable, "-o", str(_blocked(tmp_path))], "cannot write")):
+        res = runner.invoke(app, ["reroute", str(plan), "-o", str(tmp_path / "y.lfts"), *args])
+        assert res.exit_code in (1, 2) and words in res.output, (args, res.output)
+        assert "Traceback" not in res.output
