@@ -7,14 +7,33 @@ import sys
 from typing import Iterator, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 
 from ffplan.diagnostics import StageError
 from ffplan.diagnostics.formats import format_text
 
-# Data goes to stdout; progress and errors to stderr.
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Wide enough that no table ffplan prints is ever narrowed: rich tables take their natural width, not this.
+PIPE_WIDTH = 10_000
+
+
+class CliConsole(Console):
+    """Fits the terminal; writing to a pipe or a file (CI logs, `| less`, `> out.txt`) it never cuts a cell
+    to `…` nor wraps a line at 80 columns, which is what rich does when it finds no terminal."""
+
+    def _size(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)
+        return size if self.is_terminal else ConsoleDimensions(PIPE_WIDTH, size.height)
+
+    size = property(_size, Console.size.fset)
+
+
+def make_console(stderr: bool = False) -> Console:
+    """The one console factory of the CLI: every command prints through `out` (data) or `err` (progress, errors)."""
+    return CliConsole(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+out = make_console()
+err = make_console(stderr=True)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFEASIBLE = 0, 1, 2, 3
 

@@ -99,7 +99,7 @@ def rules(
         table = Table("id", "name", "severity", "checks", box=None, pad_edge=False)
         for r in registered:
             table.add_row(r.id, r.name, r.severity.value, r.summary)
-        out.print(table, width=None if out.is_terminal else 160)  # pipes and files get whole lines
+        out.print(table)
 
 
 def explain(rule_id: str = typer.Argument(..., help="A rule id (FF101) or name (zone-port-budget).", show_default=False)) -> None:
