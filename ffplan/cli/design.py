@@ -28,7 +28,7 @@ class Solver(str, Enum):
 
 def design_command(
     inventory: Path = typer.Argument(..., help="Inventory YAML file."),
-    output: Path = typer.Option(Path("out/plan"), "-o", "--output", help="Folder for plan.yaml, cables.csv and bom.csv."),
+    output: Path = typer.Option(Path("out/plan"), "-o", "--output", metavar="DIR", help="Folder for plan.yaml, cables.csv and bom.csv."),
     solver: Solver = typer.Option(Solver.cbc, "--solver", help="ILP solver: pulp's bundled CBC, or HiGHS (pip install highspy)."),
     time_limit: float = typer.Option(None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."),
     previous: Path = typer.Option(None, "--previous", help="Re-plan against this plan (plan.yaml or its folder): keep existing ports, LIDs and GUIDs; move as few cables as balance allows."),

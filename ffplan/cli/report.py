@@ -1,4 +1,4 @@
-"""`ffplan report cost INPUT`: the Fire-Flyer design against a single three-layer tree and a DGX-A100 cluster."""
+"""`ffplan report cost INVENTORY_OR_PLAN`: the Fire-Flyer design against a single three-layer tree and a DGX-A100 cluster."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _is_plan(path: Path) -> bool:
 
 
 def cost_command(
-    input_file: Path = typer.Argument(..., metavar="INPUT", help="Inventory YAML, or a plan.yaml written by `ffplan design`."),
+    input_file: Path = typer.Argument(..., metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design`."),
     gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement)."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
     catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -21,6 +21,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
+STDIN_NAME = "<stdin>"  # how findings name standard input
 MAX_NODES = 2_000_000
 MAX_DEPTH = 64  # an inventory needs about eight levels; deeper nesting only exhausts the stack
 
@@ -62,11 +63,25 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
             "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns",
         )
     try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
+    return _decode(data, shown)
+
+
+def read_stream(stream: BinaryIO, shown: str = STDIN_NAME, limit: int = MAX_FILE_BYTES) -> str:
+    """Standard input (`ffplan lint -`), with the same size limit and encoding as a file."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise _refuse(shown, f"input is over the {limit:,}-byte limit", "an inventory this large is almost certainly not one")
+    return _decode(data, shown)
+
+
+def _decode(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8") from None
 
 
 class _Builder:
@@ -159,11 +174,13 @@ def _measure(node: yaml.Node, depth: int, memo: dict, file: str) -> tuple[int, i
     return nodes, height
 
 
-def load_source(path: Path | str) -> Source:
-    """Parse a YAML file. Raises InputError (exit 2) when the file cannot be read or parsed at all."""
+def load_source(path: Path | str, text: str | None = None) -> Source:
+    """Parse a YAML file (or `text` read from elsewhere, named `path` in findings). Raises InputError (exit 2)
+    when the file cannot be read or parsed at all."""
     path = Path(path)
     shown = str(path)
-    text = read_text(path)
+    if text is None:
+        text = read_text(path)
     collector = Collector(shown)
     try:
         loader = _Loader(text)
