@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Iterator, NoReturn
+from typing import Iterator, NoReturn, Sequence
 
 import typer
 from rich.console import Console, ConsoleDimensions
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ffplan.diagnostics import StageError
 from ffplan.diagnostics.formats import format_text
+from ffplan.progress import StageCallback, no_progress
 
 # Wide enough that no table ffplan prints is ever narrowed: rich tables take their natural width, not this.
 PIPE_WIDTH = 10_000
@@ -53,3 +55,21 @@ def stage_errors() -> Iterator[None]:
     except StageError as exc:
         sys.stderr.write(format_text(exc.diagnostics))
         raise typer.Exit(exc.exit_code) from None
+
+
+@contextlib.contextmanager
+def stage_progress(title: str, stages: Sequence[str], quiet: bool = False) -> Iterator[StageCallback]:
+    """A progress bar on stderr that the stage callback it yields moves along `stages`; nothing with --quiet or
+    when stderr is not a terminal (CI logs, redirected output), where a bar would only add noise."""
+    if quiet or not err.is_terminal:
+        yield no_progress
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(title, total=len(stages))
+
+        def on_stage(stage: str) -> None:
+            bar.update(task, completed=stages.index(stage), description=f"{title}: {stage}", refresh=True)
+
+        yield on_stage
+        bar.update(task, completed=len(stages))

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ffplan.cli.common import err, out, stage_errors
+from ffplan.cli.common import out, stage_errors, stage_progress
 from ffplan.design import DesignOptions, design
 from ffplan.lint.gate import require_clean
 from ffplan.outdir import write_folder
@@ -19,6 +19,7 @@ from ffplan.plan.diff import diff_plans
 from ffplan.cli.diff import plan_file
 from ffplan.plan.exports import bom_csv, cables_csv
 from ffplan.plan.model import Plan
+from ffplan.progress import DESIGN_STAGES
 
 
 class Solver(str, Enum):
@@ -47,11 +48,8 @@ def design_command(
         old_plan = load_plan(plan_file(previous)) if previous else None
         options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan,
                                 exclude_links=tuple(exclude_link))
-        if quiet:
-            plan = design(loaded, options)
-        else:
-            with err.status(f"designing {loaded.inventory.name}: sizing, placement ILP, cabling, addressing"):
-                plan = design(loaded, options)
+        with stage_progress(f"designing {loaded.inventory.name}", DESIGN_STAGES, quiet) as on_stage:
+            plan = design(loaded, options, on_stage)
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
         write_folder(output, files, kind="plan", force=force)
         elapsed = time.perf_counter() - started

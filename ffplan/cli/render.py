@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
-from ffplan.cli.common import err, out, stage_errors
+from ffplan.cli.common import out, stage_errors, stage_progress
 from ffplan.outdir import write_folder
 from ffplan.plan import load_plan
+from ffplan.progress import RENDER_STAGES
 from ffplan.render import DEFAULT_PREFIX, render_plan
 
 
@@ -36,11 +37,8 @@ def render_command(
     with stage_errors():
         started = time.perf_counter()
         loaded = load_plan(_plan_path(plan))
-        if quiet:
-            files = render_plan(loaded, prefix)
-        else:
-            with err.status(f"rendering {loaded.inventory.name}"):
-                files = render_plan(loaded, prefix)
+        with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES, quiet) as on_stage:
+            files = render_plan(loaded, prefix, on_stage)
         write_folder(output, files, kind="render", force=force)
         elapsed = time.perf_counter() - started
     if not quiet:

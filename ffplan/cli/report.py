@@ -8,10 +8,11 @@ from pathlib import Path
 import typer
 
 from ffplan.catalog import PRESETS
-from ffplan.cli.common import err, fail, out, stage_errors
+from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
 from ffplan.inventory import LoadedInventory
 from ffplan.plan import load_plan
 from ffplan.plan.model import Plan
+from ffplan.progress import DESIGN_STAGES
 from ffplan.report.cost import EnergyOptions, build_report, inventory_location, plan_location, resolve_catalog
 from ffplan.report.output import FORMATS, render, table_renderables
 
@@ -85,10 +86,8 @@ def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
     from ffplan.lint.gate import require_clean
 
     loaded = require_clean(path)
-    if quiet:
-        return loaded, design(loaded)
-    with err.status(f"designing {loaded.inventory.name} for the report"):
-        return loaded, design(loaded)
+    with stage_progress(f"designing {loaded.inventory.name} for the report", DESIGN_STAGES, quiet) as on_stage:
+        return loaded, design(loaded, on_stage=on_stage)
 
 
 def register(app: typer.Typer) -> None:
