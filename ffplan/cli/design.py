@@ -40,7 +40,7 @@ def design_command(
 ) -> None:
     """Design the fabric of INVENTORY and write DIR/plan.yaml (the input of every later command).
 
-    Example: ffplan design inventories/fire-flyer-2.yaml -o out/ff2
+    Example: ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan
     """
     with stage_errors():
         started = time.perf_counter()

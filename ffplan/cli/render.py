@@ -32,7 +32,7 @@ def render_command(
     The folder is replaced all at once and carries manifest.json with a checksum per file; identical plans
     give byte-identical files.
 
-    Example: ffplan render out/ff2 -o out/ff2-render --prefix /etc/opensm
+    Example: ffplan render out/fire-flyer-2/plan -o out/fire-flyer-2/files --prefix /etc/opensm
     """
     with stage_errors():
         started = time.perf_counter()

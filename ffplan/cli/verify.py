@@ -42,7 +42,7 @@ def verify_command(
     cabling; LIDs; installed LFTs == plan; every CA pair reachable; SL2VL/VLArb per port class; path SLs per
     traffic class; OpenSM's log clean and naming the intended engine. Exit 0 only when all pass.
 
-    Example: ffplan verify out/ff2-render --plan out/ff2 --zone z1
+    Example: ffplan verify out/fire-flyer-2/files --zone z1
     """
     from ffplan.verify.run import VerifyInputError, verify
     from ffplan.verify.sim import Interrupted, ToolsMissing
