@@ -164,3 +164,21 @@ def test_help_examples_use_real_options_and_the_folders_make_run_writes():
             test_every_shown_command_and_option_exists("--help", example)
             for folder in re.findall(r"\bout/[\w./-]+", example):
                 assert folder in ("out/fire-flyer-2/plan", "out/fire-flyer-2/plan-new", "out/fire-flyer-2/files"), example
+
+
+def test_readme_headings_name_arguments_and_values_as_the_help_does():
+    root = typer.main.get_command(app)
+    for heading in re.findall(r"^### `ffplan ([^`]+)`", README, flags=re.M):
+        words = heading.split()
+        command, path = root, []
+        while words and words[0] in getattr(command, "commands", {}):
+            command = command.commands[words[0]]
+            path.append(words.pop(0))
+        arguments = [p.metavar for p in command.params if p.param_type_name == "argument"]
+        shown = [w.strip("[].") for w in words if not w.startswith("-") and w.strip("[].").isupper()]
+        options = {o: p.metavar for p in command.params if p.param_type_name == "option" for o in p.opts}
+        values = [w for prev, w in zip(words, words[1:]) if prev.startswith("-")]
+        assert shown == arguments + values, heading
+        for prev, value in zip(words, words[1:]):
+            if prev.startswith("-"):
+                assert options[prev] == value, f"{heading}: {prev} takes {options[prev]}"
