@@ -27,7 +27,7 @@ def analyze_command(
     pattern: list[str] = typer.Option([], "--pattern", "-p", help="all-to-all, shift, ring, double-binary-tree, storage-incast, storage-read (repeatable; default: all)."),
     scope: Scope = typer.Option(None, "--scope", help="zone: the pattern inside every zone at once; fabric: once over all zones (default per pattern, see docs/routing.md)."),
     role: list[str] = typer.Option([], "--role", help="Only endpoints of this role (compute, storage, management; repeatable)."),
-    lfts: Path = typer.Option(None, "--lfts", help="Analyze these LFTs instead of the plan's: dump_fts/ibroute output, OpenSM's opensm-lfts.dump (opensm -D 0x43) or ffplan's lfts.dump."),
+    lfts: Path = typer.Option(None, "--lfts", help="Analyze these LFTs instead of the plan's: dump_fts/ibroute output or opensm-lfts.dump."),
     topology: Path = typer.Option(None, "--topology", help="ibnetdiscover output: maps the dump's LIDs to port GUIDs when its entries carry none."),
     top: int = typer.Option(5, "--top", min=0, help="How many of the most loaded links to list."),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table or json."),

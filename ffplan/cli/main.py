@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
-from typing import get_args
-
 import typer
-from typer.core import TyperArgument, TyperCommand
 
 from ffplan import __version__
+from ffplan.cli.help import use_help_command
 
 app = typer.Typer(
     name="ffplan",
@@ -34,49 +31,6 @@ def main(
     """ffplan: lint an inventory, design the fabric, render configs, report cost, verify in a simulator."""
 
 
-class _NamedArgument(TyperArgument):
-    def display_type_rich(self, ctx) -> None:  # the argument's name (PLAN, INVENTORY) says what it is
-        return None
-
-
-def _value_name(param) -> str | None:
-    """What an option's value is, as the help names it: its choices, PATH, N, NUMBER or TEXT (typer >= 0.2x would
-    print `<float range>`, `<list[str]>`). None leaves it to older typers, whose click names values itself."""
-    desc = getattr(param, "type_descriptor", None)
-    if desc is None:
-        return None
-    if desc.choices:
-        return "[" + "|".join(str(getattr(c, "value", c)) for c in desc.choices) + "]"
-    if desc.is_path:
-        return "PATH"
-    element = get_args(desc.annotation)[0] if desc.is_list else desc.annotation
-    return {int: "N", float: "NUMBER"}.get(element, "TEXT")
-
-
-class HelpCommand(TyperCommand):
-    """A command whose help speaks the docs' language: arguments by name (PLAN, INVENTORY), option values as
-    their choices, PATH, N, NUMBER or TEXT, never a Python type name."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        if self.help:  # examples are command lines: printed as written, never re-flowed mid-command
-            self.help = "\n\n".join("\b\n" + p if p.lstrip().startswith("Example") else p for p in inspect.cleandoc(self.help).split("\n\n"))
-        for param in self.params:
-            if isinstance(param, TyperArgument):
-                param.__class__ = _NamedArgument
-                param.metavar = param.metavar or param.name.upper()
-            elif param.metavar is None and not param.is_flag:
-                param.metavar = _value_name(param)
-
-
-def _use_help_command(typer_app: typer.Typer) -> None:
-    for info in typer_app.registered_commands:
-        if info.cls in (None, TyperCommand):
-            info.cls = HelpCommand
-    for group in typer_app.registered_groups:
-        _use_help_command(group.typer_instance)
-
-
 def _register() -> None:
     # One module per command; each exposes `register(app)`.
     from ffplan.cli import analyze as analyze_cmd
@@ -89,7 +43,7 @@ def _register() -> None:
 
     for module in (lint_cmd, design_cmd, render_cmd, report_cmd, diff_cmd, verify_cmd, analyze_cmd):
         module.register(app)
-    _use_help_command(app)
+    use_help_command(app)
 
 
 _register()
