@@ -6,6 +6,8 @@ screen (1,400 px wide):
   the spines with its link count, and the inter-zone links listed in their own colour.
 - `elevation-<zone>.svg`: every rack that holds the zone's switches, U by U, each switch at its U position with
   every port (what it connects to, by colour; the peer on hover).
+- `racks/<rack>.svg`: one rack of nodes, U by U, for the crew at that rack: each node with the leaf port of every
+  NIC.
 
 Every coordinate is computed here; the SVG template only prints shapes (`Shapes`), autoescaped.
 """
@@ -112,11 +114,11 @@ def _counts_text(counts: Counter) -> str:
 # ---------------------------------------------------------------- zone view
 
 
-def zone_view(plan: Plan, zone: str) -> Shapes:
+def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None = None) -> Shapes:
     spec = next(z for z in plan.zones if z.name == zone)
     spines = sorted((s for s in plan.switches if s.zone == zone and s.tier == "spine"), key=lambda s: s.index)
     leaves = [s for s in plan.switches if s.zone == zone and s.tier == "leaf"]
-    uses = port_uses(plan)
+    uses = uses if uses is not None else port_uses(plan)
     down = spec.down_ports
 
     def leaf_counts(leaf: Switch) -> Counter:
@@ -226,37 +228,39 @@ def _leaf_panel(d: Shapes, x, y, w, heading, group, uses, counts, down, cell, la
 # ---------------------------------------------------------------- rack elevation
 
 
-def elevation_view(plan: Plan, zone: str) -> Shapes:
+def elevation_view(plan: Plan, zone: str, sheet: "_Elevation | None" = None) -> Shapes:
     """The racks that hold the zone's switches, U by U, with every port of every switch."""
     switches = [s for s in plan.switches if s.zone == zone]
-    racks = [rack for rack, _ in _rack_groups([s for s in switches if s.tier == "spine"])]
-    racks += [rack for rack, _ in _rack_groups([s for s in switches if s.tier == "leaf"]) if rack not in racks]
-    units = {m.name: m.rack_units for m in plan.switch_models}
-    node_units = {m.name: m.rack_units for m in plan.node_models}
-    uses = port_uses(plan)
-    ports = max((s.ports for s in switches), default=0)
-
-    d = Shapes()
-    d.title = f"{plan.inventory.name}, zone {zone}: elevation of the switch racks ({', '.join(racks)})"
-    d.text(MARGIN, 30, d.title, size=17, weight="bold")
-    d.text(MARGIN, 52, "U1 at the bottom, runs of empty U folded; each switch at its U with one cell per port (hover: the peer)",
-           fill=MUTED)
-    d.legend(64, ("compute", "storage", "management", "inter-zone", "uplink", "downlink", "free"))
-
-    cell = max(3, min(14, 280 // max(ports, 1)))  # 7 px for 40 ports
-    label_w = 30 + round(max((len(s.name) for s in plan.switches), default=8) * SMALL_W)
-    rack_w = label_w + ports * cell + 12
+    names = [rack for rack, _ in _rack_groups([s for s in switches if s.tier == "spine"])]
+    names += [rack for rack, _ in _rack_groups([s for s in switches if s.tier == "leaf"]) if rack not in names]
+    sheet = sheet or _Elevation(plan)
+    racks = [sheet.layout(name) for name in names]
+    d = sheet.heading(f"{plan.inventory.name}, zone {zone}: elevation of the switch racks ({', '.join(names)})",
+                      "each switch at its U with one cell per port (hover: the peer)",
+                      ("compute", "storage", "management", "inter-zone", "uplink", "downlink", "free"))
+    rack_w = max(sheet.width(r) for r in racks)
     gap = 28
     per_row = max(1, (WIDTH - 2 * MARGIN + gap) // (rack_w + gap))
     y = 100
     for start in range(0, len(racks), per_row):
-        row = [_RackLayout.of(plan, rack, units, node_units) for rack in racks[start:start + per_row]]
-        x = MARGIN
-        for rack in row:
-            _rack(d, x, y, rack, rack_w, label_w, cell, ports, uses, units, node_units)
-            x += rack_w + gap
+        row = racks[start:start + per_row]
+        for column, rack in enumerate(row):
+            sheet.draw(d, MARGIN + column * (rack_w + gap), y, rack, rack_w)
         y += 44 + max(len(r.rows) for r in row) * UNIT_H + gap
     d.height = y + MARGIN
+    return d
+
+
+def rack_view(plan: Plan, rack: str, sheet: "_Elevation | None" = None) -> Shapes:
+    """One rack, U by U: its switches with every port, its nodes with the leaf port of every NIC."""
+    sheet = sheet or _Elevation(plan)
+    layout = sheet.layout(rack)
+    d = sheet.heading(f"{plan.inventory.name}: rack {rack}", "each node with the leaf port of every NIC",
+                      ("compute", "storage", "management"))
+    rack_w = sheet.width(layout)
+    sheet.draw(d, MARGIN, 100, layout, rack_w)
+    d.width = max(MARGIN * 2 + rack_w, 640)  # the subtitle's width
+    d.height = 100 + 44 + len(layout.rows) * UNIT_H + MARGIN
     return d
 
 
@@ -272,12 +276,38 @@ class _RackLayout:
     rows: list[tuple[int, int]]  # (top U, bottom U) of each drawn row
     row_of: dict[int, int]  # U -> index of its row
 
-    @classmethod
-    def of(cls, plan: Plan, rack: str, units: dict[str, int], node_units: dict[str, int]) -> "_RackLayout":
-        switches = [s for s in plan.switches if s.rack == rack]
-        nodes = [n for n in plan.nodes if n.rack == rack]
-        occupied = {u for s in switches for u in range(s.u, s.u + units.get(s.model, 1))}
-        occupied |= {u for n in nodes for u in range(n.u, n.u + node_units.get(n.model, 1))}
+
+class _Elevation:
+    """Draws racks of one plan: switches with a cell per port, nodes with their NICs' leaf ports."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.units = {m.name: m.rack_units for m in plan.switch_models}
+        self.node_units = {m.name: m.rack_units for m in plan.node_models}
+        self.uses = port_uses(plan)
+        self.ports = max((s.ports for s in plan.switches), default=0)
+        self.cell = max(3, min(14, 280 // max(self.ports, 1)))  # 7 px for 40 ports
+        self.label_w = 30 + round(max((len(s.name) for s in plan.switches), default=8) * SMALL_W)
+        self.switches_in: dict[str, list[Switch]] = defaultdict(list)
+        self.nodes_in: dict[str, list] = defaultdict(list)
+        for s in plan.switches:
+            self.switches_in[s.rack].append(s)
+        for n in plan.nodes:
+            self.nodes_in[n.rack].append(n)
+
+    @staticmethod
+    def heading(title: str, subtitle: str, kinds: tuple[str, ...]) -> Shapes:
+        d = Shapes()
+        d.title = title
+        d.text(MARGIN, 30, title, size=17, weight="bold")
+        d.text(MARGIN, 52, f"U1 at the bottom, runs of empty U folded; {subtitle}", fill=MUTED)
+        d.legend(64, kinds)
+        return d
+
+    def layout(self, rack: str) -> _RackLayout:
+        switches, nodes = self.switches_in[rack], self.nodes_in[rack]
+        occupied = {u for s in switches for u in range(s.u, s.u + self.units.get(s.model, 1))}
+        occupied |= {u for n in nodes for u in range(n.u, n.u + self.node_units.get(n.model, 1))}
         height = max([DEFAULT_RACK_UNITS, *occupied])
         rows: list[tuple[int, int]] = []
         u = height
@@ -292,44 +322,65 @@ class _RackLayout:
             rows += [(u, bottom)] if u - bottom >= 2 else [(v, v) for v in range(u, bottom - 1, -1)]
             u = bottom - 1
         row_of = {v: i for i, (top, bottom) in enumerate(rows) for v in range(bottom, top + 1)}
-        return cls(rack, height, switches, nodes, rows, row_of)
+        return _RackLayout(rack, height, switches, nodes, rows, row_of)
 
+    def _node_lines(self, node) -> list[str]:
+        """Its name and a line per NIC port; fewer lines when the node is too few U high for that."""
+        ports = [f"{p.nic} -> {p.leaf} port {p.leaf_port}" for p in node.ports]
+        room = (self.node_units.get(node.model, 1) * UNIT_H - 3) // 13  # lines of 13 px
+        if len(ports) + 1 <= room:
+            return [node.hostname, *ports]
+        return [node.hostname, " | ".join(ports)] if room >= 2 else [" | ".join([node.hostname, *ports])]
 
-def _rack(d: Shapes, x, y, rack: _RackLayout, rack_w, label_w, cell, ports, uses, units, node_units) -> None:
-    d.text(x, y + 14, f"rack {rack.name} ({rack.height} U)", weight="bold")
-    px = x + label_w
-    for p in range(1, ports + 1, 5 if ports > 10 else 1):  # port numbers above the rack
-        d.text(px + (p - 1) * cell + cell / 2, y + 36, str(p), size=9, anchor="middle", fill=MUTED)
-    top = y + 42
-    d.rect(x, top, rack_w, len(rack.rows) * UNIT_H, "#ffffff", LINE)
-    for i, (u_top, u_bottom) in enumerate(rack.rows):
-        uy = top + i * UNIT_H
-        if u_top == u_bottom:
-            d.text(x + 4, uy + 12, f"{u_top}", size=9, fill=MUTED)
-        else:
-            d.rect(x + 1, uy + 1, rack_w - 2, UNIT_H - 2, "#f4f4f4")
-            d.text(x + 4, uy + 12, f"{u_bottom}-{u_top}  empty", size=9, fill=MUTED)
-    for s in rack.switches:
-        h = units.get(s.model, 1) * UNIT_H
-        sy = top + rack.row_of[s.u + units.get(s.model, 1) - 1] * UNIT_H
-        d.rect(x + 22, sy + 1, rack_w - 24, h - 2, "#eef2f7", LINE, title=f"{s.name}: {s.tier}, U{s.u}, LID {s.lid}", rx=2)
-        d.text(x + 26, sy + 12, s.name, size=11)
-        for p in range(1, s.ports + 1):
-            use = uses[s.name].get(p)
-            kind = use.kind if use else "free"
-            d.rect(px + (p - 1) * cell, sy + 3, cell - 1, h - 6, COLORS[kind], OUTLINES.get(kind, "none"),
-                   title=f"{s.name} port {p}: {use.peer + ' (' + kind + ')' if use else 'free'}")
-    for n in rack.nodes:
-        h = node_units.get(n.model, 1) * UNIT_H
-        ny = top + rack.row_of[n.u + node_units.get(n.model, 1) - 1] * UNIT_H
-        links = ", ".join(f"{p.nic} -> {p.leaf} port {p.leaf_port}" for p in n.ports)
-        d.rect(x + 22, ny + 1, rack_w - 24, h - 2, COLORS[n.role], title=f"{n.hostname}: {n.role}, U{n.u}; {links}", rx=2)
-        d.text(x + 26, ny + 12, f"{n.hostname}  {links}", size=11, fill="#ffffff")
+    def width(self, rack: _RackLayout) -> int:
+        switches = self.label_w + self.ports * self.cell + 12 if rack.switches else 0
+        nodes = max((round(len(line) * SMALL_W) + 40 for n in rack.nodes for line in self._node_lines(n)), default=0)
+        return max(switches, nodes, 200)
+
+    def draw(self, d: Shapes, x, y, rack: _RackLayout, rack_w) -> None:
+        d.text(x, y + 14, f"rack {rack.name} ({rack.height} U)", weight="bold")
+        px = x + self.label_w
+        if rack.switches:
+            for p in range(1, self.ports + 1, 5 if self.ports > 10 else 1):  # port numbers above the rack
+                d.text(px + (p - 1) * self.cell + self.cell / 2, y + 36, str(p), size=9, anchor="middle", fill=MUTED)
+        top = y + 42
+        d.rect(x, top, rack_w, len(rack.rows) * UNIT_H, "#ffffff", LINE)
+        for i, (u_top, u_bottom) in enumerate(rack.rows):
+            uy = top + i * UNIT_H
+            if u_top == u_bottom:
+                d.text(x + 4, uy + 12, f"{u_top}", size=9, fill=MUTED)
+            else:
+                d.rect(x + 1, uy + 1, rack_w - 2, UNIT_H - 2, "#f4f4f4")
+                d.text(x + 4, uy + 12, f"{u_bottom}-{u_top}  empty", size=9, fill=MUTED)
+        for s in rack.switches:
+            units = self.units.get(s.model, 1)
+            sy = top + rack.row_of[s.u + units - 1] * UNIT_H
+            d.rect(x + 22, sy + 1, rack_w - 24, units * UNIT_H - 2, "#eef2f7", LINE, title=f"{s.name}: {s.tier}, U{s.u}, LID {s.lid}",
+                   rx=2)
+            d.text(x + 26, sy + 12, s.name, size=11)
+            for p in range(1, s.ports + 1):
+                use = self.uses[s.name].get(p)
+                kind = use.kind if use else "free"
+                d.rect(px + (p - 1) * self.cell, sy + 3, self.cell - 1, units * UNIT_H - 6, COLORS[kind], OUTLINES.get(kind, "none"),
+                       title=f"{s.name} port {p}: {use.peer + ' (' + kind + ')' if use else 'free'}")
+        for n in rack.nodes:
+            units = self.node_units.get(n.model, 1)
+            ny = top + rack.row_of[n.u + units - 1] * UNIT_H
+            lines = self._node_lines(n)
+            d.rect(x + 22, ny + 1, rack_w - 24, units * UNIT_H - 2, COLORS[n.role], title=f"{n.hostname}: {n.role}, U{n.u}",
+                   rx=2)
+            for k, line in enumerate(lines):
+                d.text(x + 26, ny + 12 + 13 * k, line, size=11, weight="bold" if k == 0 and len(lines) > 1 else "normal",
+                       fill="#ffffff")
 
 
 def render_diagrams(plan: Plan) -> dict[str, str]:
+    """Per zone its diagram and the elevation of its switch racks; per rack of nodes its elevation."""
     files = {}
+    sheet = _Elevation(plan)
     for z in plan.zones:
-        files[f"exports/diagram-{z.name}.svg"] = zone_view(plan, z.name).svg()
-        files[f"exports/elevation-{z.name}.svg"] = elevation_view(plan, z.name).svg()
+        files[f"exports/diagram-{z.name}.svg"] = zone_view(plan, z.name, sheet.uses).svg()
+        files[f"exports/elevation-{z.name}.svg"] = elevation_view(plan, z.name, sheet).svg()
+    for rack in sorted(sheet.nodes_in.keys() - sheet.switches_in.keys()):  # switch racks: in elevation-<zone>.svg
+        files[f"exports/racks/{rack}.svg"] = rack_view(plan, rack, sheet).svg()
     return files

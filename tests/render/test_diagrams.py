@@ -102,3 +102,17 @@ def test_ff2_elevation_is_one_laptop_screen_wide_and_short(ff2_plan):
     assert racks == ["rack n00-05 (42 U)", "rack n01-01 (42 U)", "rack n01-02 (42 U)", "rack n02-01 (42 U)", "rack n02-02 (42 U)"]
     assert view.width == 1400 and view.height < 1000  # empty U folded: was 42 rows per rack
     assert max(r["x"] + r["w"] for r in view.rects) <= 1400
+
+
+def test_rack_of_nodes_shows_each_node_at_its_u_with_its_leaf_ports(ff2_plan):
+    from ffplan.render.diagrams import rack_view, render_diagrams
+
+    storage = next(n for n in ff2_plan.nodes if n.role == "storage")
+    view = rack_view(ff2_plan, storage.rack)
+    texts = [t["text"] for t in view.texts]
+    assert storage.hostname in texts  # a 2 U dual-homed server: its name, then both NICs on one line
+    assert " | ".join(f"{p.nic} -> {p.leaf} port {p.leaf_port}" for p in storage.ports) in texts
+    assert max(r["x"] + r["w"] for r in view.rects) <= view.width
+    files = render_diagrams(ff2_plan)
+    node_racks = {n.rack for n in ff2_plan.nodes} - {s.rack for s in ff2_plan.switches}
+    assert {f"exports/racks/{r}.svg" for r in node_racks} == {f for f in files if f.startswith("exports/racks/")}
