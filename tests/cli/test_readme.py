@@ -160,7 +160,8 @@ def test_help_examples_use_real_options_and_the_folders_make_run_writes():
 
     for path in (p for p in COMMANDS if p):
         text = CliRunner().invoke(app, [*path, "--help"]).output
-        for example in re.findall(r"Example: (ffplan .*)", text):
+        for example in (part.strip() for line in re.findall(r"Example: (.*)", text) for part in line.split(";")
+                        if part.strip().startswith("ffplan ")):
             test_every_shown_command_and_option_exists("--help", example)
             for folder in re.findall(r"\bout/[\w./-]+", example):
                 assert folder in ("out/fire-flyer-2/plan", "out/fire-flyer-2/plan-new", "out/fire-flyer-2/files"), example
