@@ -35,7 +35,7 @@ def analyze_command(
 ) -> None:
     """Count flows on every switch-to-switch link for traffic patterns; compare the worst link with the lower bound.
 
-    Example: ffplan analyze out/ff2 --pattern all-to-all --pattern shift
+    Example: ffplan analyze out/fire-flyer-2/plan --pattern all-to-all --pattern shift
     """
     from ffplan.analyze import PATTERNS, analyze, read_lfts, read_topology_lids, topology_for
     from ffplan.inventory.source import read_text

@@ -33,7 +33,7 @@ def audit_command(
     """Compare the as-built fabric with the plan, cable by cable: missing, extra, wrong-port, wrong-switch and
     swapped cables, links at the wrong speed or width, unknown devices and devices whose GUID differs.
 
-    Example: ibnetdiscover > fabric.txt; ffplan audit out/ff2 fabric.txt --format markdown > work-order.md
+    Example: ibnetdiscover > fabric.txt; ffplan audit out/fire-flyer-2/plan fabric.txt --format markdown > work-order.md
     """
     with stage_errors():
         the_plan = load_plan(plan_file(plan))

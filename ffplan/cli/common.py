@@ -4,17 +4,38 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Iterator, NoReturn
+from typing import Iterator, NoReturn, Sequence
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ffplan.diagnostics import StageError
 from ffplan.diagnostics.formats import format_text
+from ffplan.progress import StageCallback, no_progress
 
-# Data goes to stdout; progress and errors to stderr.
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Wide enough that no table ffplan prints is ever narrowed: rich tables take their natural width, not this.
+PIPE_WIDTH = 10_000
+
+
+class CliConsole(Console):
+    """Fits the terminal; writing to a pipe or a file (CI logs, `| less`, `> out.txt`) it never cuts a cell
+    to `…` nor wraps a line at 80 columns, which is what rich does when it finds no terminal."""
+
+    def _size(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)
+        return size if self.is_terminal else ConsoleDimensions(PIPE_WIDTH, size.height)
+
+    size = property(_size, Console.size.fset)
+
+
+def make_console(stderr: bool = False) -> Console:
+    """The one console factory of the CLI: every command prints through `out` (data) or `err` (progress, errors)."""
+    return CliConsole(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+out = make_console()
+err = make_console(stderr=True)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFEASIBLE = 0, 1, 2, 3
 
@@ -34,3 +55,21 @@ def stage_errors() -> Iterator[None]:
     except StageError as exc:
         sys.stderr.write(format_text(exc.diagnostics))
         raise typer.Exit(exc.exit_code) from None
+
+
+@contextlib.contextmanager
+def stage_progress(title: str, stages: Sequence[str], quiet: bool = False) -> Iterator[StageCallback]:
+    """A progress bar on stderr that the stage callback it yields moves along `stages`; nothing with --quiet or
+    when stderr is not a terminal (CI logs, redirected output), where a bar would only add noise."""
+    if quiet or not err.is_terminal:
+        yield no_progress
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(title, total=len(stages))
+
+        def on_stage(stage: str) -> None:
+            bar.update(task, completed=stages.index(stage), description=f"{title}: {stage}", refresh=True)
+
+        yield on_stage
+        bar.update(task, completed=len(stages))

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ffplan.cli.common import err, out, stage_errors
+from ffplan.cli.common import out, stage_errors, stage_progress
 from ffplan.design import DesignOptions, design
 from ffplan.lint.gate import require_clean
 from ffplan.outdir import write_folder
@@ -19,6 +19,7 @@ from ffplan.plan.diff import diff_plans, failed_link_text
 from ffplan.cli.diff import plan_file
 from ffplan.plan.exports import bom_csv, cables_csv
 from ffplan.plan.model import Plan
+from ffplan.progress import DESIGN_STAGES
 
 
 class Solver(str, Enum):
@@ -28,7 +29,7 @@ class Solver(str, Enum):
 
 def design_command(
     inventory: Path = typer.Argument(..., help="Inventory YAML file."),
-    output: Path = typer.Option(Path("out/plan"), "-o", "--output", help="Folder for plan.yaml, cables.csv and bom.csv."),
+    output: Path = typer.Option(Path("out/plan"), "-o", "--output", metavar="DIR", help="Folder for plan.yaml, cables.csv and bom.csv."),
     solver: Solver = typer.Option(Solver.cbc, "--solver", help="ILP solver: pulp's bundled CBC, or HiGHS (pip install highspy)."),
     time_limit: float = typer.Option(None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."),
     previous: Path = typer.Option(None, "--previous", help="Re-plan against this plan (plan.yaml or its folder): keep existing ports, LIDs and GUIDs; move as few cables as balance allows."),
@@ -39,7 +40,7 @@ def design_command(
 ) -> None:
     """Design the fabric of INVENTORY and write DIR/plan.yaml (the input of every later command).
 
-    Example: ffplan design inventories/fire-flyer-2.yaml -o out/ff2
+    Example: ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan
     """
     with stage_errors():
         started = time.perf_counter()
@@ -47,11 +48,8 @@ def design_command(
         old_plan = load_plan(plan_file(previous)) if previous else None
         options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan,
                                 exclude_links=tuple(exclude_link))
-        if quiet:
-            plan = design(loaded, options)
-        else:
-            with err.status(f"designing {loaded.inventory.name}: sizing, placement ILP, cabling, addressing"):
-                plan = design(loaded, options)
+        with stage_progress(f"designing {loaded.inventory.name}", DESIGN_STAGES, quiet) as on_stage:
+            plan = design(loaded, options, on_stage)
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
         write_folder(output, files, kind="plan", force=force, inputs=[inventory])
         elapsed = time.perf_counter() - started

@@ -33,7 +33,7 @@ def diff_command(
     """Show what changed between two plans: cables to remove, move and add, node and switch changes,
     routing entries per switch, QoS and host settings.
 
-    Example: ffplan diff out/ff2-before out/ff2-after --format markdown
+    Example: ffplan diff out/fire-flyer-2/plan out/fire-flyer-2/plan-new --format markdown
     """
     with stage_errors():
         d = diff_plans(load_plan(plan_file(old)), load_plan(plan_file(new)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from enum import Enum
 from pathlib import Path
@@ -10,11 +11,13 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ffplan.cli.common import EXIT_USAGE, err, fail, out
+from ffplan.cli.common import EXIT_OK, EXIT_USAGE, err, fail, out
 from ffplan.diagnostics import Severity
 from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
 from ffplan.lint import LintReport, all_rules, find_rule, lint_paths, summarize
+from ffplan.lint.config import ConfigError, find_config, load_config
 from ffplan.lint.registry import LINT, Rule, Suppression, lint_rules, suggest_rule
+from ffplan.lint.runner import looks_like_inventory
 
 
 class LintFormat(str, Enum):
@@ -53,20 +56,46 @@ def _write(text: str, output: Path | None) -> None:
 
 
 def lint(
-    paths: list[Path] = typer.Argument(..., help="Inventory files, or folders linted for every *.yaml / *.yml inside.", show_default=False),
+    paths: list[Path] = typer.Argument(
+        None, metavar="INVENTORY", show_default=False,
+        help="Inventory files, folders (every *.yaml / *.yml inside) or - for standard input. "
+             "Default: the config's `inventories`, else the current folder."),
     fmt: LintFormat = typer.Option(LintFormat.TEXT, "--format", "-f", help="text for people; json, github (annotations) or sarif for CI."),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the findings to this file instead of stdout.", show_default=False),
+    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the findings to this file instead of stdout.", show_default=False),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only: no inventory summary, no closing line."),
+    config_file: Path | None = typer.Option(
+        None, "--config", metavar="FILE", show_default=False,
+        help="Settings (select, ignore, per-file-ignores, inventories) from this .ffplan.yaml or pyproject.toml "
+             "instead of the nearest one found upward from the current folder."),
+    only_inventories: bool = typer.Option(
+        False, "--only-inventories",
+        help="Skip named files that are not inventories: not matched by the config's `inventories`, or without one, "
+             "without a top-level `inventory_version:` or `fabric:` (for the pre-commit hook, which passes every YAML file)."),
 ) -> None:
     """Check inventories: schema, port budgets, references, node models, QoS, names.
 
     Exit codes: 0 clean, 1 findings (errors; warnings too with --strict), 2 usage or unreadable input.
-    Silence a finding with a comment on its line: `# ffplan: disable=FF201`.
+    Silence a finding with a comment on its line: `# ffplan: disable=FF201`, or for a project in the
+    `[tool.ffplan]` table of pyproject.toml or in .ffplan.yaml (docs/lint.md).
 
     Example: ffplan lint inventories/ --format github
     """
-    report = lint_paths(paths)
+    try:
+        config = load_config(config_file) if config_file else find_config()
+    except ConfigError as exc:
+        fail(f"{exc.where}: {exc.message}", exc.hint)
+    if not paths:
+        paths = config.inventory_files() if config.inventories else [Path(".")]
+        if not paths:
+            fail(f"no file matches the `inventories` of {config.file}", "check its patterns: they are relative to its folder")
+    if only_inventories:
+        named = [p for p in paths if str(p) == "-" or p.is_dir() or (config.is_inventory(p) if config.inventories else looks_like_inventory(p))]
+        if not named:
+            err.print(f"no inventories among the {len(paths)} files given", markup=False)
+            raise typer.Exit(EXIT_OK)
+        paths = named
+    report = lint_paths(paths, config, stdin=sys.stdin.buffer)
     _write(_render(report, fmt), output)
     if not quiet:
         if fmt is LintFormat.TEXT:
@@ -101,10 +130,10 @@ def rules(
         table = Table("id", "name", "severity", "stage", "checks", box=None, pad_edge=False)
         for r in registered:
             table.add_row(r.id, r.name, r.severity.value, r.stage, r.summary)
-        out.print(table, width=None if out.is_terminal else 160)  # pipes and files get whole lines
+        out.print(table)
 
 
-def explain(rule_id: str = typer.Argument(..., help="A rule id (FF101) or name (zone-port-budget).", show_default=False)) -> None:
+def explain(rule_id: str = typer.Argument(..., metavar="RULE", help="A rule id (FF101) or name (zone-port-budget).", show_default=False)) -> None:
     """Explain one rule: why it exists, with a bad and a good example.
 
     Example: ffplan explain FF101

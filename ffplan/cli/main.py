@@ -5,13 +5,15 @@ from __future__ import annotations
 import typer
 
 from ffplan import __version__
+from ffplan.cli.help import use_help_command
 
 app = typer.Typer(
     name="ffplan",
     help="Plan, configure and verify cost-effective InfiniBand GPU clusters (Fire-Flyer 2 style).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: paragraphs re-flowed to the terminal, [brackets] printed as written
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -24,7 +26,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """ffplan: lint an inventory, design the fabric, render configs, report cost, verify in a simulator."""
 
@@ -59,6 +61,7 @@ def _register() -> None:
 
     for module in (lint_cmd, design_cmd, render_cmd, report_cmd, diff_cmd, verify_cmd, analyze_cmd, audit_cmd, reroute_cmd):
         module.register(app)
+    use_help_command(app)
 
 
 _plain_option_errors()

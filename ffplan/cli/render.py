@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
-from ffplan.cli.common import err, out, stage_errors
+from ffplan.cli.common import out, stage_errors, stage_progress
 from ffplan.outdir import write_folder
 from ffplan.plan import load_plan
+from ffplan.progress import RENDER_STAGES
 from ffplan.render import DEFAULT_PREFIX, render_plan
 
 
@@ -20,7 +21,7 @@ def _plan_path(path: Path) -> Path:
 
 def render_command(
     plan: Path = typer.Argument(..., help="plan.yaml, or the folder `ffplan design` wrote it to."),
-    output: Path = typer.Option(Path("out/render"), "-o", "--output", help="Folder for opensm/, hosts/ and exports/."),
+    output: Path = typer.Option(Path("out/render"), "-o", "--output", metavar="OUT", help="Folder for opensm/, hosts/ and exports/."),
     prefix: str = typer.Option(DEFAULT_PREFIX, "--prefix", help="Where the OpenSM files will live on the SM host (paths inside opensm.conf)."),
     force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
@@ -31,16 +32,13 @@ def render_command(
     The folder is replaced all at once and carries manifest.json with a checksum per file; identical plans
     give byte-identical files.
 
-    Example: ffplan render out/ff2 -o out/ff2-render --prefix /etc/opensm
+    Example: ffplan render out/fire-flyer-2/plan -o out/fire-flyer-2/files --prefix /etc/opensm
     """
     with stage_errors():
         started = time.perf_counter()
         loaded = load_plan(_plan_path(plan))
-        if quiet:
-            files = render_plan(loaded, prefix)
-        else:
-            with err.status(f"rendering {loaded.inventory.name}"):
-                files = render_plan(loaded, prefix)
+        with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES, quiet) as on_stage:
+            files = render_plan(loaded, prefix, on_stage)
         write_folder(output, files, kind="render", force=force, inputs=[plan])
         elapsed = time.perf_counter() - started
     if not quiet:

@@ -1,5 +1,5 @@
-"""`ffplan report cost [INPUT]`: the Fire-Flyer design against a three-layer tree and reference-node fabrics
-(three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`."""
+"""`ffplan report cost [INVENTORY_OR_PLAN]`: the Fire-Flyer design against a three-layer tree and reference-node
+fabrics (three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from pathlib import Path
 import typer
 
 from ffplan.catalog import PRESETS
-from ffplan.cli.common import err, fail, out, stage_errors
+from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
 from ffplan.inventory import LoadedInventory
 from ffplan.plan import load_plan
 from ffplan.plan.model import Plan
+from ffplan.progress import DESIGN_STAGES
 from ffplan.report.cost import (
     RULE_COMPARISON,
     ComparisonError,
@@ -51,7 +52,7 @@ def _is_plan(path: Path) -> bool:
 
 
 def cost_command(
-    input_file: Path = typer.Argument(None, metavar="[INPUT]", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
+    input_file: Path = typer.Argument(None, metavar="[INVENTORY_OR_PLAN]", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
     gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement); required without INPUT."),
     compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (default with INPUT: {','.join(DEFAULT_WITH_PLAN)}; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
@@ -126,10 +127,8 @@ def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
     from ffplan.lint.gate import require_clean
 
     loaded = require_clean(path)
-    if quiet:
-        return loaded, design(loaded)
-    with err.status(f"designing {loaded.inventory.name} for the report"):
-        return loaded, design(loaded)
+    with stage_progress(f"designing {loaded.inventory.name} for the report", DESIGN_STAGES, quiet) as on_stage:
+        return loaded, design(loaded, on_stage=on_stage)
 
 
 def register(app: typer.Typer) -> None:

@@ -32,7 +32,7 @@ def reroute_command(
     OpenSM 3.3.23 on a cold start). Exit 0 when every CA pair and every switch LID of the degraded fabric is
     reachable, 1 when some are not (the file is written all the same: it is the best routing left), 2 on bad input.
 
-    Example: ibnetdiscover > now.txt; ffplan reroute out/ff2 --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
+    Example: ibnetdiscover > now.txt; ffplan reroute out/fire-flyer-2/plan --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
     """
     from ffplan.plan import load_plan
     from ffplan.diagnostics import did_you_mean
@@ -41,7 +41,7 @@ def reroute_command(
 
     if (fabric is None) == (not failed):
         fail("give the fabric as it is now: either --fabric IBNETDISCOVER_OUTPUT or --failed ITEM (not both)",
-             "ffplan reroute out/ff2 --failed z1-leaf05-p21 -o /etc/opensm/lfts.dump")
+             "ffplan reroute out/fire-flyer-2/plan --failed z1-leaf05-p21 -o /etc/opensm/lfts.dump")
     target = output / "lfts.dump" if output.is_dir() else output
     if not target.parent.is_dir():
         fail(escape(f"{target.parent} is not a folder"), "-o names the file OpenSM reads (lfts_file) or its folder")

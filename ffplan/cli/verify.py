@@ -1,4 +1,4 @@
-"""`ffplan verify OUT_OR_PLAN`: boot the planned fabric in ibsim with the real OpenSM and compare what it installs."""
+"""`ffplan verify OUT`: boot the planned fabric in ibsim with the real OpenSM and compare what it installs."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ _STYLE = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "skip": "[yello
 
 
 def verify_command(
-    target: Path = typer.Argument(..., help="A rendered output folder (with opensm/) or a plan.yaml."),
+    target: Path = typer.Argument(..., metavar="OUT", help="A rendered output folder (with opensm/) or a plan.yaml."),
     plan: Path = typer.Option(None, "--plan", help="The plan (plan.yaml or its folder) to compare with; default: plan.yaml in or next to the folder."),
     zone: str = typer.Option(None, "--zone", help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links)."),
     engine: Engine = typer.Option(Engine.file, "--engine", help="file: ffplan's tables; ftree: OpenSM's fat-tree engine, compared side by side."),
@@ -42,7 +42,7 @@ def verify_command(
     cabling; LIDs; installed LFTs == plan; every CA pair reachable; SL2VL/VLArb per port class; path SLs per
     traffic class; OpenSM's log clean and naming the intended engine. Exit 0 only when all pass.
 
-    Example: ffplan verify out/ff2-render --plan out/ff2 --zone z1
+    Example: ffplan verify out/fire-flyer-2/files --zone z1
     """
     from ffplan.verify.run import VerifyInputError, verify
     from ffplan.verify.sim import Interrupted, ToolsMissing
@@ -58,7 +58,7 @@ def verify_command(
         except ToolsMissing as exc:
             fail(str(exc), "the integration needs the Debian packages opensm ibsim-utils infiniband-diags", EXIT_USAGE)
         except VerifyInputError as exc:
-            fail(str(exc), "ffplan verify OUT_OR_PLAN [--plan PLAN]", EXIT_USAGE)
+            fail(str(exc), "ffplan verify OUT [--plan PLAN]", EXIT_USAGE)
         except KeyboardInterrupt:
             err.print("interrupted: every process started was stopped")
             raise typer.Exit(130) from None

@@ -18,6 +18,7 @@ from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost
 from ffplan.plan.model import Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
+from ffplan.progress import StageCallback, no_progress
 
 INTER_ZONE = "inter-zone"
 KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
@@ -165,8 +166,10 @@ def _demand_groups(loaded: LoadedInventory, zones: list[str], previous: dict) ->
 
 
 def build_fabric(
-    loaded: LoadedInventory, solver: str = "cbc", time_limit: float | None = None, previous: Plan | None = None
+    loaded: LoadedInventory, solver: str = "cbc", time_limit: float | None = None, previous: Plan | None = None,
+    on_stage: StageCallback = no_progress,
 ) -> Fabric:
+    on_stage("sizing")
     inv = loaded.inventory
     racks: dict[str, Rack] = loaded.resolved.racks
     size = zone_size(inv, inv.models.switches[inv.fabric.switch_model].ports)
@@ -189,6 +192,7 @@ def build_fabric(
                 zi = leaf_index.get(p.leaf)
                 if zi and p.zone == zi[0] and p.leaf_port <= free[zi]:
                     prev_location[(node.hostname, p.nic, p.port)] = (p.zone, p.leaf, p.leaf_port)
+    on_stage("placement")
     demands = _demand_groups(loaded, zones, prev_location)
 
     # Leaf groups: all leaves of a zone in one rack cost the same; re-planning needs each leaf on its own.
@@ -223,6 +227,7 @@ def build_fabric(
     port_of = _number_ports(on_leaf, fixed_port, free, size, racks)
 
     # ---- cables
+    on_stage("cabling")
     cables: list[Cable] = []
     placed_rows = []  # (zone, leaf switch, leaf port, slot) in zone/leaf/port order
     for z in zones:
@@ -251,6 +256,7 @@ def build_fabric(
                                     b=CableEnd(device=spine.name, port=spine_port), length_m=length, type=kind, zone=z))
     cables.sort(key=lambda c: (_kind_order(c.kind), c.label))
 
+    on_stage("addressing")
     switches, nodes = _address(loaded, switches, placed_rows, previous)
     zone_specs, balance = _summaries(zones, size, on_leaf, free, bounds)
     total = round(sum(prices.price(c.type, c.length_m) for c in cables), 2)

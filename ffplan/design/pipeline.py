@@ -15,6 +15,7 @@ from ffplan.inventory import LoadedInventory
 from ffplan.plan.exports import cable_counts
 from ffplan.plan.model import (PLAN_VERSION, Design, InventoryRef, NicModelSpec, NodeModelSpec, Plan, SolverInfo,
                                SwitchModelSpec)
+from ffplan.progress import StageCallback, no_progress
 
 @dataclass(frozen=True)
 class DesignOptions:
@@ -25,10 +26,11 @@ class DesignOptions:
     exclude_links: tuple[str, ...] = ()  # cables / switches to route around, on top of fabric.failed_links
 
 
-def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) -> Plan:
+def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on_stage: StageCallback = no_progress) -> Plan:
+    """The plan of an inventory; `on_stage` is told each of DESIGN_STAGES as it starts."""
     inv = loaded.inventory
     try:
-        fabric = build_fabric(loaded, options.solver, options.time_limit, options.previous)
+        fabric = build_fabric(loaded, options.solver, options.time_limit, options.previous, on_stage)
     except SizingError as exc:
         c = Collector(loaded.source.file, loaded.source.positions)
         c.error("FF101", ("fabric",), exc.message, exc.hint)
@@ -70,8 +72,12 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
             cable_totals={f"{kind} {length:g}m": n for kind, length, n in cable_counts(fabric.cables)},
         ),
     )
-    plan = plan.model_copy(update={"routing": design_routing(loaded, plan, options.exclude_links), "qos": design_qos(loaded, plan)})
+    on_stage("routing")
+    routing = design_routing(loaded, plan, options.exclude_links)
+    on_stage("QoS")
+    plan = plan.model_copy(update={"routing": routing, "qos": design_qos(loaded, plan)})
     # Host profiles last: they read the plan's nodes and QoS (the SLs).
+    on_stage("host profiles")
     plan = plan.model_copy(update={"hosts": design_hosts(loaded, plan)})
     return plan
 

@@ -114,13 +114,14 @@ def _type_name(value) -> str:
     return {list: "a list", str: "a string", int: "a number", float: "a number", type(None): "nothing"}.get(type(value), type(value).__name__)
 
 
-def load_inventory(path: Path | str) -> LoadedInventory:
-    """Load and schema-validate an inventory. Raises StageError with every schema finding.
+def load_inventory(path: Path | str, text: str | None = None) -> LoadedInventory:
+    """Load and schema-validate an inventory (`text`, when given, is its content read from elsewhere, such as
+    standard input). Raises StageError with every schema finding.
 
     Semantic checks (budgets, references, NUMA) are the lint stage's; this stage only guarantees that the
     data has the right shape, so the linter and the designer work on typed models.
     """
-    source = load_source(path)
+    source = load_source(path, text)
     collector = source.collector
     if not isinstance(source.data, dict):
         collector.error(RULE_NOT_MAPPING, (), f"an inventory is a YAML mapping, got {_type_name(source.data)}",

@@ -11,7 +11,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -23,6 +23,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
+STDIN_NAME = "<stdin>"  # how findings name standard input
 MAX_NODES = 2_000_000
 MAX_DEPTH = 64  # an inventory needs about eight levels; deeper nesting only exhausts the stack
 
@@ -78,10 +79,22 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
             f"file is {max(info.st_size, len(raw)):,} bytes, over the {limit:,}-byte limit",
             "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns",
         )
+    return _decode(raw, shown)
+
+
+def read_stream(stream: BinaryIO, shown: str = STDIN_NAME, limit: int = MAX_FILE_BYTES) -> str:
+    """Standard input (`ffplan lint -`), with the same size limit and encoding as a file."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise _refuse(shown, f"input is over the {limit:,}-byte limit", "an inventory this large is almost certainly not one")
+    return _decode(data, shown)
+
+
+def _decode(data: bytes, shown: str) -> str:
     try:
-        return raw.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = raw.count(b"\n", 0, exc.start) + 1, exc.start - raw.rfind(b"\n", 0, exc.start)
+        line, col = data.count(b"\n", 0, exc.start) + 1, exc.start - data.rfind(b"\n", 0, exc.start)
         raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8", line, col) from None
 
 
@@ -203,11 +216,13 @@ def _measure(node: yaml.Node, depth: int, memo: dict, file: str) -> tuple[int, i
     return nodes, height
 
 
-def load_source(path: Path | str) -> Source:
-    """Parse a YAML file. Raises InputError (exit 2) when the file cannot be read or parsed at all."""
+def load_source(path: Path | str, text: str | None = None) -> Source:
+    """Parse a YAML file (or `text` read from elsewhere, named `path` in findings). Raises InputError (exit 2)
+    when the file cannot be read or parsed at all."""
     path = Path(path)
     shown = str(path)
-    text = read_text(path)
+    if text is None:
+        text = read_text(path)
     collector = Collector(shown)
     try:
         loader = _Loader(text)

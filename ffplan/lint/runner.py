@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import BinaryIO, Iterable
 
 from ffplan.diagnostics import Collector, Diagnostic, InputError, Severity, StageError
 from ffplan.inventory import LoadedInventory, load_inventory
-from ffplan.inventory.source import RULE_UNREADABLE, read_text
+from ffplan.inventory.source import RULE_UNREADABLE, STDIN_NAME, read_stream, read_text
+from ffplan.lint.config import LintConfig
 from ffplan.lint.context import LintContext
 from ffplan.lint.registry import semantic_checks
 from ffplan.outdir import is_ffplan_output, is_leftover
@@ -69,9 +71,10 @@ def run_rules(loaded: LoadedInventory) -> list[Diagnostic]:
     return collector.items
 
 
-def lint_file(path: Path) -> FileResult:
+def lint_file(path: Path, text: str | None = None, config: LintConfig = LintConfig()) -> FileResult:
+    """One inventory (`text`, when given, is its content read from standard input), filtered by `config`."""
     try:
-        loaded = load_inventory(path)
+        loaded = load_inventory(path, text)
     except InputError as exc:
         return FileResult(str(path), exc.diagnostics, unreadable=True)
     except StageError as exc:  # schema or reading findings: the semantic rules need valid data
@@ -79,8 +82,9 @@ def lint_file(path: Path) -> FileResult:
     else:
         found = loaded.collector.items + run_rules(loaded)
     # The text was readable a moment ago; its comments carry the suppressions.
-    suppressions = parse_suppressions(str(path), read_text(path))
+    suppressions = parse_suppressions(str(path), read_text(path) if text is None else text)
     kept, hidden = apply_suppressions(found, suppressions)
+    kept = [d for d in kept if config.reports(d.rule, str(path))]
     return FileResult(str(path), sorted(kept, key=Diagnostic.sort_key), loaded, suppressed=hidden)
 
 
@@ -100,15 +104,35 @@ def inventory_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-def lint_paths(paths: Iterable[Path]) -> LintReport:
-    """Lint files and folders (every *.yaml / *.yml inside, sorted); all findings of all files."""
+def lint_paths(paths: Iterable[Path], config: LintConfig = LintConfig(), stdin: BinaryIO | None = None) -> LintReport:
+    """Lint files and folders (every *.yaml / *.yml inside, sorted); all findings of all files. The path `-` is
+    `stdin`, named `<stdin>` in findings."""
     report = LintReport()
     for path in paths:
-        if path.is_dir():
+        if str(path) == "-" and stdin is not None:
+            try:
+                text = read_stream(stdin)
+            except InputError as exc:
+                report.files.append(FileResult(STDIN_NAME, exc.diagnostics, unreadable=True))
+            else:
+                report.files.append(lint_file(Path(STDIN_NAME), text, config))
+        elif path.is_dir():
             files = inventory_files(path)
             if not files:
                 report.files.append(_refused(path, f"no *.yaml or *.yml files in {path}", "point ffplan lint at inventories"))
-            report.files += [lint_file(f) for f in files]
+            report.files += [lint_file(f, config=config) for f in files]
         else:
-            report.files.append(lint_file(path))
+            report.files.append(lint_file(path, config=config))
     return report
+
+
+def looks_like_inventory(path: Path) -> bool:
+    """A YAML file whose top level has `inventory_version:` or `fabric:` (what `--only-inventories` lints when
+    the config names no `inventories`); an unreadable file counts, so its error is reported."""
+    try:
+        return _INVENTORY_KEY.search(read_text(path)) is not None
+    except InputError:
+        return True
+
+
+_INVENTORY_KEY = re.compile(r"^(inventory_version|fabric)\s*:", re.MULTILINE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ffplan.plan import dump_plan
 from ffplan.plan.model import Plan
+from ffplan.progress import StageCallback, no_progress
 from ffplan.render.exports import render_exports
 from ffplan.render.hosts import render_hosts
 from ffplan.render.opensm import render_opensm
@@ -19,11 +20,15 @@ __all__ = ["render_plan", "render_hosts", "render_exports", "render_opensm", "DE
 DEFAULT_PREFIX = "/etc/opensm"
 
 
-def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
-    """Relative path under the output folder -> file text, sorted by path."""
+def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress) -> dict[str, str]:
+    """Relative path under the output folder -> file text, sorted by path; `on_stage` is told each of
+    RENDER_STAGES as it starts."""
     files: dict[str, str] = {"plan.yaml": dump_plan(plan)}
-    for part in (render_opensm(plan, prefix), render_hosts(plan), render_exports(plan)):
-        for path, text in part.items():
+    parts = (("OpenSM files", lambda: render_opensm(plan, prefix)), ("host profiles", lambda: render_hosts(plan)),
+             ("exports", lambda: render_exports(plan)))
+    for stage, render_part in parts:
+        on_stage(stage)
+        for path, text in render_part().items():
             if path in files:
                 raise ValueError(f"two renderers produce {path}")
             files[path] = text

@@ -1,20 +1,17 @@
 """Exports of a plan for other tools: Slurm topology.conf, an Ansible inventory, the cable plan and BOM, and
-one SVG diagram per zone. The templates print; grouping, hostlist compression and diagram coordinates are
-computed here.
+the diagrams of each zone (ffplan.render.diagrams). The templates print; grouping and hostlist compression
+are computed here.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections import defaultdict
 
 from ffplan.plan.exports import bom_csv, cables_csv
 from ffplan.plan.model import Plan
+from ffplan.render.diagrams import render_diagrams
 from ffplan.render.env import render_template
-
-ROLES = ("compute", "storage", "management")
-ROLE_COLORS = {"compute": "#4e79a7", "storage": "#f28e2b", "management": "#59a14f", "inter-zone": "#9c755f"}
 
 _NUM = re.compile(r"^(.*?)(\d+)$")
 
@@ -144,88 +141,6 @@ def ansible_inventory(plan: Plan) -> str:
                            groups=[{"name": g, "hosts": h} for g, h in ordered])
 
 
-# ---------------------------------------------------------------- SVG per zone
-
-
-@dataclass(frozen=True)
-class _Box:
-    name: str
-    x: int
-    y: int
-    w: int
-    h: int
-
-
-def zone_diagram(plan: Plan, zone: str) -> str:
-    spines = [s for s in plan.switches if s.zone == zone and s.tier == "spine"]
-    leaves = [s for s in plan.switches if s.zone == zone and s.tier == "leaf"]
-    counts: dict[str, Counter] = defaultdict(Counter)
-    for n in plan.nodes:
-        for p in n.ports:
-            if p.zone == zone:
-                counts[p.leaf][n.role] += 1
-    uplinks: Counter = Counter()
-    for c in plan.cables:
-        if c.kind == "leaf-spine" and c.zone == zone:
-            uplinks[(c.a.device, c.b.device)] += 1
-        elif c.kind == "inter-zone":
-            for end in (c.a, c.b):
-                if any(s.name == end.device for s in leaves):
-                    counts[end.device]["inter-zone"] += 1
-
-    box_w, box_h, gap, margin = 96, 30, 14, 30
-    n = max(len(leaves), len(spines), 1)
-    width = max(margin * 2 + n * box_w + (n - 1) * gap, 640)
-    legend_y = 24
-    spine_y, leaf_y = 70, 250
-    bar_y, bar_h_max = leaf_y + box_h + 14, 60
-
-    def row(items, y):
-        total = len(items) * box_w + max(len(items) - 1, 0) * gap
-        x0 = (width - total) // 2
-        return [_Box(s.name, x0 + i * (box_w + gap), y, box_w, box_h) for i, s in enumerate(items)]
-
-    spine_boxes, leaf_boxes = row(spines, spine_y), row(leaves, leaf_y)
-    spine_at = {b.name: b for b in spine_boxes}
-    links = []
-    for lb in leaf_boxes:
-        for sb in spine_boxes:
-            k = uplinks.get((lb.name, sb.name), 0) + uplinks.get((sb.name, lb.name), 0)
-            if k:
-                links.append({"x1": lb.x + lb.w // 2, "y1": lb.y, "x2": sb.x + sb.w // 2, "y2": sb.y + sb.h, "count": k,
-                              "title": f"{lb.name} - {sb.name}: {k} link(s)"})
-    kinds = list(ROLES) + ["inter-zone"]
-    peak = max([sum(counts[lb.name].values()) for lb in leaf_boxes] + [1])
-    bars = []
-    for lb in leaf_boxes:
-        y = bar_y
-        segs = []
-        for kind in kinds:
-            k = counts[lb.name].get(kind, 0)
-            if not k:
-                continue
-            h = max(2, round(bar_h_max * k / peak))
-            segs.append({"x": lb.x + 8, "y": y, "w": lb.w - 16, "h": h, "color": ROLE_COLORS[kind], "title": f"{lb.name}: {kind} {k}"})
-            y += h
-        lines = [f"{kind[0].upper()} {counts[lb.name][kind]}" for kind in kinds if counts[lb.name].get(kind)]
-        bars.append({"segments": segs, "labels": [{"x": lb.x + lb.w // 2, "y": bar_y + bar_h_max + 16 + 13 * i, "text": t}
-                                                  for i, t in enumerate(lines)]})
-    height = bar_y + bar_h_max + 16 + 13 * len(kinds) + margin
-    legend = [{"x": margin + i * 130, "y": legend_y + 6, "tx": margin + i * 130 + 16, "ty": legend_y + 16,
-               "color": ROLE_COLORS[k], "text": k} for i, k in enumerate(kinds)]
-    total = Counter()
-    for lb in leaf_boxes:
-        total.update(counts[lb.name])
-    title = (f"{plan.inventory.name}, zone {zone}: {len(spine_boxes)} spines, {len(leaf_boxes)} leaves; "
-             + ", ".join(f"{k} {total[k]}" for k in kinds if total.get(k)))
-    return render_template(
-        "exports/zone.svg", width=width, height=height, title=title, legend=legend,
-        spines=[{"x": b.x, "y": b.y, "w": b.w, "h": b.h, "label": b.name, "tx": b.x + b.w // 2, "ty": b.y + 19} for b in spine_boxes],
-        leaves=[{"x": b.x, "y": b.y, "w": b.w, "h": b.h, "label": b.name, "tx": b.x + b.w // 2, "ty": b.y + 19} for b in leaf_boxes],
-        links=links, bars=bars, spine_label_y=spine_y - 10, leaf_label_y=leaf_y - 10, label_x=margin, spine_at=spine_at,
-    )
-
-
 # ---------------------------------------------------------------- all exports
 
 
@@ -236,6 +151,5 @@ def render_exports(plan: Plan) -> dict[str, str]:
         "exports/cables.csv": cables_csv(plan),
         "exports/bom.csv": bom_csv(plan),
     }
-    for z in plan.zones:
-        files[f"exports/diagram-{z.name}.svg"] = zone_diagram(plan, z.name)
+    files.update(render_diagrams(plan))
     return files

@@ -189,8 +189,9 @@ def test_schema_rejects_what_the_loader_rejects(root):
 
 def test_pre_commit_hook_lints_inventories(root):
     (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "ffplan-lint" and hook["entry"] == "ffplan lint"
-    assert re.search(hook["files"], "inventories/site-a.yml") and not re.search(hook["files"], "examples/ci/lint-inventories.yml")
+    assert hook["id"] == "ffplan-lint" and hook["entry"] == "ffplan lint --only-inventories"
+    # every YAML file: ffplan itself skips those that are not inventories (tests/cli/test_conventions.py)
+    assert re.search(hook["files"], "inventories/site-a.yml") and re.search(hook["files"], "clusters/b/fabric.yaml")
 
 
 def test_ci_example_uses_real_options(ffplan, root):

@@ -1,0 +1,15 @@
+"""Stage progress as an observer: a stage names each step as it starts; whoever runs it (the CLI) decides whether
+and how to show it. The stage packages never print."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+StageCallback = Callable[[str], None]
+
+DESIGN_STAGES = ("sizing", "placement", "cabling", "addressing", "routing", "QoS", "host profiles")
+RENDER_STAGES = ("OpenSM files", "host profiles", "exports")
+
+
+def no_progress(stage: str) -> None:
+    """The observer when nobody watches."""
