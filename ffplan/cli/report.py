@@ -52,9 +52,9 @@ def _is_plan(path: Path) -> bool:
 
 
 def cost_command(
-    input_file: Path = typer.Argument(None, metavar="[INVENTORY_OR_PLAN]", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
-    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement); required without INPUT."),
-    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (default with INPUT: {','.join(DEFAULT_WITH_PLAN)}; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
+    input_file: Path = typer.Argument(None, metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
+    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement); required without INVENTORY_OR_PLAN."),
+    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
     catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),
     fmt: Format = typer.Option("table", "--format", "-f", help="Output format."),
@@ -74,10 +74,10 @@ def cost_command(
     if (years is None) != (kwh_price is None):
         fail("--years and --kwh-price go together", "give both, e.g. --years 5 --kwh-price 0.12")
     if input_file is None and gpus is None:
-        fail("without INPUT, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3")
+        fail("without INVENTORY_OR_PLAN, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3")
     with stage_errors():
         designs = _designs(compare) if compare is not None else None
-        plan = plan_file = where = None  # no INPUT: sized from the catalog alone
+        plan = plan_file = where = None  # no input: sized from the catalog alone
         if input_file is not None and _is_plan(input_file):  # the plan alone: the report never reads the inventory
             plan = load_plan(input_file)
             plan_file, where = input_file, plan_location(plan, input_file)

@@ -208,7 +208,7 @@ def test_cli_without_input_in_every_format(fmt):
     [
         (["report", "cost", "--gpus", "64", "--compare", "mpf"], "no design named 'mpf'"),
         (["report", "cost", "--gpus", "64", "--compare", "fire-flyer"], "no INPUT was given"),
-        (["report", "cost", "--compare", "mpft"], "without INPUT, --gpus is required"),
+        (["report", "cost", "--compare", "mpft"], "without INVENTORY_OR_PLAN, --gpus is required"),
         (["report", "cost", "--gpus", "20000", "--compare", "ft3"], "exceed a three-layer tree of 40-port switches"),
     ],
 )
@@ -217,7 +217,7 @@ def test_cli_refuses_a_comparison_it_cannot_build(args, message):
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
-    if "--compare" in args and "without INPUT" not in message:
+    if "--compare" in args and "--gpus is required" not in message:
         assert "FF805" in result.output and "[--compare]" in result.output
 
 

@@ -188,7 +188,7 @@ stage_code(
     node_models: []        # a plan from before node models were recorded
     """,
     good="""
-    ffplan design inventories/fire-flyer-2.yaml -o out/ff2 && ffplan report cost out/ff2/plan.yaml
+    ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan && ffplan report cost out/fire-flyer-2/plan/plan.yaml
     """,
 )
 
@@ -251,7 +251,7 @@ stage_code(
       - {name: z1-leaf01, lid: "one"}
     """,
     good="""
-    ffplan design inventories/fire-flyer-2.yaml -o out/ff2    # a fresh plan
+    ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan    # a fresh plan
     """,
 )
 
@@ -266,10 +266,10 @@ stage_code(
     always refused (docs/outputs.md).
     """,
     bad="""
-    ffplan render out/ff2 -o ~/Documents
+    ffplan render out/fire-flyer-2/plan -o ~/Documents
     """,
     good="""
-    ffplan render out/ff2 -o out/ff2-files
+    ffplan render out/fire-flyer-2/plan -o out/fire-flyer-2/files
     """,
 )
 
@@ -281,10 +281,10 @@ stage_code(
     command line, reported with the plan's zones and exit code 2.
     """,
     bad="""
-    ffplan verify out/ff2-files --zone z3        # Fire-Flyer 2 has z1 and z2
+    ffplan verify out/fire-flyer-2/files --zone z3        # Fire-Flyer 2 has z1 and z2
     """,
     good="""
-    ffplan verify out/ff2-files --zone z1
+    ffplan verify out/fire-flyer-2/files --zone z1
     """,
 )
 
