@@ -31,7 +31,7 @@ import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from ffplan.diagnostics import Collector, InputError
 
@@ -92,7 +92,7 @@ def is_leftover(name: str) -> bool:
     return _LEFTOVER.fullmatch(name) is not None
 
 
-def write_folder(path: Path, files: dict[str, str | bytes], kind: str, force: bool = False,
+def write_folder(path: Path, files: Mapping[str, str | bytes], kind: str, force: bool = False,
                  inputs: Iterable[Path] = ()) -> None:
     """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring."""
     path = Path(path)
