@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Literal
 
 from ffplan.design.cabling import cable_cost, cable_model
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
@@ -96,12 +97,11 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
     occupied = _occupied_units(loaded)
     collector = Collector(loaded.source.file, loaded.source.positions)
     switches = []
+    tiers: tuple[tuple[Literal["leaf", "spine"], int, list[str], int], ...]
     next_u: dict[str, int] = {}  # switches fill racks top-down, whichever zone or tier comes first
     for zi, zone in enumerate(inv.fabric.zones, start=1):
-        for tier, count, rack_list, kind in (
-            ("spine", size.spines, zone.spine_racks, KIND_SPINE),
-            ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF),
-        ):
+        tiers = (("spine", size.spines, zone.spine_racks, KIND_SPINE), ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF))
+        for tier, count, rack_list, kind in tiers:
             for i, rack in enumerate(_place_in_racks(list(rack_list), count)):
                 name = _switch_name(zone.name, tier, i + 1, count)
                 u = next_u.get(rack, racks[rack].units - sw_model.rack_units + 1)
@@ -229,11 +229,11 @@ def build_fabric(
         for i, leaf_name in enumerate(leaf_names[z]):
             for slot in sorted(on_leaf[(z, i)], key=lambda s: port_of[s.ident]):
                 placed_rows.append((z, by_name[leaf_name], port_of[slot.ident], slot))
-    for z, leaf, p, slot in placed_rows:
+    for z, leaf, leaf_port, slot in placed_rows:
         host = slot.host
         length, kind, _ = cable_cost(cm, prices, racks[host.rack], host.u, racks[leaf.rack], leaf.u)
-        cables.append(Cable(label=f"{leaf.name}-p{p:02d}", kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
-                            b=CableEnd(device=leaf.name, port=p), length_m=length, type=kind, zone=z))
+        cables.append(Cable(label=f"{leaf.name}-p{leaf_port:02d}", kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
+                            b=CableEnd(device=leaf.name, port=leaf_port), length_m=length, type=kind, zone=z))
     for (za, la, pa), (zb, lb, pb) in inter_zone:
         a, b = by_name[leaf_names[za][la]], by_name[leaf_names[zb][lb]]
         length, kind, _ = cable_cost(cm, prices, racks[a.rack], a.u, racks[b.rack], b.u)
@@ -266,15 +266,15 @@ def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
     on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
     fixed_port: dict[tuple, int] = {}
     pool: dict[tuple, list[PortSlot]] = {}
-    kept_members: dict[tuple, list[PortSlot]] = defaultdict(list)
+    kept_members: dict[tuple[str, str], list[tuple[PortSlot, int]]] = defaultdict(list)  # (zone, leaf): (slot, its port)
     budget = dict(result.kept)
     for d in demands:
         remaining = []
         for m in d.members:
-            where = (d.key, m.previous[0], m.previous[1]) if m.previous else None
-            if where and budget.get(where, 0) > 0:
+            if m.previous and budget.get(where := (d.key, m.previous[0], m.previous[1]), 0) > 0:
                 budget[where] -= 1
-                kept_members[(where[1], where[2])].append(m)
+                prev_zone, prev_leaf, prev_leaf_port = m.previous
+                kept_members[(prev_zone, prev_leaf)].append((m, prev_leaf_port))
             else:
                 remaining.append(m)
         pool[d.key] = remaining
@@ -282,9 +282,9 @@ def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
         fill = {i: size.down_ports - free[(lg.zone, i)] for i in lg.leaves}
         if len(lg.leaves) == 1:  # a single leaf, as when re-planning
             leaf = lg.leaves[0]
-            for m in kept_members.get((lg.zone, leaf_names[lg.zone][leaf]), []):
+            for m, leaf_port in kept_members.get((lg.zone, leaf_names[lg.zone][leaf]), []):
                 on_leaf[(lg.zone, leaf)].append(m)
-                fixed_port[m.ident] = m.previous[2]
+                fixed_port[m.ident] = leaf_port
         per_role: dict[str, list[PortSlot]] = defaultdict(list)
         for d in demands:
             n = result.counts.get((d.key, lg.zone, lg.key), 0) - result.kept.get((d.key, lg.zone, lg.key), 0)
@@ -334,11 +334,11 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
     ports_of: dict[str, list[NodePort]] = defaultdict(list)
     lid_rows = sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2]))
     for z, leaf, p, slot in lid_rows:
-        old = prev_port.get(slot.ident)
+        old_port = prev_port.get(slot.ident)
         if slot.card_guid:
             card_guid, placeholder = slot.card_guid.lower(), False
-        elif old is not None and old.guid_placeholder:
-            card_guid, placeholder = old.sysimg_guid, True
+        elif old_port is not None and old_port.guid_placeholder:
+            card_guid, placeholder = old_port.sysimg_guid, True
         else:
             if previous is None:
                 index = slot.host.order
@@ -349,7 +349,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
         ports_of[slot.host.hostname].append(NodePort(
             nic=slot.nic, nic_model=slot.nic_model, port=slot.port, guid_placeholder=placeholder,
             **hca_port_guids(card_guid, slot.port),
-            lid=old.lid if old else next(next_lid), zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
+            lid=old_port.lid if old_port else next(next_lid), zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
         ))
     nodes = [
         Node(hostname=h.hostname, group=h.group, role=h.role.value, model=h.model, rack=h.rack, u=h.u,

@@ -67,19 +67,14 @@ PROFILE_SETTINGS = ("relaxed_ordering", "gdr_level", "nccl_socket_ifname", "topo
 
 
 def _ranges(ids: list[int]) -> str:
-    out: list[str] = []
-    start = prev = None
+    """`0-3,8,10-11`: the Linux cpulist format."""
+    runs: list[tuple[int, int]] = []  # (first, last) of each run of consecutive ids
     for i in sorted(ids):
-        if start is None:
-            start = prev = i
-        elif i == prev + 1:
-            prev = i
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
         else:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = prev = i
-    if start is not None:
-        out.append(f"{start}" if start == prev else f"{start}-{prev}")
-    return ",".join(out)
+            runs.append((i, i))
+    return ",".join(f"{first}" if first == last else f"{first}-{last}" for first, last in runs)
 
 
 def cpulist(ids: list[int]) -> str:
