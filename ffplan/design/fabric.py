@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Iterator, Literal
 
 from ffplan.design.cabling import cable_cost, cable_model
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
@@ -58,6 +58,10 @@ class PortSlot:
     @property
     def ident(self) -> tuple[str, str, int]:
         return (self.host.hostname, self.nic, self.port)
+
+
+PlacedPort = tuple[str, Switch, int, PortSlot]  # (zone, leaf switch, leaf port, slot)
+LinkEnd = tuple[str, int, int]  # (zone, leaf index, leaf port) of an inter-zone cable
 
 
 @dataclass
@@ -125,17 +129,17 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
     return switches
 
 
-def _inter_zone_ends(inv: Inventory, size: TwoLayerSize, free: dict[tuple[str, int], int]):
+def _inter_zone_ends(inv: Inventory, size: TwoLayerSize, free: dict[tuple[str, int], int]) -> list[tuple[LinkEnd, LinkEnd]]:
     """Inter-zone cable ends spread evenly over each zone's leaves, on the leaves' highest down-ports."""
     ends_in_zone: dict[str, int] = defaultdict(int)
     for link in inv.fabric.inter_zone_links:
         for z in link.zones:
             ends_in_zone[z] += link.count
     placed: dict[str, int] = defaultdict(int)
-    pairs = []
+    pairs: list[tuple[LinkEnd, LinkEnd]] = []
     for link in inv.fabric.inter_zone_links:
         for _ in range(link.count):
-            ends = []
+            ends: list[LinkEnd] = []
             for z in link.zones:
                 leaf = (placed[z] * size.leaves // ends_in_zone[z]) % size.leaves
                 placed[z] += 1
@@ -224,7 +228,7 @@ def build_fabric(
 
     # ---- cables
     cables: list[Cable] = []
-    placed_rows = []  # (zone, leaf switch, leaf port, slot) in zone/leaf/port order
+    placed_rows: list[PlacedPort] = []  # in zone/leaf/port order
     for z in zones:
         for i, leaf_name in enumerate(leaf_names[z]):
             for slot in sorted(on_leaf[(z, i)], key=lambda s: port_of[s.ident]):
@@ -257,7 +261,9 @@ def build_fabric(
     return Fabric(switches, nodes, cables, zone_specs, balance, result, cm, total)
 
 
-def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
+def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], result: PlacementResult,
+                   free: dict[tuple[str, int], int], size: TwoLayerSize, racks: dict[str, Rack],
+                   leaf_names: dict[str, list[str]]) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int]]:
     """Turn the ILP's counts per leaf group into ports per leaf.
 
     Kept ports go back to their leaf (and later their port). The others are dealt out in order: within a
@@ -303,7 +309,8 @@ def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
     return on_leaf, fixed_port
 
 
-def _number_ports(on_leaf, fixed_port, free, size, racks) -> dict[tuple, int]:
+def _number_ports(on_leaf: dict[tuple[str, int], list[PortSlot]], fixed_port: dict[tuple, int],
+                  free: dict[tuple[str, int], int], size: TwoLayerSize, racks: dict[str, Rack]) -> dict[tuple, int]:
     """Kept ports keep their number; the others take the lowest free numbers, nodes of a rack together."""
     port_of: dict[tuple, int] = {}
     for (z, leaf), slots in on_leaf.items():
@@ -314,7 +321,8 @@ def _number_ports(on_leaf, fixed_port, free, size, racks) -> dict[tuple, int]:
     return port_of
 
 
-def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previous: Plan | None):
+def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[PlacedPort],
+             previous: Plan | None) -> tuple[list[Switch], list[Node]]:
     """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide."""
     inv = loaded.inventory
     prev_switch = {s.name: s for s in previous.switches} if previous else {}
@@ -359,7 +367,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
     return numbered, nodes
 
 
-def _lid_allocator(used: set[int]):
+def _lid_allocator(used: set[int]) -> Iterator[int]:
     lid = 1
     while True:
         if lid not in used:
@@ -367,7 +375,8 @@ def _lid_allocator(used: set[int]):
         lid += 1
 
 
-def _summaries(zones, size, on_leaf, free, bounds):
+def _summaries(zones: list[str], size: TwoLayerSize, on_leaf: dict[tuple[str, int], list[PortSlot]],
+               free: dict[tuple[str, int], int], bounds: dict[str, tuple[int, int]]) -> tuple[list[ZoneSpec], list[Balance]]:
     zone_specs = []
     role_count: dict[tuple[str, int], dict[str, int]] = {}
     for z in zones:
@@ -396,10 +405,10 @@ def _kind_order(kind: str) -> int:
     return {"leaf-spine": 0, "inter-zone": 1, "node-leaf": 2}[kind]
 
 
-def _port_order(racks: dict[str, Rack]):
+def _port_order(racks: dict[str, Rack]) -> Callable[[PortSlot], tuple]:
     """Nodes of one rack contiguous, racks in floor order, bottom-up within a rack."""
 
-    def key(slot: PortSlot):
+    def key(slot: PortSlot) -> tuple:
         r = racks[slot.host.rack]
         return (r.row, r.slot, r.name, slot.host.u, slot.host.hostname, slot.nic, slot.port)
 

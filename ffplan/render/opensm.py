@@ -21,9 +21,10 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Collection, Iterable
 
 from ffplan.diagnostics import Collector, InputError, StageError, did_you_mean, option_error
-from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan
+from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan, VlArbEntry
 from ffplan.render.env import render_template
 
 DEFAULT_PREFIX = "/etc/opensm"
@@ -374,7 +375,7 @@ def lft_model(fab: Fabric) -> dict:
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
 
 
-def _vlarb(entries) -> str:
+def _vlarb(entries: Iterable[VlArbEntry]) -> str:
     return ",".join(f"{e.vl}:{e.weight}" for e in entries)
 
 
@@ -597,7 +598,8 @@ def require_complete(plan: Plan) -> None:
                     "re-run `ffplan design`: the QoS policy is built from what each class carries", ("qos", "classes"))
 
 
-def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(), engines=("file", "ftree")) -> dict[str, str]:
+def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(),
+                 engines: Collection[str] = ("file", "ftree")) -> dict[str, str]:
     """File name (no folder) -> text for the given view of the plan."""
     prefix = check_prefix(prefix)
     require_complete(plan)
