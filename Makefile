@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 FFPLAN := $(VENV)/bin/ffplan
 OUT ?= out
 
-.PHONY: run test venv system-deps bench clean golden
+.PHONY: run test typecheck venv system-deps bench clean golden
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,11 @@ run: venv
 	$(FFPLAN) analyze $(OUT)/fire-flyer-2/plan --pattern all-to-all --pattern storage-read
 	$(FFPLAN) report cost $(OUT)/fire-flyer-2/plan/plan.yaml
 
-test: venv system-deps
+# mypy with the settings in pyproject.toml ([tool.mypy]); a type error fails `make test` before the tests run.
+typecheck: venv
+	$(PY) -m mypy
+
+test: typecheck system-deps
 	$(PY) -m pytest -q
 
 bench: venv
@@ -43,4 +47,4 @@ golden: venv
 	$(PY) -m pytest -q tests --update-golden
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache

@@ -31,7 +31,7 @@ import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 
 from ffplan.diagnostics import Collector, InputError
 
@@ -92,7 +92,7 @@ def is_leftover(name: str) -> bool:
     return _LEFTOVER.fullmatch(name) is not None
 
 
-def write_folder(path: Path, files: dict[str, str | bytes], kind: str, force: bool = False,
+def write_folder(path: Path, files: Mapping[str, str | bytes], kind: str, force: bool = False,
                  inputs: Iterable[Path] = ()) -> None:
     """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring."""
     path = Path(path)
@@ -279,7 +279,7 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def _load_renameat2():
+def _load_renameat2() -> Callable[..., int] | None:
     try:
         function = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).renameat2
     except (OSError, AttributeError):  # not Linux, or a libc before glibc 2.28

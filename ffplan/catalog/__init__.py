@@ -10,8 +10,11 @@ replaces single numbers and marks them with where they came from.
 
 from __future__ import annotations
 
+from collections.abc import Set
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -21,6 +24,7 @@ from ffplan.inventory.models import Catalog as CatalogOverride
 from ffplan.inventory.source import load_source
 
 __all__ = [
+    "CableType",
     "CatalogOverride",
     "Figure",
     "NodeEntry",
@@ -36,6 +40,8 @@ __all__ = [
 
 DATA_DIR = Path(__file__).parent
 PRESETS = ("paper", "list-price", "deepseek-v3")
+
+CableType = Literal["DAC", "AOC"]  # copper up to a length, active optical beyond
 
 RULE_BAD_CATALOG = "FF801"
 RULE_UNKNOWN_NAME = "FF802"
@@ -58,6 +64,16 @@ class Figure(Frozen):
         if not self.source and not self.assumption:
             raise ValueError("a catalog number needs a `source:` or `assumption: true`")
         return self
+
+
+@dataclass(frozen=True)
+class ReferenceNode:
+    """The counts of the catalog's reference node (DGX-A100, HGX-H800) that size the designs without a plan."""
+
+    title: str
+    gpus: int
+    compute_nics: int
+    storage_nics: int
 
 
 class NodeEntry(Frozen):
@@ -97,7 +113,7 @@ class CableEntry(Frozen):
             return self.dac_base.value + self.dac_per_m.value * length_m
         return self.aoc_base.value + self.aoc_per_m.value * length_m
 
-    def type_for(self, length_m: float) -> str:
+    def type_for(self, length_m: float) -> CableType:
         return "DAC" if length_m <= self.dac_max_m.value else "AOC"
 
 
@@ -134,6 +150,20 @@ class PriceCatalog(Frozen):
             raise ValueError(f"fabric_switch '{self.fabric_switch}' needs an entry with `ports`")
         return self
 
+    @property
+    def reference(self) -> ReferenceNode:
+        """The reference node's counts, which `_reference_is_complete` guarantees."""
+        ref = self.nodes[self.reference_node]
+        assert ref.gpus is not None and ref.compute_nics is not None and ref.storage_nics is not None
+        return ReferenceNode(ref.title or self.reference_node, ref.gpus, ref.compute_nics, ref.storage_nics)
+
+    @property
+    def fabric_radix(self) -> int:
+        """The fabric switch's ports, which `_reference_is_complete` guarantees."""
+        ports = self.switches[self.fabric_switch].ports
+        assert ports is not None
+        return ports
+
     def figures(self) -> list[tuple[str, Figure]]:
         """Every number with its catalog path, for the report's list of sources."""
         out: list[tuple[str, Figure]] = []
@@ -158,14 +188,16 @@ def load_preset(name: str) -> PriceCatalog:
 
 
 @cache
-def paper_reference() -> dict:
-    return yaml.safe_load((DATA_DIR / "paper-reference.yaml").read_text(encoding="utf-8"))
+def paper_reference() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((DATA_DIR / "paper-reference.yaml").read_text(encoding="utf-8"))
+    return data
 
 
 @cache
-def fabric_reference() -> dict:
+def fabric_reference() -> dict[str, Any]:
     """DeepSeek-V3's Table 3 and the DGX SuperPOD counts, as published."""
-    return yaml.safe_load((DATA_DIR / "fabric-reference.yaml").read_text(encoding="utf-8"))
+    data: dict[str, Any] = yaml.safe_load((DATA_DIR / "fabric-reference.yaml").read_text(encoding="utf-8"))
+    return data
 
 
 def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:
@@ -199,8 +231,8 @@ def apply_override(
     origin: str,
     collector: Collector,
     path: tuple = (),
-    known_nodes: set[str] = frozenset(),
-    known_switches: set[str] = frozenset(),
+    known_nodes: Set[str] = frozenset(),
+    known_switches: Set[str] = frozenset(),
 ) -> PriceCatalog:
     """The catalog with the override's numbers in place; unknown names become located errors.
 

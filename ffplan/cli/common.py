@@ -22,11 +22,14 @@ class CliConsole(Console):
     """Fits the terminal; writing to a pipe or a file (CI logs, `| less`, `> out.txt`) it never cuts a cell
     to `…` nor wraps a line at 80 columns, which is what rich does when it finds no terminal."""
 
-    def _size(self) -> ConsoleDimensions:
-        size = Console.size.fget(self)
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
         return size if self.is_terminal else ConsoleDimensions(PIPE_WIDTH, size.height)
 
-    size = property(_size, Console.size.fset)
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size  # as rich's own setter does
 
 
 def make_console(stderr: bool = False) -> Console:

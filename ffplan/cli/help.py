@@ -4,18 +4,18 @@ N, NUMBER or TEXT, never a Python type name (`<list[Path]>`, `<float range>`), a
 from __future__ import annotations
 
 import inspect
-from typing import get_args
+from typing import Any, get_args
 
 import typer
-from typer.core import TyperArgument, TyperCommand
+from typer.core import TyperArgument, TyperCommand, TyperOption
 
 
 class _NamedArgument(TyperArgument):
-    def display_type_rich(self, ctx) -> None:  # the argument's name (PLAN, INVENTORY) says what it is
+    def display_type_rich(self, ctx: Any) -> None:  # the argument's name (PLAN, INVENTORY) says what it is
         return None
 
 
-def _value_name(param) -> str | None:
+def _value_name(param: TyperOption) -> str | None:
     """What an option's value is, as the help names it: its choices, PATH, N, NUMBER or TEXT (typer >= 0.2x would
     print `<float range>`, `<list[str]>`). None leaves it to older typers, whose click names values itself."""
     desc = getattr(param, "type_descriptor", None)
@@ -33,7 +33,7 @@ class HelpCommand(TyperCommand):
     """A command whose help speaks the docs' language: arguments by name (PLAN, INVENTORY), option values as
     their choices, PATH, N, NUMBER or TEXT, never a Python type name."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.help:  # examples are command lines: printed as written, never re-flowed mid-command
             self.help = "\n\n".join("\b\n" + p if p.lstrip().startswith("Example") else p for p in inspect.cleandoc(self.help).split("\n\n"))
@@ -41,7 +41,7 @@ class HelpCommand(TyperCommand):
             if isinstance(param, TyperArgument):
                 param.__class__ = _NamedArgument
                 param.metavar = param.metavar or param.name.upper()
-            elif param.metavar is None and not param.is_flag:
+            elif isinstance(param, TyperOption) and param.metavar is None and not param.is_flag:
                 param.metavar = _value_name(param)
 
 
@@ -51,4 +51,5 @@ def use_help_command(typer_app: typer.Typer) -> None:
         if info.cls in (None, TyperCommand):
             info.cls = HelpCommand
     for group in typer_app.registered_groups:
-        use_help_command(group.typer_instance)
+        if group.typer_instance is not None:
+            use_help_command(group.typer_instance)

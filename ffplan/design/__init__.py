@@ -6,10 +6,15 @@ importing `ffplan.design.sizing` (as lint does) does not pull in the solver and 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ffplan.design.pipeline import DesignOptions, design
+
 __all__ = ["DesignOptions", "design"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in __all__:
         from ffplan.design import pipeline
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import math
 
-from ffplan.catalog import CableEntry, apply_override, load_preset
+from ffplan.catalog import CableEntry, CableType, apply_override, load_preset
 from ffplan.diagnostics import InputError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Rack
@@ -61,11 +61,11 @@ def standard_length(model: CableModel, length: float) -> float:
     return lengths[i]
 
 
-def cable_type(model: CableModel, length: float) -> str:
+def cable_type(model: CableModel, length: float) -> CableType:
     return "DAC" if length <= model.copper_max_m + 1e-9 else "AOC"
 
 
-def cable_cost(model: CableModel, prices: CableEntry, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> tuple[float, str, float]:
+def cable_cost(model: CableModel, prices: CableEntry, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> tuple[float, CableType, float]:
     """(standard length, type, catalog price) of a cable between two positions."""
     length = standard_length(model, raw_length(model, rack_a, u_a, rack_b, u_b))
     kind = cable_type(model, length)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Callable, Iterator, Literal
 
 from ffplan.design.cabling import cable_cost, cable_model
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
@@ -60,6 +61,10 @@ class PortSlot:
         return (self.host.hostname, self.nic, self.port)
 
 
+PlacedPort = tuple[str, Switch, int, PortSlot]  # (zone, leaf switch, leaf port, slot)
+LinkEnd = tuple[str, int, int]  # (zone, leaf index, leaf port) of an inter-zone cable
+
+
 @dataclass
 class Fabric:
     switches: list[Switch]
@@ -97,12 +102,11 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
     occupied = _occupied_units(loaded)
     collector = Collector(loaded.source.file, loaded.source.positions)
     switches = []
+    tiers: tuple[tuple[Literal["leaf", "spine"], int, list[str], int], ...]
     next_u: dict[str, int] = {}  # switches fill racks top-down, whichever zone or tier comes first
     for zi, zone in enumerate(inv.fabric.zones, start=1):
-        for tier, count, rack_list, kind in (
-            ("spine", size.spines, zone.spine_racks, KIND_SPINE),
-            ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF),
-        ):
+        tiers = (("spine", size.spines, zone.spine_racks, KIND_SPINE), ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF))
+        for tier, count, rack_list, kind in tiers:
             for i, rack in enumerate(_place_in_racks(list(rack_list), count)):
                 name = _switch_name(zone.name, tier, i + 1, count)
                 u = next_u.get(rack, racks[rack].units - sw_model.rack_units + 1)
@@ -126,17 +130,17 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
     return switches
 
 
-def _inter_zone_ends(inv: Inventory, size: TwoLayerSize, free: dict[tuple[str, int], int]):
+def _inter_zone_ends(inv: Inventory, size: TwoLayerSize, free: dict[tuple[str, int], int]) -> list[tuple[LinkEnd, LinkEnd]]:
     """Inter-zone cable ends spread evenly over each zone's leaves, on the leaves' highest down-ports."""
     ends_in_zone: dict[str, int] = defaultdict(int)
     for link in inv.fabric.inter_zone_links:
         for z in link.zones:
             ends_in_zone[z] += link.count
     placed: dict[str, int] = defaultdict(int)
-    pairs = []
+    pairs: list[tuple[LinkEnd, LinkEnd]] = []
     for link in inv.fabric.inter_zone_links:
         for _ in range(link.count):
-            ends = []
+            ends: list[LinkEnd] = []
             for z in link.zones:
                 leaf = (placed[z] * size.leaves // ends_in_zone[z]) % size.leaves
                 placed[z] += 1
@@ -229,16 +233,16 @@ def build_fabric(
     # ---- cables
     on_stage("cabling")
     cables: list[Cable] = []
-    placed_rows = []  # (zone, leaf switch, leaf port, slot) in zone/leaf/port order
+    placed_rows: list[PlacedPort] = []  # in zone/leaf/port order
     for z in zones:
         for i, leaf_name in enumerate(leaf_names[z]):
             for slot in sorted(on_leaf[(z, i)], key=lambda s: port_of[s.ident]):
                 placed_rows.append((z, by_name[leaf_name], port_of[slot.ident], slot))
-    for z, leaf, p, slot in placed_rows:
+    for z, leaf, leaf_port, slot in placed_rows:
         host = slot.host
         length, kind, _ = cable_cost(cm, prices, racks[host.rack], host.u, racks[leaf.rack], leaf.u)
-        cables.append(Cable(label=f"{leaf.name}-p{p:02d}", kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
-                            b=CableEnd(device=leaf.name, port=p), length_m=length, type=kind, zone=z))
+        cables.append(Cable(label=f"{leaf.name}-p{leaf_port:02d}", kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
+                            b=CableEnd(device=leaf.name, port=leaf_port), length_m=length, type=kind, zone=z))
     for (za, la, pa), (zb, lb, pb) in inter_zone:
         a, b = by_name[leaf_names[za][la]], by_name[leaf_names[zb][lb]]
         length, kind, _ = cable_cost(cm, prices, racks[a.rack], a.u, racks[b.rack], b.u)
@@ -263,7 +267,9 @@ def build_fabric(
     return Fabric(switches, nodes, cables, zone_specs, balance, result, cm, total)
 
 
-def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
+def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], result: PlacementResult,
+                   free: dict[tuple[str, int], int], size: TwoLayerSize, racks: dict[str, Rack],
+                   leaf_names: dict[str, list[str]]) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int]]:
     """Turn the ILP's counts per leaf group into ports per leaf.
 
     Kept ports go back to their leaf (and later their port). The others are dealt out in order: within a
@@ -272,15 +278,15 @@ def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
     on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
     fixed_port: dict[tuple, int] = {}
     pool: dict[tuple, list[PortSlot]] = {}
-    kept_members: dict[tuple, list[PortSlot]] = defaultdict(list)
+    kept_members: dict[tuple[str, str], list[tuple[PortSlot, int]]] = defaultdict(list)  # (zone, leaf): (slot, its port)
     budget = dict(result.kept)
     for d in demands:
         remaining = []
         for m in d.members:
-            where = (d.key, m.previous[0], m.previous[1]) if m.previous else None
-            if where and budget.get(where, 0) > 0:
+            if m.previous and budget.get(where := (d.key, m.previous[0], m.previous[1]), 0) > 0:
                 budget[where] -= 1
-                kept_members[(where[1], where[2])].append(m)
+                prev_zone, prev_leaf, prev_leaf_port = m.previous
+                kept_members[(prev_zone, prev_leaf)].append((m, prev_leaf_port))
             else:
                 remaining.append(m)
         pool[d.key] = remaining
@@ -288,9 +294,9 @@ def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
         fill = {i: size.down_ports - free[(lg.zone, i)] for i in lg.leaves}
         if len(lg.leaves) == 1:  # a single leaf, as when re-planning
             leaf = lg.leaves[0]
-            for m in kept_members.get((lg.zone, leaf_names[lg.zone][leaf]), []):
+            for m, leaf_port in kept_members.get((lg.zone, leaf_names[lg.zone][leaf]), []):
                 on_leaf[(lg.zone, leaf)].append(m)
-                fixed_port[m.ident] = m.previous[2]
+                fixed_port[m.ident] = leaf_port
         per_role: dict[str, list[PortSlot]] = defaultdict(list)
         for d in demands:
             n = result.counts.get((d.key, lg.zone, lg.key), 0) - result.kept.get((d.key, lg.zone, lg.key), 0)
@@ -309,7 +315,8 @@ def _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names):
     return on_leaf, fixed_port
 
 
-def _number_ports(on_leaf, fixed_port, free, size, racks) -> dict[tuple, int]:
+def _number_ports(on_leaf: dict[tuple[str, int], list[PortSlot]], fixed_port: dict[tuple, int],
+                  free: dict[tuple[str, int], int], size: TwoLayerSize, racks: dict[str, Rack]) -> dict[tuple, int]:
     """Kept ports keep their number; the others take the lowest free numbers, nodes of a rack together."""
     port_of: dict[tuple, int] = {}
     for (z, leaf), slots in on_leaf.items():
@@ -320,7 +327,8 @@ def _number_ports(on_leaf, fixed_port, free, size, racks) -> dict[tuple, int]:
     return port_of
 
 
-def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previous: Plan | None):
+def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[PlacedPort],
+             previous: Plan | None) -> tuple[list[Switch], list[Node]]:
     """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide."""
     inv = loaded.inventory
     prev_switch = {s.name: s for s in previous.switches} if previous else {}
@@ -340,11 +348,11 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
     ports_of: dict[str, list[NodePort]] = defaultdict(list)
     lid_rows = sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2]))
     for z, leaf, p, slot in lid_rows:
-        old = prev_port.get(slot.ident)
+        old_port = prev_port.get(slot.ident)
         if slot.card_guid:
             card_guid, placeholder = slot.card_guid.lower(), False
-        elif old is not None and old.guid_placeholder:
-            card_guid, placeholder = old.sysimg_guid, True
+        elif old_port is not None and old_port.guid_placeholder:
+            card_guid, placeholder = old_port.sysimg_guid, True
         else:
             if previous is None:
                 index = slot.host.order
@@ -355,7 +363,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
         ports_of[slot.host.hostname].append(NodePort(
             nic=slot.nic, nic_model=slot.nic_model, port=slot.port, guid_placeholder=placeholder,
             **hca_port_guids(card_guid, slot.port),
-            lid=old.lid if old else next(next_lid), zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
+            lid=old_port.lid if old_port else next(next_lid), zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
         ))
     nodes = [
         Node(hostname=h.hostname, group=h.group, role=h.role.value, model=h.model, rack=h.rack, u=h.u,
@@ -365,7 +373,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
     return numbered, nodes
 
 
-def _lid_allocator(used: set[int]):
+def _lid_allocator(used: set[int]) -> Iterator[int]:
     lid = 1
     while True:
         if lid not in used:
@@ -373,7 +381,8 @@ def _lid_allocator(used: set[int]):
         lid += 1
 
 
-def _summaries(zones, size, on_leaf, free, bounds):
+def _summaries(zones: list[str], size: TwoLayerSize, on_leaf: dict[tuple[str, int], list[PortSlot]],
+               free: dict[tuple[str, int], int], bounds: dict[str, tuple[int, int]]) -> tuple[list[ZoneSpec], list[Balance]]:
     zone_specs = []
     role_count: dict[tuple[str, int], dict[str, int]] = {}
     for z in zones:
@@ -402,10 +411,10 @@ def _kind_order(kind: str) -> int:
     return {"leaf-spine": 0, "inter-zone": 1, "node-leaf": 2}[kind]
 
 
-def _port_order(racks: dict[str, Rack]):
+def _port_order(racks: dict[str, Rack]) -> Callable[[PortSlot], tuple]:
     """Nodes of one rack contiguous, racks in floor order, bottom-up within a rack."""
 
-    def key(slot: PortSlot):
+    def key(slot: PortSlot) -> tuple:
         r = racks[slot.host.rack]
         return (r.row, r.slot, r.name, slot.host.u, slot.host.hostname, slot.nic, slot.port)
 

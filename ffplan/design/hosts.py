@@ -20,7 +20,8 @@ from collections import defaultdict
 
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import HostSettings, NodeModel
+from ffplan.inventory.models import HostSettings, Inventory, NicModel, NodeModel
+from ffplan.inventory.resolve import ResolvedHost
 from ffplan.plan.model import (
     HostProfile,
     NumaNode,
@@ -67,19 +68,14 @@ PROFILE_SETTINGS = ("relaxed_ordering", "gdr_level", "nccl_socket_ifname", "topo
 
 
 def _ranges(ids: list[int]) -> str:
-    out: list[str] = []
-    start = prev = None
+    """`0-3,8,10-11`: the Linux cpulist format."""
+    runs: list[tuple[int, int]] = []  # (first, last) of each run of consecutive ids
     for i in sorted(ids):
-        if start is None:
-            start = prev = i
-        elif i == prev + 1:
-            prev = i
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
         else:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = prev = i
-    if start is not None:
-        out.append(f"{start}" if start == prev else f"{start}-{prev}")
-    return ",".join(out)
+            runs.append((i, i))
+    return ",".join(f"{first}" if first == last else f"{first}-{last}" for first, last in runs)
 
 
 def cpulist(ids: list[int]) -> str:
@@ -137,7 +133,7 @@ def numa_nodes(model: NodeModel) -> list[NumaNode]:
 # ---------------------------------------------------------------- devices
 
 
-def _devices(inv, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> list[PcieDevice]:
+def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> list[PcieDevice]:
     ports = {rp.name: rp for rp in model.root_ports}
     socket_of = {n.id: n.socket for n in nodes}
     on_port: dict[str, list[str]] = defaultdict(list)
@@ -164,7 +160,7 @@ def _devices(inv, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> li
             nearest = pick.name
             path = "PHB" if same else "SYS"
             gdr = PATH_ORDER.index(path) <= gdr_rank
-        if d.kind == "nic":
+        if isinstance(spec, NicModel):
             ib_ports = list(range(1, spec.ports + 1))
             rate = f"4X {spec.speed.value}"
         devices.append(PcieDevice(
@@ -279,7 +275,7 @@ def _files(role: str, topo_file: str | None) -> list[ProfileFile]:
 # ---------------------------------------------------------------- profiles
 
 
-def _profile_key(host) -> tuple:
+def _profile_key(host: ResolvedHost) -> tuple:
     return (host.model, host.role.value, tuple(getattr(host.settings, k) for k in PROFILE_SETTINGS))
 
 

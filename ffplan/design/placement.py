@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ffplan.diagnostics import Collector, InfeasibleError
+from ffplan.diagnostics import Collector, Diagnostic, InfeasibleError
 
 if TYPE_CHECKING:
     import pulp
@@ -69,7 +69,7 @@ def balance_bounds(total_ports: dict[str, int], total_leaves: int) -> dict[str, 
     return {role: (n // total_leaves, math.ceil(n / total_leaves)) for role, n in total_ports.items()}
 
 
-def _solver(name: str, time_limit: float | None):
+def _solver(name: str, time_limit: float | None) -> pulp.LpSolver:
     import pulp  # imported on use: pulp (and numpy through highspy) cost ~0.2 s that lint never needs
 
     if name == "cbc":
@@ -84,7 +84,7 @@ def _solver(name: str, time_limit: float | None):
     raise ValueError(name)
 
 
-def _solver_missing():
+def _solver_missing() -> list[Diagnostic]:
     c = Collector("<command line>")
     c.error("FF151", ("--solver",), "HiGHS is not installed", "pip install highspy, or use --solver cbc (the default)")
     return c.items

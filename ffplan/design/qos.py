@@ -15,7 +15,7 @@ the OpenSM QoS policy and the host files read it from there and never look at a 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Iterator, Literal, Sequence
 
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
@@ -32,7 +32,7 @@ class DefaultClass:
     sl: int
     vl: int
     weight: int  # VL arbitration weight in 64-byte units; multiples of 64 so one 4 KB packet fits one turn
-    priority: str
+    priority: Literal["high", "low"]
     description: str
     carries: Carries
 
@@ -71,7 +71,8 @@ def purpose_conflicts(classes: Sequence[tuple[str, Carries | None]]) -> Iterator
     for i, (name, carries) in enumerate(classes):
         if carries is None:
             continue
-        claims = [("software", ("software", s), f"software '{s}'") for s in carries.software]
+        claims: list[tuple[str, tuple[str, ...], str]] = [
+            ("software", ("software", s), f"software '{s}'") for s in carries.software]
         claims += [("roles", ("roles", *sorted((a.value, b.value))), f"{a.value} <-> {b.value} traffic") for a, b in carries.roles]
         claims += [("unmatched", ("unmatched",), "unmatched traffic")] if carries.unmatched else []
         for field, key, what in claims:
@@ -92,27 +93,27 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
     classes: list[TrafficClassPlan] = []
     if inv.traffic_classes is None:
         for d in DEFAULT_CLASSES:
-            classes.append(TrafficClassPlan(name=d.name, sl=d.sl, vl=d.vl, weight=d.weight, priority=d.priority,  # type: ignore[arg-type]
+            classes.append(TrafficClassPlan(name=d.name, sl=d.sl, vl=d.vl, weight=d.weight, priority=d.priority,
                                             source="ffplan default", description=d.description, carries=d.carries))
     else:
         for i, tc in enumerate(inv.traffic_classes):
-            d = defaults.get(tc.name)
+            default = defaults.get(tc.name)
             path = ("traffic_classes", i)
-            sl = tc.sl if tc.sl is not None else (d.sl if d else None)
-            vl = tc.vl if tc.vl is not None else (d.vl if d else None)
+            sl = tc.sl if tc.sl is not None else (default.sl if default else None)
+            vl = tc.vl if tc.vl is not None else (default.vl if default else None)
             if sl is None:
                 c.error(RULE_QOS, path + ("sl",), f"traffic class '{tc.name}' has no SL and no ffplan default",
                         f"give it an SL (0-15); ffplan has defaults only for {', '.join(defaults)}")
                 continue
             if vl is None:
                 vl = min(sl, data_vls - 1)
-            weight = tc.weight if tc.weight is not None else (d.weight if d else 64)
-            priority = tc.priority or (d.priority if d else "low")
+            weight = tc.weight if tc.weight is not None else (default.weight if default else 64)
+            priority = tc.priority or (default.priority if default else "low")
             # a class the inventory only names (or describes) keeps ffplan's numbers and says so
-            own = d is None or any(v is not None for v in (tc.sl, tc.vl, tc.weight, tc.priority, tc.carries))
-            classes.append(TrafficClassPlan(name=tc.name, sl=sl, vl=vl, weight=weight, priority=priority,  # type: ignore[arg-type]
+            own = default is None or any(v is not None for v in (tc.sl, tc.vl, tc.weight, tc.priority, tc.carries))
+            classes.append(TrafficClassPlan(name=tc.name, sl=sl, vl=vl, weight=weight, priority=priority,
                                             source="inventory" if own else "ffplan default",
-                                            description=tc.description or (d.description if d else ""),
+                                            description=tc.description or (default.description if default else ""),
                                             carries=carries_of(tc) or Carries()))
         for i, field, message, hint in purpose_conflicts([(tc.name, carries_of(tc)) for tc in inv.traffic_classes]):
             c.error(RULE_QOS, ("traffic_classes", i, "carries", field), message, hint)
@@ -120,13 +121,13 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
     if c.has_errors:
         raise StageError(c.items)
     sl2vl = [0] * NUM_SLS
-    for tc in classes:
-        sl2vl[tc.sl] = tc.vl
+    for planned in classes:
+        sl2vl[planned.sl] = planned.vl
     vl_weight: dict[int, int] = {}
     vl_high: dict[int, bool] = {}
-    for tc in classes:
-        vl_weight[tc.vl] = max(vl_weight.get(tc.vl, 0), tc.weight)
-        vl_high[tc.vl] = vl_high.get(tc.vl, False) or tc.priority == "high"
+    for planned in classes:
+        vl_weight[planned.vl] = max(vl_weight.get(planned.vl, 0), planned.weight)
+        vl_high[planned.vl] = vl_high.get(planned.vl, False) or planned.priority == "high"
     high = [VlArbEntry(vl=vl, weight=w) for vl, w in sorted(vl_weight.items()) if vl_high[vl]]
     low = [VlArbEntry(vl=vl, weight=w) for vl, w in sorted(vl_weight.items()) if not vl_high[vl]]
     # high_limit: how much high-priority data (in 4 KB units) may go before one low-priority packet must be

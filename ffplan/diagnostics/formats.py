@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path, PurePath
-from typing import Iterable, Mapping, Protocol
+from typing import Any, Iterable, Mapping, Protocol
 
 from ffplan import __version__
 from ffplan.diagnostics import Diagnostic, Severity
@@ -16,12 +16,17 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 
 
 class RuleMeta(Protocol):
-    """What the machine formats need to know about a rule (the lint registry's Rule has it)."""
+    """What the machine formats need to know about a rule (the lint registry's Rule has it); read-only, as the
+    registry's frozen Rule is."""
 
-    id: str
-    name: str
-    severity: Severity
-    summary: str
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def severity(self) -> Severity: ...
+    @property
+    def summary(self) -> str: ...
 
 
 def format_text(diagnostics: Iterable[Diagnostic]) -> str:
@@ -104,7 +109,7 @@ def format_sarif(diagnostics: Iterable[Diagnostic], rules: Mapping[str, RuleMeta
         physical: dict = {"artifactLocation": {"uri": _artifact_uri(d.file)}}
         if d.located:
             physical["region"] = {"startLine": d.line, "startColumn": d.col}
-        result = {
+        result: dict[str, Any] = {
             "ruleId": d.rule,
             "level": _SARIF_LEVEL[d.severity],
             "message": {"text": d.message + (f" (hint: {d.hint})" if d.hint else "")},

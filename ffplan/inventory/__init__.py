@@ -48,7 +48,7 @@ class LoadedInventory:
         return self.source.collector
 
 
-def _allowed_keys(model_cls, loc: tuple) -> list[str]:
+def _allowed_keys(model_cls: type | None, loc: tuple) -> list[str]:
     """Field names of the model that owns the location `loc` (for did-you-mean hints)."""
     cls = model_cls
     for part in loc[:-1]:
@@ -63,7 +63,7 @@ def _allowed_keys(model_cls, loc: tuple) -> list[str]:
     return list(fields)
 
 
-def _inner_model(annotation):
+def _inner_model(annotation: object) -> type | None:
     from typing import get_args
 
     if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
@@ -105,12 +105,12 @@ def _schema_diagnostics(exc: ValidationError, collector: Collector) -> None:
             collector.error(RULE_BAD_VALUE, loc, f"{msg.lower().rstrip('.')} (got {_short(value)})", hint)
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _type_name(value) -> str:
+def _type_name(value: object) -> str:
     return {list: "a list", str: "a string", int: "a number", float: "a number", type(None): "nothing"}.get(type(value), type(value).__name__)
 
 
@@ -150,7 +150,7 @@ def inventory_json_schema() -> dict:
     return schema
 
 
-def _to_draft07(node) -> None:
+def _to_draft07(node: object) -> None:
     """pydantic emits 2020-12 `$defs`; draft-07 tools want `definitions`."""
     if isinstance(node, dict):
         if "$defs" in node:

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-INVENTORY_VERSION = 1
+INVENTORY_VERSION: Literal[1] = 1
 
 # Names that end up in hostnames, file names, OpenSM node descriptions, XML attributes and shell words.
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"

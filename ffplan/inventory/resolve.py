@@ -61,8 +61,15 @@ class ResolvedHost:
     u: int
     nics: tuple[ResolvedNic, ...]
     settings: HostSettings
-    path: YamlPath  # where the host (or its group) is written, for diagnostics
+    group_index: int  # groups[group_index] in the inventory
+    host_index: int | None  # groups[..].hosts[host_index]; None for a host generated from the group's count
     order: int  # position in inventory order, for stable output
+
+    @property
+    def path(self) -> YamlPath:
+        """Where the host (or, for a generated one, its group) is written, for diagnostics."""
+        group: YamlPath = ("groups", self.group_index)
+        return group if self.host_index is None else group + ("hosts", self.host_index)
 
 
 @dataclass
@@ -143,7 +150,7 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
             resolved.hosts.append(
                 ResolvedHost(
                     host.hostname, group.name, group.role, group.model, host.rack, host.u,
-                    _host_nics(model, inv, dict(host.guids)), settings, ("groups", gi, "hosts", hi), order,
+                    _host_nics(model, inv, dict(host.guids)), settings, gi, hi, order,
                 )
             )
             order += 1
@@ -162,10 +169,9 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
                 "add hostname: \"cn{index:04d}\" or list the hosts explicitly",
             )
             continue
-        problem = pattern_problem(group.hostname, ("index",))
-        if problem:
+        if pattern_error := pattern_problem(group.hostname, ("index",)):
             collector.error(RULE_PATTERN, ("groups", gi, "hostname"),
-                            f"hostname pattern '{group.hostname}' cannot be expanded: {problem}",
+                            f"hostname pattern '{group.hostname}' cannot be expanded: {pattern_error}",
                             "use {index} or a width such as {index:04d}")
             continue
         if order + group.count > MAX_HOSTS:
@@ -188,10 +194,10 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
                 )
                 break
             slot = (index - 1) // per_rack
-            rack = group.racks[slot] if slot < len(group.racks) else ""
+            rack_name = group.racks[slot] if slot < len(group.racks) else ""
             u = group.first_u + ((index - 1) % per_rack) * units
             resolved.hosts.append(
-                ResolvedHost(hostname, group.name, group.role, group.model, rack, u, nics, settings, ("groups", gi), order)
+                ResolvedHost(hostname, group.name, group.role, group.model, rack_name, u, nics, settings, gi, None, order)
             )
             order += 1
     return resolved

@@ -123,6 +123,7 @@ class _Builder:
             if node.tag != "tag:yaml.org,2002:seq":
                 return self._bad_tag(node, path)
             return [self.build(child, path + (i,)) for i, child in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode), "the composer makes mapping, sequence and scalar nodes only"
         return self._scalar(node, path)
 
     def _scalar(self, node: yaml.ScalarNode, path: YamlPath) -> Any:

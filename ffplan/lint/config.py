@@ -104,7 +104,7 @@ def load_config(path: Path) -> LintConfig:
 
     known = [r.id for r in all_rules()]
 
-    def codes(key: str, value) -> tuple[str, ...]:
+    def codes(key: str, value: object) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(where(key), f"{prefix}{key}: expected a list of rule ids, got {value!r}", 'e.g. ["FF501", "FF1"]')
         for code in value:
@@ -113,7 +113,7 @@ def load_config(path: Path) -> LintConfig:
                                   did_you_mean(code, known) or "`ffplan rules` lists them")
         return tuple(code.upper() for code in value)
 
-    def patterns(key: str, value) -> tuple[str, ...]:
+    def patterns(key: str, value: object) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise ConfigError(where(key), f"{prefix}{key}: expected a list of file patterns, got {value!r}",
                               'e.g. ["inventories/*.yaml"]')

@@ -34,7 +34,7 @@ class LintContext:
     @cached_property
     def rack_entries(self) -> list[tuple[Rack, YamlPath]]:
         """Every rack as written, duplicates included (the resolver keeps only the first of a name)."""
-        entries = [(rack, ("racks", i)) for i, rack in enumerate(self.inventory.racks)]
+        entries: list[tuple[Rack, YamlPath]] = [(rack, ("racks", i)) for i, rack in enumerate(self.inventory.racks)]
         for i, block in enumerate(self.inventory.rack_blocks):
             entries += [(rack, ("rack_blocks", i)) for rack in expand_rack_block(block)]
         return entries
@@ -79,9 +79,9 @@ class LintContext:
 
     def host_path(self, host: ResolvedHost, field: str) -> YamlPath:
         """Path of a host's field: on the host when written explicitly, on its group when generated."""
-        if "hosts" in host.path:
+        if host.host_index is not None:
             return host.path + (field,)
         return host.path + (_GROUP_FIELD[field],)
 
     def is_generated(self, host: ResolvedHost) -> bool:
-        return "hosts" not in host.path
+        return host.host_index is None

@@ -9,6 +9,7 @@ from ffplan.diagnostics import YamlPath, did_you_mean
 from ffplan.lint.registry import Finding
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 
 def unknown_reference(
@@ -28,9 +29,9 @@ def unknown_reference(
     return Finding(path, f"unknown {kind} '{name}'{context}", hint)
 
 
-def duplicates(entries: Iterable[tuple[Hashable, YamlPath]]) -> Iterator[tuple[Hashable, YamlPath, YamlPath]]:
+def duplicates(entries: Iterable[tuple[K, YamlPath]]) -> Iterator[tuple[K, YamlPath, YamlPath]]:
     """(key, path, first_path) for every entry whose key was already seen at first_path."""
-    first: dict[Hashable, YamlPath] = {}
+    first: dict[K, YamlPath] = {}
     for key, path in entries:
         if key in first:
             yield key, path, first[key]

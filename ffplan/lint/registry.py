@@ -158,5 +158,6 @@ def suggest_rule(key: str) -> str:
     return did_you_mean(key, [r.id for r in rules] + [r.name for r in rules])
 
 
-def semantic_checks() -> Iterator[Rule]:
-    return (r for r in all_rules() if r.check is not None)
+def semantic_checks() -> Iterator[tuple[Rule, Check]]:
+    """The rules with a check of their own, and that check."""
+    return ((r, r.check) for r in all_rules() if r.check is not None)

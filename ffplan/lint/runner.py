@@ -65,22 +65,23 @@ def run_rules(loaded: LoadedInventory) -> list[Diagnostic]:
     """Every semantic rule over one loaded inventory, located through the file's position map."""
     ctx = LintContext(loaded)
     collector = Collector(loaded.source.file, loaded.source.positions)
-    for rule in semantic_checks():
-        for finding in rule.check(ctx):
+    for rule, check in semantic_checks():
+        for finding in check(ctx):
             collector.add(rule.id, rule.severity, finding.path, finding.message, finding.hint)
     return collector.items
 
 
 def lint_file(path: Path, text: str | None = None, config: LintConfig = LintConfig()) -> FileResult:
     """One inventory (`text`, when given, is its content read from standard input), filtered by `config`."""
+    loaded: LoadedInventory | None
     try:
-        loaded = load_inventory(path, text)
+        valid = load_inventory(path, text)
     except InputError as exc:
         return FileResult(str(path), exc.diagnostics, unreadable=True)
     except StageError as exc:  # schema or reading findings: the semantic rules need valid data
         found, loaded = exc.diagnostics, None
     else:
-        found = loaded.collector.items + run_rules(loaded)
+        found, loaded = valid.collector.items + run_rules(valid), valid
     # The text was readable a moment ago; its comments carry the suppressions.
     suppressions = parse_suppressions(str(path), read_text(path) if text is None else text)
     kept, hidden = apply_suppressions(found, suppressions)

@@ -68,7 +68,8 @@ def parse_suppressions(file: str, text: str) -> Suppressions:
 
 def apply_suppressions(diagnostics: Iterable[Diagnostic], suppressions: Suppressions) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(what the report shows, what the suppressions hide): the designer re-checks the hidden ones."""
-    kept, hidden = [], []
+    kept: list[Diagnostic] = []
+    hidden: list[Diagnostic] = []
     for d in diagnostics:
         (hidden if suppressions.covers(d) else kept).append(d)
     return kept + suppressions.problems, hidden

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
-from ffplan.plan.model import Plan, Switch
+from ffplan.plan.model import Node, Plan, Switch
 from ffplan.render.env import render_template
 
 WIDTH = 1400  # a laptop screen at 100 %
@@ -76,22 +76,24 @@ class Shapes:
     lines: list[Polyline] = field(default_factory=list)
     texts: list[Label] = field(default_factory=list)
 
-    def rect(self, x, y, w, h, fill, stroke="none", title="", rx=0) -> None:
+    def rect(self, x: float, y: float, w: float, h: float, fill: str, stroke: str = "none", title: str = "",
+             rx: int = 0) -> None:
         self.rects.append(Rect(x, y, w, h, fill, stroke, title, rx))
 
-    def line(self, points, color, width, title="") -> None:
+    def line(self, points: Iterable[tuple[float, float]], color: str, width: int, title: str = "") -> None:
         self.lines.append(Polyline(" ".join(f"{x},{y}" for x, y in points), color, width, title))
 
-    def text(self, x, y, text, size=12, weight="normal", anchor="start", fill=INK, on_line=False) -> None:
+    def text(self, x: float, y: float, text: str, size: int = 12, weight: str = "normal", anchor: str = "start",
+             fill: str = INK, on_line: bool = False) -> None:
         self.texts.append(Label(x, y, text, size, weight, anchor, fill, on_line))
 
-    def badge(self, cx, cy, text, color) -> None:
+    def badge(self, cx: float, cy: float, text: str, color: str) -> None:
         """A label on a line: white ground so the line never crosses the text."""
         w = len(text) * CHAR_W + 12
         self.rect(cx - w // 2, cy - 10, w, 20, "#ffffff", color, rx=4)
         self.text(cx, cy + 4, text, anchor="middle", fill=color, on_line=True)
 
-    def legend(self, y, kinds) -> None:
+    def legend(self, y: float, kinds: Iterable[str]) -> None:
         x = MARGIN
         for kind in kinds:
             self.rect(x, y, 12, 12, COLORS[kind], OUTLINES.get(kind, "none"))
@@ -238,7 +240,9 @@ def _zone_of(plan: Plan, switch: str) -> str:
     return next((s.zone for s in plan.switches if s.name == switch), "")
 
 
-def _leaf_panel(d: Shapes, x, y, w, heading, group, uses, counts, down, cell, label_w, head_h, row_h) -> None:
+def _leaf_panel(d: Shapes, x: float, y: float, w: float, heading: str, group: list[Switch],
+                uses: dict[str, dict[int, PortUse]], counts: dict[str, Counter], down: int, cell: int, label_w: int,
+                head_h: int, row_h: int) -> None:
     d.rect(x, y, w, head_h + len(group) * row_h + 8, "#fafafa", LINE, rx=6)
     d.text(x + 10, y + 20, f"rack {heading}", weight="bold")
     for i, leaf in enumerate(group):
@@ -301,8 +305,8 @@ class _RackLayout:
 
     name: str
     height: int  # rack units
-    switches: list
-    nodes: list
+    switches: list[Switch]
+    nodes: list[Node]
     rows: list[tuple[int, int]]  # (top U, bottom U) of each drawn row
     row_of: dict[int, int]  # U -> index of its row
 
@@ -319,7 +323,7 @@ class _Elevation:
         self.cell = max(3, min(14, 280 // max(self.ports, 1)))  # 7 px for 40 ports
         self.label_w = 30 + round(max((len(s.name) for s in plan.switches), default=8) * SMALL_W)
         self.switches_in: dict[str, list[Switch]] = defaultdict(list)
-        self.nodes_in: dict[str, list] = defaultdict(list)
+        self.nodes_in: dict[str, list[Node]] = defaultdict(list)
         for s in plan.switches:
             self.switches_in[s.rack].append(s)
         for n in plan.nodes:
@@ -354,7 +358,7 @@ class _Elevation:
         row_of = {v: i for i, (top, bottom) in enumerate(rows) for v in range(bottom, top + 1)}
         return _RackLayout(rack, height, switches, nodes, rows, row_of)
 
-    def _node_lines(self, node) -> list[str]:
+    def _node_lines(self, node: Node) -> list[str]:
         """Its name and a line per NIC port; fewer lines when the node is too few U high for that."""
         ports = [f"{p.nic} -> {p.leaf} port {p.leaf_port}" for p in node.ports]
         room = (self.node_units.get(node.model, 1) * UNIT_H - 3) // 13  # lines of 13 px
@@ -367,7 +371,7 @@ class _Elevation:
         nodes = max((round(len(line) * SMALL_W) + 40 for n in rack.nodes for line in self._node_lines(n)), default=0)
         return max(switches, nodes, 200)
 
-    def draw(self, d: Shapes, x, y, rack: _RackLayout, rack_w) -> None:
+    def draw(self, d: Shapes, x: float, y: float, rack: _RackLayout, rack_w: int) -> None:
         d.text(x, y + 14, f"rack {rack.name} ({rack.height} U)", weight="bold")
         px = x + self.label_w
         if rack.switches:

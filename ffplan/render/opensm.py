@@ -21,9 +21,10 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Collection, Iterable
 
 from ffplan.diagnostics import Collector, InputError, StageError, did_you_mean, option_error
-from ffplan.plan.model import Plan, PortClassQos
+from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan, VlArbEntry
 from ffplan.render.env import render_template
 
 DEFAULT_PREFIX = "/etc/opensm"
@@ -211,8 +212,8 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
         a, b = (c.a.device, int(c.a.port)), (c.b.device, int(c.b.port))
         links.append((*min(a, b), *max(a, b)))
     for ca in cas.values():
-        for p in ca.ports:
-            a, b = (ca.id, p.port), (p.leaf, p.leaf_port)
+        for ca_port in ca.ports:
+            a, b = (ca.id, ca_port.port), (ca_port.leaf, ca_port.leaf_port)
             links.append((*min(a, b), *max(a, b)))
     links.sort()
     if zone is not None:
@@ -230,8 +231,8 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     ordered = ([sm] if sm else []) + [ca for ca in in_order if ca is not sm]
     lid_owner: dict[int, tuple[str, str]] = {s.lid: (s.node_guid, s.name) for s in switches}
     for ca in ordered:
-        for p in ca.ports:
-            lid_owner[p.lid] = (p.port_guid, ca.id)
+        for ca_port in ca.ports:
+            lid_owner[ca_port.lid] = (ca_port.port_guid, ca.id)
     return Fabric(plan=plan, view=view, switches=switches, cas=ordered, links=links, lid_owner=lid_owner,
                   excluded=excluded)
 
@@ -387,7 +388,7 @@ def lfts_text(fab: Fabric) -> str:
     return render_template("opensm/lfts.dump.j2", **lft_model(fab))
 
 
-def _vlarb(entries) -> str:
+def _vlarb(entries: Iterable[VlArbEntry]) -> str:
     return ",".join(f"{e.vl}:{e.weight}" for e in entries)
 
 
@@ -435,7 +436,7 @@ def expected_conf(plan: Plan, prefix: str, engine: str = "file") -> dict[str, st
         "qos_policy_file": str(p / QOS_POLICY),
     })
     for cls in ("default", "ca", "swe", "sw0"):
-        pc = qos.port_classes.get(cls)  # type: ignore[call-overload]
+        pc = qos.port_classes.get(cls)
         if pc is None:
             continue
         for suffix, value in qos_conf_values(pc):
@@ -489,7 +490,7 @@ def qos_classes(plan: Plan) -> dict:
     assert qos is not None
     classes = list(qos.classes)
     default = next((c for c in classes if c.carries and c.carries.unmatched), None)
-    pairs = {}  # (role, role) in ROLES order -> class; both directions of the pair
+    pairs: dict[tuple[str, ...], TrafficClassPlan] = {}  # (role, role) in ROLES order -> class; both directions of the pair
     for c in classes:
         for a, b in c.carries.roles if c.carries else ():
             pairs.setdefault(tuple(sorted((a.value, b.value), key=ROLES.index)), c)
@@ -610,7 +611,8 @@ def require_complete(plan: Plan) -> None:
                     "re-run `ffplan design`: the QoS policy is built from what each class carries", ("qos", "classes"))
 
 
-def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(), engines=("file", "ftree")) -> dict[str, str]:
+def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(),
+                 engines: Collection[str] = ("file", "ftree")) -> dict[str, str]:
     """File name (no folder) -> text for the given view of the plan."""
     prefix = check_prefix(prefix)
     require_complete(plan)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ffplan.report.model import CostReport
-from ffplan.report.view import fmt
+from ffplan.report.view import Kind, fmt
 
 WIDTH = 760
 LABEL_WIDTH = 170
@@ -58,25 +58,29 @@ class Chart:
     bars: list[Bar]
 
 
-def stacked(chart_id: str, title: str, series: list[str], data: list[tuple[str, list[float | None]]], kind: str) -> Chart | None:
+def stacked(chart_id: str, title: str, series: list[str], data: list[tuple[str, list[float | None]]], kind: Kind) -> Chart | None:
     """One bar per (label, values); values stack in `series` order, scaled to the largest total. None when a
     value is unknown (unpriced)."""
-    if any(value is None for _, values in data for value in values):
-        return None
-    longest = max((sum(values) for _, values in data), default=0) or 1
+    rows: list[tuple[str, list[float]]] = []
+    for label, values in data:
+        known = [value for value in values if value is not None]
+        if len(known) < len(values):
+            return None
+        rows.append((label, known))
+    longest = max((sum(values) for _, values in rows), default=0) or 1
     scale = (WIDTH - LABEL_WIDTH - VALUE_WIDTH) / longest
     bars = []
-    for i, (label, values) in enumerate(data):
+    for i, (label, stack) in enumerate(rows):
         y = TOP + i * (BAR_HEIGHT + BAR_GAP)
         x = float(LABEL_WIDTH)
         segments = []
-        for s, value in enumerate(values):
+        for s, value in enumerate(stack):
             width = value * scale
             segments.append(Segment(s, round(x, 2), round(width, 2), f"{series[s]}: {fmt(value, kind)}"))
             x += width
-        bars.append(Bar(label, y, y + BAR_HEIGHT * 0.68, segments, fmt(sum(values), kind), round(x + 6, 2)))
+        bars.append(Bar(label, y, y + BAR_HEIGHT * 0.68, segments, fmt(sum(stack), kind), round(x + 6, 2)))
     legend = [LegendItem(s, name, x := LABEL_WIDTH + s * LEGEND_STEP, x + LEGEND_TEXT_GAP) for s, name in enumerate(series)]
-    height = TOP + len(data) * (BAR_HEIGHT + BAR_GAP)
+    height = TOP + len(rows) * (BAR_HEIGHT + BAR_GAP)
     return Chart(chart_id, title, WIDTH, height, BAR_HEIGHT, LABEL_WIDTH - 8, legend, bars)
 
 

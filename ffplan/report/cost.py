@@ -11,9 +11,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
+from collections.abc import Set
 from typing import Callable, Iterable, Sequence
 
 from ffplan.catalog import (
+    CatalogOverride,
     Figure,
     NodeEntry,
     PriceCatalog,
@@ -66,8 +68,8 @@ def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path |
     The preset is the one named on the command line, else in the file, else in the plan's catalog block, else
     `paper`. `plan_file` is where the plan was read from: errors in its catalog block are located there.
     """
-    file_override, file_collector = read_override_file(override_file) if override_file else (None, None)
-    chosen = preset or (file_override and file_override.preset) or (plan.catalog and plan.catalog.preset) or DEFAULT_PRESET
+    loaded = read_override_file(override_file) if override_file else None
+    chosen = preset or (loaded and loaded[0].preset) or (plan.catalog and plan.catalog.preset) or DEFAULT_PRESET
     catalog = _with_model_power(load_preset(chosen), plan)
     known = dict(known_nodes={m.name for m in plan.node_models}, known_switches={m.name for m in plan.switch_models})
     if plan.catalog:
@@ -80,36 +82,43 @@ def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path |
             apply_override(catalog, plan.catalog, origin, located, ("catalog",), **known)
             raise InputError(located.items)
         catalog = updated
-    if file_override:
-        catalog = apply_override(catalog, file_override, f"--catalog {override_file}", file_collector, (), **known)
-        if file_collector.has_errors:
-            raise InputError(file_collector.items)
-    return catalog
+    return _with_override_file(catalog, override_file, loaded, **known)
 
 
 def resolve_preset(preset: str | None = None, override_file: Path | None = None) -> PriceCatalog:
     """No plan: the preset named on the command line, else in `--catalog FILE`, else `paper`; then the file."""
-    file_override, file_collector = read_override_file(override_file) if override_file else (None, None)
-    catalog = load_preset(preset or (file_override and file_override.preset) or DEFAULT_PRESET)
-    if file_override:
-        catalog = apply_override(catalog, file_override, f"--catalog {override_file}", file_collector, ())
-        if file_collector.has_errors:
-            raise InputError(file_collector.items)
+    loaded = read_override_file(override_file) if override_file else None
+    catalog = load_preset(preset or (loaded and loaded[0].preset) or DEFAULT_PRESET)
+    return _with_override_file(catalog, override_file, loaded)
+
+
+def _with_override_file(catalog: PriceCatalog, override_file: Path | None,
+                        loaded: tuple[CatalogOverride, Collector] | None,
+                        known_nodes: Set[str] = frozenset(),
+                        known_switches: Set[str] = frozenset()) -> PriceCatalog:
+    """`--catalog FILE`, read into `loaded`, applied last; its errors are located in that file."""
+    if loaded is None:
+        return catalog
+    override, collector = loaded
+    catalog = apply_override(catalog, override, f"--catalog {override_file}", collector, (),
+                             known_nodes=known_nodes, known_switches=known_switches)
+    if collector.has_errors:
+        raise InputError(collector.items)
     return catalog
 
 
 def _with_model_power(catalog: PriceCatalog, plan: Plan) -> PriceCatalog:
     """The inventory describes its own hardware (the plan carries its models): its power figures beat the preset's."""
     nodes, switches = dict(catalog.nodes), dict(catalog.switches)
-    for model in plan.node_models:
-        update = {field: Figure(value=getattr(model, field), source=f"inventory models.nodes.{model.name}.{field}")
-                  for field in ("power_w", "peak_power_w") if getattr(model, field) > 0}
+    for node in plan.node_models:
+        update = {field: Figure(value=getattr(node, field), source=f"inventory models.nodes.{node.name}.{field}")
+                  for field in ("power_w", "peak_power_w") if getattr(node, field) > 0}
         if update:
-            nodes[model.name] = nodes.get(model.name, NodeEntry()).model_copy(update=update)
-    for model in plan.switch_models:
-        if model.power_w > 0:
-            figure = Figure(value=model.power_w, source=f"inventory models.switches.{model.name}.power_w")
-            switches[model.name] = switches.get(model.name, SwitchEntry()).model_copy(update={"power_w": figure})
+            nodes[node.name] = nodes.get(node.name, NodeEntry()).model_copy(update=update)
+    for switch in plan.switch_models:
+        if switch.power_w > 0:
+            figure = Figure(value=switch.power_w, source=f"inventory models.switches.{switch.name}.power_w")
+            switches[switch.name] = switches.get(switch.name, SwitchEntry()).model_copy(update={"power_w": figure})
     return catalog.model_copy(update={"nodes": nodes, "switches": switches})
 
 
@@ -128,8 +137,8 @@ def plan_location(plan: Plan, plan_file: Path | None) -> Location:
     sections = {"nodes": "node_models", "switches": "switch_models"}
 
     def model_path(kind: str, name: str) -> tuple:
-        specs = plan.node_models if kind == "nodes" else plan.switch_models
-        index = next((i for i, m in enumerate(specs) if m.name == name), None)
+        names = [m.name for m in plan.node_models] if kind == "nodes" else [m.name for m in plan.switch_models]
+        index = names.index(name) if name in names else None
         return (sections[kind], index) if index is not None else ()
 
     def positions() -> dict:
@@ -192,7 +201,6 @@ class Pricer:
             self.missing.append(((kind, name), f"no {what} for '{name}' in catalog '{self.catalog.name}'",
                                  f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to "
                                  "the inventory (and design again) or pass --catalog FILE"))
-        return None
 
     def warnings(self, where: Location) -> list:
         collector = Collector(where.file, where.positions())
@@ -219,12 +227,14 @@ class Pricer:
         gpu = self.catalog.gpus.get(self.gpu_model(model) or "")
         if gpu and gpu.node_price_per_gpu:
             return gpu.node_price_per_gpu.value * self.gpus(model)
-        return self._missing("nodes", "price", model)
+        self._missing("nodes", "price", model)
+        return None
 
     def node_power(self, model: str) -> tuple[float | None, float | None]:
         entry = self.catalog.nodes.get(model)
         if not entry or not entry.power_w:
-            return self._missing("nodes", "power", model), None
+            self._missing("nodes", "power", model)
+            return None, None
         if entry.peak_power_w:
             return entry.power_w.value, entry.peak_power_w.value
         self.notes.append(f"{model}: no peak power given, its average power is used as peak")
@@ -234,7 +244,8 @@ class Pricer:
         entry = self.catalog.switches.get(model)
         if entry and entry.price:
             return entry.price.value
-        return self._missing("switches", "price", model)
+        self._missing("switches", "price", model)
+        return None
 
     def switch_power(self, model: str) -> float:
         entry = self.catalog.switches.get(model)
@@ -266,7 +277,8 @@ class _Priced:
 def _sum(terms: Iterable[float | None]) -> float | None:
     """A total, or None when one of its terms is unpriced (a partial sum would pass for the whole)."""
     values = list(terms)
-    return None if None in values else sum(values)  # type: ignore[arg-type]
+    known = [v for v in values if v is not None]
+    return sum(known) if len(known) == len(values) else None
 
 
 def _times(count: int, value: float | None) -> float | None:
@@ -298,7 +310,8 @@ def _price(counts: d.DesignCounts, pricer: Pricer) -> _Priced:
     power = Power(nodes_average_w=average, nodes_peak_w=peak, switches_w=switch_power,
                   average_w=_sum([average, switch_power]), peak_w=_sum([peak, switch_power]))
     perf = [(count * pricer.gpus(model), pricer.relative_performance(model)) for model, count in counts.nodes.items()]
-    relative = None if any(p is None for _, p in perf) else sum(g * p for g, p in perf) / max(1, sum(g for g, _ in perf))
+    weighted = _sum(_times(g, p) for g, p in perf)
+    relative = None if weighted is None else weighted / max(1, sum(g for g, _ in perf))
     return _Priced(counts, money, power, relative)
 
 
@@ -314,7 +327,8 @@ class _Baseline:
 def _design_report(p: _Priced, base: _Baseline, catalog: PriceCatalog, energy: EnergyOptions | None) -> DesignReport:
     c = p.counts
     switches = {layer: sum(f.switches.get(layer, 0) for f in c.fabrics) for layer in LAYERS}
-    by_type, by_kind = Counter(), Counter()
+    by_type: Counter[str] = Counter()
+    by_kind: Counter[str] = Counter()
     for fabric in c.fabrics:
         for lot in fabric.cables:
             by_type[lot.type] += lot.count
@@ -382,13 +396,13 @@ def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
         if a in by_key and b in by_key and (computed := _ratio(value(by_key[a]), value(by_key[b]))) is not None:
             out.append(Ratio(name=name, numerator=a, denominator=b, computed=computed, paper=ref, paper_basis=basis))
     if ff in by_key and ft3 in by_key:
-        if by_key[ff].relative_performance is not None:
+        if (relative := by_key[ff].relative_performance) is not None:
             out.append(Ratio(name="relative performance", numerator=ff, denominator=ft3,
-                             computed=by_key[ff].relative_performance, paper=t2["relative_performance"],
+                             computed=relative, paper=t2["relative_performance"],
                              paper_basis="Table II relative performance 83 %"))
-        if by_key[ff].cost_performance is not None:
+        if (cost_performance := by_key[ff].cost_performance) is not None:
             out.append(Ratio(name="cost-performance", numerator=ff, denominator=ft3,
-                             computed=by_key[ff].cost_performance, paper=t2["cost_performance"],
+                             computed=cost_performance, paper=t2["cost_performance"],
                              paper_basis="Table II cost-performance 1.38 (performance / node price)"))
     return out
 
@@ -513,15 +527,18 @@ def build_report(
         _require_node_models(plan, input_name)
     pricer = Pricer(catalog, plan)
     if plan is None:
+        if gpus is None:
+            raise ComparisonError("without a plan, the GPU count sizes the designs, and none was given",
+                                  "give an inventory or plan as INPUT, or --gpus N")
         switch_model = catalog.fabric_switch
-        radix = catalog.switches[switch_model].ports
+        radix = catalog.fabric_radix
         shape = d.shape_of_reference(catalog, gpus)
     else:
         switch_model = plan.fabric_switch_model
         radix = next(s.ports for s in plan.switch_models if s.name == switch_model)
         shape = d.shape_from_plan(plan) if gpus is None else d.shape_for_gpus(plan, gpus)
     counts = [_counts(key, plan, shape, switch_model, radix, catalog, from_plan=gpus is None) for key in compare]
-    ref = catalog.nodes[catalog.reference_node]
+    ref = catalog.reference
     priced = {c.key: _price(c, pricer) for c in counts}
     ref_price = pricer.node_price(catalog.reference_node)
     three_layer = priced.get(d.THREE_LAYER)
@@ -529,7 +546,7 @@ def build_report(
                      three_layer.money.total / three_layer.counts.gpus if three_layer and three_layer.money.total else None)
     reports = [_design_report(priced[c.key], base, catalog, energy) for c in counts]
     by_key = {r.key: r for r in reports}
-    checks = []
+    checks: list[PaperCheck] = []
     if d.FIRE_FLYER in by_key:
         ft3 = by_key.get(d.THREE_LAYER)
         checks += paper_checks(sum(ft3.fabrics[1].switches.values()) if ft3 and len(ft3.fabrics) > 1 else None)
@@ -538,7 +555,7 @@ def build_report(
     others = ", ".join(r.title for r in reports if r.key != d.FIRE_FLYER)
     fire_flyer = next((c for c in counts if c.key == d.FIRE_FLYER), None)
     return CostReport(
-        title=f"Cost: {f'{plan.inventory.name} versus ' if fire_flyer else ''}{others} at {shape.gpus:,} GPUs",
+        title=f"Cost: {f'{plan.inventory.name} versus ' if plan and fire_flyer else ''}{others} at {shape.gpus:,} GPUs",
         input=input_name or (plan.inventory.file if plan else "command line"), inventory=plan.inventory.name if plan else "",
         basis=shape.basis, gpus=shape.gpus,
         catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
@@ -556,10 +573,12 @@ def _counts(key: str, plan: Plan | None, shape: d.ClusterShape, switch_model: st
     """One design, counted; a SizingError (the GPUs do not fit the radix) becomes a ComparisonError."""
     try:
         if key == d.FIRE_FLYER:
+            assert plan is not None, "build_report refuses the designs FROM_PLAN without a plan"
             return d.fire_flyer_from_plan(plan, shape) if from_plan else d.fire_flyer_sized(plan, shape, catalog)
         if key == d.PCIE_THREE_LAYER:
             node_cables = None
-            if from_plan:  # same nodes, same leaves: the plan's node cables
+            if from_plan:
+                assert plan is not None, "build_report refuses the designs FROM_PLAN without a plan"  # same nodes, same leaves: the plan's node cables
                 node_cables = [lot for lot in d.fire_flyer_from_plan(plan, shape).fabrics[0].cables if lot.kind == "node-leaf"]
             return d.pcie_three_layer(shape, switch_model, radix, catalog, node_cables)
         return d.reference_design(key, shape, switch_model, radix, catalog)
@@ -595,8 +614,8 @@ def _unpriced_notes(pricer: Pricer) -> list[str]:
 def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts | None, by_key: dict[str, DesignReport],
            from_plan: bool, energy: EnergyOptions | None) -> list[str]:
     lengths = catalog.sized_lengths
-    ref = catalog.nodes[catalog.reference_node]
-    ref_name = ref.title or catalog.reference_node
+    ref = catalog.reference
+    ref_name = ref.title
     pcie_keeps_cables = from_plan and d.PCIE_THREE_LAYER in by_key
     notes = [
         "Servers are the GPU compute nodes; storage and management servers are the same in every design and are "

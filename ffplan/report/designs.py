@@ -13,10 +13,10 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from ffplan.catalog import PriceCatalog
+from ffplan.catalog import CableType, PriceCatalog
 from ffplan.design.sizing import size_three_layer, size_two_layer
 from ffplan.plan.model import Plan
-from ffplan.report.model import CableLot, Fabric
+from ffplan.report.model import Basis, CableKind, CableLot, Fabric
 
 FIRE_FLYER, PCIE_THREE_LAYER = "fire-flyer", "pcie-three-layer"  # the inventory's nodes
 THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE = "ft3", "rail-optimized", "mpft"  # the catalog's reference node
@@ -31,7 +31,7 @@ class DesignCounts:
     key: str
     title: str
     description: str
-    basis: str
+    basis: Basis
     gpus: int
     nodes: dict[str, int]  # compute node model -> count
     gpus_per_node: int
@@ -49,7 +49,7 @@ class ClusterShape:
     compute_ports: int  # all compute NIC ports
     storage_ports: int  # all storage NIC ports (dual-homed storage: both)
     management_ports: int
-    basis: str
+    basis: Basis
 
     @property
     def access_points(self) -> int:
@@ -68,7 +68,7 @@ def gpu_model_of(plan: Plan, model: str) -> str | None:
 
 def shape_from_plan(plan: Plan) -> ClusterShape:
     compute = Counter(n.model for n in plan.nodes if n.role == "compute")
-    ports = Counter()
+    ports: Counter[str] = Counter()
     for node in plan.nodes:
         ports[node.role] += len(node.ports)
     gpus = sum(count * gpus_of(plan, model) for model, count in compute.items())
@@ -95,17 +95,17 @@ def shape_for_gpus(plan: Plan, gpus: int) -> ClusterShape:
 
 def shape_of_reference(catalog: PriceCatalog, gpus: int) -> ClusterShape:
     """No plan: the catalog's reference node for `gpus`, no storage or management ports."""
-    ref = catalog.nodes[catalog.reference_node]
+    ref = catalog.reference
     nodes = math.ceil(gpus / ref.gpus)
     return ClusterShape(gpus, {catalog.reference_node: nodes}, ref.gpus, nodes * ref.compute_nics, 0, 0, "sizing")
 
 
-def _lot(kind: str, count: int, length_m: float, catalog: PriceCatalog) -> CableLot:
+def _lot(kind: CableKind, count: int, length_m: float, catalog: PriceCatalog) -> CableLot:
     return CableLot(kind=kind, type=catalog.cables.type_for(length_m), length_m=length_m, count=count)
 
 
 def _merge(lots: list[CableLot]) -> list[CableLot]:
-    counts = Counter()
+    counts: Counter[tuple[CableKind, CableType, float]] = Counter()
     for lot in lots:
         counts[(lot.kind, lot.type, lot.length_m)] += lot.count
     order = {"node-leaf": 0, "leaf-spine": 1, "spine-core": 2, "inter-zone": 3}
@@ -135,7 +135,7 @@ def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> 
     inter_zone = sum(1 for c in plan.cables if c.kind == "inter-zone")
     ports = shape.access_points + 2 * inter_zone
     zones = max(planned, math.ceil(ports / zone.endpoint_ports))
-    notes = ()
+    notes: tuple[str, ...] = ()
     if zones > planned:
         notes = (f"Fire-Flyer: {ports:,} ports (NICs and inter-zone link ends) exceed the plan's "
                  f"{planned} zones of {zone.endpoint_ports:,}, so the sized design has {zones} zones.",)
@@ -221,7 +221,7 @@ def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix:
     """The catalog's reference node (DGX-A100, HGX-H800) for the same GPUs, its compute NICs in `layout`,
     and a storage fabric for its storage NICs plus the shape's storage and management ports (the
     Fire-Flyer fabric carries storage in-band, so the other cluster must carry it somewhere too)."""
-    ref = catalog.nodes[catalog.reference_node]
+    ref = catalog.reference
     nodes = math.ceil(shape.gpus / ref.gpus)
     compute_ports = nodes * ref.compute_nics
     if layout == THREE_LAYER:
@@ -236,7 +236,7 @@ def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix:
         fabrics.append(tree("storage fabric", switch_model, radix, storage_points, catalog))
     title, description = LAYOUTS[layout]
     return DesignCounts(
-        layout, f"{ref.title or catalog.reference_node} {title}",
+        layout, f"{ref.title} {title}",
         f"{ref.gpus} GPUs, {ref.compute_nics} compute + {ref.storage_nics} storage NICs per node; {description}"
         + ("; separate storage fabric" if storage_points else ""),
         "sizing", nodes * ref.gpus, {catalog.reference_node: nodes}, ref.gpus, fabrics,

@@ -6,9 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ffplan.catalog import CableType
 from ffplan.diagnostics import Diagnostic
 
 Basis = Literal["plan", "sizing"]
+CableKind = Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"]
 LAYERS = ("leaf", "spine", "core")
 
 
@@ -19,8 +21,8 @@ class Frozen(BaseModel):
 class CableLot(Frozen):
     """Cables of one kind, type and length."""
 
-    kind: Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"]
-    type: Literal["DAC", "AOC"]
+    kind: CableKind
+    type: CableType
     length_m: float
     count: int
 

@@ -63,11 +63,11 @@ def metrics(report: CostReport) -> tuple[Metric, ...]:
     return METRICS + energy
 
 
-def fmt(value, kind: Kind) -> str:
+def fmt(value: float | str | None, kind: Kind) -> str:
     """A value as people read it: thousands separators, kW for watts, percent for fractions."""
     if value is None:
         return "n/a"
-    if kind == "text":
+    if kind == "text" or isinstance(value, str):
         return str(value)
     if kind == "count":
         return f"{value:,}"

@@ -226,3 +226,9 @@ def test_cli_with_an_inventory_and_compare(root):
                                  "--compare", "fire-flyer,rail-optimized", "--format", "json"])
     assert result.exit_code == 0, result.output
     assert [x["key"] for x in json.loads(result.stdout)["designs"]] == ["fire-flyer", "rail-optimized"]
+
+
+def test_without_a_plan_or_gpus_the_library_refuses_with_a_comparison_error():
+    """mypy found `gpus / ref.gpus` reachable with gpus None: a TypeError before, a located reason now."""
+    with pytest.raises(ComparisonError, match="GPU count"):
+        build_report(None, load_preset("deepseek-v3"), compare=[d.THREE_LAYER])

@@ -30,7 +30,7 @@ def _floating_groups(ctx: LintContext) -> list[_FloatingGroup]:
     for host in ctx.resolved.hosts:
         if host.settings.attach is Attach.EVERY_ZONE or host.settings.zone in ctx.zone_names:
             continue
-        group = groups.setdefault(host.group, _FloatingGroup(host.group, host.path[1]))
+        group = groups.setdefault(host.group, _FloatingGroup(host.group, host.group_index))
         group.hosts += 1
         group.ports += sum(nic.ports for nic in host.nics)
     return sorted(groups.values(), key=lambda g: (-g.ports, g.index))
@@ -188,9 +188,9 @@ def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
 
 def _attach_source(ctx: LintContext, host: ResolvedHost) -> YamlPath:
     """Where a host's `attach` comes from: the host, its group, the inventory defaults, or its role."""
-    group_index = host.path[1]
+    group_index = host.group_index
     group = ctx.inventory.groups[group_index]
-    if "hosts" in host.path and group.hosts[host.path[3]].settings.attach is not None:
+    if host.host_index is not None and group.hosts[host.host_index].settings.attach is not None:
         return host.path + ("settings", "attach")
     if group.settings.attach is not None:
         return ("groups", group_index, "settings", "attach")

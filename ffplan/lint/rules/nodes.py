@@ -176,8 +176,9 @@ def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
     pairs; root port names are what devices refer to. Each must be unique within its node model.
     """
     for name, node, base in _node_models(ctx):
-        for key, kind, items in (("devices", "device", node.devices), ("root_ports", "root port", node.root_ports)):
-            entries = ((item.name, base + (key, i, "name")) for i, item in enumerate(items))
+        device_names, root_port_names = [d.name for d in node.devices], [r.name for r in node.root_ports]
+        for key, kind, names in (("devices", "device", device_names), ("root_ports", "root port", root_port_names)):
+            entries = ((item_name, base + (key, i, "name")) for i, item_name in enumerate(names))
             for item_name, path, first in duplicates(entries):
                 yield Finding(path, f"{kind} '{item_name}' is also defined by {ctx.where(first)}", f"give each {kind} its own name")
 

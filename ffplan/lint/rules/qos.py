@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ffplan.design.qos import carries_of, purpose_conflicts
 from ffplan.diagnostics import Severity
+from ffplan.inventory.models import TrafficClass
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import duplicates, out_of_range
 from ffplan.lint.registry import Finding, rule
@@ -13,7 +14,7 @@ from ffplan.lint.registry import Finding, rule
 MANAGEMENT_VL = 15
 
 
-def _traffic_classes(ctx: LintContext):
+def _traffic_classes(ctx: LintContext) -> Iterator[tuple[int, TrafficClass]]:
     return enumerate(ctx.inventory.traffic_classes or [])
 
 
