@@ -17,7 +17,7 @@ from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost
-from ffplan.plan.model import Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
+from ffplan.plan.model import MAX_LID, Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
 
 INTER_ZONE = "inter-zone"
 KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
@@ -110,7 +110,7 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
                     name=name, zone=zone.name, tier=tier, index=i + 1, model=inv.fabric.switch_model,
                     ports=sw_model.ports,
                     node_guid=given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1),
-                    lid=0, guid_placeholder=given is None, rack=rack, u=u,
+                    lid=1, guid_placeholder=given is None, rack=rack, u=u,  # a valid stand-in: _address numbers every switch
                 ))
     return switches
 
@@ -310,7 +310,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
     prev_switch = {s.name: s for s in previous.switches} if previous else {}
     prev_port = {(n.hostname, p.nic, p.port): p for n in previous.nodes for p in n.ports} if previous else {}
     used_lids = {s.lid for s in prev_switch.values()} | {p.lid for p in prev_port.values()}
-    next_lid = _lid_allocator(used_lids)
+    next_lid = _lid_allocator(used_lids, loaded.source.file)
 
     numbered = []
     for sw in switches:
@@ -349,12 +349,14 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows, previ
     return numbered, nodes
 
 
-def _lid_allocator(used: set[int]):
-    lid = 1
-    while True:
+def _lid_allocator(used: set[int], file: str):
+    for lid in range(1, MAX_LID + 1):
         if lid not in used:
             yield lid
-        lid += 1
+    c = Collector(file)
+    c.error("FF154", ("fabric",), f"the fabric needs more LIDs than the {MAX_LID:,} unicast LIDs of a subnet",
+            "split the fabric into smaller subnets (fewer zones or ports per zone)")
+    raise InfeasibleError(c.items)
 
 
 def _summaries(zones, size, on_leaf, free, bounds):

@@ -10,8 +10,9 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from ffplan.diagnostics import Collector, InputError, StageError
-from ffplan.inventory.source import read_text
+from ffplan.diagnostics import Collector, InputError, YamlPath
+from ffplan.inventory.source import _Builder, read_text
+from ffplan.plan.check import Problem, plan_problems
 from ffplan.plan.model import PLAN_VERSION, Plan
 
 try:
@@ -22,6 +23,8 @@ except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MAX_PLAN_BYTES = 512 * 1024 * 1024
+MAX_SHOWN_PROBLEMS = 50  # a shifted LID range can break thousands of entries; the first ones say enough
+RULE_INVALID_PLAN = "FF903"
 
 HEADER = "# ffplan plan: generated, do not edit. Re-run `ffplan design` to change it.\n"
 
@@ -43,10 +46,12 @@ def write_plan(plan: Plan, path: Path) -> None:
 
 
 def load_plan(path: Path | str) -> Plan:
-    """Read a plan written by `ffplan design`; a plan of another version or shape is refused with its YAML path.
+    """Read and validate a plan: its schema (every string against a safe pattern, every number in range) and
+    its cross-references (ffplan.plan.check). Anything else is refused (InputError, exit 2), each problem
+    with the plan's file:line:col and YAML path, so no later stage sees a plan it cannot trust.
 
-    Plans are machine-written and large (routing tables), so they are read with libyaml directly rather than
-    through the position-tracking inventory reader.
+    Plans are large (routing tables), so they are read with libyaml directly; only a refused plan is read
+    again through the inventory reader's position tracking, to locate its problems.
     """
     c = Collector(str(path))
     text = read_text(Path(path), MAX_PLAN_BYTES)
@@ -63,9 +68,50 @@ def load_plan(path: Path | str) -> Plan:
                 "re-run `ffplan design` with this version of ffplan")
         raise InputError(c.items)
     try:
-        return Plan.model_validate(data)
+        plan = Plan.model_validate(data)
     except ValidationError as exc:
-        for e in exc.errors(include_url=False)[:20]:
-            c.error("FF903", tuple(e["loc"]), f"plan does not match the plan schema: {e['msg']}",
-                    "the plan was edited or is damaged; re-run `ffplan design`")
-        raise StageError(c.items) from None
+        problems = _schema_problems(exc, data)
+    else:
+        problems = plan_problems(plan)
+    if problems:
+        raise _refuse(c, text, problems)
+    return plan
+
+
+def _schema_problems(exc: ValidationError, data: dict) -> list[Problem]:
+    problems: dict[Problem, None] = {}  # one per path and message: a union reports each of its members
+    for e in exc.errors(include_url=False):
+        path = _data_path(e["loc"], data, e["type"] == "missing")
+        shown = repr(e["input"]) if isinstance(e["input"], (str, int, float)) else ""
+        value = f"{shown[:60]}{'...' if len(shown) > 60 else ''}: " if shown else ""
+        problems[path, f"{value}{e['msg']}"] = None
+    return list(problems)
+
+
+def _data_path(loc: tuple, data: object, missing: bool) -> YamlPath:
+    """The part of a pydantic error location that is in the data (pydantic adds union members' type names),
+    plus the key itself when it is missing."""
+    path: list = []
+    for part in loc:
+        if isinstance(data, dict) and part in data or isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            path.append(part)
+            data = data[part]  # type: ignore[index]
+        else:
+            break
+    if missing and loc:
+        path.append(loc[-1])
+    return tuple(path)
+
+
+def _refuse(c: Collector, text: str, problems: list[Problem]) -> InputError:
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    _Builder(c).build(root, ())
+    for path, message in problems[:MAX_SHOWN_PROBLEMS]:
+        c.error(RULE_INVALID_PLAN, path, f"invalid plan: {message}", "the plan was edited or is damaged; re-run `ffplan design`")
+    if len(problems) > MAX_SHOWN_PROBLEMS:
+        c.error(RULE_INVALID_PLAN, (), f"invalid plan: {len(problems):,} problems, the first {MAX_SHOWN_PROBLEMS} shown", "")
+    return InputError(c.items)
