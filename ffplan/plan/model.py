@@ -225,7 +225,7 @@ class TrafficClassPlan(Frozen):
     weight: Weight
     priority: Literal["high", "low"]
     source: Literal["ffplan default", "inventory"]
-    description: Line
+    description: Text  # the inventory's, or ffplan's default; printed into qos-policy.conf `use:` lines
 
 
 class VlArbEntry(Frozen):
@@ -335,7 +335,7 @@ class HostProfile(Frozen):
     name: Name  # folder name under hosts/: the node model, suffixed with the role and a variant when needed
     node_model: Name
     role: Literal["compute", "storage", "management"]
-    description: Line
+    description: Text  # the node model's, from the inventory
     cpu_model: Text
     cpu_arch: Name  # x86_64
     cpu_vendor: Name  # AuthenticAMD / GenuineIntel

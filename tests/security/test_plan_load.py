@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tampering import lab_data, write_plan_data
+from tampering import ROOT, lab_data, write_plan_data
 from typer.testing import CliRunner
 
 from ffplan.cli.main import app
+from ffplan.plan import Plan, load_plan
+from ffplan.plan.check import plan_problems
 
 FINDING = re.compile(r"^(?P<file>\S+):(?P<line>\d+):(?P<col>\d+): error FF903 invalid plan: (?P<message>.*) \[(?P<path>[^ ]+)\]$", re.M)
 
@@ -174,10 +176,17 @@ def test_design_previous_refuses_a_lid_past_the_unicast_range(tmp_path, monkeypa
 
 
 def test_the_designed_plans_pass_the_load_check(tmp_path):
-    """The check refuses nothing the designer writes (the lab here; Fire-Flyer 2 is in tests/design)."""
+    """The check refuses nothing the designer writes: the lab plan, and the golden plans as written."""
     folder = write_plan_data(tmp_path / "plan", lab_data())
     result = CliRunner().invoke(app, ["render", str(folder), "-o", str(tmp_path / "out"), "-q"])
     assert result.exit_code == 0, result.output
+    for golden in sorted((ROOT / "tests" / "golden" / "expected").glob("*/plan.yaml")):
+        load_plan(golden)
+
+
+def test_the_fire_flyer_2_plan_passes_the_load_check(ff2_plan):
+    assert plan_problems(ff2_plan) == []
+    assert Plan.model_validate(ff2_plan.model_dump(mode="json")) == ff2_plan
 
 
 def test_many_problems_are_capped_and_counted(tmp_path):
