@@ -45,6 +45,21 @@ def write_plan(plan: Plan, path: Path) -> None:
     os.replace(tmp, path)
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+class _PlanLoader(_Loader):
+    """libyaml, refusing a mapping with a repeated key: YAML keeps the last one, so a reviewer reading the first
+    would approve a value ffplan never uses. Located afterwards by the position-tracking reader (FF002)."""
+
+    def construct_mapping(self, node, deep=False):
+        keys = [key.value for key, _ in node.value]
+        if len(set(keys)) != len(keys):
+            raise _DuplicateKey
+        return super().construct_mapping(node, deep)
+
+
 def load_plan(path: Path | str) -> Plan:
     """Read and validate a plan: its schema (every string against a safe pattern, every number in range) and
     its cross-references (ffplan.plan.check). Anything else is refused (InputError, exit 2), each problem
@@ -56,9 +71,11 @@ def load_plan(path: Path | str) -> Plan:
     c = Collector(str(path))
     text = read_text(Path(path), MAX_PLAN_BYTES)
     try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        c.error("FF901", (), f"plan is not valid YAML: {exc}", "re-run `ffplan design`")
+        data = yaml.load(text, Loader=_PlanLoader)
+    except _DuplicateKey:
+        raise _refuse(c, text, []) from None
+    except (yaml.YAMLError, ValueError, KeyError) as exc:  # the last two from explicit tags: `!!int abc`, `!!bool 2`
+        c.error("FF901", (), f"plan is not valid YAML: {' '.join(str(exc).split())}", "re-run `ffplan design`")
         raise InputError(c.items) from None
     if not isinstance(data, dict) or "plan_version" not in data:
         c.error("FF901", (), "not an ffplan plan (no plan_version)", "pass the plan.yaml written by `ffplan design`")

@@ -197,3 +197,26 @@ def test_many_problems_are_capped_and_counted(tmp_path):
     assert result.exit_code == 2
     assert len(FINDING.findall(result.output)) == 50 + 1  # the first 50 and the count
     assert re.search(r"error FF903 invalid plan: \d+ problems, the first 50 shown", result.output)
+
+
+def test_a_repeated_key_is_refused_where_it_repeats(tmp_path):
+    """YAML keeps the last of two equal keys: a reviewer reading the first would approve a LID ffplan never uses."""
+    folder = write_plan_data(tmp_path / "plan", lab_data())
+    plan_file = folder / "plan.yaml"
+    text = plan_file.read_text()
+    first = text.index("  lid: ")
+    plan_file.write_text(text[:first] + "  lid: 99\n" + text[first:])
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2, result.output
+    line = text[:first].count("\n") + 2
+    assert re.search(rf"plan\.yaml:{line}:\d+: error FF002 duplicate key 'lid'", result.output), result.output
+
+
+@pytest.mark.parametrize("value", ["!!int abc", "!!float sixty", "!!bool 2", "!!timestamp 2001-02-30"])
+def test_explicit_yaml_tags_are_refused_not_a_traceback(tmp_path, value):
+    folder = write_plan_data(tmp_path / "plan", lab_data())
+    plan_file = folder / "plan.yaml"
+    plan_file.write_text(re.sub(r"(?m)^generator: .*$", f"generator: {value}", plan_file.read_text()))
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2, result.output
+    assert "error FF901 plan is not valid YAML" in result.output
