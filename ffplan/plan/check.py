@@ -9,6 +9,7 @@ without guarding: a bad plan is refused at load with each problem's YAML path, n
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Iterable
 
@@ -55,6 +56,7 @@ def plan_problems(plan: Plan) -> list[Problem]:
     _check_routing(p, plan, switches)
     _check_qos(p, plan)
     _check_hosts(p, plan)
+    _check_catalog(p, plan)
     return list(p)
 
 
@@ -117,6 +119,9 @@ def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> 
                 switch = switches.get(end.device)
                 if switch is None or switch.tier != want:
                     p.add(at + ("device",), f"a {c.kind} cable's end {side} must be a {want} switch, not '{end.device}'")
+                elif (switch.zone == c.zone) != (c.kind != "inter-zone" or side == "a"):  # `zone` is end a's
+                    where = "zone" if switch.zone != c.zone else "a zone other than"
+                    p.add(at + ("device",), f"a {c.kind} cable's end {side} must be in {where} {c.zone}; {end.device} is in {switch.zone}")
                 elif not isinstance(end.port, int) or end.port > switch.ports:
                     p.add(at + ("port",), f"{end.device} has {switch.ports} ports, not port {end.port}")
                 elif (end.device, end.port) in used:
@@ -240,3 +245,13 @@ def _check_profile(p: _Problems, at: YamlPath, h: HostProfile, classes: set[str]
         p.known(at + ("sls", i, "file"), s.file, files, "profile file")
         if s.traffic_class:
             p.known(at + ("sls", i, "traffic_class"), s.traffic_class, classes, "traffic class")
+
+
+def _check_catalog(p: _Problems, plan: Plan) -> None:
+    """The catalog block is the inventory's type; its figures feed the cost report, so they must be real amounts."""
+    if plan.catalog is None:
+        return
+    for table in ("prices", "power_w", "cable"):
+        for key, value in getattr(plan.catalog, table).items():
+            if not math.isfinite(value) or value < 0:
+                p.add(("catalog", table, key), f"catalog {table} of {key} is {value}; it must be a finite amount >= 0")

@@ -220,3 +220,25 @@ def test_explicit_yaml_tags_are_refused_not_a_traceback(tmp_path, value):
     result = CliRunner().invoke(app, ["analyze", str(folder)])
     assert result.exit_code == 2, result.output
     assert "error FF901 plan is not valid YAML" in result.output
+
+
+@pytest.mark.parametrize("table, key", [("prices", "LAB8"), ("power_w", "LAB8"), ("cable", "aoc_per_m")])
+@pytest.mark.parametrize("value", [math.nan, -1.0, math.inf])
+def test_catalog_figures_are_real_amounts(tmp_path, table, key, value):
+    """The cost report raised a pydantic traceback on a NaN or negative catalog price in a plan."""
+    data = lab_data()
+    data["catalog"] = {table: {key: value}}
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, ["report", "cost", str(folder / "plan.yaml")])
+    _assert_refused(result, folder / "plan.yaml", f"catalog.{table}.{key}")
+
+
+def test_cable_ends_stay_in_their_zones(tmp_path):
+    data = lab_data()
+    spine = next(i for i, c in enumerate(data["cables"]) if c["kind"] == "leaf-spine" and c["b"]["device"] == "za-spine01")
+    data["cables"][spine]["b"]["port"] = 8  # a free port is not the point: the zone is
+    data["cables"][spine]["b"]["device"] = "zb-spine01"
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    _assert_refused(result, folder / "plan.yaml", f"cables[{spine}].b.device")
+    assert "must be in zone za; zb-spine01 is in zb" in result.output
