@@ -54,7 +54,7 @@ class _PlanLoader(_Loader):
     would approve a value ffplan never uses. Located afterwards by the position-tracking reader (FF002)."""
 
     def construct_mapping(self, node, deep=False):
-        keys = [key.value for key, _ in node.value]
+        keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
         if len(set(keys)) != len(keys):
             raise _DuplicateKey
         return super().construct_mapping(node, deep)
