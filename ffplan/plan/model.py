@@ -10,7 +10,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StringConstraints
 
-from ffplan.inventory.models import BusId, Catalog, DeviceName, Fabric, Guid, Hostname, Name, SafePath, Text
+from ffplan.inventory.models import BusId, Catalog, DeviceName, Fabric, Guid, Hostname, LinkSpeed, Name, SafePath, Text
 
 PLAN_VERSION = 1
 
@@ -41,6 +41,7 @@ NcclPath = Annotated[str, StringConstraints(pattern=r"^[A-Z]{0,3}$")]  # PHB, SY
 # Environment-style names and values: nccl.conf and the .env files are NAME=VALUE lines that nothing unquotes.
 SettingName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 SettingValue = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.,:=/+-]{0,200}$")]
+Speed = Literal[tuple(s.value for s in LinkSpeed)]  # the inventory's link speeds, stored as their names: "HDR"
 # A cable label, a switch name or switch[port]: the inventory's `fabric.failed_links` item type.
 FailedItem = get_args(Fabric.model_fields["failed_links"].annotation)[0]
 
@@ -58,7 +59,7 @@ class InventoryRef(Frozen):
 class SwitchModelSpec(Frozen):
     name: Name
     ports: PortNumber
-    speed: Name
+    speed: Speed  # printed into topology.net's link widths (4xHDR)
     data_vls: VlCount
     power_w: NonNegative
     rack_units: RackUnit

@@ -92,6 +92,7 @@ CASES = [
     ("duplicate-switch-guid", _set("switches", 1, "node_guid", lambda d: d["switches"][0]["node_guid"]), "switches[1].node_guid", "render"),
     ("duplicate-port-guid", _set("nodes", 1, "ports", 0, "port_guid", lambda d: d["nodes"][0]["ports"][0]["port_guid"]),
      "nodes[1].ports[0].port_guid", "render"),
+    ("unknown-link-speed", _set("switch_models", 0, "speed", "HDR 4x"), "switch_models[0].speed", "render"),
     ("malformed-guid", _set("switches", 0, "node_guid", "0x0002c9010100000g"), "switches[0].node_guid", "render"),
     ("lid-zero", _set("switches", 0, "lid", 0), "switches[0].lid", "render"),
     ("lid-70000", _set("nodes", 0, "ports", 0, "lid", 70000), "nodes[0].ports[0].lid", "render"),
