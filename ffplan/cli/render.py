@@ -35,7 +35,7 @@ def render_command(
     """
     with stage_errors():
         started = time.perf_counter()
-        loaded = load_plan(_plan_path(plan))
+        loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))
         if quiet:
             files = render_plan(loaded, prefix)
         else:

@@ -60,13 +60,14 @@ class _PlanLoader(_Loader):
         return super().construct_mapping(node, deep)
 
 
-def load_plan(path: Path | str) -> Plan:
+def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
     """Read and validate a plan: its schema (every string against a safe pattern, every number in range) and
     its cross-references (ffplan.plan.check). Anything else is refused (InputError, exit 2), each problem
     with the plan's file:line:col and YAML path, so no later stage sees a plan it cannot trust.
 
-    Plans are large (routing tables), so they are read with libyaml directly; only a refused plan is read
-    again through the inventory reader's position tracking, to locate its problems.
+    `needs`: the optional sections (routing, qos, hosts; absent in plans of older ffplan) the caller cannot
+    do without. Plans are large (routing tables), so they are read with libyaml directly; only a refused
+    plan is read again through the inventory reader's position tracking, to locate its problems.
     """
     c = Collector(str(path))
     text = read_text(Path(path), MAX_PLAN_BYTES)
@@ -90,6 +91,7 @@ def load_plan(path: Path | str) -> Plan:
         problems = _schema_problems(exc, data)
     else:
         problems = plan_problems(plan)
+        problems += [((name,), f"the plan has no {name} section (written by an older ffplan?)") for name in needs if getattr(plan, name) is None]
     if problems:
         raise _refuse(c, text, problems)
     return plan

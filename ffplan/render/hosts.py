@@ -12,7 +12,7 @@ import hashlib
 import io
 
 from ffplan.design.hosts import INSTALL, THREEFS_CLIENT_TOML, THREEFS_STORAGE_TOML
-from ffplan.diagnostics import Collector, StageError
+from ffplan.diagnostics import Collector, InputError
 from ffplan.plan.model import HostProfile, Node, Plan
 from ffplan.render.env import render_template
 from ffplan.render.exports import hostlist
@@ -107,7 +107,7 @@ def render_hosts(plan: Plan) -> dict[str, str]:
         c = Collector("plan.yaml")
         c.error("FF903", ("hosts",), "the plan has no host profiles (it was written by an older ffplan)",
                 "re-run `ffplan design` to add them")
-        raise StageError(c.items)
+        raise InputError(c.items)
     nodes = {n.hostname: n for n in plan.nodes}
     files: dict[str, str] = {}
     for p in plan.hosts:

@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ffplan.diagnostics import Collector, StageError
+from ffplan.diagnostics import Collector, InputError
 from ffplan.plan.model import Plan, PortClassQos
 from ffplan.render.env import render_template
 
@@ -141,10 +141,11 @@ class Fabric:
         return out
 
 
-def _fail(message: str, hint: str, path: tuple = ()) -> StageError:
+def _fail(message: str, hint: str, path: tuple = ()) -> InputError:
+    """A plan (or option) these files cannot be written from: bad input, exit 2."""
     c = Collector("plan.yaml")
     c.error("FF920", path, message, hint)
-    return StageError(c.items)
+    return InputError(c.items)
 
 
 def _check_name(kind: str, name: str) -> str:

@@ -109,7 +109,8 @@ CASES = [
 
 
 def _mark(text: str, path: str) -> tuple[int, int]:
-    """Line and column of the YAML node at `path` (as ffplan prints it), found independently with PyYAML."""
+    """Line and column of the YAML node at `path` (as ffplan prints it), found independently with PyYAML; for a
+    missing key, its parent's."""
     node = yaml.compose(text)
     mark = node.start_mark
     for part in re.findall(r"\[(\d+)\]|\.?([A-Za-z_][A-Za-z0-9_-]*)", path):
@@ -118,7 +119,10 @@ def _mark(text: str, path: str) -> tuple[int, int]:
             node = node.value[int(index)]
             mark = node.start_mark
         else:
-            key_node, node = next((k, v) for k, v in node.value if k.value == key)
+            found = [(k, v) for k, v in node.value if k.value == key]
+            if not found:
+                break
+            key_node, node = found[0]
             mark = key_node.start_mark
     return mark.line + 1, mark.column + 1
 
@@ -243,3 +247,14 @@ def test_cable_ends_stay_in_their_zones(tmp_path):
     result = CliRunner().invoke(app, ["analyze", str(folder)])
     _assert_refused(result, folder / "plan.yaml", f"cables[{spine}].b.device")
     assert "must be in zone za; zb-spine01 is in zb" in result.output
+
+
+@pytest.mark.parametrize("section", ["routing", "qos", "hosts"])
+def test_render_refuses_a_plan_without_a_section_it_needs(tmp_path, section):
+    """Plans of older ffplan load without these (for diff and --previous); render needs them: exit 2, located."""
+    data = lab_data()
+    del data[section]
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, ["render", str(folder), "-o", str(tmp_path / "out"), "-q"])
+    _assert_refused(result, folder / "plan.yaml", section)
+    assert f"the plan has no {section} section" in result.output
