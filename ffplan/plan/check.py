@@ -83,6 +83,8 @@ def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> N
     labels = {c.label for c in plan.cables}
     leaf_ports: set[tuple[str, int]] = set()
     for i, n in enumerate(plan.nodes):
+        if n.hostname in switches:  # one name space: cable ends, node-name-map and topology.net name devices
+            p.add(("nodes", i, "hostname"), f"hostname '{n.hostname}' is also a switch's name")
         if node_models:  # plans of older ffplan carry no node models
             p.known(("nodes", i, "model"), n.model, node_models, "node model")
         p.unique(("nodes", i, "ports"), (f"{pt.nic} port {pt.port}" for pt in n.ports), "NIC port", "nic")

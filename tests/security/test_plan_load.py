@@ -81,6 +81,7 @@ CASES = [
     ("profile-host-not-a-node", _set("hosts", 0, "hosts", 0, "nosuch"), "hosts[0].hosts[0]", "render"),
     ("profile-host-of-another-model", _set("hosts", 0, "hosts", 0, "stor1"), "hosts[0].hosts[0]", "render"),
     ("hostname-trailing-newline", _set("nodes", 0, "hostname", "gpu01\n"), "nodes[0].hostname", "render"),
+    ("hostname-is-a-switch-name", _set("nodes", 0, "hostname", "za-leaf01"), "nodes[0].hostname", "render"),
     ("switch-removed", _delete("switches", 0), "zones[0].spines", "analyze"),
     ("unknown-leaf", _set("nodes", 0, "ports", 0, "leaf", "za-leaf09"), "nodes[0].ports[0].leaf", "analyze"),
     ("unknown-zone", _set("switches", 0, "zone", "zc"), "switches[0].zone", "analyze"),
