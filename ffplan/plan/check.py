@@ -138,9 +138,11 @@ def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> 
 
 
 def _check_addresses(p: _Problems, plan: Plan) -> None:
-    """LIDs unique; GUIDs unique: a switch's, a port's, and a NIC's node GUID (shared by that NIC's ports only)."""
+    """LIDs unique. A GUID names one device: a switch, or one NIC of one host (whose ports may share its node
+    GUID, or carry it as their port GUID); a port GUID names one port."""
     lids: dict[int, str] = {}
-    guids: dict[str, str] = {}
+    devices: dict[str, str] = {}  # GUID -> the device it belongs to
+    ports: dict[str, str] = {}  # port GUID -> the port
 
     def claim(table: dict, key, owner: str, path: YamlPath, what: str) -> None:
         if table.setdefault(key, owner) != owner:
@@ -148,13 +150,15 @@ def _check_addresses(p: _Problems, plan: Plan) -> None:
 
     for i, s in enumerate(plan.switches):
         claim(lids, s.lid, s.name, ("switches", i, "lid"), "LID")
-        claim(guids, s.node_guid.lower(), s.name, ("switches", i, "node_guid"), "GUID")
+        claim(devices, s.node_guid.lower(), s.name, ("switches", i, "node_guid"), "GUID")
     for i, n in enumerate(plan.nodes):
         for j, pt in enumerate(n.ports):
             at = ("nodes", i, "ports", j)
-            claim(lids, pt.lid, f"{n.hostname} {pt.nic} port {pt.port}", at + ("lid",), "LID")
-            claim(guids, pt.node_guid.lower(), f"{n.hostname} {pt.nic}", at + ("node_guid",), "GUID")
-            claim(guids, pt.port_guid.lower(), f"{n.hostname} {pt.nic} port {pt.port}", at + ("port_guid",), "GUID")
+            port = f"{n.hostname} {pt.nic} port {pt.port}"
+            claim(lids, pt.lid, port, at + ("lid",), "LID")
+            claim(devices, pt.node_guid.lower(), f"{n.hostname} {pt.nic}", at + ("node_guid",), "GUID")
+            claim(devices, pt.port_guid.lower(), f"{n.hostname} {pt.nic}", at + ("port_guid",), "GUID")
+            claim(ports, pt.port_guid.lower(), port, at + ("port_guid",), "port GUID")
     if plan.routing is not None and lids and plan.routing.max_lid != max(lids):
         p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {max(lids)}")
 

@@ -259,3 +259,16 @@ def test_render_refuses_a_plan_without_a_section_it_needs(tmp_path, section):
     result = CliRunner().invoke(app, ["render", str(folder), "-o", str(tmp_path / "out"), "-q"])
     _assert_refused(result, folder / "plan.yaml", section)
     assert f"the plan has no {section} section" in result.output
+
+
+def test_a_guid_names_one_device():
+    """A NIC's ports may carry its node GUID as their port GUID (mlx5 reports them so); another device may not."""
+    data = lab_data()
+    own = data["nodes"][0]["ports"][0]
+    own["port_guid"] = own["node_guid"]
+    assert plan_problems(Plan.model_validate(data)) == []
+    other = data["nodes"][1]["ports"][0]
+    other["port_guid"] = own["node_guid"]
+    problems = plan_problems(Plan.model_validate(data))
+    assert ((("nodes", 1, "ports", 0, "port_guid"), f"GUID {own['node_guid']} of gpu02 mlx5_0 is already gpu01 mlx5_0's")
+            in problems), problems
