@@ -36,7 +36,7 @@ def render_command(
     """
     with stage_errors():
         started = time.perf_counter()
-        loaded = load_plan(_plan_path(plan))
+        loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))
         with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES, quiet) as on_stage:
             files = render_plan(loaded, prefix, on_stage)
         write_folder(output, files, kind="render", force=force, inputs=[plan])

@@ -18,7 +18,7 @@ from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost
-from ffplan.plan.model import Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
+from ffplan.plan.model import MAX_LID, Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
 from ffplan.progress import StageCallback, no_progress
 
 INTER_ZONE = "inter-zone"
@@ -124,7 +124,7 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
                 switches.append(Switch(
                     name=name, zone=zone.name, tier=tier, index=i + 1, model=inv.fabric.switch_model,
                     ports=sw_model.ports,
-                    lid=0, guid_placeholder=given is None, rack=rack, u=u,
+                    lid=1, guid_placeholder=given is None, rack=rack, u=u,  # a valid stand-in: _address numbers every switch
                     **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1)),
                 ))
     return switches
@@ -334,7 +334,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
     prev_switch = {s.name: s for s in previous.switches} if previous else {}
     prev_port = {(n.hostname, p.nic, p.port): p for n in previous.nodes for p in n.ports} if previous else {}
     used_lids = {s.lid for s in prev_switch.values()} | {p.lid for p in prev_port.values()}
-    next_lid = _lid_allocator(used_lids)
+    next_lid = _lid_allocator(used_lids, loaded.source.file)
 
     numbered = []
     for sw in switches:
@@ -373,12 +373,14 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
     return numbered, nodes
 
 
-def _lid_allocator(used: set[int]) -> Iterator[int]:
-    lid = 1
-    while True:
+def _lid_allocator(used: set[int], file: str) -> Iterator[int]:
+    for lid in range(1, MAX_LID + 1):
         if lid not in used:
             yield lid
-        lid += 1
+    c = Collector(file)
+    c.error("FF154", ("fabric",), f"the fabric needs more LIDs than the {MAX_LID:,} unicast LIDs of a subnet",
+            "split the fabric into smaller subnets (fewer zones or ports per zone)")
+    raise InfeasibleError(c.items)
 
 
 def _summaries(zones: list[str], size: TwoLayerSize, on_leaf: dict[tuple[str, int], list[PortSlot]],

@@ -10,8 +10,9 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from ffplan.diagnostics import Collector, InputError, validation_message
-from ffplan.inventory.source import read_text
+from ffplan.diagnostics import Collector, InputError, YamlPath, validation_message
+from ffplan.inventory.source import _Builder, read_text
+from ffplan.plan.check import Problem, plan_problems
 from ffplan.plan.model import PLAN_VERSION, Plan
 
 try:
@@ -22,6 +23,8 @@ except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MAX_PLAN_BYTES = 512 * 1024 * 1024
+MAX_SHOWN_PROBLEMS = 50  # a shifted LID range can break thousands of entries; the first ones say enough
+RULE_INVALID_PLAN = "FF903"
 
 HEADER = "# ffplan plan: generated, do not edit. Re-run `ffplan design` to change it.\n"
 
@@ -42,22 +45,45 @@ def write_plan(plan: Plan, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def load_plan(path: Path | str) -> Plan:
-    """Read a plan written by `ffplan design`; a plan of another version or shape is refused with its YAML path.
+class _DuplicateKey(Exception):
+    pass
 
-    Plans are machine-written and large (routing tables), so they are read with libyaml directly rather than
-    through the position-tracking inventory reader.
+
+class _PlanLoader(_Loader):
+    """libyaml, refusing a mapping with a repeated key: YAML keeps the last one, so a reviewer reading the first
+    would approve a value ffplan never uses. Located afterwards by the position-tracking reader (FF002)."""
+
+    def construct_mapping(self, node, deep=False):
+        keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
+        if len(set(keys)) != len(keys):
+            raise _DuplicateKey
+        return super().construct_mapping(node, deep)
+
+
+def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
+    """Read and validate a plan: its schema (every string against a safe pattern, every number in range) and
+    its cross-references (ffplan.plan.check). Anything else is refused (InputError, exit 2), each problem
+    with the plan's file:line:col and YAML path, so no later stage sees a plan it cannot trust.
+
+    `needs`: the optional sections (routing, qos, hosts; absent in plans of older ffplan) the caller cannot
+    do without. Plans are large (routing tables), so they are read with libyaml directly; only a refused
+    plan is read again through the inventory reader's position tracking, to locate its problems.
     """
     c = Collector(str(path))
     text = read_text(Path(path), MAX_PLAN_BYTES)
     try:
-        data = yaml.load(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_PlanLoader)
+    except _DuplicateKey:
+        raise _refuse(c, text, []) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
             c.positions[()] = (mark.line + 1, mark.column + 1)
         problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
         c.error("FF901", (), f"plan is not valid YAML: {problem}", "the plan is truncated or was edited; re-run `ffplan design`")
+        raise InputError(c.items) from None
+    except (ValueError, KeyError) as exc:  # explicit tags that cannot be built: `!!int abc`, `!!bool 2`
+        c.error("FF901", (), f"plan is not valid YAML: {' '.join(str(exc).split())}", "the plan was edited; re-run `ffplan design`")
         raise InputError(c.items) from None
     if not isinstance(data, dict) or "plan_version" not in data:
         c.error("FF901", (), "not an ffplan plan (no plan_version)", "pass the plan.yaml written by `ffplan design`")
@@ -67,9 +93,51 @@ def load_plan(path: Path | str) -> Plan:
                 "re-run `ffplan design` with this version of ffplan")
         raise InputError(c.items)
     try:
-        return Plan.model_validate(data)
+        plan = Plan.model_validate(data)
     except ValidationError as exc:
-        for e in exc.errors(include_url=False)[:20]:
-            c.error("FF903", tuple(e["loc"]), f"plan does not match the plan schema: {validation_message(e)}",
-                    "the plan was edited or is damaged; re-run `ffplan design`")
-        raise InputError(c.items) from None
+        problems = _schema_problems(exc, data)
+    else:
+        problems = plan_problems(plan)
+        problems += [((name,), f"the plan has no {name} section (written by an older ffplan?)") for name in needs if getattr(plan, name) is None]
+    if problems:
+        raise _refuse(c, text, problems)
+    return plan
+
+
+def _schema_problems(exc: ValidationError, data: dict) -> list[Problem]:
+    problems: dict[Problem, None] = {}  # one per path and message: a union reports each of its members
+    for e in exc.errors(include_url=False):
+        path = _data_path(e["loc"], data, e["type"] == "missing")
+        shown = repr(e["input"]) if isinstance(e["input"], (str, int, float)) else ""
+        value = f"{shown[:60]}{'...' if len(shown) > 60 else ''}: " if shown else ""
+        problems[path, f"{value}{validation_message(e)}"] = None
+    return list(problems)
+
+
+def _data_path(loc: tuple, data: object, missing: bool) -> YamlPath:
+    """The part of a pydantic error location that is in the data (pydantic adds union members' type names),
+    plus the key itself when it is missing."""
+    path: list = []
+    for part in loc:
+        if isinstance(data, dict) and part in data or isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            path.append(part)
+            data = data[part]  # type: ignore[index]
+        else:
+            break
+    if missing and loc:
+        path.append(loc[-1])
+    return tuple(path)
+
+
+def _refuse(c: Collector, text: str, problems: list[Problem]) -> InputError:
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    _Builder(c).build(root, ())
+    for path, message in problems[:MAX_SHOWN_PROBLEMS]:
+        c.error(RULE_INVALID_PLAN, path, f"invalid plan: {message}", "the plan was edited or is damaged; re-run `ffplan design`")
+    if len(problems) > MAX_SHOWN_PROBLEMS:
+        c.error(RULE_INVALID_PLAN, (), f"invalid plan: {len(problems):,} problems, the first {MAX_SHOWN_PROBLEMS} shown", "")
+    return InputError(c.items)

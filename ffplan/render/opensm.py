@@ -140,7 +140,7 @@ class Fabric:
 
 
 def _fail(message: str, hint: str, path: tuple = ()) -> InputError:
-    """A plan value the OpenSM files cannot hold: the plan was edited or damaged (exit 2, like any bad input)."""
+    """A plan (or option) these files cannot be written from: bad input, exit 2."""
     c = Collector("plan.yaml")
     c.error("FF920", path, message, hint)
     return InputError(c.items)

@@ -76,7 +76,7 @@ def test_a_plan_that_does_not_match_the_schema_exits_2(lab, tmp_path):
     damaged.write_text((lab[0] / "plan.yaml").read_text().replace("fabric_switch_model: LAB8", "fabric_switch_model: [1]"))
     result = runner.invoke(app, ["render", str(damaged), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
-    assert f"{damaged}: error FF903 plan does not match the plan schema" in result.stderr
+    assert f"{damaged}:14:1: error FF903 invalid plan: Input should be a valid string [fabric_switch_model]" in result.stderr
     _no_fake_position(result.stderr)
 
 

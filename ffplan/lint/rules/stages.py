@@ -76,6 +76,22 @@ stage_code(
 )
 
 stage_code(
+    "FF154", "lid-space-exhausted", "design",
+    summary="the design needs more LIDs than a subnet's 49,151 unicast LIDs",
+    explanation="""
+    Every switch and every CA port takes one LID from the unicast range 1-0xBFFF. Lint's LID-space rule
+    refuses an inventory that cannot fit; the designer stops too when re-planning with --previous leaves no
+    free LID for a new port (the old plan's LIDs are kept). Exit code 3.
+    """,
+    bad="""
+    ffplan design big.yaml -o out --previous old   # old plan's LIDs reach 0xBFFF, new ports need more
+    """,
+    good="""
+    ffplan design big.yaml -o out                  # a fresh design numbers LIDs from 1
+    """,
+)
+
+stage_code(
     "FF601", "unknown-failed-link", "design",
     summary="a failed link (--exclude-link or fabric.failed_links) is not a cable or switch of the plan",
     explanation="""

@@ -1,0 +1,68 @@
+"""What validating a plan at load costs: libyaml parsing, the schema (patterns, ranges) and the
+cross-reference check, each timed in-process (median of N, CPU time), on a designed plan.
+
+Usage: python benchmarks/plan_load.py [PLAN_OR_INVENTORY ...] [--repeat N]
+(default: the Fire-Flyer 2 inventory, designed first; a plan.yaml is loaded as it is)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ffplan.design import design  # noqa: E402
+from ffplan.inventory import load_inventory  # noqa: E402
+from ffplan.plan import load_plan, write_plan  # noqa: E402
+from ffplan.plan.check import plan_problems  # noqa: E402
+from ffplan.plan.io import _PlanLoader  # noqa: E402
+from ffplan.plan.model import Plan  # noqa: E402
+
+
+def cpu_median(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+def plan_file(path: Path, work: Path) -> Path:
+    if path.name == "plan.yaml" or path.is_dir():
+        return path / "plan.yaml" if path.is_dir() else path
+    out = work / f"{path.stem}.plan.yaml"
+    write_plan(design(load_inventory(path)), out)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("inputs", nargs="*", type=Path, default=[ROOT / "inventories" / "fire-flyer-2.yaml"])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    print(f"{'plan':<28} {'MiB':>5} {'parse s':>8} {'schema s':>9} {'check s':>8} {'load_plan s':>12} {'schema+check':>13}")
+    with tempfile.TemporaryDirectory(prefix="ffplan-bench-") as tmp:
+        for path in args.inputs:
+            file = plan_file(path, Path(tmp))
+            text = file.read_text()
+            data = yaml.load(text, Loader=_PlanLoader)
+            plan = Plan.model_validate(data)
+            parse = cpu_median(lambda: yaml.load(text, Loader=_PlanLoader), args.repeat)
+            schema = cpu_median(lambda: Plan.model_validate(data), args.repeat)
+            check = cpu_median(lambda: plan_problems(plan), args.repeat)
+            total = cpu_median(lambda: load_plan(file), args.repeat)
+            print(f"{path.stem:<28} {len(text) / 2**20:>5.1f} {parse:>8.3f} {schema:>9.3f} {check:>8.3f} {total:>12.3f} "
+                  f"{(schema + check) / total:>12.0%}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""The plan's cross-references, checked once when a plan is loaded (the field patterns and ranges are the
+model's job, see ffplan.plan.model).
+
+Every name a later stage looks up must resolve (zones, switches, leaves, nodes, cables, profiles' hosts,
+traffic classes, devices), every LID and GUID is unique, every port is within its switch's radix (LFT
+entries too) and every count agrees with the lists it counts. A stage that reads a plan can then index
+without guarding: a bad plan is refused at load with each problem's YAML path, never a KeyError later.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Iterable
+
+from ffplan.diagnostics import YamlPath
+from ffplan.plan.model import HostProfile, Plan
+
+Problem = tuple[YamlPath, str]  # (YAML path, message)
+
+
+class _Problems(list):
+    def add(self, path: YamlPath, message: str) -> None:
+        self.append((path, message))
+
+    def unique(self, at: YamlPath, items: Iterable[str], what: str, field: str = "name") -> set[str]:
+        """Report the second and later occurrences of a name in the list at `at`; return the set of names."""
+        seen: set[str] = set()
+        for i, name in enumerate(items):
+            if name in seen:
+                self.add(at + (i, field), f"duplicate {what} '{name}'")
+            seen.add(name)
+        return seen
+
+    def known(self, path: YamlPath, name: str, names: set[str] | dict, what: str) -> bool:
+        if name in names:
+            return True
+        self.add(path, f"unknown {what} '{name}'")
+        return False
+
+
+def plan_problems(plan: Plan) -> list[Problem]:
+    """Every cross-reference problem of `plan`, in plan order; empty for a consistent plan."""
+    p = _Problems()
+    zones = p.unique(("zones",), (z.name for z in plan.zones), "zone")
+    if not plan.zones:
+        p.add(("zones",), "the plan has no zones")
+    models = {m.name: m for m in plan.switch_models}
+    p.unique(("switch_models",), (m.name for m in plan.switch_models), "switch model")
+    p.unique(("node_models",), (m.name for m in plan.node_models), "node model")
+    p.known(("fabric_switch_model",), plan.fabric_switch_model, models, "switch model")
+    switches = _check_switches(p, plan, zones, models)
+    _check_nodes(p, plan, zones, switches)
+    _check_cables(p, plan, zones, switches)
+    _check_addresses(p, plan)
+    _check_routing(p, plan, switches)
+    _check_qos(p, plan)
+    _check_hosts(p, plan)
+    _check_catalog(p, plan)
+    return list(p)
+
+
+def _check_switches(p: _Problems, plan: Plan, zones: set[str], models: dict) -> dict:
+    if not plan.switches:
+        p.add(("switches",), "the plan has no switches")
+    p.unique(("switches",), (s.name for s in plan.switches), "switch")
+    tiers: Counter = Counter()
+    for i, s in enumerate(plan.switches):
+        p.known(("switches", i, "zone"), s.zone, zones, "zone")
+        if p.known(("switches", i, "model"), s.model, models, "switch model") and s.ports != models[s.model].ports:
+            p.add(("switches", i, "ports"), f"switch {s.name} has {s.ports} ports, its model {s.model} {models[s.model].ports}")
+        tiers[s.zone, s.tier] += 1
+    for i, z in enumerate(plan.zones):
+        for tier, field, planned in (("leaf", "leaves", z.leaves), ("spine", "spines", z.spines)):
+            if tiers[z.name, tier] != planned:
+                p.add(("zones", i, field), f"zone {z.name} plans {planned} {tier} switches, the switch list has {tiers[z.name, tier]}")
+    return {s.name: s for s in plan.switches}
+
+
+def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
+    p.unique(("nodes",), (n.hostname for n in plan.nodes), "hostname", "hostname")
+    node_models = {m.name for m in plan.node_models}
+    labels = {c.label for c in plan.cables}
+    leaf_ports: set[tuple[str, int]] = set()
+    for i, n in enumerate(plan.nodes):
+        if n.hostname in switches:  # one name space: cable ends, node-name-map and topology.net name devices
+            p.add(("nodes", i, "hostname"), f"hostname '{n.hostname}' is also a switch's name")
+        if node_models:  # plans of older ffplan carry no node models
+            p.known(("nodes", i, "model"), n.model, node_models, "node model")
+        p.unique(("nodes", i, "ports"), (f"{pt.nic} port {pt.port}" for pt in n.ports), "NIC port", "nic")
+        for j, pt in enumerate(n.ports):
+            at = ("nodes", i, "ports", j)
+            p.known(at + ("zone",), pt.zone, zones, "zone")
+            p.known(at + ("cable",), pt.cable, labels, "cable")
+            leaf = switches.get(pt.leaf)
+            if leaf is None or leaf.tier != "leaf" or leaf.zone != pt.zone:
+                p.add(at + ("leaf",), f"'{pt.leaf}' is not a leaf switch of zone {pt.zone}")
+                continue
+            if pt.leaf_port > leaf.ports:
+                p.add(at + ("leaf_port",), f"{pt.leaf} has {leaf.ports} ports, not port {pt.leaf_port}")
+            elif (pt.leaf, pt.leaf_port) in leaf_ports:
+                p.add(at + ("leaf_port",), f"port {pt.leaf_port} of {pt.leaf} already has a node")
+            leaf_ports.add((pt.leaf, pt.leaf_port))
+
+
+_CABLE_ENDS = {"node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "inter-zone": ("leaf", "leaf")}
+
+
+def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
+    p.unique(("cables",), (c.label for c in plan.cables), "cable label", "label")
+    nics = {n.hostname: {pt.nic for pt in n.ports} for n in plan.nodes}
+    used: set[tuple[str, int | str]] = set()  # switch ports (a dual-port NIC has two cables on one NIC name)
+    for i, c in enumerate(plan.cables):
+        p.known(("cables", i, "zone"), c.zone, zones, "zone")
+        for side, end, want in zip("ab", (c.a, c.b), _CABLE_ENDS[c.kind]):
+            at = ("cables", i, side)
+            if want == "node":
+                if p.known(at + ("device",), end.device, nics, "node") and end.port not in nics[end.device]:
+                    p.add(at + ("port",), f"{end.device} has no NIC '{end.port}' among its ports")
+            else:
+                switch = switches.get(end.device)
+                if switch is None or switch.tier != want:
+                    p.add(at + ("device",), f"a {c.kind} cable's end {side} must be a {want} switch, not '{end.device}'")
+                elif (switch.zone == c.zone) != (c.kind != "inter-zone" or side == "a"):  # `zone` is end a's
+                    where = "zone" if switch.zone != c.zone else "a zone other than"
+                    p.add(at + ("device",), f"a {c.kind} cable's end {side} must be in {where} {c.zone}; {end.device} is in {switch.zone}")
+                elif not isinstance(end.port, int) or end.port > switch.ports:
+                    p.add(at + ("port",), f"{end.device} has {switch.ports} ports, not port {end.port}")
+                elif (end.device, end.port) in used:
+                    p.add(at, f"{end.device} port {end.port} already has a cable")
+                used.add((end.device, end.port))
+    by_label = {c.label: c for c in plan.cables}
+    for i, n in enumerate(plan.nodes):
+        for j, pt in enumerate(n.ports):
+            c = by_label.get(pt.cable)
+            if c is not None and ((c.a.device, c.a.port), (c.b.device, c.b.port)) != ((n.hostname, pt.nic), (pt.leaf, pt.leaf_port)):
+                p.add(("nodes", i, "ports", j, "cable"), f"cable {pt.cable} does not join {n.hostname} {pt.nic} and {pt.leaf} port {pt.leaf_port}")
+
+
+def _check_addresses(p: _Problems, plan: Plan) -> None:
+    """LIDs unique. A GUID names one device: a switch, or one NIC of one host (whose ports may share its node
+    GUID, or carry it as their port GUID); a port GUID names one port."""
+    lids: dict[int, str] = {}
+    devices: dict[str, str] = {}  # GUID -> the device it belongs to
+    ports: dict[str, str] = {}  # port GUID -> the port
+
+    def claim(table: dict, key, owner: str, path: YamlPath, what: str) -> None:
+        if table.setdefault(key, owner) != owner:
+            p.add(path, f"{what} {key} of {owner} is already {table[key]}'s")
+
+    for i, s in enumerate(plan.switches):
+        claim(lids, s.lid, s.name, ("switches", i, "lid"), "LID")
+        claim(devices, s.node_guid.lower(), s.name, ("switches", i, "node_guid"), "GUID")
+    for i, n in enumerate(plan.nodes):
+        for j, pt in enumerate(n.ports):
+            at = ("nodes", i, "ports", j)
+            port = f"{n.hostname} {pt.nic} port {pt.port}"
+            claim(lids, pt.lid, port, at + ("lid",), "LID")
+            claim(devices, pt.node_guid.lower(), f"{n.hostname} {pt.nic}", at + ("node_guid",), "GUID")
+            claim(devices, pt.port_guid.lower(), f"{n.hostname} {pt.nic}", at + ("port_guid",), "GUID")
+            claim(ports, pt.port_guid.lower(), port, at + ("port_guid",), "port GUID")
+    if plan.routing is not None and lids and plan.routing.max_lid != max(lids):
+        p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {max(lids)}")
+
+
+def _check_routing(p: _Problems, plan: Plan, switches: dict) -> None:
+    if plan.routing is None:
+        return
+    r = plan.routing
+    p.unique(("routing", "lfts"), (t.switch for t in r.lfts), "forwarding table of switch", "switch")
+    for name in sorted(set(switches) - {t.switch for t in r.lfts}):
+        p.add(("routing", "lfts"), f"switch {name} has no forwarding table")
+    for i, t in enumerate(r.lfts):
+        if not p.known(("routing", "lfts", i, "switch"), t.switch, switches, "switch"):
+            continue
+        if len(t.ports) != r.max_lid + 1:
+            p.add(("routing", "lfts", i, "ports"), f"{t.switch}'s table has {len(t.ports)} entries, not max_lid + 1 = {r.max_lid + 1}")
+        radix = switches[t.switch].ports
+        if any(x != r.unrouted_port and not 0 <= x <= radix for x in set(t.ports)):  # a set: ~radix values, not max_lid
+            lid, port = next((lid, x) for lid, x in enumerate(t.ports) if x != r.unrouted_port and not 0 <= x <= radix)
+            p.add(("routing", "lfts", i, "ports"),
+                  f"{t.switch} forwards LID {lid} to port {port}; it has ports 0-{radix} ({r.unrouted_port} = unrouted)")
+    labels = {c.label for c in plan.cables}
+    for i, item in enumerate(r.failed):
+        name, _, port = item.partition("[")
+        known = item in labels or (name in switches and (not port or int(port[:-1]) <= switches[name].ports))
+        if not known:
+            p.add(("routing", "failed", i), f"failed link '{item}' is neither a cable label, a switch nor a switch port of the plan")
+
+
+def _check_qos(p: _Problems, plan: Plan) -> None:
+    q = plan.qos
+    if q is None:
+        return
+    p.unique(("qos", "classes"), (c.name for c in q.classes), "traffic class")
+    for i, c in enumerate(q.classes):
+        if c.vl >= q.data_vls:
+            p.add(("qos", "classes", i, "vl"), f"traffic class {c.name} uses VL {c.vl}; the plan has data VLs 0-{q.data_vls - 1}")
+    for port_class, pc in q.port_classes.items():
+        at = ("qos", "port_classes", port_class)
+        for i, vl in enumerate(pc.sl2vl):
+            if vl >= q.data_vls and vl != 15:
+                p.add(at + ("sl2vl", i), f"SL {i} maps to VL {vl}; the plan has data VLs 0-{q.data_vls - 1} (15 drops)")
+        for table in ("vlarb_high", "vlarb_low"):
+            for i, e in enumerate(getattr(pc, table)):
+                if e.vl >= q.data_vls:
+                    p.add(at + (table, i, "vl"), f"VL arbitration entry for VL {e.vl}; the plan has data VLs 0-{q.data_vls - 1}")
+
+
+def _check_hosts(p: _Problems, plan: Plan) -> None:
+    if plan.hosts is None:
+        return
+    p.unique(("hosts",), (h.name for h in plan.hosts), "host profile")
+    nodes = {n.hostname: n for n in plan.nodes}
+    classes = {c.name for c in plan.qos.classes} if plan.qos else set()
+    profile_of: dict[str, str] = {}
+    for i, h in enumerate(plan.hosts):
+        _check_profile(p, ("hosts", i), h, classes)
+        nic_names = {d.name for d in h.devices if d.kind == "nic"}
+        for j, hostname in enumerate(h.hosts):
+            at = ("hosts", i, "hosts", j)
+            if not p.known(at, hostname, nodes, "host"):
+                continue
+            node = nodes[hostname]
+            if profile_of.setdefault(hostname, h.name) != h.name:
+                p.add(at, f"host {hostname} is in profiles {profile_of[hostname]} and {h.name}")
+            if (node.model, node.role) != (h.node_model, h.role):
+                p.add(at, f"host {hostname} is a {node.role} {node.model}, profile {h.name} is for a {h.role} {h.node_model}")
+            missing = sorted({pt.nic for pt in node.ports} - nic_names)
+            if missing:
+                p.add(at, f"host {hostname} has NIC(s) {', '.join(missing)} that profile {h.name} does not describe")
+
+
+def _check_profile(p: _Problems, at: YamlPath, h: HostProfile, classes: set[str]) -> None:
+    devices = p.unique(at + ("devices",), (d.name for d in h.devices), "device")
+    files = p.unique(at + ("files",), (f.name for f in h.files), "file")
+    p.unique(at + ("nccl",), (s.name for s in h.nccl), "NCCL setting")
+    nics = {d.name for d in h.devices if d.kind == "nic"}
+    for i, d in enumerate(h.devices):
+        for j, peer in enumerate(d.root_port_peers):
+            p.known(at + ("devices", i, "root_port_peers", j), peer, devices, "device")
+        if d.nearest_nic:
+            p.known(at + ("devices", i, "nearest_nic"), d.nearest_nic, nics, "NIC")
+    for i, pair in enumerate(h.nvlink_pairs):
+        p.known(at + ("nvlink_pairs", i, "a"), pair.a, devices, "device")
+        p.known(at + ("nvlink_pairs", i, "b"), pair.b, devices, "device")
+    nic_buses = {d.bus_id for d in h.devices if d.kind == "nic"}
+    for i, bus in enumerate(h.relaxed_ordering.nic_bus_ids):
+        p.known(at + ("relaxed_ordering", "nic_bus_ids", i), bus, nic_buses, "NIC bus id")
+    for i, s in enumerate(h.sls):
+        p.known(at + ("sls", i, "file"), s.file, files, "profile file")
+        if s.traffic_class:
+            p.known(at + ("sls", i, "traffic_class"), s.traffic_class, classes, "traffic class")
+
+
+def _check_catalog(p: _Problems, plan: Plan) -> None:
+    """The catalog block is the inventory's type; its figures feed the cost report, so they must be real amounts."""
+    if plan.catalog is None:
+        return
+    for table in ("prices", "power_w", "cable"):
+        for key, value in getattr(plan.catalog, table).items():
+            if not math.isfinite(value) or value < 0:
+                p.add(("catalog", table, key), f"catalog {table} of {key} is {value}; it must be a finite amount >= 0")

@@ -1,0 +1,274 @@
+"""The plan is input too (issue 14, items 1-4): every command that reads a plan refuses a tampered one at load,
+exit 2, with the plan's file:line:col pointing at the offending YAML node and its YAML path.
+
+Each case is one of the issue's probes on the lab plan; before plans were validated at load, each of them was
+rendered, analysed or verified (or crashed with a traceback).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from tampering import ROOT, lab_data, write_plan_data
+from typer.testing import CliRunner
+
+from ffplan.cli.main import app
+from ffplan.plan import Plan, load_plan
+from ffplan.plan.check import plan_problems
+
+FINDING = re.compile(r"^(?P<file>\S+):(?P<line>\d+):(?P<col>\d+): error FF903 invalid plan: (?P<message>.*) \[(?P<path>[^ ]+)\]$", re.M)
+
+
+def _set(*path_and_value):
+    *path, value = path_and_value
+
+    def mutate(data: dict) -> None:
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = value(data) if callable(value) else value
+    return mutate
+
+
+def _delete(*path):
+    def mutate(data: dict) -> None:
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        del parent[path[-1]]
+    return mutate
+
+
+def _nccl(name: str) -> int:
+    return next(i for i, s in enumerate(lab_data()["hosts"][0]["nccl"]) if s["name"] == name)
+
+
+def _hfreduce_sl() -> int:
+    return next(i for i, s in enumerate(lab_data()["hosts"][0]["sls"]) if s["software"] == "HFReduce")
+
+
+def _lft_with_port(data: dict, index: int, port: int) -> str:
+    ports = data["routing"]["lfts"][index]["ports"].split()
+    ports[1] = str(port)
+    return " ".join(ports)
+
+
+# (id, mutation, YAML path the first finding must name, command that used to accept or crash on it)
+CASES = [
+    # 1. strings that reached rendered files
+    ("inventory-name-newline", _set("inventory", "name", "lab\ntouch pwned #"), "inventory.name", "render"),
+    ("profile-name-newline", _set("hosts", 0, "name", "gpu-node\ntouch pwned"), "hosts[0].name", "render"),
+    ("profile-node-model-newline", _set("hosts", 0, "node_model", "gpu-node\ntouch pwned"), "hosts[0].node_model", "render"),
+    ("nccl-value-injects-a-line", _set("hosts", 0, "nccl", _nccl("NCCL_IB_SL"), "value", "2\nNCCL_NET_PLUGIN=/x/evil.so"),
+     f"hosts[0].nccl[{_nccl('NCCL_IB_SL')}].value", "render"),
+    ("sl-setting-command-substitution", _set("hosts", 0, "sls", _hfreduce_sl(), "setting", "HFREDUCE_IB_SL=$(reboot);X"),
+     f"hosts[0].sls[{_hfreduce_sl()}].setting", "render"),
+    ("traffic-class-name-newline", _set("qos", "classes", 0, "name", "other\n    qos-level"), "qos.classes[0].name", "render"),
+    ("sl-comment-newline", _set("hosts", 0, "sls", _hfreduce_sl(), "comment", "x\nHFREDUCE_IB_SL=$(reboot)"),
+     f"hosts[0].sls[{_hfreduce_sl()}].comment", "render"),
+    # 2. names that become paths
+    ("profile-name-escapes", _set("hosts", 0, "name", "../../../../escape1"), "hosts[0].name", "render"),
+    ("zone-name-escapes", _set("zones", 0, "name", "/../../escape3"), "zones[0].name", "render"),
+    ("profile-name-dot-dot", _set("hosts", 0, "name", ".."), "hosts[0].name", "render"),
+    ("profile-name-hidden", _set("hosts", 0, "name", ".ssh"), "hosts[0].name", "render"),
+    ("profile-name-nul", _set("hosts", 0, "name", "gpu\0node"), "hosts[0].name", "render"),
+    # 3. inconsistent plans
+    ("node-removed", _delete("nodes", 0), "cables[34].a.device", "render"),
+    ("profile-host-not-a-node", _set("hosts", 0, "hosts", 0, "nosuch"), "hosts[0].hosts[0]", "render"),
+    ("profile-host-of-another-model", _set("hosts", 0, "hosts", 0, "stor1"), "hosts[0].hosts[0]", "render"),
+    ("hostname-trailing-newline", _set("nodes", 0, "hostname", "gpu01\n"), "nodes[0].hostname", "render"),
+    ("hostname-is-a-switch-name", _set("nodes", 0, "hostname", "za-leaf01"), "nodes[0].hostname", "render"),
+    ("switch-removed", _delete("switches", 0), "zones[0].spines", "analyze"),
+    ("unknown-leaf", _set("nodes", 0, "ports", 0, "leaf", "za-leaf09"), "nodes[0].ports[0].leaf", "analyze"),
+    ("unknown-zone", _set("switches", 0, "zone", "zc"), "switches[0].zone", "analyze"),
+    ("duplicate-zone", _set("zones", 1, "name", "za"), "zones[1].name", "analyze"),
+    ("empty-switch-list", _set("switches", []), "switches", "analyze"),
+    ("lft-port-past-radix", _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, 99)), "routing.lfts[2].ports", "render"),
+    ("lft-negative-port", _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, -1)), "routing.lfts[2].ports", "render"),
+    ("duplicate-lid", _set("nodes", 1, "ports", 0, "lid", lambda d: d["nodes"][0]["ports"][0]["lid"]), "nodes[1].ports[0].lid", "render"),
+    ("duplicate-switch-guid", _set("switches", 1, "node_guid", lambda d: d["switches"][0]["node_guid"]), "switches[1].node_guid", "render"),
+    ("duplicate-port-guid", _set("nodes", 1, "ports", 0, "port_guid", lambda d: d["nodes"][0]["ports"][0]["port_guid"]),
+     "nodes[1].ports[0].port_guid", "render"),
+    ("unknown-link-speed", _set("switch_models", 0, "speed", "HDR 4x"), "switch_models[0].speed", "render"),
+    ("malformed-guid", _set("switches", 0, "node_guid", "0x0002c9010100000g"), "switches[0].node_guid", "render"),
+    ("lid-zero", _set("switches", 0, "lid", 0), "switches[0].lid", "render"),
+    ("lid-70000", _set("nodes", 0, "ports", 0, "lid", 70000), "nodes[0].ports[0].lid", "render"),
+    ("leaf-port-99", _set("nodes", 0, "ports", 0, "leaf_port", 99), "nodes[0].ports[0].leaf_port", "render"),
+    ("node-port-zone-nosuch", _set("nodes", 0, "ports", 0, "zone", "nosuch"), "nodes[0].ports[0].zone", "verify"),
+    ("cable-end-missing-switch", _set("cables", 0, "b", "device", "za-spine09"), "cables[0].b.device", "verify"),
+    ("traffic-class-vl-99", _set("qos", "classes", 0, "vl", 99), "qos.classes[0].vl", "verify"),
+    ("traffic-class-vl-past-data-vls", _set("qos", "data_vls", 2), "qos.classes[2].vl", "verify"),
+    ("max-lid-ten-million", _set("routing", "max_lid", 10**7), "routing.max_lid", "verify"),
+    ("max-lid-inconsistent", _set("routing", "max_lid", 39), "routing.lfts[0].ports", "verify"),
+    ("nan-cable-length", _set("cables", 0, "length_m", math.nan), "cables[0].length_m", "verify"),
+    ("infinite-cable-length", _set("cables", 0, "length_m", math.inf), "cables[0].length_m", "verify"),
+]
+
+
+def _mark(text: str, path: str) -> tuple[int, int]:
+    """Line and column of the YAML node at `path` (as ffplan prints it), found independently with PyYAML; for a
+    missing key, its parent's."""
+    node = yaml.compose(text)
+    mark = node.start_mark
+    for part in re.findall(r"\[(\d+)\]|\.?([A-Za-z_][A-Za-z0-9_-]*)", path):
+        index, key = part
+        if index:
+            node = node.value[int(index)]
+            mark = node.start_mark
+        else:
+            found = [(k, v) for k, v in node.value if k.value == key]
+            if not found:
+                break
+            key_node, node = found[0]
+            mark = key_node.start_mark
+    return mark.line + 1, mark.column + 1
+
+
+def _command(command: str, folder: Path, tmp_path: Path) -> list[str]:
+    return {
+        "render": ["render", str(folder), "-o", str(tmp_path / "out"), "-q"],
+        "analyze": ["analyze", str(folder)],
+        "verify": ["verify", str(folder)],
+        "diff": ["diff", str(folder), str(folder)],
+        "report": ["report", "cost", str(folder / "plan.yaml")],
+        "design --previous": ["design", "inventories/lab.yaml", "--previous", str(folder), "-o", str(tmp_path / "out"), "-q"],
+    }[command]
+
+
+def _assert_refused(result, plan_file: Path, path: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, (KeyError, ValueError, AssertionError))
+    findings = [m.groupdict() for m in FINDING.finditer(result.output)]
+    assert findings, result.output
+    wanted = [f for f in findings if f["path"] == path]
+    assert wanted, f"no finding at {path}:\n{result.output}"
+    assert all(Path(f["file"]) == plan_file for f in findings)
+    assert (int(wanted[0]["line"]), int(wanted[0]["col"])) == _mark(plan_file.read_text(), path)
+
+
+@pytest.mark.parametrize("mutate, path, command", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_tampered_plan_is_refused_at_load(tmp_path, monkeypatch, mutate, path, command):
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    data = lab_data()
+    mutate(data)
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, _command(command, folder, tmp_path))
+    _assert_refused(result, folder / "plan.yaml", path)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["render", "analyze", "verify", "diff", "report", "design --previous"])
+def test_every_command_that_reads_a_plan_validates_it(tmp_path, monkeypatch, command):
+    """Item 4 among them: `design --previous` used to copy a tampered plan's duplicate LID into the new plan."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    data = lab_data()
+    data["nodes"][1]["ports"][0]["lid"] = data["nodes"][0]["ports"][0]["lid"]
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, _command(command, folder, tmp_path))
+    _assert_refused(result, folder / "plan.yaml", "nodes[1].ports[0].lid")
+
+
+def test_design_previous_refuses_a_lid_past_the_unicast_range(tmp_path, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    data = lab_data()
+    data["nodes"][0]["ports"][0]["lid"] = 70000
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, _command("design --previous", folder, tmp_path))
+    _assert_refused(result, folder / "plan.yaml", "nodes[0].ports[0].lid")
+
+
+def test_the_designed_plans_pass_the_load_check(tmp_path):
+    """The check refuses nothing the designer writes: the lab plan, and the golden plans as written."""
+    folder = write_plan_data(tmp_path / "plan", lab_data())
+    result = CliRunner().invoke(app, ["render", str(folder), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 0, result.output
+    for golden in sorted((ROOT / "tests" / "golden" / "expected").glob("*/plan.yaml")):
+        load_plan(golden)
+
+
+def test_the_fire_flyer_2_plan_passes_the_load_check(ff2_plan):
+    assert plan_problems(ff2_plan) == []
+    assert Plan.model_validate(ff2_plan.model_dump(mode="json")) == ff2_plan
+
+
+def test_many_problems_are_capped_and_counted(tmp_path):
+    data = lab_data()
+    data["switches"] = []
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2
+    assert len(FINDING.findall(result.output)) == 50 + 1  # the first 50 and the count
+    assert re.search(r"error FF903 invalid plan: \d+ problems, the first 50 shown", result.output)
+
+
+def test_a_repeated_key_is_refused_where_it_repeats(tmp_path):
+    """YAML keeps the last of two equal keys: a reviewer reading the first would approve a LID ffplan never uses."""
+    folder = write_plan_data(tmp_path / "plan", lab_data())
+    plan_file = folder / "plan.yaml"
+    text = plan_file.read_text()
+    first = text.index("  lid: ")
+    plan_file.write_text(text[:first] + "  lid: 99\n" + text[first:])
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2, result.output
+    line = text[:first].count("\n") + 2
+    assert re.search(rf"plan\.yaml:{line}:\d+: error FF002 duplicate key 'lid'", result.output), result.output
+
+
+@pytest.mark.parametrize("value", ["!!int abc", "!!float sixty", "!!bool 2", "!!timestamp 2001-02-30"])
+def test_explicit_yaml_tags_are_refused_not_a_traceback(tmp_path, value):
+    folder = write_plan_data(tmp_path / "plan", lab_data())
+    plan_file = folder / "plan.yaml"
+    plan_file.write_text(re.sub(r"(?m)^generator: .*$", f"generator: {value}", plan_file.read_text()))
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2, result.output
+    assert "error FF901 plan is not valid YAML" in result.output
+
+
+@pytest.mark.parametrize("table, key", [("prices", "LAB8"), ("power_w", "LAB8"), ("cable", "aoc_per_m")])
+@pytest.mark.parametrize("value", [math.nan, -1.0, math.inf])
+def test_catalog_figures_are_real_amounts(tmp_path, table, key, value):
+    """The cost report raised a pydantic traceback on a NaN or negative catalog price in a plan."""
+    data = lab_data()
+    data["catalog"] = {table: {key: value}}
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, ["report", "cost", str(folder / "plan.yaml")])
+    _assert_refused(result, folder / "plan.yaml", f"catalog.{table}.{key}")
+
+
+def test_cable_ends_stay_in_their_zones(tmp_path):
+    data = lab_data()
+    spine = next(i for i, c in enumerate(data["cables"]) if c["kind"] == "leaf-spine" and c["b"]["device"] == "za-spine01")
+    data["cables"][spine]["b"]["port"] = 8  # a free port is not the point: the zone is
+    data["cables"][spine]["b"]["device"] = "zb-spine01"
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    _assert_refused(result, folder / "plan.yaml", f"cables[{spine}].b.device")
+    assert "must be in zone za; zb-spine01 is in zb" in result.output
+
+
+@pytest.mark.parametrize("section", ["routing", "qos", "hosts"])
+def test_render_refuses_a_plan_without_a_section_it_needs(tmp_path, section):
+    """Plans of older ffplan load without these (for diff and --previous); render needs them: exit 2, located."""
+    data = lab_data()
+    del data[section]
+    folder = write_plan_data(tmp_path / "plan", data)
+    result = CliRunner().invoke(app, ["render", str(folder), "-o", str(tmp_path / "out"), "-q"])
+    _assert_refused(result, folder / "plan.yaml", section)
+    assert f"the plan has no {section} section" in result.output
+
+
+def test_a_guid_names_one_device():
+    """A NIC's ports may carry its node GUID as their port GUID (mlx5 reports them so); another device may not."""
+    data = lab_data()
+    own = data["nodes"][0]["ports"][0]
+    own["port_guid"] = own["node_guid"]
+    assert plan_problems(Plan.model_validate(data)) == []
+    other = data["nodes"][1]["ports"][0]
+    other["port_guid"] = own["node_guid"]
+    problems = plan_problems(Plan.model_validate(data))
+    assert ((("nodes", 1, "ports", 0, "port_guid"), f"GUID {own['node_guid']} of gpu02 mlx5_0 is already gpu01 mlx5_0's")
+            in problems), problems
