@@ -8,7 +8,7 @@ from ffplan import __version__
 from ffplan.design.fabric import build_fabric
 from ffplan.design.hosts import design_hosts
 from ffplan.design.qos import design_qos
-from ffplan.design.routing import design_routing
+from ffplan.design.routing import route
 from ffplan.design.sizing import SizingError
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
@@ -65,7 +65,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
             cable_totals={f"{kind} {length:g}m": n for kind, length, n in cable_counts(fabric.cables)},
         ),
     )
-    plan = plan.model_copy(update={"routing": design_routing(loaded, plan, options.exclude_links), "qos": design_qos(loaded, plan)})
+    plan = plan.model_copy(update={"routing": route(plan, options.exclude_links, loaded=loaded), "qos": design_qos(loaded, plan)})
     # Host profiles last: they read the plan's nodes and QoS (the SLs).
     plan = plan.model_copy(update={"hosts": design_hosts(loaded, plan)})
     return plan

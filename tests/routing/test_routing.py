@@ -127,10 +127,12 @@ def test_one_dead_uplink_stays_within_ceil_d_over_19(ff2_routed, label):
     dead = int(label.rsplit("-p", 1)[1])
     table = tables_of(plan)[leaf]
     ups = [u.leaf_port for u in topo.uplinks[leaf]]
-    count = Counter(table[lid] for lid in topo.ca_by_lid if table[lid] in ups)
-    assert count[dead] == 0
-    D = sum(count.values())
-    assert max(count.values()) <= math.ceil(D / (len(ups) - 1))
+    zone = topo.zone_of[leaf]
+    for local in (True, False):  # the zone's own destinations and the other zone's, each spread evenly
+        count = Counter(table[lid] for lid, ca in topo.ca_by_lid.items() if table[lid] in ups and (ca.zone == zone) == local)
+        assert count[dead] == 0
+        D = sum(count.values())
+        assert not count or max(count.values()) <= math.ceil(D / (len(ups) - 1))
     # no route anywhere uses the dead cable, and every CA pair still connects
     cables, switches, _ = resolve_failed(topo, [label])
     topo.failed_cables = cables
@@ -157,10 +159,8 @@ def test_failed_switch_is_avoided(lab_routed):
 
 
 def test_unknown_failed_link_is_a_located_error(ff2_loaded, ff2_routed):
-    from ffplan.design.routing import design_routing
-
     with pytest.raises(StageError) as exc:
-        design_routing(ff2_loaded, ff2_routed, ["z1-leaf05-p99"])
+        route(ff2_routed, ["z1-leaf05-p99"], loaded=ff2_loaded)
     d = exc.value.diagnostics[0]
     assert d.rule == "FF601" and "z1-leaf05-p99" in d.message and d.yaml_path == "--exclude-link"
     assert "did you mean" in d.hint
