@@ -47,6 +47,7 @@ ENGINE = "ffplan d-mod-k"
 UNROUTED = 255  # OpenSM's OSM_NO_PATH: the switch drops packets for this LID
 RULE_UNKNOWN_FAILED = "FF601"
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
+HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at
 FAILED_HINT = "use a cable label from cables.csv (z1-leaf01-p21), a switch name (z1-spine03) or switch[port]"
 # Per-link loads the displaced pairs are balanced on: compute->compute, compute->storage, all->all flows
 # (the analyze patterns A, C and B of docs/routing.md).
@@ -259,10 +260,10 @@ class _Case:
         self.linked = {key: {a for a, _, _, _ in links} for key, links in self.iz.items()}
         self.next_zone = self._zone_paths()
         self.exit = {z: self._exits(z) for z in t.zones}
-        self.exit_slot: dict[str, int] = {}  # linked leaf of a later zone -> the slot exit traffic comes down
-        self.spine_exit: dict[str, list[str]] = {}  # spine -> linked leaves whose exit slot is on it
+        self.home: dict[str, str] = {}  # spine of a later zone -> the linked leaf it sends the earlier zone's LIDs to
         for z in t.zones:
-            self._exit_spines(z)
+            self._homes(z)
+        self.homed = set(self.home.values())
         # balance loads of displaced pairs: link key -> [compute->compute, compute->storage, all] flows
         self.load: dict[tuple, list[int]] = {}
 
@@ -311,19 +312,33 @@ class _Case:
                 out[d.lid] = _Exit(a_leaf, a_port, b_leaf, bool(own))
         return out
 
-    def _exit_spines(self, zone: str) -> None:
-        """For every leaf of `zone` linked to an earlier zone: the slot of its first hole (a spine downlink that
-        carries none of its CA ports). Traffic leaving the zone through that leaf comes down this spine only."""
-        t = self.t
-        S = len(t.spines[zone])
-        for (za, zn), links in self.iz.items():
-            if za != zone or self.r.zidx[zn] >= self.r.zidx[zone]:
-                continue
-            for a_leaf, _, _, _ in links:
-                holes = self.r.holes.get(a_leaf) or []
-                if holes and S:
-                    self.exit_slot[a_leaf] = holes[0]
-                    self.spine_exit.setdefault(t.spines[zone][holes[0] % S], []).append(a_leaf)
+    def _homes(self, zone: str) -> None:
+        """Every spine of `zone`, when `zone` is linked to an earlier zone, gets a *home*: one of the linked leaves, dealt
+        round-robin. Traffic for the earlier zone comes down a spine only to its home leaf, and the linked leaves
+        never send each other's LIDs through a spine homed at the receiving leaf. So no route that entered the zone
+        can reach an exit: the channel dependency graph has no cycle through the two zones (docs/routing.md)."""
+        t, r = self.t, self.r
+        linked = sorted({a for (za, zn), links in self.iz.items() if za == zone and r.zidx[zn] < r.zidx[zone]
+                         for a, _, _, _ in links}, key=lambda x: t.index[x])
+        if not linked:
+            return
+        spines = t.spines[zone]
+        S = len(spines)
+        cap = -(-S // len(linked))
+        # a spine homed at x carries x's LIDs only from the zone's other leaves: home it where it carries x's hole or
+        # a non-compute port, so the pairs the linked leaves must move are few and off the compute all-to-all
+        cost = {x: [0] * S for x in linked}
+        for x in linked:
+            for c in t.cas[x]:
+                cost[x][self.r.slot[c.lid] % S] += 2 if c.role == "compute" else 1
+        count = dict.fromkeys(linked, 0)
+        pairs = sorted((cost[x][i], (j - i) % len(linked), i, x) for i in range(S) for j, x in enumerate(linked)
+                       if self.sw_alive[spines[i]] and x in self.spine_reach[spines[i]])
+        for fill in (cap, S):  # cheapest pairs first, at most `cap` spines per leaf; then whatever is left
+            for _, _, i, x in pairs:
+                if spines[i] not in self.home and count[x] < fill:
+                    self.home[spines[i]] = x
+                    count[x] += 1
 
     # ------------------------------------------------------------------ tables
 
@@ -381,42 +396,32 @@ class _Case:
                 # the shortest path: straight over this leaf's own link (a destination that enters through its own
                 # leaf's link from another leaf of this zone is as close through that link: keep the exit)
                 table[lid] = mine[lid % len(mine)]
-            elif r.zidx[n] < zi and ex.leaf in self.exit_slot:
-                self._climb_to_exit_spine(leaf, d, ex.leaf, table)
+            elif r.zidx[n] < zi and not ex.direct:
+                climbs.append((d, HOME, cross[lid]))  # leaving a later zone: down any spine to its home leaf
             else:
                 climbs.append((d, ex.leaf, cross[lid]))
         return climbs
 
-    def _climb_to_exit_spine(self, leaf: str, d: Dest, ex_leaf: str, table: list[int]) -> None:
-        """An exit of a later zone: up to the exit spine of the exit leaf, else of another linked leaf."""
-        t = self.t
-        zone = t.zone_of[leaf]
-        S = len(t.spines[zone])
-        up, up_spine = self.up[leaf], self.up_spine[leaf]
-        others = sorted(self.linked.get((zone, self.next_zone[zone][d.zone]), set()) - {ex_leaf}, key=lambda x: t.index[x])
-        for x in [ex_leaf] + others:
-            u0 = self.exit_slot.get(x)
-            if u0 is None:
-                continue
-            spine = t.spines[zone][u0 % S]
-            cands = [u for u in range(len(up)) if up[u] is not None and up_spine[u] == spine and x in self.spine_reach[spine]]
-            if cands:
-                table[d.lid] = up[u0 if u0 in cands else cands[0]][0]
-                return
-
-    def _valid(self, leaf: str, u: int, target: str, lid: int) -> bool:
-        """Can `leaf` send `lid` up uplink u: the uplink is alive, its spine reaches `target`, and the spine would not
-        bring a CA port of a linked leaf down that leaf's exit downlink (kept for exits only)."""
+    def _valid(self, leaf: str, u: int, target: str, d: Dest) -> bool:
+        """Can `leaf` send `d` up uplink u, towards leaf `target` (HOME: the spine's home leaf)? The uplink is alive and
+        its spine reaches the target; traffic for an earlier zone only comes down a spine to its home leaf, and a
+        linked leaf never sends another linked leaf's LIDs through a spine homed there."""
         if self.up[leaf][u] is None:
             return False
         spine = self.up_spine[leaf][u]
-        if target not in self.spine_reach[spine]:
-            return False
-        u_exit = self.exit_slot.get(target)
-        if u_exit is None:
-            return True
-        S = len(self.t.spines[self.t.zone_of[leaf]])
-        return not (spine == self.t.spines[self.t.zone_of[leaf]][u_exit % S] and self.r.slot.get(lid, -1) // S == u_exit // S)
+        home = self.home.get(spine)
+        if target == HOME:
+            return home is not None
+        if target in self.homed and home is not None:
+            if d.zone != self.t.zone_of[leaf]:
+                if home != target:
+                    return False  # leaving through the target's link: only down a spine homed there
+            elif leaf in self.homed and home == target:
+                return False
+        return target in self.spine_reach[spine]
+
+    def _down_target(self, leaf: str, u: int, target: str) -> str:
+        return self.home[self.up_spine[leaf][u]] if target == HOME else target
 
     def _leaf_slots(self, leaf: str, climbs: list[tuple[Dest, str, int]]) -> list[tuple[str, Dest, str]]:
         """Every climbing destination up its slot's uplink where valid; returns the displaced (leaf, dest, target)."""
@@ -424,7 +429,7 @@ class _Case:
         up = self.up[leaf]
         displaced = []
         for d, target, u in climbs:
-            if self._valid(leaf, u, target, d.lid):
+            if self._valid(leaf, u, target, d):
                 table[d.lid] = up[u][0]
             else:
                 displaced.append((leaf, d, target))
@@ -441,7 +446,7 @@ class _Case:
         displaced.sort(key=lambda x: (x[1].lid, t.index[x[0]], x[0]))
         for leaf, d, target in displaced:
             U = len(self.up[leaf])
-            cands = [u for u in range(U) if self._valid(leaf, u, target, d.lid)]
+            cands = [u for u in range(U) if self._valid(leaf, u, target, d)]
             if not cands:
                 continue
             w = self._weights(leaf, d)
@@ -452,7 +457,7 @@ class _Case:
 
             def key(u: int) -> tuple:
                 a = self._link_load(("up", leaf, u))
-                b = self._link_load(("down", self.up_spine[leaf][u], target))
+                b = self._link_load(("down", self.up_spine[leaf][u], self._down_target(leaf, u, target)))
                 if base:
                     # cross-zone: every leaf's traffic to an exit leaf meets on the inter-zone links anyway; what this
                     # choice can balance is the leaf's own uplinks
@@ -461,7 +466,7 @@ class _Case:
 
             u = min(cands, key=key)
             self.tables[leaf][d.lid] = self.up[leaf][u][0]
-            self._add_load(leaf, u, target, w)
+            self._add_load(leaf, u, self._down_target(leaf, u, target), w)
 
     def _weights(self, leaf: str, d: Dest) -> list[int]:
         """The pair's flows in the balance loads: zone-local traffic in the first three, cross-zone in the last three
@@ -486,7 +491,8 @@ class _Case:
                 u = port_u.get(table[d.lid])
                 if u is None or d.kind != "ca":
                     continue
-                target = d.switch if d.zone == t.zone_of[leaf] else self.exit[t.zone_of[leaf]][d.lid].leaf
+                zone = t.zone_of[leaf]
+                target = d.switch if d.zone == zone else self.home.get(self.up_spine[leaf][u]) or self.exit[zone][d.lid].leaf
                 self._add_load(leaf, u, target, self._weights(leaf, d))
 
     def _link_load(self, key: tuple) -> list[int]:
@@ -551,13 +557,9 @@ class _Case:
             n = next_zone.get(d.zone)
             if n is None:
                 continue
-            ex_leaf = exits[lid].leaf
-            if r.zidx[n] < r.zidx[zone] and spine in self.spine_exit:
-                # an exit spine sends traffic for an earlier zone to the linked leaf it is the exit spine of
-                mine = self.spine_exit[spine]
-                x = ex_leaf if ex_leaf in mine else mine[0]
-                table[lid] = self._port_to(spine, x, self.exit_slot[x])
-            elif r.zidx[n] < r.zidx[zone] and ex_leaf in self.exit_slot:
-                table[lid] = self._port_to(spine, ex_leaf, self.exit_slot[ex_leaf])
+            if r.zidx[n] < r.zidx[zone]:
+                home = self.home.get(spine)
+                if home is not None:
+                    table[lid] = self._port_to(spine, home, cross[lid])
             else:
-                table[lid] = self._port_to(spine, ex_leaf, cross[lid])
+                table[lid] = self._port_to(spine, exits[lid].leaf, cross[lid])
