@@ -169,8 +169,8 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     return {s: (dist.get(s, 1 << 20), topo.guid[s]) for s in topo.lid}
 
 
-def prove_deadlock_free(topo: Topology, tables: dict[str, list[int]]) -> DeadlockProof:
-    ch, edges = channel_dependencies(topo, tables)
+def prove_deadlock_free(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> DeadlockProof:
+    ch, edges = channel_dependencies(topo, tables, ch)
     left = _acyclic(len(ch.ends), edges)
     c = Collector("<plan>")
     if len(left):

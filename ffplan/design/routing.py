@@ -81,15 +81,26 @@ def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded:
     When designing, `loaded` is the inventory: its `fabric.failed_links` are avoided too and an unknown item is
     reported at its line (items of `failed` as the `--exclude-link` option). Raises StageError (FF601) for an
     unknown failed item and (FF602) for a channel dependency cycle."""
-    from ffplan.design.deadlock import prove_deadlock_free
+    from ffplan.design.deadlock import Channels, prove_deadlock_free
+    from ffplan.design.reach import check_routes
 
     inv_failed = list(loaded.inventory.fabric.failed_links) if loaded is not None else []
     items = inv_failed + list(failed)
     router = Router(build_topology(plan))
     rt = router.tables(items, loaded=loaded, inventory_items=len(inv_failed))
-    proof = prove_deadlock_free(rt.topo, rt.tables) if check else None
+    proof = routes = None
+    if check:
+        channels = Channels(rt.topo)
+        try:
+            proof = prove_deadlock_free(rt.topo, rt.tables, channels)
+        except StageError:
+            # the detours of several broken spines closed a cycle: leave those switch routes open (counted below)
+            rt = router.tables(items, loaded=loaded, inventory_items=len(inv_failed), fill_open_routes=False)
+            proof = prove_deadlock_free(rt.topo, rt.tables, channels)
+        routes = check_routes(rt.topo, rt.tables, channels)
     lfts = [Lft(switch=s.name, ports=rt.tables[s.name]) for s in plan.switches]
-    return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof, lfts=lfts)
+    return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
+                   check=routes, lfts=lfts)
 
 
 def _unknown_failed(topo: Topology, items: list[str], unknown: list[int], loaded, inventory_items: int) -> StageError:
@@ -128,13 +139,14 @@ class Router:
         # flows a source leaf sends to one destination in the balance loads: (compute sources, all sources)
         self.sources = {leaf: (sum(1 for c in cas if c.role == "compute"), len(cas)) for leaf, cas in t.cas.items()}
 
-    def tables(self, failed: Iterable[str] = (), *, loaded=None, inventory_items: int = 0) -> RoutingTables:
+    def tables(self, failed: Iterable[str] = (), *, loaded=None, inventory_items: int = 0,
+               fill_open_routes: bool = True) -> RoutingTables:
         items = list(failed)
         cables, switches, unknown = resolve_failed(self.topo, items)
         if unknown:
             raise _unknown_failed(self.topo, items, unknown, loaded, inventory_items)
         topo = dataclasses.replace(self.topo, failed_cables=set(cables), failed_switches=set(switches))
-        tables = _Case(self, topo).run()
+        tables = _Case(self, topo, fill_open_routes=fill_open_routes).run()
         return RoutingTables(topo, tables, topo.max_lid, sorted(set(items)))
 
     # ------------------------------------------------------------------ set-up (intact plan)
@@ -226,6 +238,7 @@ class _Case:
 
     r: Router
     t: Topology
+    fill_open_routes: bool = True
     tables: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -358,7 +371,57 @@ class _Case:
         for leaf, todo in climbs.items():
             displaced += self._leaf_slots(leaf, todo)
         self._place_displaced(displaced)
+        if self.fill_open_routes:
+            self._fill_open_routes()
         return self.tables
+
+    def _next_switch(self, switch: str, lid: int) -> str | None:
+        what = self.t.peer.get((switch, self.tables[switch][lid]))
+        return what[1][0] if what is not None and what[0] == "switch" else None  # type: ignore[index]
+
+    def _transit(self, spine: str) -> str | None:
+        """The one leaf that carries every down-then-up turn into or out of `spine` (its home in a later zone)."""
+        home = self.home.get(spine)
+        if home is not None:
+            return home
+        reach = self.spine_reach[spine]
+        leaves = self.t.leaves[self.t.zone_of[spine]]
+        return next((leaf for leaf in leaves if leaf in reach and self.sw_alive[leaf]), None)
+
+    def _fill_open_routes(self) -> None:
+        """Routes the steps above leave open because of a failure: a spine that lost its cable to a leaf reaches that
+        leaf's LIDs (and exits behind it) down its transit leaf, which sends them on; a leaf that lost its uplink to a
+        spine reaches it up another spine, which sends it down the spine's transit leaf. These are the only
+        down-then-up turns inside a zone, and all turns at a spine's transit leaf m either leave that spine (s -> m ->
+        x) or enter it (y -> m -> s): a chain from one to the other would need the U-turn m -> s -> m, so one spine's
+        turns cannot close a cycle. Turns of several spines can; the deadlock proof decides (route() drops these
+        routes when they do)."""
+        t = self.t
+        for spine in (s for s in t.lid if t.tier[s] == "spine" and self.sw_alive[s]):
+            table = self.tables[spine]
+            m = self._transit(spine)
+            if m is None:
+                continue
+            for d in self.dests:
+                if table[d.lid] != UNROUTED or (d.kind == "spine" and d.zone == t.zone_of[spine]):
+                    continue
+                nxt = self._next_switch(m, d.lid)
+                if nxt is not None and nxt != spine and not (d.switch in self.homed and self.home.get(nxt) == d.switch):
+                    table[d.lid] = self._port_to(spine, m, 0)
+        for leaf in (s for s in t.lid if t.tier[s] == "leaf" and self.sw_alive[s]):
+            table = self.tables[leaf]
+            up = self.up[leaf]
+            U = len(up)
+            for d in self.dests:
+                if table[d.lid] != UNROUTED or d.kind != "spine" or t.zone_of[d.switch] != t.zone_of[leaf]:
+                    continue
+                m = self._transit(d.switch)
+                for j in range(U):
+                    u = (d.lid + j) % U
+                    if up[u] is not None and m != leaf and self._next_switch(up[u][1], d.lid) == m and \
+                            not (leaf in self.homed and self.home.get(up[u][1]) == m):
+                        table[d.lid] = up[u][0]
+                        break
 
     def _leaf_fixed(self, leaf: str, table: list[int]) -> list[tuple[Dest, str, int]]:
         """The entries of `leaf` that need no uplink choice: its own LIDs and CA ports, spine LIDs, traffic over its
@@ -535,10 +598,11 @@ class _Case:
                 if d.switch == spine:
                     table[lid] = 0
                 elif d.kind == "spine":
-                    # another spine of the zone: down to a leaf that still reaches it (management traffic only)
+                    # another spine of the zone: down to a leaf that still reaches it, the spine's transit leaf first
+                    # (see _fill_open_routes)
                     i0 = (ti + t.index[d.switch]) % L
-                    for j in range(L):
-                        leaf = leaves[(i0 + j) % L]
+                    m = self._transit(d.switch)
+                    for leaf in ([m] if m else []) + [leaves[(i0 + j) % L] for j in range(L)]:
                         if self.sw_alive[leaf] and self._port_to(spine, leaf, 0) != UNROUTED and any(
                                 link is not None and self.up_spine[leaf][u] == d.switch for u, link in enumerate(self.up[leaf])):
                             table[lid] = self._port_to(spine, leaf, 0)

@@ -189,3 +189,35 @@ def test_walker_reports_black_holes(lab_routed):
     tables["za-leaf01"][dst] = UNROUTED
     with pytest.raises(RouteError):
         Walker(topo, tables).path("za-leaf01", dst)
+
+
+def test_ca_routes_are_shortest(ff2_routed):
+    """Every CA-to-CA route takes the fewest switch hops (the old router sent 40,356 pairs from the first zone's
+    linked leaves over another leaf's inter-zone link: 5 links where 3 exist)."""
+    check = ff2_routed.routing.check
+    assert check.ca_pair_detours == 0 and check.unreachable_ca_pairs == 0 and check.unreachable_switch_lids == 0
+    # the only longer routes: a later-zone spine's own routes to the earlier zone's linked leaves go down its home
+    # leaf (20 spines x 3 other linked leaves x 19 ports), see docs/routing.md
+    assert check.switch_to_ca_detours == 20 * 3 * 19
+
+
+@pytest.mark.parametrize("failed", [["z1-leaf01-p21"], ["z2-leaf31-p36"], ["z1-spine05"], ["z1-leaf01-p20"]])
+def test_switch_routes_are_in_the_proof_and_reach_every_lid(ff2_routed, failed):
+    """With z1-leaf01-p21 down the old router left z1-spine01's LID unreachable from 38 leaves, and its proof left
+    out the routes of switches' port 0 (adding them closed z2-leaf31 -> z1-leaf31 -> ... -> z2-leaf31)."""
+    from ffplan.design.deadlock import Channels, channel_dependencies
+
+    routing = route(ff2_routed, failed)
+    assert routing.deadlock.acyclic and "port 0" in routing.deadlock.scope
+    assert routing.check.unreachable_switch_lids == 0 and routing.check.unreachable_switch_to_ca == 0
+    assert routing.check.ca_pair_detours == 0
+    # the graph has the dependencies of a spine's own route to a CA port of the other zone
+    plan = ff2_routed.model_copy(update={"routing": routing})
+    topo = build_topology(plan)
+    topo.failed_cables, topo.failed_switches = resolve_failed(topo, failed)[:2]
+    tables = tables_of(plan)
+    ch, edges = channel_dependencies(topo, tables, Channels(topo))
+    spine = "z2-spine07"
+    dst = topo.cas["z1-leaf05"][0].lid
+    first = ch.chan[ch.switches.index(spine), tables[spine][dst]]
+    assert first in set(edges[:, 0].tolist())
