@@ -277,6 +277,14 @@ class _Case:
         for z in t.zones:
             self._homes(z)
         self.homed = set(self.home.values())
+        self.homed_slots: dict[str, list[int]] = {}  # linked leaf -> uplink indexes (of any leaf) to spines homed there
+        for zone in t.zones:
+            S = len(t.spines[zone])
+            U = len(t.uplinks[t.leaves[zone][0]]) if t.leaves[zone] else 0
+            for u in range(U):
+                home = self.home.get(t.spines[zone][u % S]) if S else None
+                if home is not None:
+                    self.homed_slots.setdefault(home, []).append(u)
         # balance loads of displaced pairs: link key -> [compute->compute, compute->storage, all] flows
         self.load: dict[tuple, list[int]] = {}
 
@@ -459,8 +467,13 @@ class _Case:
                 # the shortest path: straight over this leaf's own link (a destination that enters through its own
                 # leaf's link from another leaf of this zone is as close through that link: keep the exit)
                 table[lid] = mine[lid % len(mine)]
-            elif r.zidx[n] < zi and not ex.direct:
-                climbs.append((d, HOME, cross[lid]))  # leaving a later zone: down any spine to its home leaf
+            elif r.zidx[n] < zi:
+                # leaving a later zone: up to a spine homed at the exit leaf (spread over them by the cross slot)
+                homed = self.homed_slots.get(ex.leaf)
+                if homed:
+                    climbs.append((d, ex.leaf, homed[cross[lid] % len(homed)]))
+                else:
+                    climbs.append((d, HOME, cross[lid]))  # no spine homed there any more: any home
             else:
                 climbs.append((d, ex.leaf, cross[lid]))
         return climbs
