@@ -140,11 +140,12 @@ class _Patterns:
     def bound(self, name: str, ch: Channels) -> int:
         """The largest bundle lower bound over the cuts out of and into every leaf and out of every zone."""
         topo = self.topo
-        out_links = np.bincount(ch.src_of, minlength=len(self.switches)) if len(ch.ends) else np.zeros(len(self.switches), int)
-        in_links = np.bincount(ch.peer_of, minlength=len(self.switches)) if len(ch.ends) else np.zeros(len(self.switches), int)
+        src, dst = ch.src_of[ch.alive], ch.peer_of[ch.alive]
+        out_links = np.bincount(src, minlength=len(self.switches))
+        in_links = np.bincount(dst, minlength=len(self.switches))
         zone_of = [topo.zone_of[s] for s in self.switches]
         zone_out: dict[str, int] = {}
-        for a, b in zip(ch.src_of.tolist(), ch.peer_of.tolist()):
+        for a, b in zip(src.tolist(), dst.tolist()):
             if zone_of[a] != zone_of[b]:
                 zone_out[zone_of[a]] = zone_out.get(zone_of[a], 0) + 1
         best = 0
@@ -187,26 +188,58 @@ class _Patterns:
 
 
 def run_sweep(plan: Plan, *, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0, singles: bool = True,
-              progress: Callable[[int, int], None] | None = None) -> SweepResult:
+              jobs: int = 1, progress: Callable[[int, int], None] | None = None) -> SweepResult:
+    """Every case of `sweep_cases`, measured; `jobs` worker processes share the cases in chunks of CHUNK."""
     topo = build_topology(plan)
-    router = Router(topo)
-    patterns = _Patterns(topo)
-    base = table_array(topo, router.tables().tables)
     cases = sweep_cases(topo, random_cases, cables_per_case, seed)
     if not singles:
         cases = [c for c in cases if c[0].startswith("random")]
-    intact = _measure(router, patterns, base, "intact", [])
-    result = SweepResult(intact)
-    for k, (name, failed) in enumerate(cases):
-        result.cases.append(_measure(router, patterns, base, name, failed))
+    chunks = [cases[i:i + CHUNK] for i in range(0, len(cases), CHUNK)]
+    done = 0
+    if jobs > 1 and len(chunks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_start_worker, initargs=(plan,)) as pool:
+            futures = [pool.submit(_worker_chunk, chunk) for chunk in chunks]
+            intact = pool.submit(_worker_chunk, [("intact", [])])
+            results = []
+            for f in futures:
+                results += f.result()
+                done += CHUNK
+                if progress:
+                    progress(min(done, len(cases)), len(cases))
+            return SweepResult(intact.result()[0], results)
+    _start_worker(plan)
+    result = SweepResult(_worker_chunk([("intact", [])])[0])
+    for chunk in chunks:
+        result.cases += _worker_chunk(chunk)
+        done += len(chunk)
         if progress:
-            progress(k + 1, len(cases))
+            progress(done, len(cases))
     return result
 
 
-def _measure(router: Router, patterns: _Patterns, base: np.ndarray, name: str, failed: list[str]) -> CaseResult:
+CHUNK = 20
+_WORKER: dict = {}  # one process's sweep state: router, patterns, intact tables, channels
+
+
+def _start_worker(plan: Plan) -> None:
+    topo = build_topology(plan)
+    router = Router(topo)
+    _WORKER.update(router=router, patterns=_Patterns(topo), base=table_array(topo, router.tables().tables),
+                   channels=Channels(topo))
+
+
+def _worker_chunk(cases: list[tuple[str, list[str]]]) -> list[CaseResult]:
+    w = _WORKER
+    return [_measure(w["router"], w["patterns"], w["base"], w["channels"], name, failed) for name, failed in cases]
+
+
+def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
+             failed: list[str]) -> CaseResult:
     rt = router.tables(failed)
-    ch = Channels(rt.topo)
+    ch = channels.without(rt.topo)
     lft = table_array(rt.topo, rt.tables)
     loads = {}
     for p in SWEEP_PATTERNS:

@@ -36,6 +36,7 @@ def analyze_command(
     cables: int = typer.Option(3, "--cables", min=1, help="With --random: failed leaf-spine cables per random case."),
     seed: int = typer.Option(0, "--seed", help="With --random: the random generator's seed (same seed, same cases)."),
     only_random: bool = typer.Option(False, "--only-random", help="With --sweep: skip the single-cable and single-spine cases."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="With --sweep: worker processes (cases are shared in chunks)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Count flows on every switch-to-switch link for traffic patterns; compare the worst link with the lower bound.
@@ -56,7 +57,7 @@ def analyze_command(
     if plan.routing is None and lfts is None:
         fail("the plan has no routing tables", "re-run `ffplan design`, or pass OpenSM's tables with --lfts")
     if sweep:
-        _sweep(plan, path, fmt, random_cases, cables, seed, only_random, quiet)
+        _sweep(plan, path, fmt, random_cases, cables, seed, only_random, jobs, quiet)
         return
     topo = topology_for(plan)
     tables = None
@@ -103,7 +104,8 @@ def _print_table(results, source: str) -> None:
             out.print(f"    {s.flows:>8}  {s.link}", markup=False)
 
 
-def _sweep(plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: int, only_random: bool, quiet: bool) -> None:
+def _sweep(plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: int, only_random: bool, jobs: int,
+           quiet: bool) -> None:
     from rich.progress import Progress
 
     from ffplan.analyze.sweep import SWEEP_PATTERNS, run_sweep
@@ -111,7 +113,7 @@ def _sweep(plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: 
     with Progress(console=err, transient=True, disable=quiet) as bar:
         task = bar.add_task("failure cases", total=None)
         result = run_sweep(plan, random_cases=random_cases, cables_per_case=cables, seed=seed, singles=not only_random,
-                           progress=lambda done, total: bar.update(task, completed=done, total=total))
+                           jobs=jobs, progress=lambda done, total: bar.update(task, completed=done, total=total))
     summary = result.summary()
     if fmt is Format.json:
         out.print_json(json.dumps({"plan": str(path), "patterns": {k: v[0] for k, v in SWEEP_PATTERNS.items()},

@@ -59,6 +59,23 @@ class Channels:
                 self.ends.append((i, p))
         self.peer_of = np.array([self.next[i, p] for i, p in self.ends], dtype=np.int32)  # channel -> switch it enters
         self.src_of = np.array([i for i, _ in self.ends], dtype=np.int32)
+        self.alive = np.ones(len(self.ends), dtype=bool)
+
+    def without(self, topo: Topology) -> Channels:
+        """These channels with the failed cables and switches of `topo` taken out (ids stay; `alive` marks the rest):
+        much cheaper than building them again, for the failure sweep."""
+        out = object.__new__(Channels)
+        out.switches, out.ends, out.peer_of, out.src_of = self.switches, self.ends, self.peer_of, self.src_of
+        out.next, out.chan = self.next.copy(), self.chan.copy()
+        dead = [c for c, (i, p) in enumerate(self.ends)
+                if self.switches[i] in topo.failed_switches or self.switches[self.peer_of[c]] in topo.failed_switches
+                or topo.port_label[(self.switches[i], p)] in topo.failed_cables]
+        for c in dead:
+            i, p = self.ends[c]
+            out.next[i, p] = out.chan[i, p] = -1
+        out.alive = self.alive.copy()
+        out.alive[dead] = False
+        return out
 
     def name(self, c: int) -> str:
         i, p = self.ends[c]

@@ -8,8 +8,6 @@ counted once per source CA port.
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
@@ -56,20 +54,20 @@ def route_hops(topo: Topology, tables: dict[str, list[int]], ch: Channels | None
 
 
 def _distances(ch: Channels, n: int) -> np.ndarray:
-    adj: list[list[int]] = [[] for _ in range(n)]
-    for c, (i, _) in enumerate(ch.ends):
-        adj[i].append(int(ch.peer_of[c]))
+    """Fewest alive links between every pair of switches: a breadth-first search from all switches at once."""
+    adj = np.zeros((n, n), dtype=bool)
+    alive = ch.alive
+    adj[ch.src_of[alive], ch.peer_of[alive]] = True
     dist = np.full((n, n), -1, dtype=np.int64)
-    for s in range(n):
-        row = dist[s]
-        row[s] = 0
-        q = deque([s])
-        while q:
-            v = q.popleft()
-            for w in adj[v]:
-                if row[w] < 0:
-                    row[w] = row[v] + 1
-                    q.append(w)
+    np.fill_diagonal(dist, 0)
+    frontier = np.eye(n, dtype=bool)
+    seen = frontier.copy()
+    for step in range(1, n):
+        frontier = (frontier.astype(np.int32) @ adj.astype(np.int32) > 0) & ~seen
+        if not frontier.any():
+            break
+        dist[frontier] = step
+        seen |= frontier
     return dist
 
 

@@ -36,6 +36,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
+import numpy as np
+
 from ffplan.design.topology import Topology, build_topology, resolve_failed
 from ffplan.diagnostics import Collector, StageError, did_you_mean
 from ffplan.plan.model import Lft, Plan, Routing
@@ -138,6 +140,14 @@ class Router:
             self.cross[z] = self._cross_slots(z, total, holes)
         # flows a source leaf sends to one destination in the balance loads: (compute sources, all sources)
         self.sources = {leaf: (sum(1 for c in cas if c.role == "compute"), len(cas)) for leaf, cas in t.cas.items()}
+        self._cache: dict[tuple, object] = {}  # the intact case and its climbs by spine (see tables())
+        # the CA destinations as arrays, for the loads
+        self.switch_id = {s: i for i, s in enumerate(t.lid)}
+        cas = sorted(t.ca_by_lid.items())
+        self.ca_lid = np.array([lid for lid, _ in cas], dtype=np.int64)
+        self.ca_zone = np.array([self.zidx[ca.zone] for _, ca in cas], dtype=np.int64)
+        self.ca_role = np.array([ROLE_ORDER.get(ca.role, len(ROLE_ORDER)) for _, ca in cas], dtype=np.int64)
+        self.ca_leaf = np.array([self.switch_id[ca.leaf] for _, ca in cas], dtype=np.int64)
 
     def tables(self, failed: Iterable[str] = (), *, loaded=None, inventory_items: int = 0,
                fill_open_routes: bool = True) -> RoutingTables:
@@ -146,8 +156,35 @@ class Router:
         if unknown:
             raise _unknown_failed(self.topo, items, unknown, loaded, inventory_items)
         topo = dataclasses.replace(self.topo, failed_cables=set(cables), failed_switches=set(switches))
-        tables = _Case(self, topo, fill_open_routes=fill_open_routes).run()
+        case = _Case(self, topo, fill_open_routes=fill_open_routes)
+        base = self._intact(fill_open_routes) if cables or switches else None
+        tables = case.run_from(base) if base is not None and case.can_follow(base) else case.run()
         return RoutingTables(topo, tables, topo.max_lid, sorted(set(items)))
+
+    def _intact(self, fill_open_routes: bool) -> _Case:
+        """The routes of the intact plan, computed once: failure cases start from them."""
+        key = ("intact", fill_open_routes)
+        if key not in self._cache:
+            case = _Case(self, self.topo, fill_open_routes=fill_open_routes)
+            case.run()
+            self._cache[key] = case
+        return self._cache[key]
+
+    def climbs_by_spine(self, base: _Case) -> dict[str, dict[str, list[tuple[Dest, str, int]]]]:
+        """leaf -> spine -> the (destination, target, uplink) pairs of `base` that climb to that spine."""
+        key = ("by spine", id(base))
+        if key not in self._cache:
+            out: dict[str, dict[str, list]] = {}
+            for leaf, climbs in base.climbs.items():
+                port_u = {link[0]: u for u, link in enumerate(base.up[leaf]) if link is not None}
+                per = out.setdefault(leaf, {})
+                table = base.tables[leaf]
+                for d, target, _ in climbs:
+                    u = port_u.get(table[d.lid])
+                    if u is not None:
+                        per.setdefault(base.up_spine[leaf][u], []).append((d, target, u))
+            self._cache[key] = out
+        return self._cache[key]
 
     # ------------------------------------------------------------------ set-up (intact plan)
 
@@ -272,7 +309,10 @@ class _Case:
                 self.own_iz.setdefault(a_leaf, {}).setdefault(zn, []).append(a_port)
         self.linked = {key: {a for a, _, _, _ in links} for key, links in self.iz.items()}
         self.next_zone = self._zone_paths()
-        self.exit = {z: self._exits(z) for z in t.zones}
+        exits_key = ("exits", tuple((k, tuple(v)) for k, v in sorted(self.iz.items())), tuple(d.lid for d in self.dests))
+        if exits_key not in r._cache:
+            r._cache[exits_key] = {z: self._exits(z) for z in t.zones}
+        self.exit = r._cache[exits_key]
         self.home: dict[str, str] = {}  # spine of a later zone -> the linked leaf it sends the earlier zone's LIDs to
         for z in t.zones:
             self._homes(z)
@@ -285,8 +325,9 @@ class _Case:
                 home = self.home.get(t.spines[zone][u % S]) if S else None
                 if home is not None:
                     self.homed_slots.setdefault(home, []).append(u)
-        # balance loads of displaced pairs: link key -> [compute->compute, compute->storage, all] flows
-        self.load: dict[tuple, list[int]] = {}
+        # balance loads of displaced pairs, per leaf uplink and per (spine, leaf) downlink (see _count_loads)
+        self.up_load: dict[str, np.ndarray] = {}
+        self.down_load = np.zeros((0, 0, 2 * LOADS), dtype=np.int64)
 
     # ------------------------------------------------------------------ cross-zone set-up
 
@@ -378,6 +419,56 @@ class _Case:
         displaced = []
         for leaf, todo in climbs.items():
             displaced += self._leaf_slots(leaf, todo)
+        self.climbs = climbs
+        self._count_loads()
+        self._place_displaced(displaced)
+        if self.fill_open_routes:
+            self._fill_open_routes()
+        return self.tables
+
+    def can_follow(self, base: _Case) -> bool:
+        """Whether this case can start from `base`'s routes: only leaf-spine cables and spines failed, and the
+        cross-zone structure (inter-zone links, spine homes) is the same."""
+        kinds = {self.t.by_label[c][0] for c in self.t.failed_cables}
+        return (kinds <= {"leaf-spine"} and all(self.t.tier[s] == "spine" for s in self.t.failed_switches)
+                and self.home == base.home and self.iz == base.iz and self.fill_open_routes == base.fill_open_routes)
+
+    def run_from(self, base: _Case) -> dict[str, list[int]]:
+        """Re-route incrementally from `base` (the intact routes): the tables of spines that failed or lost a cable
+        are recomputed, every switch's entries for spine LIDs too, and of every leaf only the pairs whose spine became
+        unusable are displaced and placed again over the loads of everything else, which keeps its route."""
+        t, r = self.t, self.r
+        broken = {s for s in t.lid if t.tier[s] == "spine" and (
+            not self.sw_alive[s] or any(p is None for links in self.down[s].values() for p in links))}
+        self.tables = {s: list(table) for s, table in base.tables.items()}
+        self.climbs = base.climbs
+        gone = [d.lid for d in r.dests if d.kind == "spine" and not self.sw_alive[d.switch]]
+        spine_dests = [d for d in self.dests if d.kind == "spine"]
+        for s in broken:
+            table = self.tables[s] = [UNROUTED] * (t.max_lid + 1)
+            if self.sw_alive[s]:
+                self._spine_table(s, table)
+        self.up_load = {leaf: load.copy() for leaf, load in base.up_load.items()}
+        self.down_load = base.down_load.copy()
+        displaced = []
+        by_spine = r.climbs_by_spine(base)
+        for name, table in self.tables.items():
+            for lid in gone:
+                table[lid] = UNROUTED
+            if not self.sw_alive[name]:
+                self.tables[name] = [UNROUTED] * (t.max_lid + 1)
+                continue
+            zone = t.zone_of[name]
+            for d in spine_dests:
+                if d.zone == zone and d.switch != name:
+                    table[d.lid] = self._spine_to_spine(name, d.switch) if t.tier[name] == "spine" else self._leaf_to_spine(name, d.switch)
+            if t.tier[name] != "leaf":
+                continue
+            for s in broken:
+                for d, target, u in by_spine[name].get(s, ()):
+                    if not self._valid(name, u, target, d):
+                        displaced.append((name, d, target))
+                        self._add_load(name, u, base._down_target(name, u, target), [-x for x in self._weights(name, d)])
         self._place_displaced(displaced)
         if self.fill_open_routes:
             self._fill_open_routes()
@@ -408,7 +499,7 @@ class _Case:
         for spine in (s for s in t.lid if t.tier[s] == "spine" and self.sw_alive[s]):
             table = self.tables[spine]
             m = self._transit(spine)
-            if m is None:
+            if m is None or UNROUTED not in table:
                 continue
             for d in self.dests:
                 if table[d.lid] != UNROUTED or (d.kind == "spine" and d.zone == t.zone_of[spine]):
@@ -418,6 +509,8 @@ class _Case:
                     table[d.lid] = self._port_to(spine, m, 0)
         for leaf in (s for s in t.lid if t.tier[s] == "leaf" and self.sw_alive[s]):
             table = self.tables[leaf]
+            if UNROUTED not in table:
+                continue
             up = self.up[leaf]
             U = len(up)
             for d in self.dests:
@@ -450,9 +543,7 @@ class _Case:
                 if d.switch == leaf:
                     table[lid] = d.port  # 0 for the leaf itself
                 elif d.kind == "spine":
-                    ks = [u for u, link in enumerate(up) if link is not None and up_spine[u] == d.switch]
-                    if ks:
-                        table[lid] = up[ks[t.index[leaf] % len(ks)]][0]
+                    table[lid] = self._leaf_to_spine(leaf, d.switch)
                 else:
                     climbs.append((d, d.switch, r.slot[lid]))
                 continue
@@ -517,7 +608,6 @@ class _Case:
         they spread over the spines instead of all doubling one downlink."""
         if not displaced:
             return
-        self._count_loads()
         t = self.t
         displaced.sort(key=lambda x: (x[1].lid, t.index[x[0]], x[0]))
         for leaf, d, target in displaced:
@@ -532,8 +622,7 @@ class _Case:
             i = t.index[leaf]
 
             def key(u: int) -> tuple:
-                a = self._link_load(("up", leaf, u))
-                b = self._link_load(("down", self.up_spine[leaf][u], self._down_target(leaf, u, target)))
+                a, b = (x.tolist() for x in self._link_loads(leaf, u, self._down_target(leaf, u, target)))
                 if base:
                     # cross-zone: every leaf's traffic to an exit leaf meets on the inter-zone links anyway; what this
                     # choice can balance is the leaf's own uplinks
@@ -558,30 +647,49 @@ class _Case:
 
     def _count_loads(self) -> None:
         """Loads of the pairs already placed, on every leaf uplink and spine downlink (for the displaced ones)."""
-        t = self.t
-        for leaf, table in self.tables.items():
-            if t.tier[leaf] != "leaf" or not self.sw_alive[leaf]:
+        t, r = self.t, self.r
+        sid = r.switch_id
+        n = len(sid)
+        self.up_load = {leaf: np.zeros((len(ups), 2 * LOADS), dtype=np.int64) for leaf, ups in self.up.items()}
+        self.down_load = np.zeros((n, n, 2 * LOADS), dtype=np.int64)
+        lids, dzone, drole, dleaf = r.ca_lid, r.ca_zone, r.ca_role, r.ca_leaf
+        alive = np.array([self.ca_alive[lid] for lid in lids.tolist()])
+        home_id = np.full(n, -1, dtype=np.int64)
+        for spine, home in self.home.items():
+            home_id[sid[spine]] = sid[home]
+        for leaf, ups in self.up.items():
+            if not self.sw_alive[leaf]:
                 continue
-            port_u = {link[0]: u for u, link in enumerate(self.up[leaf]) if link is not None}
-            for d in self.dests:
-                u = port_u.get(table[d.lid])
-                if u is None or d.kind != "ca":
-                    continue
-                zone = t.zone_of[leaf]
-                target = d.switch if d.zone == zone else self.home.get(self.up_spine[leaf][u]) or self.exit[zone][d.lid].leaf
-                self._add_load(leaf, u, target, self._weights(leaf, d))
+            zone = t.zone_of[leaf]
+            port_u = np.full(256, -1, dtype=np.int64)
+            for u, link in enumerate(ups):
+                if link is not None:
+                    port_u[link[0]] = u
+            u = port_u[np.asarray(self.tables[leaf], dtype=np.int64)[lids]]
+            keep = (u >= 0) & alive
+            u, lid, z, role, own = u[keep], lids[keep], dzone[keep], drole[keep], dleaf[keep]
+            spine = np.array([sid[x] for x in self.up_spine[leaf]], dtype=np.int64)[u]
+            cross = z != r.zidx[zone]
+            exit_leaf = np.array([sid[self.exit[zone][x].leaf] if x in self.exit[zone] else -1 for x in lid.tolist()], dtype=np.int64)
+            target = np.where(cross, np.where(home_id[spine] >= 0, home_id[spine], exit_leaf), own)
+            compute, every = r.sources[leaf]
+            w = np.zeros((len(u), 2 * LOADS), dtype=np.int64)
+            rows = np.arange(len(u))
+            base = cross * LOADS
+            w[rows, base + LOAD_COMPUTE] = compute * (role == ROLE_ORDER["compute"])
+            w[rows, base + LOAD_STORAGE] = compute * (role == ROLE_ORDER["storage"])
+            w[rows, base + LOAD_ALL] = every
+            np.add.at(self.up_load[leaf], u, w)
+            np.add.at(self.down_load, (spine, target), w)
 
-    def _link_load(self, key: tuple) -> list[int]:
-        load = self.load.get(key)
-        if load is None:
-            load = self.load[key] = [0] * (2 * LOADS)
-        return load
+    def _link_loads(self, leaf: str, u: int, target: str) -> tuple[np.ndarray, np.ndarray]:
+        """The loads of uplink u of `leaf` and of its spine's downlink to `target`."""
+        sid = self.r.switch_id
+        return self.up_load[leaf][u], self.down_load[sid[self.up_spine[leaf][u]], sid[target]]
 
     def _add_load(self, leaf: str, u: int, target: str, w: list[int]) -> None:
-        for key in (("up", leaf, u), ("down", self.up_spine[leaf][u], target)):
-            load = self._link_load(key)
-            for j, x in enumerate(w):
-                load[j] += x
+        for load in self._link_loads(leaf, u, target):
+            load += w
 
     def _port_to(self, spine: str, leaf: str, u: int) -> int:
         """The spine's port to `leaf` for slot u: parallel link u // S, else another alive one."""
@@ -595,6 +703,27 @@ class _Case:
             return links[k]
         return alive[u % len(alive)]
 
+    def _spine_to_spine(self, spine: str, other: str) -> int:
+        """Another spine of the zone: down to a leaf that still reaches it, the other spine's transit leaf first (see
+        _fill_open_routes)."""
+        t = self.t
+        leaves = t.leaves[t.zone_of[spine]]
+        L = len(leaves)
+        i0 = (t.index[spine] + t.index[other]) % L
+        m = self._transit(other)
+        for leaf in ([m] if m else []) + [leaves[(i0 + j) % L] for j in range(L)]:
+            port = self._port_to(spine, leaf, 0)
+            if self.sw_alive[leaf] and port != UNROUTED and any(
+                    link is not None and self.up_spine[leaf][u] == other for u, link in enumerate(self.up[leaf])):
+                return port
+        return UNROUTED
+
+    def _leaf_to_spine(self, leaf: str, spine: str) -> int:
+        """A spine of the leaf's zone: straight up (parallel links by leaf index); UNROUTED when no uplink is alive."""
+        up = self.up[leaf]
+        ks = [u for u, link in enumerate(up) if link is not None and self.up_spine[leaf][u] == spine]
+        return up[ks[self.t.index[leaf] % len(ks)]][0] if ks else UNROUTED
+
     def _spine_table(self, spine: str, table: list[int]) -> None:
         t, r = self.t, self.r
         zone = t.zone_of[spine]
@@ -602,8 +731,6 @@ class _Case:
         cross = r.cross[zone]
         exits = self.exit[zone]
         next_zone = self.next_zone[zone]
-        leaves = t.leaves[zone]
-        L = len(leaves)
         ti = t.index[spine]
         for d in self.dests:
             lid = d.lid
@@ -611,15 +738,7 @@ class _Case:
                 if d.switch == spine:
                     table[lid] = 0
                 elif d.kind == "spine":
-                    # another spine of the zone: down to a leaf that still reaches it, the spine's transit leaf first
-                    # (see _fill_open_routes)
-                    i0 = (ti + t.index[d.switch]) % L
-                    m = self._transit(d.switch)
-                    for leaf in ([m] if m else []) + [leaves[(i0 + j) % L] for j in range(L)]:
-                        if self.sw_alive[leaf] and self._port_to(spine, leaf, 0) != UNROUTED and any(
-                                link is not None and self.up_spine[leaf][u] == d.switch for u, link in enumerate(self.up[leaf])):
-                            table[lid] = self._port_to(spine, leaf, 0)
-                            break
+                    table[lid] = self._spine_to_spine(spine, d.switch)
                 else:
                     u = r.slot[lid]
                     if S and u % S != ti:
