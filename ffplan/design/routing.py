@@ -313,6 +313,8 @@ class _Case:
         if exits_key not in r._cache:
             r._cache[exits_key] = {z: self._exits(z) for z in t.zones}
         self.exit = r._cache[exits_key]
+        self._templates: dict[str, tuple] = {}  # zone -> _zone_template
+        self._free_slot: dict[tuple[str, str], int | None] = {}  # (spine, leaf) -> slot of a displaced pair's downlink
         self.home: dict[str, str] = {}  # spine of a later zone -> the linked leaf it sends the earlier zone's LIDs to
         for z in t.zones:
             self._homes(z)
@@ -524,14 +526,51 @@ class _Case:
                         table[d.lid] = up[u][0]
                         break
 
+    def _zone_template(self, zone: str) -> tuple[dict[str, list[Dest]], list[Dest], list[tuple[Dest, str, int]]]:
+        """For the leaves of `zone` without inter-zone links of their own: (leaf -> its own LIDs, the zone's spine
+        LIDs, every climb as in _leaf_fixed); a leaf's climbs are these without the ones to itself."""
+        if zone not in self._templates:
+            t, r = self.t, self.r
+            zi = r.zidx[zone]
+            own: dict[str, list[Dest]] = {}
+            spines: list[Dest] = []
+            climbs: list[tuple[Dest, str, int]] = []
+            exits, cross, next_zone = self.exit[zone], r.cross[zone], self.next_zone[zone]
+            for d in self.dests:
+                if d.zone == zone:
+                    if d.kind == "spine":
+                        spines.append(d)
+                    else:
+                        own.setdefault(d.switch, []).append(d)
+                        climbs.append((d, d.switch, r.slot[d.lid]))
+                    continue
+                n = next_zone.get(d.zone)
+                if n is None:
+                    continue
+                ex = exits[d.lid]
+                if r.zidx[n] < zi:
+                    homed = self.homed_slots.get(ex.leaf)
+                    climbs.append((d, ex.leaf, homed[cross[d.lid] % len(homed)]) if homed else (d, HOME, cross[d.lid]))
+                else:
+                    climbs.append((d, ex.leaf, cross[d.lid]))
+            self._templates[zone] = (own, spines, climbs)
+        return self._templates[zone]
+
     def _leaf_fixed(self, leaf: str, table: list[int]) -> list[tuple[Dest, str, int]]:
         """The entries of `leaf` that need no uplink choice: its own LIDs and CA ports, spine LIDs, traffic over its
         own inter-zone links and exits of a later zone (up to an exit spine). Returns the destinations that climb
         to a spine: (destination, the leaf that spine must reach, preferred slot)."""
         t, r = self.t, self.r
         zone = t.zone_of[leaf]
+        if leaf not in self.own_iz:
+            # most leaves: the zone's climbs are the same for all of them but for the leaf's own LIDs
+            own, spines, climbs = self._zone_template(zone)
+            for d in own.get(leaf, ()):
+                table[d.lid] = d.port
+            for d in spines:
+                table[d.lid] = self._leaf_to_spine(leaf, d.switch)
+            return [c for c in climbs if c[1] != leaf]
         zi = r.zidx[zone]
-        up, up_spine = self.up[leaf], self.up_spine[leaf]
         own_iz = self.own_iz.get(leaf, {})
         next_zone = self.next_zone[zone]
         exits = self.exit[zone]
@@ -594,10 +633,14 @@ class _Case:
         """Every climbing destination up its slot's uplink where valid; returns the displaced (leaf, dest, target)."""
         table = self.tables[leaf]
         up = self.up[leaf]
+        port = [link[0] if link is not None else None for link in up]
+        reach = [self.spine_reach[s] for s in self.up_spine[leaf]]
+        homed = self.homed
         displaced = []
         for d, target, u in climbs:
-            if self._valid(leaf, u, target, d):
-                table[d.lid] = up[u][0]
+            # the common case inline: alive uplink, its spine reaches the target, no home rule involved
+            if (port[u] is not None and target in reach[u] and target not in homed) or self._valid(leaf, u, target, d):
+                table[d.lid] = port[u]
             else:
                 displaced.append((leaf, d, target))
         return displaced
@@ -693,15 +736,15 @@ class _Case:
 
     def _port_to(self, spine: str, leaf: str, u: int) -> int:
         """The spine's port to `leaf` for slot u: parallel link u // S, else another alive one."""
-        links = self.down[spine].get(leaf) or []
-        alive = [p for p in links if p is not None]
-        if not alive:
+        links = self.down[spine].get(leaf)
+        if not links:
             return UNROUTED
         S = len(self.t.spines[self.t.zone_of[spine]])
         k = u // S if S else 0
         if k < len(links) and links[k] is not None:
             return links[k]
-        return alive[u % len(alive)]
+        alive = [p for p in links if p is not None]
+        return alive[u % len(alive)] if alive else UNROUTED
 
     def _spine_to_spine(self, spine: str, other: str) -> int:
         """Another spine of the zone: down to a leaf that still reaches it, the other spine's transit leaf first (see
@@ -743,11 +786,14 @@ class _Case:
                     u = r.slot[lid]
                     if S and u % S != ti:
                         # reached here by a displaced pair: use a parallel link none of the leaf's ports own
-                        links = self.down[spine].get(d.switch) or []
-                        used = r.used_slots.get(d.switch, set())
-                        free = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
-                        if free:
-                            u = free[0] * S + ti
+                        free = self._free_slot.get((spine, d.switch), -1)
+                        if free == -1:
+                            links = self.down[spine].get(d.switch) or []
+                            used = r.used_slots.get(d.switch, set())
+                            ks = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
+                            free = self._free_slot[(spine, d.switch)] = ks[0] * S + ti if ks else None
+                        if free is not None:
+                            u = free
                     table[lid] = self._port_to(spine, d.switch, u)
                 continue
             n = next_zone.get(d.zone)
