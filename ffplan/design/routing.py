@@ -775,6 +775,14 @@ class _Case:
         exits = self.exit[zone]
         next_zone = self.next_zone[zone]
         ti = t.index[spine]
+        ports: dict[tuple[str, int], int] = {}  # (leaf, slot) -> port: a few hundred keys for all destinations
+
+        def port(leaf: str, u: int) -> int:
+            p = ports.get((leaf, u))
+            if p is None:
+                p = ports[(leaf, u)] = self._port_to(spine, leaf, u)
+            return p
+
         for d in self.dests:
             lid = d.lid
             if d.zone == zone:
@@ -785,16 +793,8 @@ class _Case:
                 else:
                     u = r.slot[lid]
                     if S and u % S != ti:
-                        # reached here by a displaced pair: use a parallel link none of the leaf's ports own
-                        free = self._free_slot.get((spine, d.switch), -1)
-                        if free == -1:
-                            links = self.down[spine].get(d.switch) or []
-                            used = r.used_slots.get(d.switch, set())
-                            ks = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
-                            free = self._free_slot[(spine, d.switch)] = ks[0] * S + ti if ks else None
-                        if free is not None:
-                            u = free
-                    table[lid] = self._port_to(spine, d.switch, u)
+                        u = self._displaced_slot(spine, d.switch, u)
+                    table[lid] = port(d.switch, u)
                 continue
             n = next_zone.get(d.zone)
             if n is None:
@@ -802,6 +802,20 @@ class _Case:
             if r.zidx[n] < r.zidx[zone]:
                 home = self.home.get(spine)
                 if home is not None:
-                    table[lid] = self._port_to(spine, home, cross[lid])
+                    table[lid] = port(home, cross[lid])
             else:
-                table[lid] = self._port_to(spine, exits[lid].leaf, cross[lid])
+                table[lid] = port(exits[lid].leaf, cross[lid])
+
+    def _displaced_slot(self, spine: str, leaf: str, u: int) -> int:
+        """The slot a spine brings a displaced pair down with (the destination's slot is another spine's): a parallel
+        link none of the leaf's ports own, else the destination's own parallel link."""
+        key = (spine, leaf)
+        if key not in self._free_slot:
+            S = len(self.t.spines[self.t.zone_of[spine]])
+            ti = self.t.index[spine]
+            links = self.down[spine].get(leaf) or []
+            used = self.r.used_slots.get(leaf, set())
+            ks = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
+            self._free_slot[key] = ks[0] * S + ti if ks else None
+        free = self._free_slot[key]
+        return u if free is None else free
