@@ -76,12 +76,21 @@ def analyze_command(
         if read.missing_switches or read.unknown_switches or read.unmapped_lids:
             err.print(f"[yellow]note:[/] {len(read.missing_switches)} plan switches not in the dump (empty tables), "
                       f"{len(read.unknown_switches)} dump switches not in the plan, {read.unmapped_lids} entries not mapped")
+    from ffplan.analyze import plan_tables
+    from ffplan.design.reach import check_routes
+
     roles = tuple(role) or None
     results = analyze(plan, names, scope=scope.value if scope else None, roles=roles, tables=tables, top=top, topo=topo)
+    check = check_routes(topo, tables if tables is not None else plan_tables(plan))
     if fmt is Format.json:
-        out.print_json(json.dumps({"plan": str(path), "routes": source, "patterns": [r.as_dict() for r in results]}))
+        out.print_json(json.dumps({"plan": str(path), "routes": source, "route_check": check.model_dump(),
+                                   "patterns": [r.as_dict() for r in results]}))
     else:
         _print_table(results, source)
+        out.print(f"routes: {check.ca_pair_detours} CA pairs and {check.switch_to_ca_detours} switch-to-CA routes longer "
+                  f"than the shortest path; unreachable: {check.unreachable_ca_pairs} CA pairs, "
+                  f"{check.unreachable_switch_to_ca} switch-to-CA routes, {check.unreachable_switch_lids} routes to switch "
+                  "LIDs (docs/routing.md)", markup=False)
     if any(r.unroutable for r in results):
         raise typer.Exit(EXIT_FINDINGS)
 

@@ -14,17 +14,19 @@ Algorithm (docs/routing.md has the long form):
   moves a healthy route.
 * **Across zones** the destinations of another zone are spread evenly, role by role, over the inter-zone links
   between the two zones (a destination on a leaf that holds its own inter-zone link always enters through that
-  link), and over the leaf uplinks towards the exit leaf. A leaf holding its own link to the next zone sends that
-  zone's traffic straight over it (the shortest path), except to a destination that enters through its own leaf's
-  link. In the later zone, every other leaf sends traffic for the earlier zone up to the exit leaf's *exit spine*
-  (the spine and parallel link of one of its holes, which no CA port of that leaf uses). That keeps exits off every
-  down-then-up turn between two linked leaves, so the channel dependency graph stays acyclic (docs/routing.md).
-  Zones that are not directly linked are reached through the next zone on a shortest zone path.
+  link): its *exit*. A leaf holding its own link to the next zone sends that zone's traffic straight over it (the
+  shortest path), except to a destination that enters through its own leaf's link. Every spine of the later zone
+  of a linked pair has a *home* linked leaf: traffic for the earlier zone comes down a spine only to its home, and
+  the linked leaves never send each other's LIDs through a spine homed at the receiver. Nothing that entered the
+  later zone can then reach an exit, so the channel dependency graph has no cycle through both zones, switch routes
+  included (docs/routing.md, section 3). Zones that are not directly linked are reached through the next zone on a
+  shortest zone path.
 * **Failed cables and switches** are never used. A (source leaf, destination) pair whose slot is unusable (dead
   uplink, or the slot's spine lost its cable to the destination's leaf) is *displaced*: the displaced pairs are
   placed one by one on the valid uplink whose uplink and spine downlink carry the least traffic of the
   destination's role after the move (flows weighted by the source leaf's ports), so the pairs of one destination
   spread over different spines instead of all doubling one downlink. Pairs that are not displaced keep their route.
+  Switch routes a failure leaves open go through one transit leaf per spine (down-then-up turns that cannot chain).
 
 The routes are then proven deadlock-free (ffplan.design.deadlock) before the plan is written.
 """

@@ -128,5 +128,6 @@ def test_analyze_cli_json(tmp_path, lab_routed):
     data = json.loads(res.output)
     assert [p["pattern"] for p in data["patterns"]] == ["all-to-all", "shift"]
     assert data["patterns"][0]["bound"] == 12 and data["patterns"][1]["bound"] == 1
+    assert data["route_check"] == lab_routed.routing.check.model_dump()  # detours and reachability of the tables
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "bogus"])
     assert res.exit_code == 2
