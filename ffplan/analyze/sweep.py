@@ -20,6 +20,7 @@ from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
 from ffplan.design.reach import check_routes
 from ffplan.design.routing import Router
 from ffplan.design.topology import Topology, build_topology
+from ffplan.diagnostics import StageError
 from ffplan.plan.model import Plan
 
 # name -> (description, source role, destination role or None for every role, across zones)
@@ -47,9 +48,11 @@ class CaseResult:
     unreachable_ca_pairs: int
     unreachable_switch_lids: int
     routes_changed: int  # (switch, LID) entries that differ from the intact routes
+    deadlock_free: bool  # the channel dependency graph of the routes is acyclic (ffplan.design.deadlock)
 
     def as_dict(self) -> dict:
         return {"case": self.case, "failed": self.failed, "routes_changed": self.routes_changed,
+                "deadlock_free": self.deadlock_free,
                 "unreachable_ca_pairs": self.unreachable_ca_pairs, "unreachable_switch_lids": self.unreachable_switch_lids,
                 "patterns": {k: {"max": p.max_load, "bound": p.bound, "ratio": round(p.ratio, 4), "unroutable": p.unroutable}
                              for k, p in self.patterns.items()}}
@@ -76,6 +79,7 @@ class SweepResult:
                          "unreachable_ca_pairs": sum(c.unreachable_ca_pairs for c in group),
                          "unreachable_switch_lids": sum(c.unreachable_switch_lids for c in group),
                          "cases_with_unreachable": sum(1 for c in group if c.unreachable_ca_pairs or c.unreachable_switch_lids),
+                         "cases_not_deadlock_free": sum(1 for c in group if not c.deadlock_free),
                          "max_routes_changed": max(c.routes_changed for c in group)}
         return out
 
@@ -238,8 +242,12 @@ def _worker_chunk(cases: list[tuple[str, list[str]]]) -> list[CaseResult]:
 
 def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
              failed: list[str]) -> CaseResult:
-    rt = router.tables(failed)
-    ch = channels.without(rt.topo)
+    try:
+        rt, _, ch = router.proven_tables(failed, channels)
+        deadlock_free = True
+    except StageError:
+        rt = router.tables(failed)
+        ch, deadlock_free = channels.without(rt.topo), False
     lft = table_array(rt.topo, rt.tables)
     loads = {}
     for p in SWEEP_PATTERNS:
@@ -249,4 +257,4 @@ def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Ch
         loads[p] = PatternLoad(mx, bound, mx / bound if bound else (1.0 if mx == 0 else float("inf")), lost)
     check = check_routes(rt.topo, rt.tables, ch)
     return CaseResult(name, failed, loads, check.unreachable_ca_pairs, check.unreachable_switch_lids,
-                      int(np.count_nonzero(lft != base)))
+                      int(np.count_nonzero(lft != base)), deadlock_free)

@@ -130,20 +130,22 @@ def _sweep(plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: 
                                    "cases": [c.as_dict() for c in result.cases]}))
     else:
         t = Table(title="failure sweep: worst case per pattern (max flows on one link / lower bound)", title_justify="left")
-        for col in ("cases", "count", *SWEEP_PATTERNS, "unreachable CA pairs", "unreachable switch LIDs", "most routes changed"):
+        for col in ("cases", "count", *SWEEP_PATTERNS, "unreachable CA pairs", "unreachable switch LIDs", "not deadlock-free",
+                    "most routes changed"):
             t.add_column(col, justify="left" if col == "cases" else "right")
         intact = result.intact
         t.add_row("intact", "1", *(f"{p.max_load}/{p.bound} ({p.ratio:.2f})" for p in intact.patterns.values()),
-                  str(intact.unreachable_ca_pairs), str(intact.unreachable_switch_lids), "0")
+                  str(intact.unreachable_ca_pairs), str(intact.unreachable_switch_lids), "0" if intact.deadlock_free else "1", "0")
         for kind, s in summary.items():
             t.add_row(kind, str(s["cases"]), *(f"{w['max']}/{w['bound']} ({w['ratio']:.2f})" for w in s["worst"].values()),
-                      str(s["unreachable_ca_pairs"]), str(s["unreachable_switch_lids"]), str(s["max_routes_changed"]))
+                      str(s["unreachable_ca_pairs"]), str(s["unreachable_switch_lids"]), str(s["cases_not_deadlock_free"]),
+                      str(s["max_routes_changed"]))
         out.print(t)
         for name, (text, *_) in SWEEP_PATTERNS.items():
             out.print(f"{name}: {text}", markup=False)
         for kind, s in summary.items():
             out.print(f"worst {kind} cases: " + "; ".join(f"{k} {w['case']}" for k, w in s["worst"].items()), markup=False)
-    if any(c.unreachable_ca_pairs or c.unreachable_switch_lids for c in result.cases):
+    if any(c.unreachable_ca_pairs or c.unreachable_switch_lids or not c.deadlock_free for c in result.cases):
         raise typer.Exit(EXIT_FINDINGS)
 
 

@@ -85,23 +85,17 @@ def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded:
     When designing, `loaded` is the inventory: its `fabric.failed_links` are avoided too and an unknown item is
     reported at its line (items of `failed` as the `--exclude-link` option). Raises StageError (FF601) for an
     unknown failed item and (FF602) for a channel dependency cycle."""
-    from ffplan.design.deadlock import Channels, prove_deadlock_free
     from ffplan.design.reach import check_routes
 
     inv_failed = list(loaded.inventory.fabric.failed_links) if loaded is not None else []
     items = inv_failed + list(failed)
     router = Router(build_topology(plan))
-    rt = router.tables(items, loaded=loaded, inventory_items=len(inv_failed))
     proof = routes = None
     if check:
-        channels = Channels(rt.topo)
-        try:
-            proof = prove_deadlock_free(rt.topo, rt.tables, channels)
-        except StageError:
-            # the detours of several broken spines closed a cycle: leave those switch routes open (counted below)
-            rt = router.tables(items, loaded=loaded, inventory_items=len(inv_failed), fill_open_routes=False)
-            proof = prove_deadlock_free(rt.topo, rt.tables, channels)
+        rt, proof, channels = router.proven_tables(items, loaded=loaded, inventory_items=len(inv_failed))
         routes = check_routes(rt.topo, rt.tables, channels)
+    else:
+        rt = router.tables(items, loaded=loaded, inventory_items=len(inv_failed))
     lfts = [Lft(switch=s.name, ports=rt.tables[s.name]) for s in plan.switches]
     return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
                    check=routes, lfts=lfts)
@@ -162,6 +156,21 @@ class Router:
         base = self._intact(fill_open_routes) if cables or switches else None
         tables = case.run_from(base) if base is not None and case.can_follow(base) else case.run()
         return RoutingTables(topo, tables, topo.max_lid, sorted(set(items)))
+
+    def proven_tables(self, failed: Iterable[str], intact_channels=None, **kwargs):
+        """(`tables(failed)`, its deadlock proof, its channels). When the down-then-up turns of several broken spines
+        close a cycle, the open switch routes are left open instead (ffplan.design.reach counts them) and proven
+        again; raises StageError if that is not acyclic either. `intact_channels`: the plan's Channels, to derive the
+        case's from (faster, for the sweep)."""
+        from ffplan.design.deadlock import Channels, prove_deadlock_free
+
+        rt = self.tables(failed, **kwargs)
+        channels = intact_channels.without(rt.topo) if intact_channels is not None else Channels(rt.topo)
+        try:
+            return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
+        except StageError:
+            rt = self.tables(failed, fill_open_routes=False, **kwargs)
+            return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
 
     def _intact(self, fill_open_routes: bool) -> _Case:
         """The routes of the intact plan, computed once: failure cases start from them."""
@@ -316,11 +325,14 @@ class _Case:
             r._cache[exits_key] = {z: self._exits(z) for z in t.zones}
         self.exit = r._cache[exits_key]
         self._templates: dict[str, tuple] = {}  # zone -> _zone_template
+        self.climbs: dict[str, list[tuple[Dest, str, int]]] = {}  # leaf -> (destination, target, slot) it climbs with
         self._free_slot: dict[tuple[str, str], int | None] = {}  # (spine, leaf) -> slot of a displaced pair's downlink
         self.home: dict[str, str] = {}  # spine of a later zone -> the linked leaf it sends the earlier zone's LIDs to
         for z in t.zones:
             self._homes(z)
         self.homed = set(self.home.values())
+        # linked leaves of a later zone (homes or not): what enters the zone climbs from them
+        self.entries = {a for (za, zn), links in self.iz.items() if r.zidx[zn] < r.zidx[za] for a, _, _, _ in links}
         self.homed_slots: dict[str, list[int]] = {}  # linked leaf -> uplink indexes (of any leaf) to spines homed there
         for zone in t.zones:
             S = len(t.spines[zone])
@@ -524,7 +536,7 @@ class _Case:
                 for j in range(U):
                     u = (d.lid + j) % U
                     if up[u] is not None and m != leaf and self._next_switch(up[u][1], d.lid) == m and \
-                            not (leaf in self.homed and self.home.get(up[u][1]) == m):
+                            not (leaf in self.entries and self.home.get(up[u][1]) == m):
                         table[d.lid] = up[u][0]
                         break
 
@@ -624,7 +636,7 @@ class _Case:
             if d.zone != self.t.zone_of[leaf]:
                 if home != target:
                     return False  # leaving through the target's link: only down a spine homed there
-            elif leaf in self.homed and home == target:
+            elif leaf in self.entries and home == target:
                 return False
         return target in self.spine_reach[spine]
 
