@@ -282,7 +282,7 @@ class _Exit:
 
 @dataclass
 class _Case:
-    """One failure case: liveness, the inter-zone exits and exit spines that follow from it, and the tables."""
+    """One failure case: liveness, the inter-zone exits and spine homes that follow from it, and the tables."""
 
     r: Router
     t: Topology
@@ -572,7 +572,7 @@ class _Case:
 
     def _leaf_fixed(self, leaf: str, table: list[int]) -> list[tuple[Dest, str, int]]:
         """The entries of `leaf` that need no uplink choice: its own LIDs and CA ports, spine LIDs, traffic over its
-        own inter-zone links and exits of a later zone (up to an exit spine). Returns the destinations that climb
+        own inter-zone links. Returns the destinations that climb
         to a spine: (destination, the leaf that spine must reach, preferred slot)."""
         t, r = self.t, self.r
         zone = t.zone_of[leaf]
