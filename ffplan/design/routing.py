@@ -572,8 +572,8 @@ class _Case:
 
     def _leaf_fixed(self, leaf: str, table: list[int]) -> list[tuple[Dest, str, int]]:
         """The entries of `leaf` that need no uplink choice: its own LIDs and CA ports, spine LIDs, traffic over its
-        own inter-zone links. Returns the destinations that climb
-        to a spine: (destination, the leaf that spine must reach, preferred slot)."""
+        own inter-zone links. Returns the destinations that climb to a spine: (destination, the leaf that spine must
+        reach, preferred slot)."""
         t, r = self.t, self.r
         zone = t.zone_of[leaf]
         if leaf not in self.own_iz:
