@@ -57,6 +57,9 @@ def analyze_command(
     if plan.routing is None and lfts is None:
         fail("the plan has no routing tables", "re-run `ffplan design`, or pass OpenSM's tables with --lfts")
     if sweep:
+        if lfts is not None or pattern:
+            fail("--sweep re-routes the plan with ffplan's router and measures its own patterns A, B, C, X",
+                 "drop --lfts and --pattern, or run without --sweep")
         _sweep(plan, path, fmt, random_cases, cables, seed, only_random, jobs, quiet)
         return
     topo = topology_for(plan)

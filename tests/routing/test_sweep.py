@@ -51,3 +51,11 @@ def test_sweep_cli_json(tmp_path, lab_routed):
     lost = data["cases"][-1]
     assert lost["failed"] == ["za-leaf01-p07", "zb-leaf03-p05", "zb-leaf03-p07"] and lost["unreachable_ca_pairs"] > 0
     assert res.exit_code == 1 and all(c["deadlock_free"] for c in data["cases"])
+
+
+def test_sweep_refuses_options_it_does_not_use(tmp_path, lab_routed):
+    from ffplan.plan import write_plan
+
+    write_plan(lab_routed, tmp_path / "plan.yaml")
+    res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--pattern", "ring"])
+    assert res.exit_code == 2 and "--sweep" in res.output
