@@ -59,3 +59,10 @@ def test_sweep_refuses_options_it_does_not_use(tmp_path, lab_routed):
     write_plan(lab_routed, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--pattern", "ring"])
     assert res.exit_code == 2 and "--sweep" in res.output
+
+
+def test_worker_processes_give_the_same_results(lab_routed):
+    one = run_sweep(lab_routed, random_cases=3, cables_per_case=2, seed=5)
+    two = run_sweep(lab_routed, random_cases=3, cables_per_case=2, seed=5, jobs=2)
+    assert [c.as_dict() for c in two.cases] == [c.as_dict() for c in one.cases]
+    assert two.intact.as_dict() == one.intact.as_dict()
