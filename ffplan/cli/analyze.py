@@ -32,10 +32,18 @@ def analyze_command(
     topology: Path = typer.Option(None, "--topology", help="ibnetdiscover output: maps the dump's LIDs to port GUIDs when its entries carry none."),
     top: int = typer.Option(5, "--top", min=0, help="How many of the most loaded links to list."),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table or json."),
+    sweep: bool = typer.Option(False, "--sweep", help="Failure sweep: re-route around every single leaf-spine cable and every single spine (plus --random cases) and measure patterns A, B, C, X in each."),
+    random_cases: int = typer.Option(0, "--random", min=0, help="With --sweep: this many random multi-cable failures."),
+    cables: int = typer.Option(3, "--cables", min=1, help="With --random: failed leaf-spine cables per random case."),
+    seed: int = typer.Option(0, "--seed", help="With --random: the random generator's seed (same seed, same cases)."),
+    only_random: bool = typer.Option(False, "--only-random", help="With --sweep: skip the single-cable and single-spine cases."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="With --sweep: worker processes (cases are shared in chunks)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Count flows on every switch-to-switch link for traffic patterns; compare the worst link with the lower bound.
 
     Example: ffplan analyze out/fire-flyer-2/plan --pattern all-to-all --pattern shift
+    Example: ffplan analyze out/fire-flyer-2/plan --sweep --random 20 --cables 5 --seed 1 --format json > sweep.json
     """
     from ffplan.analyze import PATTERNS, analyze, read_lfts, read_topology_lids, topology_for
     from ffplan.inventory.source import read_text
@@ -51,6 +59,12 @@ def analyze_command(
         plan = load_plan(path)
     if plan.routing is None and lfts is None:
         fail("the plan has no routing tables", "re-run `ffplan design`, or pass OpenSM's tables with --lfts")
+    if sweep:
+        if lfts is not None or pattern:
+            fail("--sweep re-routes the plan with ffplan's router and measures its own patterns A, B, C, X",
+                 "drop --lfts and --pattern, or run without --sweep")
+        _sweep(plan, path, fmt, random_cases, cables, seed, only_random, jobs, quiet)
+        return
     topo = topology_for(plan)
     tables = None
     source = "plan"
@@ -66,12 +80,21 @@ def analyze_command(
         if read.missing_switches or read.unknown_switches or read.unmapped_lids:
             err.print(f"[yellow]note:[/] {len(read.missing_switches)} plan switches not in the dump (empty tables), "
                       f"{len(read.unknown_switches)} dump switches not in the plan, {read.unmapped_lids} entries not mapped")
+    from ffplan.analyze import plan_tables
+    from ffplan.design.reach import check_routes
+
     roles = tuple(r.value for r in role) or None
     results = analyze(plan, names, scope=scope.value if scope else None, roles=roles, tables=tables, top=top, topo=topo)
+    check = check_routes(topo, tables if tables is not None else plan_tables(plan))
     if fmt is Format.json:
-        out.print_json(json.dumps({"plan": str(path), "routes": source, "patterns": [r.as_dict() for r in results]}))
+        out.print_json(json.dumps({"plan": str(path), "routes": source, "route_check": check.model_dump(),
+                                   "patterns": [r.as_dict() for r in results]}))
     else:
         _print_table(results, source)
+        out.print(f"routes: {check.ca_pair_detours} CA pairs and {check.switch_to_ca_detours} switch-to-CA routes longer "
+                  f"than the shortest path; unreachable: {check.unreachable_ca_pairs} CA pairs, "
+                  f"{check.unreachable_switch_to_ca} switch-to-CA routes, {check.unreachable_switch_lids} routes to switch "
+                  "LIDs (docs/routing.md)", markup=False)
     if any(r.unroutable for r in results):
         raise typer.Exit(EXIT_FINDINGS)
 
@@ -92,6 +115,42 @@ def _print_table(results, source: str) -> None:
                   f"{r.cross_zone_flows} flows cross zones")
         for s in r.top:
             out.print(f"    {s.flows:>8}  {s.link}", markup=False)
+
+
+def _sweep(plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: int, only_random: bool, jobs: int,
+           quiet: bool) -> None:
+    from rich.progress import Progress
+
+    from ffplan.analyze.sweep import SWEEP_PATTERNS, run_sweep
+
+    with Progress(console=err, transient=True, disable=quiet) as bar:
+        task = bar.add_task("failure cases", total=None)
+        result = run_sweep(plan, random_cases=random_cases, cables_per_case=cables, seed=seed, singles=not only_random,
+                           jobs=jobs, progress=lambda done, total: bar.update(task, completed=done, total=total))
+    summary = result.summary()
+    if fmt is Format.json:
+        out.print_json(json.dumps({"plan": str(path), "patterns": {k: v[0] for k, v in SWEEP_PATTERNS.items()},
+                                   "intact": result.intact.as_dict(), "summary": summary,
+                                   "cases": [c.as_dict() for c in result.cases]}))
+    else:
+        t = Table(title="failure sweep: worst case per pattern (max flows on one link / lower bound)", title_justify="left")
+        for col in ("cases", "count", *SWEEP_PATTERNS, "unreachable CA pairs", "unreachable switch LIDs", "not deadlock-free",
+                    "most routes changed"):
+            t.add_column(col, justify="left" if col == "cases" else "right")
+        intact = result.intact
+        t.add_row("intact", "1", *(f"{p.max_load}/{p.bound} ({p.ratio:.2f})" for p in intact.patterns.values()),
+                  str(intact.unreachable_ca_pairs), str(intact.unreachable_switch_lids), "0" if intact.deadlock_free else "1", "0")
+        for kind, s in summary.items():
+            t.add_row(kind, str(s["cases"]), *(f"{w['max']}/{w['bound']} ({w['ratio']:.2f})" for w in s["worst"].values()),
+                      str(s["unreachable_ca_pairs"]), str(s["unreachable_switch_lids"]), str(s["cases_not_deadlock_free"]),
+                      str(s["max_routes_changed"]))
+        out.print(t)
+        for name, (text, *_) in SWEEP_PATTERNS.items():
+            out.print(f"{name}: {text}", markup=False)
+        for kind, s in summary.items():
+            out.print(f"worst {kind} cases: " + "; ".join(f"{k} {w['case']}" for k, w in s["worst"].items()), markup=False)
+    if any(c.unreachable_ca_pairs or c.unreachable_switch_lids or not c.deadlock_free for c in result.cases):
+        raise typer.Exit(EXIT_FINDINGS)
 
 
 def register(app: typer.Typer) -> None:

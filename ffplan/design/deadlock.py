@@ -5,82 +5,164 @@ hold a buffer of c1 while it waits for credits on c2: the CDG gets the edge c1 -
 CDG no set of packets can wait on each other in a ring, so credit-loop deadlock is impossible (Dally and
 Seitz). Links to and from CA ports cannot be on a cycle (a CA port never forwards), so they are left out.
 
-The routes to one destination form an in-tree (every switch has one next hop), so the graph is built per
-destination in time linear in the number of switches, not per source-destination pair.
+The routes to one destination form an in-tree (every switch has one next hop), so every (switch, LID) entry
+adds at most one dependency: the graph is built for all LIDs at once with numpy, and checked with Kahn's
+algorithm on integer channel ids.
 
-Scope: every route that carries data, i.e. every route *from a CA port* (to every CA port and every switch
-LID). Routes sourced at a switch's own port 0 carry no data: a switch's management agent only answers MADs
-(subnet management packets ride VL15, which has no credit flow control). They cannot all be up*/down* anyway:
-a route between two spines of a two-layer zone necessarily turns down then up. docs/routing.md explains why
-including them would make a proof impossible without buying any safety for data traffic.
+Scope (all traffic on data VLs): every route from a CA port to every LID (CA ports and switches), and every
+route from a switch's port 0 to every CA port (replies of a switch's agents to PerfMgt and vendor MADs). Routes
+from a switch to another switch carry only subnet management packets, on VL15, which has no credit flow
+control and so no credit loop; they are checked to be free of forwarding loops instead. docs/routing.md
+explains why they cannot share the data VLs' graph: a spine-to-spine route of a two-layer zone must turn down
+then up, and with both directions of one spine pair the leaf-spine turns of the CA routes close a cycle.
 """
 
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from ffplan.design.topology import Topology
 from ffplan.diagnostics import Collector, StageError
 from ffplan.plan.model import DeadlockProof
 
 RULE_DEADLOCK = "FF602"
-SCOPE = "every route from a CA port (to every CA port and switch); routes sourced at a switch's port 0 excluded"
+RULE_LOOP = "FF604"
+SCOPE = ("every route from a CA port (to every LID) and from a switch's port 0 to every CA port (data VLs); "
+         "switch-to-switch routes (VL15) checked loop-free")
+MAX_HOPS = 64
 
 
-def channel_dependencies(topo: Topology, tables: dict[str, list[int]]):
-    """(channels, dependency edges) where a channel is (switch, out port) to a switch and an edge is a pair of
-    channel ids. Every route from a CA port contributes its consecutive pairs."""
-    switches = list(topo.lid)
-    sid = {s: i for i, s in enumerate(switches)}
-    chan: dict[tuple[int, int], int] = {}
-    # per switch and port: (next switch, channel id), or None for a CA port, a dead or an unconnected port
-    hops: list[list] = []
-    for i, s in enumerate(switches):
-        row: list = [None] * (topo.nports[s] + 1)
-        if s not in topo.failed_switches:
-            for p in range(1, topo.nports[s] + 1):
+class Channels:
+    """The alive directed switch-to-switch links of a topology as integer ids, and per (switch, port) the next
+    switch and the channel id (-1 where the port leads to no alive switch)."""
+
+    def __init__(self, topo: Topology):
+        self.switches = list(topo.lid)
+        sid = {s: i for i, s in enumerate(self.switches)}
+        width = max(topo.nports.values(), default=0) + 1
+        self.next = np.full((len(self.switches), 256), -1, dtype=np.int32)
+        self.chan = np.full((len(self.switches), 256), -1, dtype=np.int32)
+        self.ends: list[tuple[int, int]] = []  # channel id -> (switch index, port)
+        for i, s in enumerate(self.switches):
+            if s in topo.failed_switches:
+                continue
+            for p in range(1, width):
                 what = topo.peer.get((s, p))
-                if what is not None and what[0] == "switch":
-                    other = what[1][0]  # type: ignore[index]
-                    if other not in topo.failed_switches and topo.cable_alive(topo.port_label[(s, p)]):
-                        row[p] = (sid[other], chan.setdefault((i, p), len(chan)))
-        hops.append(row)
-    rows = [tables[s] for s in switches]
-    has_ca = [bool(topo.cas.get(s)) for s in switches]
-    max_lid = max(len(r) for r in rows) - 1
-    edges: set[tuple[int, int]] = set()
-    n = len(switches)
-    rng = range(n)
-    for lid in range(1, max_lid + 1):
-        hop = [hops[i][rows[i][lid]] if rows[i][lid] < len(hops[i]) else None for i in rng]
-        active = _active(hop, has_ca)
-        for i in active:
-            h = hop[i]
-            if h is not None:
-                h2 = hop[h[0]]
-                if h2 is not None:
-                    edges.add((h[1], h2[1]))
-    return chan, edges, switches
+                if what is None or what[0] != "switch":
+                    continue
+                other = what[1][0]  # type: ignore[index]
+                if other in topo.failed_switches or not topo.cable_alive(topo.port_label[(s, p)]):
+                    continue
+                self.next[i, p] = sid[other]
+                self.chan[i, p] = len(self.ends)
+                self.ends.append((i, p))
+        self.peer_of = np.array([self.next[i, p] for i, p in self.ends], dtype=np.int32)  # channel -> switch it enters
+        self.src_of = np.array([i for i, _ in self.ends], dtype=np.int32)
+        self.alive = np.ones(len(self.ends), dtype=bool)
+
+    def without(self, topo: Topology) -> Channels:
+        """These channels with the failed cables and switches of `topo` taken out (ids stay; `alive` marks the rest):
+        much cheaper than building them again, for the failure sweep."""
+        out = object.__new__(Channels)
+        out.switches, out.ends, out.peer_of, out.src_of = self.switches, self.ends, self.peer_of, self.src_of
+        out.next, out.chan = self.next.copy(), self.chan.copy()
+        dead = [c for c, (i, p) in enumerate(self.ends)
+                if self.switches[i] in topo.failed_switches or self.switches[self.peer_of[c]] in topo.failed_switches
+                or topo.port_label[(self.switches[i], p)] in topo.failed_cables]
+        for c in dead:
+            i, p = self.ends[c]
+            out.next[i, p] = out.chan[i, p] = -1
+        out.alive = self.alive.copy()
+        out.alive[dead] = False
+        return out
+
+    def name(self, c: int) -> str:
+        i, p = self.ends[c]
+        return f"{self.switches[i]}[{p}]"
 
 
-def _active(hop: list, sources: list[bool]) -> list[int]:
-    """Switches on some route from a switch with CA ports (the CA -> switch-LID routes)."""
-    seen = [False] * len(hop)
-    out = []
-    for i, src in enumerate(sources):
-        if not src:
-            continue
-        v = i
-        steps = 0
-        while not seen[v] and steps <= len(hop):
-            seen[v] = True
-            out.append(v)
-            h = hop[v]
-            if h is None:
-                break
-            v = h[0]
-            steps += 1
-    return out
+def table_array(topo: Topology, tables: dict[str, list[int]]) -> np.ndarray:
+    """LFTs as one (switches x LIDs) array in `topo.lid` order."""
+    return np.array([tables[s] for s in topo.lid], dtype=np.int32)
+
+
+def channel_dependencies(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None):
+    """(channels, dependency edges as an (E, 2) array of channel ids) of every route in the data-VL scope."""
+    ch = ch or Channels(topo)
+    lft = table_array(topo, tables)
+    n, width = lft.shape
+    rows = np.arange(n)[:, None]
+    nxt = ch.next[rows, lft]  # next switch per (switch, LID), -1 at the end of the route or a dead end
+    c1 = ch.chan[rows, lft]
+    is_switch_lid = np.zeros(width, dtype=bool)
+    is_switch_lid[[topo.lid[s] for s in ch.switches]] = True
+    # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
+    # on the path from a switch with CA ports
+    active = np.zeros((n, width), dtype=bool)
+    active[:, ~is_switch_lid] = True
+    frontier = np.zeros((n, width), dtype=bool)
+    frontier[[bool(topo.cas.get(s)) for s in ch.switches], :] = True
+    frontier[:, ~is_switch_lid] = False
+    for _ in range(MAX_HOPS):
+        if not frontier.any():
+            break
+        active |= frontier
+        i, lid = np.nonzero(frontier)
+        j = nxt[i, lid]
+        keep = j >= 0
+        frontier = np.zeros_like(frontier)
+        frontier[j[keep], lid[keep]] = True
+        frontier &= ~active
+    i, lid = np.nonzero(active & (nxt >= 0))
+    second = c1[nxt[i, lid], lid]
+    keep = second >= 0
+    count = max(len(ch.ends), 1)
+    code = np.unique(c1[i, lid][keep].astype(np.int64) * count + second[keep])  # one integer per (c1, c2): a fast unique
+    return ch, np.stack([code // count, code % count], axis=1)
+
+
+def _acyclic(count: int, edges: np.ndarray) -> np.ndarray:
+    """Kahn's algorithm, a whole layer of sources per step; returns the channels left on or behind a cycle (empty
+    when the graph is acyclic). Steps: the longest dependency chain, a handful on a fat tree."""
+    src, dst = edges[:, 0], edges[:, 1]
+    indeg = np.bincount(dst, minlength=count)
+    removed = np.zeros(count, dtype=bool)
+    live = np.ones(len(edges), dtype=bool)
+    while True:
+        layer = (indeg == 0) & ~removed
+        if not layer.any():
+            break
+        removed |= layer
+        out = live & layer[src]
+        live &= ~out
+        indeg -= np.bincount(dst[out], minlength=count)
+    return np.nonzero(~removed)[0]
+
+
+def find_cycle(ch: Channels, edges: np.ndarray, left: np.ndarray) -> list[int]:
+    keep = np.isin(edges[:, 0], left) & np.isin(edges[:, 1], left)
+    g = nx.DiGraph()
+    g.add_edges_from(map(tuple, edges[keep].tolist()))
+    return [a for a, _ in nx.find_cycle(g)]
+
+
+def switch_route_loops(topo: Topology, tables: dict[str, list[int]], ch: Channels) -> list[tuple[str, str]]:
+    """(source switch, destination switch) pairs whose route loops (switch-to-switch routes, VL15)."""
+    lft = table_array(topo, tables)
+    n = lft.shape[0]
+    lids = np.array([topo.lid[s] for s in ch.switches])
+    nxt = ch.next[np.arange(n)[:, None], lft[:, lids]]  # (switch, destination switch index)
+    pos = np.repeat(np.arange(n)[:, None], n, axis=1)
+    cols = np.arange(n)[None, :].repeat(n, axis=0)
+    for _ in range(MAX_HOPS):
+        step = nxt[pos, cols]
+        moving = step >= 0
+        if not moving.any():
+            return []
+        pos = np.where(moving, step, pos)
+    looping = np.nonzero(nxt[pos, cols] >= 0)
+    return [(ch.switches[a], ch.switches[b]) for a, b in zip(*looping)]
 
 
 def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
@@ -100,28 +182,25 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     return {s: (dist.get(s, 1 << 20), topo.guid[s]) for s in topo.lid}
 
 
-def prove_deadlock_free(topo: Topology, tables: dict[str, list[int]]) -> DeadlockProof:
-    chan, edges, switches = channel_dependencies(topo, tables)
-    g = nx.DiGraph()
-    g.add_nodes_from(range(len(chan)))
-    g.add_edges_from(edges)
-    if not nx.is_directed_acyclic_graph(g):
-        cycle = nx.find_cycle(g)
-        names = {c: f"{switches[i]}[{p}]" for (i, p), c in chan.items()}
-        ring = " -> ".join(names[a] for a, _ in cycle)
-        c = Collector("<plan>")
+def prove_deadlock_free(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> DeadlockProof:
+    ch, edges = channel_dependencies(topo, tables, ch)
+    left = _acyclic(len(ch.ends), edges)
+    c = Collector("<plan>")
+    if len(left):
+        ring = " -> ".join(ch.name(x) for x in find_cycle(ch, edges, left))
         c.error(RULE_DEADLOCK, ("routing",), f"the routes have a credit loop (channel dependency cycle): {ring}",
                 "the plan was not written; report this with the inventory (it is a routing bug), or remove the failed links that force it")
+    loops = switch_route_loops(topo, tables, ch)
+    if loops:
+        c.error(RULE_LOOP, ("routing",), f"{len(loops)} switch-to-switch routes loop, e.g. {loops[0][0]} -> {loops[0][1]}",
+                "the plan was not written; report this with the inventory (it is a routing bug)")
+    if c.items:
         raise StageError(c.items)
     rank = ranking(topo)
-    by_id = {c: key for key, c in chan.items()}
-    valleys = 0
-    for a, b in edges:
-        (i, p) = by_id[a]
-        (j, q) = by_id[b]
-        v, w = switches[i], switches[j]
-        x = topo.peer[(w, q)][1][0]  # type: ignore[index]
-        if rank[w] > rank[v] and rank[x] < rank[w]:  # went down into w, then up out of it
-            valleys += 1
-    return DeadlockProof(method="channel dependency graph", scope=SCOPE, channels=len(chan), dependencies=len(edges),
+    position = {s: i for i, s in enumerate(sorted(ch.switches, key=lambda s: rank[s]))}
+    key = np.array([position[s] for s in ch.switches])  # rank, then GUID, as one integer
+    a, b = edges[:, 0], edges[:, 1]
+    v, w, x = ch.src_of[a], ch.peer_of[a], ch.peer_of[b]
+    valleys = int(np.count_nonzero((key[w] > key[v]) & (key[x] < key[w]))) if len(edges) else 0
+    return DeadlockProof(method="channel dependency graph", scope=SCOPE, channels=len(ch.ends), dependencies=len(edges),
                          acyclic=True, valley_turns=valleys)

@@ -8,7 +8,7 @@ from ffplan import __version__
 from ffplan.design.fabric import Fabric, build_fabric
 from ffplan.design.hosts import design_hosts
 from ffplan.design.qos import design_qos
-from ffplan.design.routing import design_routing
+from ffplan.design.routing import route
 from ffplan.design.sizing import SizingError
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
@@ -73,7 +73,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         ),
     )
     on_stage("routing")
-    routing = design_routing(loaded, plan, options.exclude_links)
+    routing = route(plan, options.exclude_links, loaded=loaded)
     on_stage("QoS")
     plan = plan.model_copy(update={"routing": routing, "qos": design_qos(loaded, plan)})
     # Host profiles last: they read the plan's nodes and QoS (the SLs).

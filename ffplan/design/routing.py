@@ -10,211 +10,223 @@ Algorithm (docs/routing.md has the long form):
   the holes are dealt round-robin over the slots, so over the zone every slot carries the same number of
   destinations (within one) and every leaf's uplinks do too. Inside each leaf the roles are dealt so that
   every slot also carries the same number of compute (and of storage) ports: the balance OpenSM's ftree gets
-  from its compute-node/IO-node split.
-* **Across zones** the destinations of another zone are spread evenly over the inter-zone links between the
-  two zones (a destination on a leaf that holds its own inter-zone link always enters through that link), and
-  over the leaf uplinks towards the exit leaf (water-filling the same slot counters). In the later zone, a leaf
-  holding links to the earlier zone sends that traffic straight over them, and every other leaf sends it up to
-  the exit leaf's *exit spine* (the spine and parallel link of one of its holes, which no CA port of that leaf
-  uses). That keeps exits off every down-then-up turn between two linked leaves, so the channel dependency
-  graph stays acyclic (docs/routing.md, sections 2 and 3). Zones that are not directly linked are reached
-  through the next zone on a shortest zone path.
-* **Failed cables and switches** are never used. A leaf whose uplink is dead (or whose spine lost its cable to
-  the destination's leaf) gives the affected destinations to its least-loaded valid uplinks, so with one of 20
-  uplinks down no uplink carries more than ceil(D/19) of the leaf's D destinations.
+  from its compute-node/IO-node split. Slots come from the plan, not from what is alive, so a failure never
+  moves a healthy route.
+* **Across zones** the destinations of another zone are spread evenly, role by role, over the inter-zone links
+  between the two zones (a destination on a leaf that holds its own inter-zone link always enters through that
+  link): its *exit*. A leaf holding its own link to the next zone sends that zone's traffic straight over it (the
+  shortest path), except to a destination that enters through its own leaf's link. Every spine of the later zone
+  of a linked pair has a *home* linked leaf: traffic for the earlier zone comes down a spine only to its home, and
+  the linked leaves never send each other's LIDs through a spine homed at the receiver. Nothing that entered the
+  later zone can then reach an exit, so the channel dependency graph has no cycle through both zones, switch routes
+  included (docs/routing.md, section 3). Zones that are not directly linked are reached through the next zone on a
+  shortest zone path.
+* **Failed cables and switches** are never used. A (source leaf, destination) pair whose slot is unusable (dead
+  uplink, or the slot's spine lost its cable to the destination's leaf) is *displaced*: the displaced pairs are
+  placed one by one on the valid uplink whose uplink and spine downlink carry the least traffic of the
+  destination's role after the move (flows weighted by the source leaf's ports), so the pairs of one destination
+  spread over different spines instead of all doubling one downlink. Pairs that are not displaced keep their route.
+  Switch routes a failure leaves open go through one transit leaf per spine (down-then-up turns that cannot chain).
 
 The routes are then proven deadlock-free (ffplan.design.deadlock) before the plan is written.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
-from dataclasses import dataclass
-from typing import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
 
 from ffplan.design.topology import Topology, build_topology, resolve_failed
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
 from ffplan.plan.model import Lft, Plan, Routing
 
+if TYPE_CHECKING:
+    from ffplan.inventory import LoadedInventory
+
 ENGINE = "ffplan d-mod-k"
 UNROUTED = 255  # OpenSM's OSM_NO_PATH: the switch drops packets for this LID
 RULE_UNKNOWN_FAILED = "FF601"
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
+HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at
+# Per-link loads the displaced pairs are balanced on: compute->compute, compute->storage, all->all flows
+# (the analyze patterns A, C and B of docs/routing.md).
+LOAD_COMPUTE, LOAD_STORAGE, LOAD_ALL, LOADS = 0, 1, 2, 3
 
-__all__ = ["ENGINE", "UNROUTED", "RoutingTables", "compute_tables", "route", "routing_from_tables"]
+__all__ = ["ENGINE", "UNROUTED", "Router", "RoutingTables", "route"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Dest:
     lid: int
     zone: str
     kind: str  # "ca" | "leaf" | "spine"
     switch: str  # the leaf the CA hangs on, the leaf itself, or the spine itself
     port: int  # leaf port of a CA; 0 for a switch
+    role: str  # node role of a CA; the tier for a switch
 
 
 @dataclass
 class RoutingTables:
-    topo: Topology
+    topo: Topology  # the plan's topology with this case's failed cables and switches marked
     tables: dict[str, list[int]]  # switch -> ports indexed by LID
     max_lid: int
     failed: list[str]
 
 
-def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True) -> Routing:
+def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded: LoadedInventory | None = None) -> Routing:
     """Route `plan` around `failed` (cable labels, switch names, `switch[port]`), prove the routes deadlock-free
-    and return the plan's `Routing`. Raises StageError (FF601) for an unknown failed item and (FF602) for a
-    channel dependency cycle."""
-    failed = list(failed)
-    topo = build_topology(plan)
-    cables, switches, unknown = resolve_failed(topo, failed)
-    if unknown:
-        c = Collector("<plan>")
-        for i in unknown:
-            c.error(RULE_UNKNOWN_FAILED, ("failed", i), f"failed link '{failed[i]}' is neither a cable label nor a switch of the plan",
-                    "use a cable label from cables.csv (z1-leaf01-p21), a switch name (z1-spine03) or switch[port]")
-        raise StageError(c.items)
-    rt = compute_tables(topo, cables, switches)
-    rt.failed = sorted(set(failed))
-    return routing_from_tables(rt, check=check)
+    and return the plan's `Routing`.
+
+    When designing, `loaded` is the inventory: its `fabric.failed_links` are avoided too and an unknown item is
+    reported at its line (items of `failed` as the `--exclude-link` option). Raises StageError (FF601) for an
+    unknown failed item and (FF602) for a channel dependency cycle."""
+    from ffplan.design.reach import check_routes
+
+    inv_failed = list(loaded.inventory.fabric.failed_links) if loaded is not None else []
+    items = inv_failed + list(failed)
+    router = Router(build_topology(plan))
+    proof = routes = None
+    if check:
+        rt, proof, channels = router.proven_tables(items, loaded=loaded, inventory_items=len(inv_failed))
+        routes = check_routes(rt.topo, rt.tables, channels)
+    else:
+        rt = router.tables(items, loaded=loaded, inventory_items=len(inv_failed))
+    lfts = [Lft(switch=s.name, ports=rt.tables[s.name]) for s in plan.switches]
+    return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
+                   check=routes, lfts=lfts)
 
 
-def design_routing(loaded, plan: Plan, exclude: Iterable[str] = ()) -> Routing:
-    """The design step: route around the inventory's `fabric.failed_links` plus `--exclude-link` items; an unknown
-    item is reported at its place in the inventory (or as the command-line option)."""
-    inv_failed = list(loaded.inventory.fabric.failed_links)
-    extra = list(exclude)
-    topo = build_topology(plan)
-    cables, switches, unknown = resolve_failed(topo, inv_failed + extra)
-    if unknown:
-        # a bad input, exit 2: located in the inventory, or at the option when it came from the command line
-        c = Collector(loaded.source.file, loaded.source.positions)
-        option = Collector(COMMAND_LINE)
-        names = sorted(set(topo.by_label) | set(topo.lid))
-        valid = (f"valid: a cable label as in cables.csv ({min(topo.by_label)}), a switch name ({min(topo.lid)}) "
-                 f"or switch[port] ({min(topo.lid)}[1])")
-        for i in unknown:
-            item = (inv_failed + extra)[i]
-            hint = " ".join(filter(None, [did_you_mean(item, names), valid]))
-            if i < len(inv_failed):
-                c.error(RULE_UNKNOWN_FAILED, ("fabric", "failed_links", i),
-                        f"failed link '{item}' is neither a cable label nor a switch of the plan", hint)
-            else:
-                option.error(RULE_UNKNOWN_FAILED, ("--exclude-link",),
-                             f"--exclude-link '{item}' is neither a cable label nor a switch of the plan", hint)
-        raise InputError(c.items + option.items)
-    rt = compute_tables(topo, cables, switches)
-    rt.failed = sorted(set(inv_failed + extra))
-    return routing_from_tables(rt)
+def _unknown_failed(topo: Topology, items: list[str], unknown: list[int], loaded: LoadedInventory | None,
+                    inventory_items: int) -> InputError:
+    """FF601 for each failed item that is neither a cable nor a switch: bad input (exit 2), located in the inventory
+    for its `fabric.failed_links`, at the option for command-line items."""
+    c = Collector(loaded.source.file, loaded.source.positions) if loaded is not None else Collector(COMMAND_LINE)
+    option = Collector(COMMAND_LINE)
+    names = sorted(set(topo.by_label) | set(topo.lid))
+    valid = (f"valid: a cable label as in cables.csv ({min(topo.by_label)}), a switch name ({min(topo.lid)}) "
+             f"or switch[port] ({min(topo.lid)}[1])")
+    for i in unknown:
+        hint = " ".join(filter(None, [did_you_mean(items[i], names), valid]))
+        if i < inventory_items:
+            c.error(RULE_UNKNOWN_FAILED, ("fabric", "failed_links", i),
+                    f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
+        elif loaded is not None:
+            option.error(RULE_UNKNOWN_FAILED, ("--exclude-link",),
+                         f"--exclude-link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
+        else:
+            c.error(RULE_UNKNOWN_FAILED, ("failed", i), f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
+    return InputError(c.items + option.items)
 
 
-def routing_from_tables(rt: RoutingTables, check: bool = True) -> Routing:
-    from ffplan.design.deadlock import prove_deadlock_free
-
-    proof = prove_deadlock_free(rt.topo, rt.tables) if check else None
-    lfts = [Lft(switch=name, ports=rt.tables[name]) for name in _switch_order(rt.topo)]
-    return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof, lfts=lfts)
+# --------------------------------------------------------------------------------------------------- router
 
 
-def _switch_order(topo: Topology) -> list[str]:
-    return [s.name for s in topo.plan.switches]
+class Router:
+    """Everything about a plan's routes that does not depend on failures, computed once: destinations, slots,
+    holes and cross-zone slots. `tables(failed)` routes one failure case; it never changes this state or the
+    topology, so one Router serves any number of cases (the failure sweep)."""
 
-
-# --------------------------------------------------------------------------------------------------- tables
-
-
-def compute_tables(topo: Topology, failed_cables: set[str] = frozenset(), failed_switches: set[str] = frozenset()) -> RoutingTables:  # type: ignore[assignment]
-    topo.failed_cables = set(failed_cables)
-    topo.failed_switches = set(failed_switches)
-    return _Router(topo).run()
-
-
-class _Router:
     def __init__(self, topo: Topology):
-        self.t = topo
+        self.topo = topo
         t = topo
-        self.max_lid = t.max_lid
-        alive = t.cable_alive
-        # uplinks: leaf -> [(leaf port, spine, spine port) or None when dead]
-        self.up: dict[str, list] = {}
-        self.up_spine: dict[str, list[str]] = {}
-        for leaf, ups in t.uplinks.items():
-            self.up[leaf] = [(u.leaf_port, u.spine, u.spine_port) if alive(u.label) else None for u in ups]
-            self.up_spine[leaf] = [u.spine for u in ups]
-        # spine -> leaf -> [spine port or None] by parallel link index k
-        self.down: dict[str, dict[str, list]] = {
-            s: {leaf: [sp if alive(label) else None for sp, _, label in links] for leaf, links in per_leaf.items()}
-            for s, per_leaf in t.downlinks.items()
-        }
-        self.sw_alive = {s: s not in t.failed_switches for s in t.lid}
-        # spine -> leaves it still has an alive cable to
-        self.spine_reach = {s: frozenset(leaf for leaf, ports in per_leaf.items() if any(p is not None for p in ports))
-                            for s, per_leaf in self.down.items()}
-        self.ca_alive = {lid: alive(ca.label) and self.sw_alive[ca.leaf] for lid, ca in t.ca_by_lid.items()}
-        # inter-zone links, oriented per zone pair: (A, N) -> [(leaf in A, port, leaf in N, port)]
-        self.iz: dict[tuple[str, str], list[tuple[str, int, str, int]]] = {}
-        for link in t.inter_zone:
-            if not alive(link.label):
-                continue
-            za, zb = t.zone_of[link.a_leaf], t.zone_of[link.b_leaf]
-            self.iz.setdefault((za, zb), []).append((link.a_leaf, link.a_port, link.b_leaf, link.b_port))
-            self.iz.setdefault((zb, za), []).append((link.b_leaf, link.b_port, link.a_leaf, link.a_port))
-        # leaf -> zone N -> its own alive links to N (port, peer leaf)
-        self.own_iz: dict[str, dict[str, list[int]]] = {}
-        for (za, zn), links in self.iz.items():
-            for a_leaf, a_port, _, _ in links:
-                self.own_iz.setdefault(a_leaf, {}).setdefault(zn, []).append(a_port)
         self.zidx = {z: i for i, z in enumerate(t.zones)}
-        self.next_zone = self._zone_paths()
         self.dests = self._destinations()
-        self.dest_switch = {d.lid: d.switch for d in self.dests}
+        self.slot: dict[int, int] = {}  # CA / leaf LID -> uplink index in its zone
+        self.holes: dict[str, list[int]] = {}  # leaf -> slots none of its CA ports own
+        self.used_slots: dict[str, set[int]] = {}  # leaf -> slots its CA ports own
+        self.cross: dict[str, dict[int, int]] = {}  # zone -> LID outside it -> uplink index
+        for z in t.zones:
+            total, holes = self._intra_slots(z)
+            self.cross[z] = self._cross_slots(z, total, holes)
+        # flows a source leaf sends to one destination in the balance loads: (compute sources, all sources)
+        self.sources = {leaf: (sum(1 for c in cas if c.role == "compute"), len(cas)) for leaf, cas in t.cas.items()}
+        self._cache: dict[tuple, object] = {}  # the intact case and its climbs by spine (see tables())
+        # the CA destinations as arrays, for the loads
+        self.switch_id = {s: i for i, s in enumerate(t.lid)}
+        cas = sorted(t.ca_by_lid.items())
+        self.ca_lid = np.array([lid for lid, _ in cas], dtype=np.int64)
+        self.ca_zone = np.array([self.zidx[ca.zone] for _, ca in cas], dtype=np.int64)
+        self.ca_role = np.array([ROLE_ORDER.get(ca.role, len(ROLE_ORDER)) for _, ca in cas], dtype=np.int64)
+        self.ca_leaf = np.array([self.switch_id[ca.leaf] for _, ca in cas], dtype=np.int64)
 
-    # ------------------------------------------------------------------ set-up
+    def tables(self, failed: Iterable[str] = (), *, loaded=None, inventory_items: int = 0,
+               fill_open_routes: bool = True) -> RoutingTables:
+        items = list(failed)
+        cables, switches, unknown = resolve_failed(self.topo, items)
+        if unknown:
+            raise _unknown_failed(self.topo, items, unknown, loaded, inventory_items)
+        topo = dataclasses.replace(self.topo, failed_cables=set(cables), failed_switches=set(switches))
+        case = _Case(self, topo, fill_open_routes=fill_open_routes)
+        base = self._intact(fill_open_routes) if cables or switches else None
+        tables = case.run_from(base) if base is not None and case.can_follow(base) else case.run()
+        return RoutingTables(topo, tables, topo.max_lid, sorted(set(items)))
 
-    def _zone_paths(self) -> dict[str, dict[str, str | None]]:
-        zones = self.t.zones
-        adj = {z: [n for n in zones if (z, n) in self.iz] for z in zones}
-        out: dict[str, dict[str, str | None]] = {}
-        for a in zones:
-            first: dict[str, str | None] = {a: None}
-            q = deque([a])
-            while q:
-                z = q.popleft()
-                for n in adj[z]:
-                    if n not in first:
-                        first[n] = n if z == a else first[z]
-                        q.append(n)
-            out[a] = {b: first.get(b) for b in zones if b != a}
-        return out
+    def proven_tables(self, failed: Iterable[str], intact_channels=None, **kwargs):
+        """(`tables(failed)`, its deadlock proof, its channels). When the down-then-up turns of several broken spines
+        close a cycle, the open switch routes are left open instead (ffplan.design.reach counts them) and proven
+        again; raises StageError if that is not acyclic either. `intact_channels`: the plan's Channels, to derive the
+        case's from (faster, for the sweep)."""
+        from ffplan.design.deadlock import Channels, prove_deadlock_free
+
+        rt = self.tables(failed, **kwargs)
+        channels = intact_channels.without(rt.topo) if intact_channels is not None else Channels(rt.topo)
+        try:
+            return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
+        except StageError:
+            rt = self.tables(failed, fill_open_routes=False, **kwargs)
+            return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
+
+    def _intact(self, fill_open_routes: bool) -> _Case:
+        """The routes of the intact plan, computed once: failure cases start from them."""
+        key = ("intact", fill_open_routes)
+        if key not in self._cache:
+            case = _Case(self, self.topo, fill_open_routes=fill_open_routes)
+            case.run()
+            self._cache[key] = case
+        return self._cache[key]
+
+    def climbs_by_spine(self, base: _Case) -> dict[str, dict[str, list[tuple[Dest, str, int]]]]:
+        """leaf -> spine -> the (destination, target, uplink) pairs of `base` that climb to that spine."""
+        key = ("by spine", id(base))
+        if key not in self._cache:
+            out: dict[str, dict[str, list]] = {}
+            for leaf, climbs in base.climbs.items():
+                port_u = {link[0]: u for u, link in enumerate(base.up[leaf]) if link is not None}
+                per = out.setdefault(leaf, {})
+                table = base.tables[leaf]
+                for d, target, _ in climbs:
+                    u = port_u.get(table[d.lid])
+                    if u is not None:
+                        per.setdefault(base.up_spine[leaf][u], []).append((d, target, u))
+            self._cache[key] = out
+        return self._cache[key]
+
+    # ------------------------------------------------------------------ set-up (intact plan)
 
     def _destinations(self) -> list[Dest]:
-        t = self.t
-        dests = []
-        for name, lid in t.lid.items():
-            if self.sw_alive[name]:
-                dests.append(Dest(lid, t.zone_of[name], t.tier[name], name, 0))
-        for lid, ca in t.ca_by_lid.items():
-            if self.ca_alive[lid]:
-                dests.append(Dest(lid, ca.zone, "ca", ca.leaf, ca.leaf_port))
+        t = self.topo
+        dests = [Dest(lid, t.zone_of[name], t.tier[name], name, 0, t.tier[name]) for name, lid in t.lid.items()]
+        dests += [Dest(lid, ca.zone, "ca", ca.leaf, ca.leaf_port, ca.role) for lid, ca in t.ca_by_lid.items()]
         dests.sort(key=lambda d: d.lid)
         return dests
 
-    # ------------------------------------------------------------------ slots
-
-    def _intra_slots(self, zone: str) -> tuple[dict[int, int], list[int], list[int]]:
-        """slot per CA/leaf LID of `zone`; per-slot CA counts; per-slot hole counts."""
-        t = self.t
+    def _intra_slots(self, zone: str) -> tuple[list[int], list[int]]:
+        """Slots of the CA and leaf LIDs of `zone` (into self.slot); returns per-slot CA counts and hole counts."""
+        t = self.topo
         leaves = t.leaves[zone]
         U = len(t.uplinks[leaves[0]]) if leaves else 0
-        slot: dict[int, int] = {}
         total = [0] * U
         holes = [0] * U
         if U == 0:
-            return slot, total, holes
+            return total, holes
         per_role: dict[str, list[int]] = {}
         P = 0
         for leaf in leaves:
-            ports = [c for c in t.cas[leaf] if self.ca_alive[c.lid]]
+            ports = t.cas[leaf]
             n = len(ports)
             h = (-n) % U
             self.holes[leaf] = [(P + j) % U for j in range(h)]
@@ -237,18 +249,18 @@ class _Router:
                     self.used_slots.setdefault(leaf, set()).add(u)
                     counts[u] += 1
                     total[u] += 1
-                    slot[c.lid] = u
+                    self.slot[c.lid] = u
         # leaf LIDs: one more destination each, water-filled over a separate counter
         sw_count = [0] * U
         for i, leaf in enumerate(leaves):
             own_holes = set(self.holes.get(leaf, ()))
             u = min(range(U), key=lambda u: (u in own_holes, sw_count[u], (u - i) % U))
             sw_count[u] += 1
-            slot[t.lid[leaf]] = u
-        return slot, total, holes
+            self.slot[t.lid[leaf]] = u
+        return total, holes
 
     def _cross_slots(self, zone: str, total: list[int], holes: list[int]) -> dict[int, int]:
-        """slot (uplink index) of every destination outside `zone`, water-filled after the zone's own."""
+        """Uplink index of every destination outside `zone`, water-filled after the zone's own."""
         U = len(total)
         slot: dict[int, int] = {}
         if U == 0:
@@ -256,7 +268,7 @@ class _Router:
         T = list(total)
         sw = [0] * U
         for d in self.dests:
-            if d.zone == zone or self.next_zone[zone].get(d.zone) is None:
+            if d.zone == zone:
                 continue
             if d.kind == "ca":
                 u = min(range(U), key=lambda u: (T[u], holes[u], u))
@@ -267,236 +279,531 @@ class _Router:
             slot[d.lid] = u
         return slot
 
-    def _exits(self, zone: str) -> dict[int, tuple[str, int, str]]:
-        """The inter-zone link (leaf in `zone`, its port, leaf across) each destination outside `zone` leaves by:
-        spread evenly over the links to the next zone, a destination on a leaf with its own link to `zone`
-        through that link."""
-        t = self.t
-        out: dict[int, tuple[str, int, str]] = {}
-        for n in t.zones:
+
+@dataclass
+class _Exit:
+    leaf: str  # leaf of the source zone holding the link
+    port: int
+    peer: str  # leaf across
+    direct: bool  # the destination hangs on `peer` (or is `peer`): it enters through its own leaf's link
+
+
+@dataclass
+class _Case:
+    """One failure case: liveness, the inter-zone exits and spine homes that follow from it, and the tables."""
+
+    r: Router
+    t: Topology
+    fill_open_routes: bool = True
+    tables: dict[str, list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        t, r = self.t, self.r
+        alive = t.cable_alive
+        self.sw_alive = {s: s not in t.failed_switches for s in t.lid}
+        # uplinks: leaf -> [(leaf port, spine, spine port) or None when dead]
+        self.up = {leaf: [(u.leaf_port, u.spine, u.spine_port) if alive(u.label) else None for u in ups]
+                   for leaf, ups in t.uplinks.items()}
+        self.up_spine = {leaf: [u.spine for u in ups] for leaf, ups in t.uplinks.items()}
+        # spine -> leaf -> [spine port or None] by parallel link index k
+        self.down = {s: {leaf: [sp if alive(label) else None for sp, _, label in links] for leaf, links in per_leaf.items()}
+                     for s, per_leaf in t.downlinks.items()}
+        # spine -> leaves it still has an alive cable to
+        self.spine_reach = {s: frozenset(leaf for leaf, ports in per_leaf.items() if any(p is not None for p in ports))
+                            for s, per_leaf in self.down.items()}
+        self.ca_alive = {lid: alive(ca.label) and self.sw_alive[ca.leaf] for lid, ca in t.ca_by_lid.items()}
+        self.dests = [d for d in r.dests if (self.ca_alive[d.lid] if d.kind == "ca" else self.sw_alive[d.switch])]
+        # inter-zone links, oriented per zone pair: (A, N) -> [(leaf in A, port, leaf in N, port)]
+        self.iz: dict[tuple[str, str], list[tuple[str, int, str, int]]] = {}
+        for link in t.inter_zone:
+            if not alive(link.label):
+                continue
+            za, zb = t.zone_of[link.a_leaf], t.zone_of[link.b_leaf]
+            self.iz.setdefault((za, zb), []).append((link.a_leaf, link.a_port, link.b_leaf, link.b_port))
+            self.iz.setdefault((zb, za), []).append((link.b_leaf, link.b_port, link.a_leaf, link.a_port))
+        # leaf -> zone N -> its own alive links to N (ports)
+        self.own_iz: dict[str, dict[str, list[int]]] = {}
+        for (za, zn), links in self.iz.items():
+            for a_leaf, a_port, _, _ in links:
+                self.own_iz.setdefault(a_leaf, {}).setdefault(zn, []).append(a_port)
+        self.linked = {key: {a for a, _, _, _ in links} for key, links in self.iz.items()}
+        self.next_zone = self._zone_paths()
+        exits_key = ("exits", tuple((k, tuple(v)) for k, v in sorted(self.iz.items())), tuple(d.lid for d in self.dests))
+        if exits_key not in r._cache:
+            r._cache[exits_key] = {z: self._exits(z) for z in t.zones}
+        self.exit = r._cache[exits_key]
+        self._templates: dict[str, tuple] = {}  # zone -> _zone_template
+        self.climbs: dict[str, list[tuple[Dest, str, int]]] = {}  # leaf -> (destination, target, slot) it climbs with
+        self._free_slot: dict[tuple[str, str], int | None] = {}  # (spine, leaf) -> slot of a displaced pair's downlink
+        self.home: dict[str, str] = {}  # spine of a later zone -> the linked leaf it sends the earlier zone's LIDs to
+        for z in t.zones:
+            self._homes(z)
+        self.homed = set(self.home.values())
+        # linked leaves of a later zone (homes or not): what enters the zone climbs from them
+        self.entries = {a for (za, zn), links in self.iz.items() if r.zidx[zn] < r.zidx[za] for a, _, _, _ in links}
+        self.homed_slots: dict[str, list[int]] = {}  # linked leaf -> uplink indexes (of any leaf) to spines homed there
+        for zone in t.zones:
+            S = len(t.spines[zone])
+            U = len(t.uplinks[t.leaves[zone][0]]) if t.leaves[zone] else 0
+            for u in range(U):
+                home = self.home.get(t.spines[zone][u % S]) if S else None
+                if home is not None:
+                    self.homed_slots.setdefault(home, []).append(u)
+        # balance loads of displaced pairs, per leaf uplink and per (spine, leaf) downlink (see _count_loads)
+        self.up_load: dict[str, np.ndarray] = {}
+        self.down_load = np.zeros((0, 0, 2 * LOADS), dtype=np.int64)
+
+    # ------------------------------------------------------------------ cross-zone set-up
+
+    def _zone_paths(self) -> dict[str, dict[str, str | None]]:
+        zones = self.t.zones
+        adj = {z: [n for n in zones if (z, n) in self.iz] for z in zones}
+        out: dict[str, dict[str, str | None]] = {}
+        for a in zones:
+            first: dict[str, str | None] = {a: None}
+            q = deque([a])
+            while q:
+                z = q.popleft()
+                for n in adj[z]:
+                    if n not in first:
+                        first[n] = n if z == a else first[z]
+                        q.append(n)
+            out[a] = {b: first.get(b) for b in zones if b != a}
+        return out
+
+    def _exits(self, zone: str) -> dict[int, _Exit]:
+        """The inter-zone link each destination outside `zone` leaves by: spread evenly, role by role, over the
+        links to the next zone; a destination on a leaf with its own link to `zone` through that link."""
+        out: dict[int, _Exit] = {}
+        for n in self.t.zones:
             links = self.iz.get((zone, n))
             if not links:
                 continue
-            count = [0] * len(links)
+            count: dict[str, list[int]] = {}
+            total = [0] * len(links)
             direct, rest = [], []
             for d in self.dests:
                 if d.zone == zone or self.next_zone[zone].get(d.zone) != n:
                     continue
                 home = d.switch if d.kind != "spine" else None
-                own = [i for i, l in enumerate(links) if l[2] == home] if d.zone == n and home else []
+                own = [i for i, link in enumerate(links) if link[2] == home] if d.zone == n and home else []
                 (direct if own else rest).append((d, own))
             rest.sort(key=lambda x: (x[0].kind != "ca", x[0].lid))
             for d, own in direct + rest:
-                i = min(own or range(len(links)), key=lambda i: (count[i], i))
-                count[i] += 1
-                out[d.lid] = (links[i][0], links[i][1], links[i][2])
+                per_role = count.setdefault(d.role, [0] * len(links))
+                i = min(own or range(len(links)), key=lambda i: (per_role[i], total[i], i))
+                per_role[i] += 1
+                total[i] += 1
+                a_leaf, a_port, b_leaf, _ = links[i]
+                out[d.lid] = _Exit(a_leaf, a_port, b_leaf, bool(own))
         return out
 
-    def _hole_uplinks(self, zone: str) -> None:
-        """For every leaf of `zone` linked to an earlier zone: the slot of its first hole (a spine downlink that
-        carries none of its CA ports). Traffic leaving the zone through that leaf comes down this spine only."""
-        t = self.t
-        S = len(t.spines[zone])
-        for (za, zn), links in self.iz.items():
-            if za != zone or self.zidx[zn] >= self.zidx[zone]:
-                continue
-            for a_leaf, _, _, _ in links:
-                holes = self.holes.get(a_leaf) or []
-                if holes and S:
-                    self.exit_slot[a_leaf] = holes[0]
-                    self.spine_exit.setdefault(t.spines[zone][holes[0] % S], []).append(a_leaf)
+    def _homes(self, zone: str) -> None:
+        """Every spine of `zone`, when `zone` is linked to an earlier zone, gets a *home*: one of the linked leaves, dealt
+        round-robin. Traffic for the earlier zone comes down a spine only to its home leaf, and the linked leaves
+        never send each other's LIDs through a spine homed at the receiving leaf. So no route that entered the zone
+        can reach an exit: the channel dependency graph has no cycle through the two zones (docs/routing.md)."""
+        t, r = self.t, self.r
+        linked = sorted({a for (za, zn), links in self.iz.items() if za == zone and r.zidx[zn] < r.zidx[zone]
+                         for a, _, _, _ in links}, key=lambda x: t.index[x])
+        if not linked:
+            return
+        spines = t.spines[zone]
+        S = len(spines)
+        cap = -(-S // len(linked))
+        # a spine homed at x carries x's LIDs only from the zone's other leaves: home it where it carries x's hole or
+        # a non-compute port, so the pairs the linked leaves must move are few and off the compute all-to-all
+        cost = {x: [0] * S for x in linked}
+        for x in linked:
+            for c in t.cas[x]:
+                cost[x][self.r.slot[c.lid] % S] += 2 if c.role == "compute" else 1
+        count = dict.fromkeys(linked, 0)
+        pairs = sorted((cost[x][i], (j - i) % len(linked), i, x) for i in range(S) for j, x in enumerate(linked)
+                       if self.sw_alive[spines[i]] and x in self.spine_reach[spines[i]])
+        for fill in (cap, S):  # cheapest pairs first, at most `cap` spines per leaf; then whatever is left
+            for _, _, i, x in pairs:
+                if spines[i] not in self.home and count[x] < fill:
+                    self.home[spines[i]] = x
+                    count[x] += 1
 
     # ------------------------------------------------------------------ tables
 
-    def run(self) -> RoutingTables:
+    def run(self) -> dict[str, list[int]]:
         t = self.t
-        tables: dict[str, list[int]] = {}
-        self.slot: dict[int, int] = {}
-        self.holes: dict[str, list[int]] = {}
-        self.used_slots: dict[str, set[int]] = {}  # leaf -> slots its CA ports own
-        self.exit_slot: dict[str, int] = {}  # linked leaf of a later zone -> the slot exit traffic comes down
-        self.spine_exit: dict[str, list[str]] = {}  # spine -> linked leaves whose exit slot is on it
-        self.cross: dict[str, dict[int, int]] = {}
-        self.exit: dict[str, dict[int, tuple[str, int]]] = {}
-        for z in t.zones:
-            s, total, holes = self._intra_slots(z)
-            self.slot.update(s)
-            self.cross[z] = self._cross_slots(z, total, holes)
-        for z in t.zones:
-            self.exit[z] = self._exits(z)
-            self._hole_uplinks(z)
+        size = t.max_lid + 1
+        climbs: dict[str, list[tuple[Dest, str, int]]] = {}
         for name in t.lid:
-            table = [UNROUTED] * (self.max_lid + 1)
-            if self.sw_alive[name]:
-                if t.tier[name] == "leaf":
-                    self._leaf_table(name, table)
-                else:
-                    self._spine_table(name, table)
-            tables[name] = table
-        return RoutingTables(t, tables, self.max_lid, [])
+            table = self.tables[name] = [UNROUTED] * size
+            if not self.sw_alive[name]:
+                continue
+            if t.tier[name] == "leaf":
+                climbs[name] = self._leaf_fixed(name, table)
+            else:
+                self._spine_table(name, table)
+        displaced = []
+        for leaf, todo in climbs.items():
+            displaced += self._leaf_slots(leaf, todo)
+        self.climbs = climbs
+        self._count_loads()
+        self._place_displaced(displaced)
+        if self.fill_open_routes:
+            self._fill_open_routes()
+        return self.tables
 
-    def _leaf_table(self, leaf: str, table: list[int]) -> None:
-        """Own LIDs and CA ports directly; the zone's destinations up their slot's uplink; other zones' through
-        the exit leaf (a leaf of a later zone holding links to an earlier one sends that traffic straight over
-        its own links). Dead or useless uplinks: least-loaded valid uplink instead; then a rebalancing pass.
+    def can_follow(self, base: _Case) -> bool:
+        """Whether this case can start from `base`'s routes: only leaf-spine cables and spines failed, and the
+        cross-zone structure (inter-zone links, spine homes) is the same."""
+        kinds = {self.t.by_label[c][0] for c in self.t.failed_cables}
+        return (kinds <= {"leaf-spine"} and all(self.t.tier[s] == "spine" for s in self.t.failed_switches)
+                and self.home == base.home and self.iz == base.iz and self.fill_open_routes == base.fill_open_routes)
 
-        In a later zone, traffic towards an earlier zone climbs to the exit leaf's *exit spine* (the spine of
-        one of its holes): routes between two linked leaves of such a zone turn down-then-up at a spine (a
-        "valley", unavoidable with more than one linked leaf), and keeping exits off every valley spine is what
-        keeps the channel dependency graph acyclic (docs/routing.md).
-        """
+    def run_from(self, base: _Case) -> dict[str, list[int]]:
+        """Re-route incrementally from `base` (the intact routes): the tables of spines that failed or lost a cable
+        are recomputed, every switch's entries for spine LIDs too, and of every leaf only the pairs whose spine became
+        unusable are displaced and placed again over the loads of everything else, which keeps its route."""
+        t, r = self.t, self.r
+        broken = {s for s in t.lid if t.tier[s] == "spine" and (
+            not self.sw_alive[s] or any(p is None for links in self.down[s].values() for p in links))}
+        self.tables = {s: list(table) for s, table in base.tables.items()}
+        self.climbs = base.climbs
+        gone = [d.lid for d in r.dests if d.kind == "spine" and not self.sw_alive[d.switch]]
+        spine_dests = [d for d in self.dests if d.kind == "spine"]
+        for s in broken:
+            table = self.tables[s] = [UNROUTED] * (t.max_lid + 1)
+            if self.sw_alive[s]:
+                self._spine_table(s, table)
+        self.up_load = {leaf: load.copy() for leaf, load in base.up_load.items()}
+        self.down_load = base.down_load.copy()
+        displaced = []
+        by_spine = r.climbs_by_spine(base)
+        for name, table in self.tables.items():
+            for lid in gone:
+                table[lid] = UNROUTED
+            if not self.sw_alive[name]:
+                self.tables[name] = [UNROUTED] * (t.max_lid + 1)
+                continue
+            zone = t.zone_of[name]
+            for d in spine_dests:
+                if d.zone == zone and d.switch != name:
+                    table[d.lid] = self._spine_to_spine(name, d.switch) if t.tier[name] == "spine" else self._leaf_to_spine(name, d.switch)
+            if t.tier[name] != "leaf":
+                continue
+            for s in broken:
+                for d, target, u in by_spine[name].get(s, ()):
+                    if not self._valid(name, u, target, d):
+                        displaced.append((name, d, target))
+                        self._add_load(name, u, base._down_target(name, u, target), [-x for x in self._weights(name, d)])
+        self._place_displaced(displaced)
+        if self.fill_open_routes:
+            self._fill_open_routes()
+        return self.tables
+
+    def _next_switch(self, switch: str, lid: int) -> str | None:
+        what = self.t.peer.get((switch, self.tables[switch][lid]))
+        return what[1][0] if what is not None and what[0] == "switch" else None  # type: ignore[index]
+
+    def _transit(self, spine: str) -> str | None:
+        """The one leaf that carries every down-then-up turn into or out of `spine` (its home in a later zone)."""
+        home = self.home.get(spine)
+        if home is not None:
+            return home
+        reach = self.spine_reach[spine]
+        leaves = self.t.leaves[self.t.zone_of[spine]]
+        return next((leaf for leaf in leaves if leaf in reach and self.sw_alive[leaf]), None)
+
+    def _fill_open_routes(self) -> None:
+        """Routes the steps above leave open because of a failure: a spine that lost its cable to a leaf reaches that
+        leaf's LIDs (and exits behind it) down its transit leaf, which sends them on; a leaf that lost its uplink to a
+        spine reaches it up another spine, which sends it down the spine's transit leaf. These are the only
+        down-then-up turns inside a zone, and all turns at a spine's transit leaf m either leave that spine (s -> m ->
+        x) or enter it (y -> m -> s): a chain from one to the other would need the U-turn m -> s -> m, so one spine's
+        turns cannot close a cycle. Turns of several spines can; the deadlock proof decides (route() drops these
+        routes when they do)."""
         t = self.t
+        for spine in (s for s in t.lid if t.tier[s] == "spine" and self.sw_alive[s]):
+            table = self.tables[spine]
+            m = self._transit(spine)
+            if m is None or UNROUTED not in table:
+                continue
+            for d in self.dests:
+                if table[d.lid] != UNROUTED or (d.kind == "spine" and d.zone == t.zone_of[spine]):
+                    continue
+                nxt = self._next_switch(m, d.lid)
+                if nxt is not None and nxt != spine and not (d.switch in self.homed and self.home.get(nxt) == d.switch):
+                    table[d.lid] = self._port_to(spine, m, 0)
+        for leaf in (s for s in t.lid if t.tier[s] == "leaf" and self.sw_alive[s]):
+            table = self.tables[leaf]
+            if UNROUTED not in table:
+                continue
+            up = self.up[leaf]
+            U = len(up)
+            for d in self.dests:
+                if table[d.lid] != UNROUTED or d.kind != "spine" or t.zone_of[d.switch] != t.zone_of[leaf]:
+                    continue
+                m = self._transit(d.switch)
+                for j in range(U):
+                    u = (d.lid + j) % U
+                    if up[u] is not None and m != leaf and self._next_switch(up[u][1], d.lid) == m and \
+                            not (leaf in self.entries and self.home.get(up[u][1]) == m):
+                        table[d.lid] = up[u][0]
+                        break
+
+    def _zone_template(self, zone: str) -> tuple[dict[str, list[Dest]], list[Dest], list[tuple[Dest, str, int]]]:
+        """For the leaves of `zone` without inter-zone links of their own: (leaf -> its own LIDs, the zone's spine
+        LIDs, every climb as in _leaf_fixed); a leaf's climbs are these without the ones to itself."""
+        if zone not in self._templates:
+            t, r = self.t, self.r
+            zi = r.zidx[zone]
+            own: dict[str, list[Dest]] = {}
+            spines: list[Dest] = []
+            climbs: list[tuple[Dest, str, int]] = []
+            exits, cross, next_zone = self.exit[zone], r.cross[zone], self.next_zone[zone]
+            for d in self.dests:
+                if d.zone == zone:
+                    if d.kind == "spine":
+                        spines.append(d)
+                    else:
+                        own.setdefault(d.switch, []).append(d)
+                        climbs.append((d, d.switch, r.slot[d.lid]))
+                    continue
+                n = next_zone.get(d.zone)
+                if n is None:
+                    continue
+                ex = exits[d.lid]
+                if r.zidx[n] < zi:
+                    homed = self.homed_slots.get(ex.leaf)
+                    climbs.append((d, ex.leaf, homed[cross[d.lid] % len(homed)]) if homed else (d, HOME, cross[d.lid]))
+                else:
+                    climbs.append((d, ex.leaf, cross[d.lid]))
+            self._templates[zone] = (own, spines, climbs)
+        return self._templates[zone]
+
+    def _leaf_fixed(self, leaf: str, table: list[int]) -> list[tuple[Dest, str, int]]:
+        """The entries of `leaf` that need no uplink choice: its own LIDs and CA ports, spine LIDs, traffic over its
+        own inter-zone links. Returns the destinations that climb to a spine: (destination, the leaf that spine must
+        reach, preferred slot)."""
+        t, r = self.t, self.r
         zone = t.zone_of[leaf]
-        up = self.up[leaf]
-        up_spine = self.up_spine[leaf]
-        U = len(up)
-        S = len(t.spines[zone])
-        cross = self.cross[zone]
-        exits = self.exit[zone]
+        if leaf not in self.own_iz:
+            # most leaves: the zone's climbs are the same for all of them but for the leaf's own LIDs
+            own, spines, climbs = self._zone_template(zone)
+            for d in own.get(leaf, ()):
+                table[d.lid] = d.port
+            for d in spines:
+                table[d.lid] = self._leaf_to_spine(leaf, d.switch)
+            return [c for c in climbs if c[1] != leaf]
+        zi = r.zidx[zone]
         own_iz = self.own_iz.get(leaf, {})
         next_zone = self.next_zone[zone]
-        zi = self.zidx[zone]
-        load = [0] * U
-        reach = [self.spine_reach[up_spine[u]] if up[u] is not None else frozenset() for u in range(U)]
-
-        exit_down = {x: (t.spines[zone][u % S], u // S) for x, u in self.exit_slot.items() if t.zone_of[x] == zone}
-        slot = self.slot
-
-        def valid(u: int, target: str, lid: int = 0) -> bool:
-            # never bring a destination of a linked leaf down its exit downlink (spine, parallel link): that
-            # downlink is for exits only (a spine sends a destination down the parallel link of its slot)
-            if target not in reach[u]:
-                return False
-            ex = exit_down.get(target)
-            return ex is None or not (up_spine[u] == ex[0] and slot.get(lid, -1) // S == ex[1])
-
-        def reaches(u: int, target: str) -> bool:
-            return target in reach[u]
-
-        climbs: list[tuple[Dest, str, int]] = []  # (destination, leaf its spine must reach, preferred slot)
-        pinned: list[tuple[Dest, str]] = []  # exits of a later zone: (destination, exit leaf)
+        exits = self.exit[zone]
+        cross = r.cross[zone]
+        climbs: list[tuple[Dest, str, int]] = []
         for d in self.dests:
             lid = d.lid
             if d.zone == zone:
                 if d.switch == leaf:
                     table[lid] = d.port  # 0 for the leaf itself
-                    continue
-                if d.kind == "spine":
-                    ks = [u for u in range(U) if up_spine[u] == d.switch and up[u] is not None]
-                    if ks:
-                        table[lid] = up[ks[t.index[leaf] % len(ks)]][0]
-                    continue
-                climbs.append((d, d.switch, self.slot[lid]))
-            else:
-                n = next_zone.get(d.zone)
-                if n is None:
-                    continue
-                ex_leaf, ex_port, _ = exits[lid]
-                if ex_leaf == leaf:
-                    table[lid] = ex_port
-                    continue
-                mine = own_iz.get(n)
-                if mine and self.zidx[n] < zi:
-                    table[lid] = mine[lid % len(mine)]
-                    continue
-                if self.zidx[n] < zi and ex_leaf in self.exit_slot:
-                    pinned.append((d, ex_leaf))
-                    continue
-                climbs.append((d, ex_leaf, cross[lid]))
-        # exits of a later zone: up to the exit spine of the exit leaf, else of another linked leaf
-        for d, ex_leaf in pinned:
-            others = sorted(self._linked_leaves(zone, next_zone[d.zone]) - {ex_leaf}, key=lambda x: t.index[x])
-            choices = [ex_leaf] + others
-            for x in choices:
-                u0 = self.exit_slot.get(x)
-                if u0 is None:
-                    continue
-                spine = t.spines[zone][u0 % S]
-                cands = [u for u in range(U) if up_spine[u] == spine and reaches(u, x)]
-                if cands:
-                    u = u0 if u0 in cands else min(cands, key=lambda u: (load[u], u))
-                    table[d.lid] = up[u][0]
-                    if d.kind == "ca":
-                        load[u] += 1
-                    break
-        chosen: dict[int, int] = {}  # CA LID -> uplink index
-        pending: list[tuple[Dest, str, int]] = []
-        for d, target, u in climbs:
-            if valid(u, target, d.lid):
-                self._put(table, d, u, up, load, chosen)
-            else:
-                pending.append((d, target, u))
-        for d, target, _ in pending:
-            cands = [u for u in range(U) if valid(u, target, d.lid)]
-            if cands:
-                self._put(table, d, min(cands, key=lambda u: (load[u], u)), up, load, chosen)
-        # rebalance: first the zone's own destinations, then all of them
-        target_of = {d.lid: target for d, target, _ in climbs}
-        zone_of_lid = {d.lid: d.zone for d, _, _ in climbs}
-        alive = [u for u in range(U) if up[u] is not None]
-        for own_zone in (True, False):
-            counted = [lid for lid in chosen if (zone_of_lid[lid] == zone) or not own_zone]
-            if not alive or not counted:
+                elif d.kind == "spine":
+                    table[lid] = self._leaf_to_spine(leaf, d.switch)
+                else:
+                    climbs.append((d, d.switch, r.slot[lid]))
                 continue
-            cnt = [0] * U
-            for lid in counted:
-                cnt[chosen[lid]] += 1
-            movable = sorted((lid for lid in counted if (zone_of_lid[lid] == zone) == own_zone), key=lambda lid: -lid)
-            for _ in range(3):
-                moved = False
-                low = min(cnt[w] for w in alive)
-                for lid in movable:
-                    u = chosen[lid]
-                    if cnt[u] - low < 2:
-                        continue  # no uplink can take it with a gain: skip the search (most LIDs, always when intact)
-                    v = min((v for v in alive if valid(v, target_of[lid], lid)), key=lambda v: (cnt[v], v))
-                    if cnt[u] - cnt[v] < 2:
-                        continue
-                    cnt[u] -= 1
-                    cnt[v] += 1
-                    chosen[lid] = v
-                    table[lid] = up[v][0]
-                    moved = True
-                    low = min(cnt[w] for w in alive)
-                if not moved:
-                    break
+            n = next_zone.get(d.zone)
+            if n is None:
+                continue
+            ex = exits[lid]
+            mine = own_iz.get(n)
+            if ex.leaf == leaf:
+                table[lid] = ex.port
+            elif mine and (r.zidx[n] < zi or not ex.direct):
+                # the shortest path: straight over this leaf's own link (a destination that enters through its own
+                # leaf's link from another leaf of this zone is as close through that link: keep the exit)
+                table[lid] = mine[lid % len(mine)]
+            elif r.zidx[n] < zi:
+                # leaving a later zone: up to a spine homed at the exit leaf (spread over them by the cross slot)
+                homed = self.homed_slots.get(ex.leaf)
+                if homed:
+                    climbs.append((d, ex.leaf, homed[cross[lid] % len(homed)]))
+                else:
+                    climbs.append((d, HOME, cross[lid]))  # no spine homed there any more: any home
+            else:
+                climbs.append((d, ex.leaf, cross[lid]))
+        return climbs
 
-    @staticmethod
-    def _put(table, d: Dest, u: int, up, load, chosen) -> None:
-        table[d.lid] = up[u][0]
+    def _valid(self, leaf: str, u: int, target: str, d: Dest) -> bool:
+        """Can `leaf` send `d` up uplink u, towards leaf `target` (HOME: the spine's home leaf)? The uplink is alive and
+        its spine reaches the target; traffic for an earlier zone only comes down a spine to its home leaf, and a
+        linked leaf never sends another linked leaf's LIDs through a spine homed there."""
+        if self.up[leaf][u] is None:
+            return False
+        spine = self.up_spine[leaf][u]
+        home = self.home.get(spine)
+        if target == HOME:
+            return home is not None
+        if target in self.homed and home is not None:
+            if d.zone != self.t.zone_of[leaf]:
+                if home != target:
+                    return False  # leaving through the target's link: only down a spine homed there
+            elif leaf in self.entries and home == target:
+                return False
+        return target in self.spine_reach[spine]
+
+    def _down_target(self, leaf: str, u: int, target: str) -> str:
+        return self.home[self.up_spine[leaf][u]] if target == HOME else target
+
+    def _leaf_slots(self, leaf: str, climbs: list[tuple[Dest, str, int]]) -> list[tuple[str, Dest, str]]:
+        """Every climbing destination up its slot's uplink where valid; returns the displaced (leaf, dest, target)."""
+        table = self.tables[leaf]
+        up = self.up[leaf]
+        port = [link[0] if link is not None else None for link in up]
+        reach = [self.spine_reach[s] for s in self.up_spine[leaf]]
+        homed = self.homed
+        displaced = []
+        for d, target, u in climbs:
+            # the common case inline: alive uplink, its spine reaches the target, no home rule involved
+            if (port[u] is not None and target in reach[u] and target not in homed) or self._valid(leaf, u, target, d):
+                table[d.lid] = port[u]
+            else:
+                displaced.append((leaf, d, target))
+        return displaced
+
+    def _place_displaced(self, displaced: list[tuple[str, Dest, str]]) -> None:
+        """Place every displaced (leaf, destination) pair on the valid uplink whose uplink and spine downlink carry the
+        least flows of the destination's role after the move; a destination's pairs are placed one after another, so
+        they spread over the spines instead of all doubling one downlink."""
+        if not displaced:
+            return
+        t = self.t
+        displaced.sort(key=lambda x: (x[1].lid, t.index[x[0]], x[0]))
+        for leaf, d, target in displaced:
+            U = len(self.up[leaf])
+            cands = [u for u in range(U) if self._valid(leaf, u, target, d)]
+            if not cands:
+                continue
+            w = self._weights(leaf, d)
+            base = 0 if d.zone == t.zone_of[leaf] else LOADS
+            role = base + (LOAD_COMPUTE if d.role == "compute" else LOAD_STORAGE if d.role == "storage" else LOAD_ALL)
+            every = base + LOAD_ALL
+            i = t.index[leaf]
+
+            def key(u: int) -> tuple:
+                a, b = (x.tolist() for x in self._link_loads(leaf, u, self._down_target(leaf, u, target)))
+                if base:
+                    # cross-zone: every leaf's traffic to an exit leaf meets on the inter-zone links anyway; what this
+                    # choice can balance is the leaf's own uplinks
+                    return (a[every] + w[every], b[every], (u - i) % U)
+                return (max(a[role], b[role]) + w[role], max(a[every], b[every]) + w[every], b[role] + b[every], (u - i) % U)
+
+            u = min(cands, key=key)
+            self.tables[leaf][d.lid] = self.up[leaf][u][0]
+            self._add_load(leaf, u, self._down_target(leaf, u, target), w)
+
+    def _weights(self, leaf: str, d: Dest) -> list[int]:
+        """The pair's flows in the balance loads: zone-local traffic in the first three, cross-zone in the last three
+        (the analyze patterns run per zone or across zones, so the two never add up on one link)."""
+        w = [0] * (2 * LOADS)
         if d.kind == "ca":
-            load[u] += 1
-            chosen[d.lid] = u
+            compute, every = self.r.sources[leaf]
+            base = 0 if d.zone == self.t.zone_of[leaf] else LOADS
+            w[base + LOAD_COMPUTE] = compute if d.role == "compute" else 0
+            w[base + LOAD_STORAGE] = compute if d.role == "storage" else 0
+            w[base + LOAD_ALL] = every
+        return w
 
-    def _linked_leaves(self, zone: str, to: str) -> set[str]:
-        """Leaves of `zone` holding an alive link to zone `to`."""
-        key = (zone, to)
-        cache = self.__dict__.setdefault("_linked_cache", {})
-        if key not in cache:
-            cache[key] = {a for a, _, _, _ in self.iz.get(key, [])}
-        return cache[key]
+    def _count_loads(self) -> None:
+        """Loads of the pairs already placed, on every leaf uplink and spine downlink (for the displaced ones)."""
+        t, r = self.t, self.r
+        sid = r.switch_id
+        n = len(sid)
+        self.up_load = {leaf: np.zeros((len(ups), 2 * LOADS), dtype=np.int64) for leaf, ups in self.up.items()}
+        self.down_load = np.zeros((n, n, 2 * LOADS), dtype=np.int64)
+        lids, dzone, drole, dleaf = r.ca_lid, r.ca_zone, r.ca_role, r.ca_leaf
+        alive = np.array([self.ca_alive[lid] for lid in lids.tolist()])
+        home_id = np.full(n, -1, dtype=np.int64)
+        for spine, home in self.home.items():
+            home_id[sid[spine]] = sid[home]
+        for leaf, ups in self.up.items():
+            if not self.sw_alive[leaf]:
+                continue
+            zone = t.zone_of[leaf]
+            port_u = np.full(256, -1, dtype=np.int64)
+            for u, link in enumerate(ups):
+                if link is not None:
+                    port_u[link[0]] = u
+            u = port_u[np.asarray(self.tables[leaf], dtype=np.int64)[lids]]
+            keep = (u >= 0) & alive
+            u, lid, z, role, own = u[keep], lids[keep], dzone[keep], drole[keep], dleaf[keep]
+            spine = np.array([sid[x] for x in self.up_spine[leaf]], dtype=np.int64)[u]
+            cross = z != r.zidx[zone]
+            exit_leaf = np.array([sid[self.exit[zone][x].leaf] if x in self.exit[zone] else -1 for x in lid.tolist()], dtype=np.int64)
+            target = np.where(cross, np.where(home_id[spine] >= 0, home_id[spine], exit_leaf), own)
+            compute, every = r.sources[leaf]
+            w = np.zeros((len(u), 2 * LOADS), dtype=np.int64)
+            rows = np.arange(len(u))
+            base = cross * LOADS
+            w[rows, base + LOAD_COMPUTE] = compute * (role == ROLE_ORDER["compute"])
+            w[rows, base + LOAD_STORAGE] = compute * (role == ROLE_ORDER["storage"])
+            w[rows, base + LOAD_ALL] = every
+            np.add.at(self.up_load[leaf], u, w)
+            np.add.at(self.down_load, (spine, target), w)
+
+    def _link_loads(self, leaf: str, u: int, target: str) -> tuple[np.ndarray, np.ndarray]:
+        """The loads of uplink u of `leaf` and of its spine's downlink to `target`."""
+        sid = self.r.switch_id
+        return self.up_load[leaf][u], self.down_load[sid[self.up_spine[leaf][u]], sid[target]]
+
+    def _add_load(self, leaf: str, u: int, target: str, w: list[int]) -> None:
+        for load in self._link_loads(leaf, u, target):
+            load += w
+
+    def _port_to(self, spine: str, leaf: str, u: int) -> int:
+        """The spine's port to `leaf` for slot u: parallel link u // S, else another alive one."""
+        links = self.down[spine].get(leaf)
+        if not links:
+            return UNROUTED
+        S = len(self.t.spines[self.t.zone_of[spine]])
+        k = u // S if S else 0
+        if k < len(links) and links[k] is not None:
+            return links[k]
+        alive = [p for p in links if p is not None]
+        return alive[u % len(alive)] if alive else UNROUTED
+
+    def _spine_to_spine(self, spine: str, other: str) -> int:
+        """Another spine of the zone: down to a leaf that still reaches it, the other spine's transit leaf first (see
+        _fill_open_routes)."""
+        t = self.t
+        leaves = t.leaves[t.zone_of[spine]]
+        L = len(leaves)
+        i0 = (t.index[spine] + t.index[other]) % L
+        m = self._transit(other)
+        for leaf in ([m] if m else []) + [leaves[(i0 + j) % L] for j in range(L)]:
+            port = self._port_to(spine, leaf, 0)
+            if self.sw_alive[leaf] and port != UNROUTED and any(
+                    link is not None and self.up_spine[leaf][u] == other for u, link in enumerate(self.up[leaf])):
+                return port
+        return UNROUTED
+
+    def _leaf_to_spine(self, leaf: str, spine: str) -> int:
+        """A spine of the leaf's zone: straight up (parallel links by leaf index); UNROUTED when no uplink is alive."""
+        up = self.up[leaf]
+        ks = [u for u, link in enumerate(up) if link is not None and self.up_spine[leaf][u] == spine]
+        return up[ks[self.t.index[leaf] % len(ks)]][0] if ks else UNROUTED
 
     def _spine_table(self, spine: str, table: list[int]) -> None:
-        t = self.t
+        t, r = self.t, self.r
         zone = t.zone_of[spine]
         S = len(t.spines[zone])
-        downs = self.down[spine]
-        cross = self.cross[zone]
+        cross = r.cross[zone]
         exits = self.exit[zone]
         next_zone = self.next_zone[zone]
-        leaves = t.leaves[zone]
-        L = len(leaves)
         ti = t.index[spine]
+        ports: dict[tuple[str, int], int] = {}  # (leaf, slot) -> port: a few hundred keys for all destinations
 
-        def port_to(leaf: str, u: int) -> int:
-            links = downs.get(leaf) or []
-            alive = [p for p in links if p is not None]
-            if not alive:
-                return UNROUTED
-            k = u // S if S else 0
-            if k < len(links) and links[k] is not None:
-                return links[k]
-            return alive[u % len(alive)]
+        def port(leaf: str, u: int) -> int:
+            p = ports.get((leaf, u))
+            if p is None:
+                p = ports[(leaf, u)] = self._port_to(spine, leaf, u)
+            return p
 
         for d in self.dests:
             lid = d.lid
@@ -504,35 +811,33 @@ class _Router:
                 if d.switch == spine:
                     table[lid] = 0
                 elif d.kind == "spine":
-                    # another spine of the zone: down to a leaf that still reaches it (management traffic only)
-                    i0 = (t.index[spine] + t.index[d.switch]) % L
-                    for j in range(L):
-                        leaf = leaves[(i0 + j) % L]
-                        if self.sw_alive[leaf] and port_to(leaf, 0) != UNROUTED and any(
-                                self.up[leaf][u] is not None and self.up_spine[leaf][u] == d.switch for u in range(len(self.up[leaf]))):
-                            table[lid] = port_to(leaf, 0)
-                            break
+                    table[lid] = self._spine_to_spine(spine, d.switch)
                 else:
-                    u = self.slot[lid]
+                    u = r.slot[lid]
                     if S and u % S != ti:
-                        # only reached here by a leaf's fallback: use a parallel link none of the leaf's ports own
-                        links = downs.get(d.switch) or []
-                        used = self.used_slots.get(d.switch, set())
-                        free = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
-                        if free:
-                            u = free[0] * S + ti
-                    table[lid] = port_to(d.switch, u)
+                        u = self._displaced_slot(spine, d.switch, u)
+                    table[lid] = port(d.switch, u)
+                continue
+            n = next_zone.get(d.zone)
+            if n is None:
+                continue
+            if r.zidx[n] < r.zidx[zone]:
+                home = self.home.get(spine)
+                if home is not None:
+                    table[lid] = port(home, cross[lid])
             else:
-                n = next_zone.get(d.zone)
-                if n is None:
-                    continue
-                ex_leaf = exits[lid][0]
-                if self.zidx[n] < self.zidx[zone] and spine in self.spine_exit:
-                    # an exit spine sends traffic for an earlier zone to the linked leaf it is the exit spine of
-                    mine = self.spine_exit[spine]
-                    x = ex_leaf if ex_leaf in mine else mine[0]
-                    table[lid] = port_to(x, self.exit_slot[x])
-                elif self.zidx[n] < self.zidx[zone] and ex_leaf in self.exit_slot:
-                    table[lid] = port_to(ex_leaf, self.exit_slot[ex_leaf])
-                else:
-                    table[lid] = port_to(ex_leaf, cross[lid])
+                table[lid] = port(exits[lid].leaf, cross[lid])
+
+    def _displaced_slot(self, spine: str, leaf: str, u: int) -> int:
+        """The slot a spine brings a displaced pair down with (the destination's slot is another spine's): a parallel
+        link none of the leaf's ports own, else the destination's own parallel link."""
+        key = (spine, leaf)
+        if key not in self._free_slot:
+            S = len(self.t.spines[self.t.zone_of[spine]])
+            ti = self.t.index[spine]
+            links = self.down[spine].get(leaf) or []
+            used = self.r.used_slots.get(leaf, set())
+            ks = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
+            self._free_slot[key] = ks[0] * S + ti if ks else None
+        free = self._free_slot[key]
+        return u if free is None else free

@@ -230,12 +230,23 @@ class DeadlockProof(Frozen):
     valley_turns: Count  # dependencies that turn down then up under the updn ranking from the first zone's spines
 
 
+class RouteCheck(Frozen):
+    """How the routes compare with the shortest paths of the alive fabric (ffplan.design.reach, docs/routing.md)."""
+
+    ca_pair_detours: int  # CA port -> CA port pairs whose route is longer than the shortest path
+    switch_to_ca_detours: int  # routes from a switch's port 0 to a CA port longer than the shortest path
+    unreachable_ca_pairs: int  # CA port -> CA port pairs with no route although the fabric connects them
+    unreachable_switch_to_ca: int  # (switch, CA port) routes that do not arrive although the fabric connects them
+    unreachable_switch_lids: int  # (switch or CA port, switch LID) routes that do not arrive
+
+
 class Routing(Frozen):
     engine: Text
     max_lid: Lid
     unrouted_port: Literal[255]  # value in `ports` for a LID the switch does not route (the LID of no port)
     failed: list[FailedItem]  # cable labels and switch names avoided
     deadlock: DeadlockProof | None = None
+    check: RouteCheck | None = None  # absent in plans of older ffplan
     lfts: list[Lft]
 
 

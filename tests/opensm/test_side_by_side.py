@@ -26,8 +26,9 @@ def test_pattern_b_is_the_walkers_all_to_all(lab_plan):
     assert all(x.unreachable == 0 and x.bound > 0 for x in loads.values())
     # compute -> storage only: fewer flows, and a black hole is counted per pair lost
     leaf = next(s for s in fab.switches if s.name == "za-leaf02")
-    storage = _ports(fab, "storage")
-    dst = next(iter(storage))
+    elsewhere = {p.port_guid for ca in fab.cas for p in ca.ports if ca.role == "storage" and p.leaf != leaf.name}
+    # a storage port on another leaf: only the compute ports of za-leaf02 lose it
+    dst = min(gp for gp, g in topo.port_guid.items() if g in elsewhere)
     broken = {k: dict(v) for k, v in tables.items()}
     del broken[leaf.node_guid][topo.port_lid[dst]]
     _, lost = pattern_load(topo, broken, _ports(fab, "compute"), {dst})

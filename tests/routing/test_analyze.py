@@ -20,16 +20,20 @@ def by_name(results):
 def test_ff2_all_to_all_meets_the_bound(ff2_routed):
     r = by_name(analyze(ff2_routed, ["all-to-all", "shift"]))
     a2a = r["all-to-all"]
-    assert a2a.max_load == a2a.bound == 780 and a2a.ratio == 1.0  # 20 ports x ceil(764 / 20) on a full leaf
+    assert a2a.bound == 780  # 20 ports x ceil(764 / 20) on a full leaf
+    # the earlier zone meets it; in the later zone the linked leaves move a few of each other's ports off the spines
+    # homed at the receiving leaf (the price of shortest cross-zone routes with switch routes in the proof)
+    assert a2a.max_load <= 822 and a2a.top[0].link.startswith("z2-")
     assert a2a.unroutable == 0 and a2a.cross_zone_flows == 0
     shift = r["shift"]
-    assert shift.phases == 39 and shift.max_load == 1 and shift.ratio == 1.0  # every leaf shift contention-free
+    assert shift.phases == 39 and shift.max_load <= 2  # contention-free but between the later zone's linked leaves
+    assert shift.top[0].link.startswith("z2-") and shift.top[0].flows == 2
 
 
 def test_lab_patterns(lab_routed):
     r = by_name(analyze(lab_routed))
     assert set(r) == {"all-to-all", "shift", "ring", "double-binary-tree", "storage-incast", "storage-read"}
-    assert r["all-to-all"].ratio == 1.0 and r["shift"].ratio == 1.0
+    assert r["all-to-all"].max_load <= 14 and r["shift"].max_load <= 2  # bound 12 and 1; more in zb (see the FF2 test)
     assert r["double-binary-tree"].scope == "fabric" and r["double-binary-tree"].cross_zone_flows > 0
     assert all(x.unroutable == 0 and x.bound >= 1 for x in r.values())
     assert r["storage-incast"].ca_max_eject == 9  # the 9 compute nodes of a zone write to each storage port there
@@ -95,7 +99,7 @@ def test_opensm_dump_round_trip(lab_routed, fmt):
     assert not read.missing_switches and not read.unknown_switches and read.unmapped_lids == 0
     assert read.tables == {l.switch: l.ports for l in lab_routed.routing.lfts}
     r = by_name(analyze(lab_routed, ["all-to-all"], tables=read.tables, topo=topo))["all-to-all"]
-    assert r.ratio == 1.0
+    assert r.max_load == by_name(analyze(lab_routed, ["all-to-all"]))["all-to-all"].max_load
 
 
 def test_minimal_dump_with_topology(lab_routed):
@@ -123,6 +127,7 @@ def test_analyze_cli_json(tmp_path, lab_routed):
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert [p["pattern"] for p in data["patterns"]] == ["all-to-all", "shift"]
-    assert data["patterns"][0]["ratio"] == 1.0
+    assert data["patterns"][0]["bound"] == 12 and data["patterns"][1]["bound"] == 1
+    assert data["route_check"] == lab_routed.routing.check.model_dump()  # detours and reachability of the tables
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "bogus"])
     assert res.exit_code == 2

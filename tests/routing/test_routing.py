@@ -55,13 +55,23 @@ def test_every_ca_pair_reachable_with_expected_path_lengths(plan):
     assert hist[1] and hist[3]
 
 
+def later_zone_linked(topo) -> set[str]:
+    """Leaves of the later zone holding inter-zone links: they move each other's ports off the spines homed at the
+    receiving leaf (docs/routing.md), so their routes to each other are not pure d-mod-k."""
+    return {link.b_leaf if topo.zones.index(topo.zone_of[link.b_leaf]) > topo.zones.index(topo.zone_of[link.a_leaf])
+            else link.a_leaf for link in topo.inter_zone}
+
+
 def test_per_uplink_destination_counts_are_equal(plan):
     """Every leaf sends the zone's CA ports up its uplinks evenly (OpenSM ftree's 39 per uplink on a full
     800-port zone), and every spine downlink carries at most one CA port of its leaf."""
     topo = build_topology(plan)
     tables = tables_of(plan)
+    linked = later_zone_linked(topo)
     for zone in topo.zones:
         for leaf in topo.leaves[zone]:
+            if leaf in linked:
+                continue
             ups = [u.leaf_port for u in topo.uplinks[leaf]]
             count = Counter(tables[leaf][lid] for lid, ca in topo.ca_by_lid.items() if ca.zone == zone and ca.leaf != leaf)
             sent = sum(count[p] for p in ups)
@@ -73,7 +83,7 @@ def test_per_uplink_destination_counts_are_equal(plan):
     arrive: dict[tuple, set] = {}
     for dst, ca in topo.ca_by_lid.items():
         for leaf, cas in topo.cas.items():
-            if cas and topo.zone_of[leaf] == ca.zone and leaf != ca.leaf:
+            if cas and topo.zone_of[leaf] == ca.zone and leaf != ca.leaf and leaf not in linked:
                 arrive.setdefault(walker.path(leaf, dst)[-1], set()).add(dst)
     assert max(len(v) for v in arrive.values()) == 1
 
@@ -127,10 +137,12 @@ def test_one_dead_uplink_stays_within_ceil_d_over_19(ff2_routed, label):
     dead = int(label.rsplit("-p", 1)[1])
     table = tables_of(plan)[leaf]
     ups = [u.leaf_port for u in topo.uplinks[leaf]]
-    count = Counter(table[lid] for lid in topo.ca_by_lid if table[lid] in ups)
-    assert count[dead] == 0
-    D = sum(count.values())
-    assert max(count.values()) <= math.ceil(D / (len(ups) - 1))
+    zone = topo.zone_of[leaf]
+    for local in (True, False):  # the zone's own destinations and the other zone's, each spread evenly
+        count = Counter(table[lid] for lid, ca in topo.ca_by_lid.items() if table[lid] in ups and (ca.zone == zone) == local)
+        assert count[dead] == 0
+        D = sum(count.values())
+        assert not count or max(count.values()) <= math.ceil(D / (len(ups) - 1))
     # no route anywhere uses the dead cable, and every CA pair still connects
     cables, switches, _ = resolve_failed(topo, [label])
     topo.failed_cables = cables
@@ -157,10 +169,8 @@ def test_failed_switch_is_avoided(lab_routed):
 
 
 def test_unknown_failed_link_is_a_located_error(ff2_loaded, ff2_routed):
-    from ffplan.design.routing import design_routing
-
     with pytest.raises(StageError) as exc:
-        design_routing(ff2_loaded, ff2_routed, ["z1-leaf05-p99"])
+        route(ff2_routed, ["z1-leaf05-p99"], loaded=ff2_loaded)
     d = exc.value.diagnostics[0]
     assert d.rule == "FF601" and "z1-leaf05-p99" in d.message and d.yaml_path == "--exclude-link"
     assert "did you mean" in d.hint
@@ -179,3 +189,35 @@ def test_walker_reports_black_holes(lab_routed):
     tables["za-leaf01"][dst] = UNROUTED
     with pytest.raises(RouteError):
         Walker(topo, tables).path("za-leaf01", dst)
+
+
+def test_ca_routes_are_shortest(ff2_routed):
+    """Every CA-to-CA route takes the fewest switch hops (the old router sent 40,356 pairs from the first zone's
+    linked leaves over another leaf's inter-zone link: 5 links where 3 exist)."""
+    check = ff2_routed.routing.check
+    assert check.ca_pair_detours == 0 and check.unreachable_ca_pairs == 0 and check.unreachable_switch_lids == 0
+    # the only longer routes: a later-zone spine's own routes to the earlier zone's linked leaves go down its home
+    # leaf (20 spines x 3 other linked leaves x 19 ports), see docs/routing.md
+    assert check.switch_to_ca_detours == 20 * 3 * 19
+
+
+@pytest.mark.parametrize("failed", [["z1-leaf01-p21"], ["z2-leaf31-p36"], ["z1-spine05"], ["z1-leaf01-p20"]])
+def test_switch_routes_are_in_the_proof_and_reach_every_lid(ff2_routed, failed):
+    """With z1-leaf01-p21 down the old router left z1-spine01's LID unreachable from 38 leaves, and its proof left
+    out the routes of switches' port 0 (adding them closed z2-leaf31 -> z1-leaf31 -> ... -> z2-leaf31)."""
+    from ffplan.design.deadlock import Channels, channel_dependencies
+
+    routing = route(ff2_routed, failed)
+    assert routing.deadlock.acyclic and "port 0" in routing.deadlock.scope
+    assert routing.check.unreachable_switch_lids == 0 and routing.check.unreachable_switch_to_ca == 0
+    assert routing.check.ca_pair_detours == 0
+    # the graph has the dependencies of a spine's own route to a CA port of the other zone
+    plan = ff2_routed.model_copy(update={"routing": routing})
+    topo = build_topology(plan)
+    topo.failed_cables, topo.failed_switches = resolve_failed(topo, failed)[:2]
+    tables = tables_of(plan)
+    ch, edges = channel_dependencies(topo, tables, Channels(topo))
+    spine = "z2-spine07"
+    dst = topo.cas["z1-leaf05"][0].lid
+    first = ch.chan[ch.switches.index(spine), tables[spine][dst]]
+    assert first in set(edges[:, 0].tolist())

@@ -1,0 +1,87 @@
+"""Time of the routing stage and of the failure sweep on a plan (default: Fire-Flyer 2, designed first).
+
+Prints, median of --repeat runs in this process, wall and CPU seconds (CPU is what the shared machine cannot
+inflate): the routing tables of the intact plan, the deadlock proof, the route check, one incremental re-route
+around a failed cable, and the failure sweep (every single cable and spine; --cases N measures the first N cases
+and extrapolates to the whole sweep). Usage: python benchmarks/routing.py [PLAN] [--repeat N] [--cases N] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ffplan.analyze import sweep  # noqa: E402
+from ffplan.analyze.sweep import run_sweep, sweep_cases  # noqa: E402
+from ffplan.design.deadlock import Channels, prove_deadlock_free  # noqa: E402
+from ffplan.design.reach import check_routes  # noqa: E402
+from ffplan.design.routing import Router  # noqa: E402
+from ffplan.design.topology import build_topology  # noqa: E402
+from ffplan.plan import load_plan  # noqa: E402
+
+
+def timed(fn, repeat: int) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("plan", nargs="?", help="plan.yaml or its folder (default: design inventories/fire-flyer-2.yaml)")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cases", type=int, default=100, help="sweep cases to measure (0: the whole sweep)")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ffplan-routing-") as tmp:
+        path = Path(args.plan) if args.plan else Path(tmp) / "ff2"
+        if not args.plan:
+            subprocess.run([sys.executable, "-m", "ffplan", "design", str(ROOT / "inventories" / "fire-flyer-2.yaml"),
+                            "-o", str(path), "-q", "--force"], check=True, cwd=ROOT)
+        plan = load_plan(path / "plan.yaml" if path.is_dir() else path)
+    topo = build_topology(plan)
+    intact = Router(topo).tables()
+    label = next(label for label, (kind, _, _) in topo.by_label.items() if kind == "leaf-spine")
+    warm = Router(topo)
+    warm.tables([label])
+    rows = [
+        ("routing tables (intact, from scratch)", timed(lambda: Router(build_topology(plan)).tables(), args.repeat)),
+        ("deadlock proof", timed(lambda: prove_deadlock_free(intact.topo, intact.tables, Channels(intact.topo)), args.repeat)),
+        ("route check (detours, reachability)", timed(lambda: check_routes(intact.topo, intact.tables), args.repeat)),
+        (f"re-route around {label} (incremental)", timed(lambda: warm.tables([label]), args.repeat)),
+    ]
+    print(f"{'step':<48} {'wall s':>8} {'cpu s':>8}")
+    for name, (wall, cpu) in rows:
+        print(f"{name:<48} {wall:>8.3f} {cpu:>8.3f}")
+    total = len(sweep_cases(topo))
+    n = total if args.cases <= 0 else min(args.cases, total)
+    if n == total:
+        w, c = time.perf_counter(), time.process_time()
+        run_sweep(plan, jobs=args.jobs)
+        print(f"{f'sweep: all {total} cases (jobs {args.jobs})':<48} {time.perf_counter() - w:>8.1f} {time.process_time() - c:>8.1f}")
+        return
+    w, c = time.perf_counter(), time.process_time()
+    sweep._start_worker(plan)
+    setup = (time.perf_counter() - w, time.process_time() - c)
+    w, c = time.perf_counter(), time.process_time()
+    sweep._worker_chunk(sweep_cases(topo)[:n])
+    per = ((time.perf_counter() - w) / n, (time.process_time() - c) / n)
+    print(f"{'sweep set-up (router, intact routes, patterns)':<48} {setup[0]:>8.2f} {setup[1]:>8.2f}")
+    print(f"{f'sweep: per case (first {n} of {total})':<48} {per[0]:>8.3f} {per[1]:>8.3f}")
+    print(f"{f'  whole sweep of {total} cases, extrapolated':<48} {setup[0] + per[0] * total:>8.0f} {setup[1] + per[1] * total:>8.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""Failure sweep: re-route a plan around every single leaf-spine cable, every single spine and N random sets of
+cables, and measure each case with the balance patterns of docs/routing.md.
+
+Speed (the whole single-cable sweep of Fire-Flyer 2 is 1,600 cases): one `Router` serves every case (only what a
+failure touches is re-routed), and flows are counted per (source leaf, destination) bundle with numpy: a pattern is
+a weight matrix W[switch, LID] = flows from that leaf's CA ports to that LID, walked hop by hop for all bundles at
+once. Lower bounds come from the same bundles (analyze.bounds) and are cached per cut and number of alive links.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ffplan.analyze.bounds import bin_bound
+from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
+from ffplan.design.reach import check_routes
+from ffplan.design.routing import Router
+from ffplan.design.topology import Topology, build_topology
+from ffplan.diagnostics import StageError
+from ffplan.plan.model import Plan
+
+# name -> (description, source role, destination role or None for every role, across zones)
+SWEEP_PATTERNS = {
+    "A": ("all-to-all among compute ports, in every zone", "compute", "compute", False),
+    "B": ("all-to-all among all CA ports, in every zone", None, None, False),
+    "C": ("every compute port to every storage port of its zone", "compute", "storage", False),
+    "X": ("every compute port to every storage port of the other zones", "compute", "storage", True),
+}
+
+
+@dataclass
+class PatternLoad:
+    max_load: int
+    bound: int
+    ratio: float
+    unroutable: int  # flows of the pattern with no route
+
+
+@dataclass
+class CaseResult:
+    case: str  # "cable z1-leaf05-p21", "spine z1-spine05", "random 3: a, b, c"
+    failed: list[str]
+    patterns: dict[str, PatternLoad]
+    unreachable_ca_pairs: int
+    unreachable_switch_lids: int
+    routes_changed: int  # (switch, LID) entries that differ from the intact routes
+    deadlock_free: bool  # the channel dependency graph of the routes is acyclic (ffplan.design.deadlock)
+
+    def as_dict(self) -> dict:
+        return {"case": self.case, "failed": self.failed, "routes_changed": self.routes_changed,
+                "deadlock_free": self.deadlock_free,
+                "unreachable_ca_pairs": self.unreachable_ca_pairs, "unreachable_switch_lids": self.unreachable_switch_lids,
+                "patterns": {k: {"max": p.max_load, "bound": p.bound, "ratio": round(p.ratio, 4), "unroutable": p.unroutable}
+                             for k, p in self.patterns.items()}}
+
+
+@dataclass
+class SweepResult:
+    intact: CaseResult
+    cases: list[CaseResult] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        """Per kind of case (cable, spine, random): the worst case per pattern, and totals."""
+        out: dict[str, dict] = {}
+        for kind in ("cable", "spine", "random"):
+            group = [c for c in self.cases if c.case.startswith(kind)]
+            if not group:
+                continue
+            worst = {}
+            for name in SWEEP_PATTERNS:
+                w = max(group, key=lambda c: (c.patterns[name].ratio, c.patterns[name].max_load))
+                worst[name] = {"max": w.patterns[name].max_load, "bound": w.patterns[name].bound,
+                               "ratio": round(w.patterns[name].ratio, 4), "case": w.case}
+            out[kind] = {"cases": len(group), "worst": worst,
+                         "unreachable_ca_pairs": sum(c.unreachable_ca_pairs for c in group),
+                         "unreachable_switch_lids": sum(c.unreachable_switch_lids for c in group),
+                         "cases_with_unreachable": sum(1 for c in group if c.unreachable_ca_pairs or c.unreachable_switch_lids),
+                         "cases_not_deadlock_free": sum(1 for c in group if not c.deadlock_free),
+                         "max_routes_changed": max(c.routes_changed for c in group)}
+        return out
+
+
+def sweep_cases(topo: Topology, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0) -> list[tuple[str, list[str]]]:
+    cables = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind == "leaf-spine")
+    out = [(f"cable {c}", [c]) for c in cables]
+    out += [(f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]]
+    rng = random.Random(seed)
+    for i in range(random_cases):
+        pick = sorted(rng.sample(cables, min(cables_per_case, len(cables))))
+        out.append((f"random {i + 1}: {', '.join(pick)}", pick))
+    return out
+
+
+class _Patterns:
+    """Weight matrices of the sweep patterns and their cached lower bounds."""
+
+    def __init__(self, topo: Topology):
+        self.topo = topo
+        self.switches = list(topo.lid)
+        self.sid = {s: i for i, s in enumerate(self.switches)}
+        width = topo.max_lid + 1
+        self.weights: dict[str, np.ndarray] = {}
+        for name, (_, src_role, dst_role, across) in SWEEP_PATTERNS.items():
+            w = np.zeros((len(self.switches), width), dtype=np.int64)
+            for leaf, cas in topo.cas.items():
+                senders = [c for c in cas if src_role is None or c.role == src_role]
+                if not senders:
+                    continue
+                i = self.sid[leaf]
+                for lid, ca in topo.ca_by_lid.items():
+                    if (dst_role is None or ca.role == dst_role) and (ca.zone != topo.zone_of[leaf]) == across:
+                        w[i, lid] = len(senders) - (1 if ca.leaf == leaf and ca in senders else 0)
+            self.weights[name] = w
+        self.dest_switch = np.full(width, -1, dtype=np.int64)
+        self.dest_port = np.zeros(width, dtype=np.int64)
+        for lid, ca in topo.ca_by_lid.items():
+            self.dest_switch[lid], self.dest_port[lid] = self.sid[ca.leaf], ca.leaf_port
+        self._bundles: dict[tuple, list[int]] = {}
+        self._bounds: dict[tuple, int] = {}
+
+    def loads(self, name: str, lft: np.ndarray, ch: Channels) -> tuple[np.ndarray, int]:
+        """(flows per channel, unroutable flows) of pattern `name` over the LFT array: every bundle walked at once."""
+        w = self.weights[name]
+        pos, lid = np.nonzero(w)
+        weight = w[pos, lid]
+        load = np.zeros(len(ch.ends), dtype=np.int64)
+        lost = 0
+        for _ in range(MAX_HOPS):
+            if not len(pos):
+                break
+            port = lft[pos, lid]
+            home = (pos == self.dest_switch[lid]) & (port == self.dest_port[lid])
+            c = ch.chan[pos, port]
+            go = ~home & (c >= 0)
+            lost += int(weight[~home & (c < 0)].sum())  # a dead end: unrouted, or a port to the wrong place
+            load += np.bincount(c[go], weights=weight[go], minlength=len(ch.ends)).astype(np.int64)
+            pos, lid, weight = ch.next[pos[go], port[go]], lid[go], weight[go]
+        return load, lost + int(weight.sum())  # what still walks after MAX_HOPS loops
+
+    def bound(self, name: str, ch: Channels) -> int:
+        """The largest bundle lower bound over the cuts out of and into every leaf and out of every zone."""
+        topo = self.topo
+        src, dst = ch.src_of[ch.alive], ch.peer_of[ch.alive]
+        out_links = np.bincount(src, minlength=len(self.switches))
+        in_links = np.bincount(dst, minlength=len(self.switches))
+        zone_of = [topo.zone_of[s] for s in self.switches]
+        zone_out: dict[str, int] = {}
+        for a, b in zip(src.tolist(), dst.tolist()):
+            if zone_of[a] != zone_of[b]:
+                zone_out[zone_of[a]] = zone_out.get(zone_of[a], 0) + 1
+        best = 0
+        for leaf, cas in topo.cas.items():
+            i = self.sid[leaf]
+            best = max(best, self._cut(name, ("out", leaf), int(out_links[i])), self._cut(name, ("in", leaf), int(in_links[i])))
+        for z in topo.zones:
+            best = max(best, self._cut(name, ("zone", z), zone_out.get(z, 0)))
+        return best
+
+    def _cut(self, name: str, cut: tuple, machines: int) -> int:
+        key = (name, cut, machines)
+        if key not in self._bounds:
+            self._bounds[key] = bin_bound(self._bundle_weights(name, cut), machines)
+        return self._bounds[key]
+
+    def _bundle_weights(self, name: str, cut: tuple) -> list[int]:
+        key = (name, cut)
+        if key not in self._bundles:
+            w = self.weights[name]
+            kind, where = cut
+            topo = self.topo
+            if kind == "out":
+                row = w[self.sid[where]].copy()
+                row[self.dest_switch == self.sid[where]] = 0
+                ws = row[row > 0]
+            elif kind == "in":
+                cols = self.dest_switch == self.sid[where]
+                block = w[:, cols].copy()
+                block[self.sid[where]] = 0
+                ws = block[block > 0]
+            else:
+                rows = [self.sid[s] for s in self.switches if topo.zone_of[s] == where]
+                cols = np.array([self.dest_switch[lid] >= 0 and topo.zone_of[self.switches[self.dest_switch[lid]]] != where
+                                 for lid in range(w.shape[1])])
+                block = w[rows][:, cols]
+                ws = block[block > 0]
+            self._bundles[key] = ws.tolist()
+        return self._bundles[key]
+
+
+def run_sweep(plan: Plan, *, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0, singles: bool = True,
+              jobs: int = 1, progress: Callable[[int, int], None] | None = None) -> SweepResult:
+    """Every case of `sweep_cases`, measured; `jobs` worker processes share the cases in chunks of CHUNK."""
+    topo = build_topology(plan)
+    cases = sweep_cases(topo, random_cases, cables_per_case, seed)
+    if not singles:
+        cases = [c for c in cases if c[0].startswith("random")]
+    chunks = [cases[i:i + CHUNK] for i in range(0, len(cases), CHUNK)]
+    done = 0
+    if jobs > 1 and len(chunks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_start_worker, initargs=(plan,)) as pool:
+            futures = [pool.submit(_worker_chunk, chunk) for chunk in chunks]
+            intact = pool.submit(_worker_chunk, [("intact", [])])
+            results = []
+            for f in futures:
+                results += f.result()
+                done += CHUNK
+                if progress:
+                    progress(min(done, len(cases)), len(cases))
+            return SweepResult(intact.result()[0], results)
+    _start_worker(plan)
+    result = SweepResult(_worker_chunk([("intact", [])])[0])
+    for chunk in chunks:
+        result.cases += _worker_chunk(chunk)
+        done += len(chunk)
+        if progress:
+            progress(done, len(cases))
+    return result
+
+
+CHUNK = 20
+_WORKER: dict = {}  # one process's sweep state: router, patterns, intact tables, channels
+
+
+def _start_worker(plan: Plan) -> None:
+    topo = build_topology(plan)
+    router = Router(topo)
+    _WORKER.update(router=router, patterns=_Patterns(topo), base=table_array(topo, router.tables().tables),
+                   channels=Channels(topo))
+
+
+def _worker_chunk(cases: list[tuple[str, list[str]]]) -> list[CaseResult]:
+    w = _WORKER
+    return [_measure(w["router"], w["patterns"], w["base"], w["channels"], name, failed) for name, failed in cases]
+
+
+def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
+             failed: list[str]) -> CaseResult:
+    try:
+        rt, _, ch = router.proven_tables(failed, channels)
+        deadlock_free = True
+    except StageError:
+        rt = router.tables(failed)
+        ch, deadlock_free = channels.without(rt.topo), False
+    lft = table_array(rt.topo, rt.tables)
+    loads = {}
+    for p in SWEEP_PATTERNS:
+        load, lost = patterns.loads(p, lft, ch)
+        mx = int(load.max()) if len(load) else 0
+        bound = patterns.bound(p, ch)
+        loads[p] = PatternLoad(mx, bound, mx / bound if bound else (1.0 if mx == 0 else float("inf")), lost)
+    check = check_routes(rt.topo, rt.tables, ch)
+    return CaseResult(name, failed, loads, check.unreachable_ca_pairs, check.unreachable_switch_lids,
+                      int(np.count_nonzero(lft != base)), deadlock_free)

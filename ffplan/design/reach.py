@@ -1,0 +1,103 @@
+"""Where the routes go: the length of every (switch, LID) route over a set of LFTs, against the shortest path the
+alive fabric allows. The design records the result in the plan (detours, unreachable LIDs); analyze and the failure
+sweep report it.
+
+A route from a CA port is the route from its leaf, so (switch, LID) routes cover CA sources too: a CA-to-CA pair is
+counted once per source CA port.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
+from ffplan.design.topology import Topology
+from ffplan.plan.model import RouteCheck
+
+ARRIVED, WALKING, LOST = 1, 0, 2
+
+
+def route_hops(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
+    -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects."""
+    ch = ch or Channels(topo)
+    lft = table_array(topo, tables)
+    n, width = lft.shape
+    sid = {s: i for i, s in enumerate(ch.switches)}
+    dest = np.full(width, -1, dtype=np.int64)
+    port = np.zeros(width, dtype=np.int64)
+    for s, lid in topo.lid.items():
+        dest[lid] = sid[s]
+    for lid, ca in topo.ca_by_lid.items():
+        dest[lid], port[lid] = sid[ca.leaf], ca.leaf_port
+    cols = np.broadcast_to(np.arange(width), (n, width))
+    pos = np.repeat(np.arange(n)[:, None], width, axis=1)
+    hops = np.zeros((n, width), dtype=np.int64)
+    state = np.full((n, width), WALKING, dtype=np.int8)
+    for _ in range(MAX_HOPS):
+        walking = state == WALKING
+        if not walking.any():
+            break
+        p = lft[pos, cols]
+        arrived = walking & (pos == dest[None, :]) & (p == port[None, :])
+        state[arrived] = ARRIVED
+        still = walking & ~arrived
+        nxt = ch.next[pos, p]
+        state[still & (nxt < 0)] = LOST
+        move = still & (nxt >= 0)
+        pos[move] = nxt[move]
+        hops[move] += 1
+    hops[state != ARRIVED] = -1
+    dist = _distances(ch, n)
+    shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], -1)
+    return hops, shortest
+
+
+def _distances(ch: Channels, n: int) -> np.ndarray:
+    """Fewest alive links between every pair of switches: a breadth-first search from all switches at once."""
+    adj = np.zeros((n, n), dtype=bool)
+    alive = ch.alive
+    adj[ch.src_of[alive], ch.peer_of[alive]] = True
+    dist = np.full((n, n), -1, dtype=np.int64)
+    np.fill_diagonal(dist, 0)
+    frontier = np.eye(n, dtype=bool)
+    seen = frontier.copy()
+    for step in range(1, n):
+        frontier = (frontier.astype(np.int32) @ adj.astype(np.int32) > 0) & ~seen
+        if not frontier.any():
+            break
+        dist[frontier] = step
+        seen |= frontier
+    return dist
+
+
+def check_routes(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> RouteCheck:
+    """Detours and unreachable destinations of the routes, over the alive part of the fabric."""
+    ch = ch or Channels(topo)
+    hops, shortest = route_hops(topo, tables, ch)
+    alive_sw = np.array([s not in topo.failed_switches for s in ch.switches])
+    sid = {s: i for i, s in enumerate(ch.switches)}
+    cas_on = np.zeros(len(ch.switches), dtype=np.int64)
+    ca_lids, own = [], []
+    for lid, ca in topo.ca_by_lid.items():
+        if topo.cable_alive(ca.label) and ca.leaf not in topo.failed_switches:
+            cas_on[sid[ca.leaf]] += 1
+            ca_lids.append(lid)
+            own.append(sid[ca.leaf])
+    sw_lids = [lid for s, lid in topo.lid.items() if s not in topo.failed_switches]
+    ca_lids_a = np.array(ca_lids, dtype=np.int64)
+    h, best = hops[:, ca_lids_a], shortest[:, ca_lids_a]
+    connected = (best >= 0) & alive_sw[:, None]
+    lost = connected & (h < 0)
+    detour = connected & (h > best)
+    # CA sources: every CA port of the leaf but the destination itself
+    senders = cas_on[:, None] - (np.arange(len(ch.switches))[:, None] == np.array(own)[None, :])
+    hs, bs = hops[:, sw_lids], shortest[:, sw_lids]
+    sw_lost = (bs >= 0) & alive_sw[:, None] & (hs < 0)
+    return RouteCheck(
+        ca_pair_detours=int((senders * detour).sum()),
+        switch_to_ca_detours=int(detour[alive_sw].sum()),
+        unreachable_ca_pairs=int((senders * lost).sum()),
+        unreachable_switch_to_ca=int(lost.sum()),
+        unreachable_switch_lids=int(sw_lost.sum() + (cas_on[:, None] * sw_lost).sum()),
+    )
