@@ -60,6 +60,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions()) ->
         zones=fabric.zones,
         switches=fabric.switches,
         nodes=fabric.nodes,
+        sm_hosts=fabric.sm_hosts,
         cables=fabric.cables,
         design=Design(
             solver=SolverInfo(solver=p.solver, status=p.status, objective=p.objective, gap=p.gap,
