@@ -393,8 +393,9 @@ def lft_model(fab: Fabric) -> dict:
 
 def lfts_text(fab: Fabric) -> str:
     """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
-    file entries into a table sized by the highest LID it found, unchecked, so an entry for a LID above it (a
-    switch or CA that is down at a cold start) corrupts its heap (docs/operations.md)."""
+    file entries unchecked into a table that ends with the 64-LID block of the highest LID present; the design
+    puts the SM hosts' ports in the top block, so the running SM's port keeps every entry inside it
+    (docs/operations.md)."""
     return render_template("opensm/lfts.dump.j2", **lft_model(fab))
 
 

@@ -104,7 +104,7 @@ def test_fail_over_during_an_outage_installs_the_rerouted_file(tmp_path, sim_too
     leaves die, reroute replaces the file, the master dies: the standby takes over on the new file."""
     sim, plan_file, lfts = _start(tmp_path, sim_tools)
     fab = R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE))
-    first, second = [ca.id for ca in fab.cas if ca.role == "management"][:2]
+    first, second = fab.sm_ca().id, fab.standby_sm_cas()[0].id  # both in the top LID block
     fast_poll = "sminfo_polling_timeout 1000\npolling_retry_number 2\n"  # take over after ~2 s, not 40 s
     conf = (tmp_path / "run.conf").read_text()
     (tmp_path / "run.conf").write_text(conf + fast_poll + "sm_priority 10\n")
