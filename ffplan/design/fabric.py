@@ -17,6 +17,7 @@ from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack, Role
 from ffplan.inventory.resolve import ResolvedHost
+from ffplan.lint.rules.fabric import MAX_UNICAST_LID
 from ffplan.plan.model import Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
 
 INTER_ZONE = "inter-zone"
@@ -401,11 +402,12 @@ def _sm_port_lids(sm_slots: list[PortSlot], taken: set[int], used: set[int], pre
     if len(fresh) > len(free):  # the next block up is empty: move them all there
         block = max(taken | set(kept.values()) | used) // LID_BLOCK + 1
         kept, fresh = {}, sm_slots
-        free = list(range(block * LID_BLOCK, (block + 1) * LID_BLOCK))
+        free = list(range(block * LID_BLOCK, min((block + 1) * LID_BLOCK, MAX_UNICAST_LID + 1)))
     if len(fresh) > len(free):
         raise SizingError(f"the subnet manager hosts ({', '.join(dict.fromkeys(s.host.hostname for s in sm_slots))}) have "
-                          f"{len(sm_slots)} ports; they must share one {LID_BLOCK}-LID block",
-                          "give the first two management nodes fewer InfiniBand ports")
+                          f"{len(sm_slots)} ports; they must share one {LID_BLOCK}-LID block at or above every "
+                          f"other LID, within the unicast LIDs (up to 0x{MAX_UNICAST_LID:X})",
+                          "give the first two management nodes fewer InfiniBand ports, or the fabric fewer ports")
     return kept | {slot.ident: lid for slot, lid in zip(fresh, free)}
 
 

@@ -41,3 +41,9 @@ def test_more_sm_ports_than_a_block_holds_is_a_design_error():
     many = [SimpleNamespace(ident=("m1", f"mlx5_{i}", 1), host=SimpleNamespace(hostname="m1")) for i in range(65)]
     with pytest.raises(SizingError, match="share one 64-LID block"):
         _sm_port_lids(many, {1}, set(), {})
+
+
+def test_no_room_below_the_multicast_lids_is_a_design_error():
+    # 0xBFFF ends the last unicast block; with only it free there, the standby's port would need a multicast LID
+    with pytest.raises(SizingError, match="unicast LIDs"):
+        _sm_port_lids(slots("m1", "m2"), set(range(0xBFC0, 0xBFFF)), set(), {})
