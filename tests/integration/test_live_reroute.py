@@ -1,7 +1,8 @@
 """Live re-routing against the real OpenSM in ibsim (zone z1 of Fire-Flyer 2, the file routing engine):
 a cable and a spine die in the running fabric, `ffplan reroute` reads the fabric back with ibnetdiscover, replaces
 the LFT file and sends SIGHUP; the heavy sweep loads it and nothing is black-holed. And a cold OpenSM start with
-the highest-LID leaves down, on the file reroute writes, does not crash (the intact file aborts OpenSM 3.3.23)."""
+the highest-LID leaves down does not crash, neither on the file reroute writes nor on the rendered intact file
+(the SM hosts' ports hold the top LID block; with LIDs in plan order the intact file aborted OpenSM 3.3.23)."""
 
 from __future__ import annotations
 
