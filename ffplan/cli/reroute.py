@@ -28,16 +28,16 @@ def reroute_command(
 ) -> None:
     """Re-route PLAN around what is down now and atomically replace the LFT file OpenSM reads.
 
-    The file lists only the LIDs of ports that are up (an entry above the highest LID OpenSM finds crashes
-    OpenSM 3.3.23 on a cold start). Exit 0 when every CA pair and every switch LID of the degraded fabric is
+    The file lists only the LIDs of ports that are up. A --fabric file that is not ibnetdiscover output is
+    refused at its line (FF930, as in `ffplan audit`). Exit 0 when every CA pair and every switch LID of the degraded fabric is
     reachable, 1 when some are not (the file is written all the same: it is the best routing left), 2 on bad input.
 
     Example: ibnetdiscover > now.txt; ffplan reroute out/fire-flyer-2/plan --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
     """
+    from ffplan.audit import read_fabric
     from ffplan.plan import load_plan
     from ffplan.diagnostics import did_you_mean
     from ffplan.reroute import NotOpenSM, missing_from_discovery, request_heavy_sweep, reroute, resolve_items, write_atomically
-    from ffplan.verify.parse import parse_topology
 
     if (fabric is None) == (not failed):
         fail("give the fabric as it is now: either --fabric IBNETDISCOVER_OUTPUT or --failed ITEM (not both)",
@@ -51,12 +51,7 @@ def reroute_command(
             fail(escape(f"{plan} has no routing to start from"), "re-run `ffplan design`")
         missing = None
         if fabric is not None:
-            try:
-                topo = parse_topology(fabric.read_text(errors="replace"))
-            except (OSError, ValueError) as exc:
-                fail(escape(f"{fabric}: cannot read it as ibnetdiscover output: {exc}"), "pass the text `ibnetdiscover` prints")
-            if not topo.kind:
-                fail(escape(f"{fabric}: no Switch or Ca record found"), "pass the text `ibnetdiscover` prints")
+            topo = read_fabric(fabric)  # audit's reader: file:line errors (FF930), size limit
             missing = missing_from_discovery(loaded, topo)
             if len(missing.switches) == len(loaded.switches):
                 placeholders = sum(1 for sw in loaded.switches if sw.guid_placeholder)

@@ -13,16 +13,18 @@ from typing import Callable, Iterator, Literal
 
 from ffplan.design.cabling import cable_cost, cable_model
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
-from ffplan.design.sizing import TwoLayerSize, zone_size
+from ffplan.design.sizing import SizingError, TwoLayerSize, zone_size
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import Attach, Inventory, Rack
+from ffplan.inventory.models import Attach, Inventory, Rack, Role
 from ffplan.inventory.resolve import ResolvedHost
 from ffplan.plan.model import MAX_LID, Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
 from ffplan.progress import StageCallback, no_progress
 
 INTER_ZONE = "inter-zone"
 KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
+LID_BLOCK = 64  # OpenSM allocates and sends linear forwarding tables in blocks of 64 LIDs
+SUBNET_MANAGERS = 2  # master and standby
 CA_GUIDS_PER_HOST = 16  # room for 4 NICs of up to 2 ports: card base GUID at +4*nic, port p at base + p - 1
 
 
@@ -75,6 +77,7 @@ class Fabric:
     placement: PlacementResult
     cable_model: CableModel
     cable_cost: float  # catalog price of all cables
+    sm_hosts: list[str]  # the subnet manager hosts, master first (see _sm_port_lids)
 
 
 def _switch_name(zone: str, tier: str, index: int, count: int) -> str:
@@ -261,10 +264,11 @@ def build_fabric(
     cables.sort(key=lambda c: (_kind_order(c.kind), c.label))
 
     on_stage("addressing")
-    switches, nodes = _address(loaded, switches, placed_rows, previous)
+    sm_hosts = subnet_manager_hosts(loaded)
+    switches, nodes = _address(loaded, switches, placed_rows, previous, sm_hosts)
     zone_specs, balance = _summaries(zones, size, on_leaf, free, bounds)
     total = round(sum(prices.price(c.type, c.length_m) for c in cables), 2)
-    return Fabric(switches, nodes, cables, zone_specs, balance, result, cm, total)
+    return Fabric(switches, nodes, cables, zone_specs, balance, result, cm, total, sm_hosts)
 
 
 def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], result: PlacementResult,
@@ -327,9 +331,17 @@ def _number_ports(on_leaf: dict[tuple[str, int], list[PortSlot]], fixed_port: di
     return port_of
 
 
+def subnet_manager_hosts(loaded: LoadedInventory) -> list[str]:
+    """The master and standby subnet manager: the first two management nodes (inventory order), else the first node."""
+    hosts = sorted(loaded.resolved.hosts, key=lambda h: h.order)
+    managers = [h.hostname for h in hosts if h.role == Role.MANAGEMENT][:SUBNET_MANAGERS]
+    return managers or [h.hostname for h in hosts[:1]]
+
+
 def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[PlacedPort],
-             previous: Plan | None) -> tuple[list[Switch], list[Node]]:
-    """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide."""
+             previous: Plan | None, sm_hosts: list[str]) -> tuple[list[Switch], list[Node]]:
+    """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide. The ports
+    of the subnet manager hosts take the top LID block (_sm_port_lids)."""
     inv = loaded.inventory
     prev_switch = {s.name: s for s in previous.switches} if previous else {}
     prev_port = {(n.hostname, p.nic, p.port): p for n in previous.nodes for p in n.ports} if previous else {}
@@ -340,6 +352,16 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
     for sw in switches:
         old = prev_switch.get(sw.name)
         numbered.append(sw.model_copy(update={"lid": old.lid if old else next(next_lid)}))
+    lid_of: dict[tuple, int] = {}
+    sm_rank = {host: i for i, host in enumerate(sm_hosts)}
+    sm_slots = sorted((slot for _, _, _, slot in placed_rows if slot.host.hostname in sm_rank),
+                      key=lambda slot: (sm_rank[slot.host.hostname], slot.nic, slot.port))
+    for z, leaf, p, slot in sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2])):
+        if slot.host.hostname not in sm_rank:
+            kept_port = prev_port.get(slot.ident)
+            lid_of[slot.ident] = kept_port.lid if kept_port else next(next_lid)
+    taken = {sw.lid for sw in numbered} | set(lid_of.values())
+    lid_of.update(_sm_port_lids(sm_slots, taken, used_lids, prev_port))
 
     # Synthetic CA GUIDs index hosts by inventory order; re-planning keeps old ones and appends after them.
     used_index = {(int(p.node_guid, 16) & 0xFFFFFF) // CA_GUIDS_PER_HOST for p in prev_port.values() if p.guid_placeholder}
@@ -363,7 +385,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
         ports_of[slot.host.hostname].append(NodePort(
             nic=slot.nic, nic_model=slot.nic_model, port=slot.port, guid_placeholder=placeholder,
             **hca_port_guids(card_guid, slot.port),
-            lid=old_port.lid if old_port else next(next_lid), zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
+            lid=lid_of[slot.ident], zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
         ))
     nodes = [
         Node(hostname=h.hostname, group=h.group, role=h.role.value, model=h.model, rack=h.rack, u=h.u,
@@ -371,6 +393,36 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
         for h in sorted(loaded.resolved.hosts, key=lambda h: h.order)
     ]
     return numbered, nodes
+
+
+def _sm_port_lids(sm_slots: list[PortSlot], taken: set[int], used: set[int],
+                  prev_port: dict[tuple[str, str, int], NodePort]) -> dict[tuple, int]:
+    """LIDs for the subnet manager hosts' ports, all in one 64-LID block at or above the highest other LID.
+
+    OpenSM sizes every switch's LFT from the highest LID present, rounded up to a whole 64-LID block, and its
+    file engine writes the file's entries into it unchecked (osm_switch.c alloc_lft, osm_ucast_file.c add_path).
+    The running SM's own port is always present, so with it in the top block the table covers every planned LID,
+    whatever else is down at a cold start. Re-planning keeps SM ports' LIDs that are already in such a block.
+    """
+    top = max(taken, default=0) // LID_BLOCK
+    previous = {slot.ident: prev_port[slot.ident].lid for slot in sm_slots if slot.ident in prev_port}
+    blocks = {lid // LID_BLOCK for lid in previous.values()}
+    block = blocks.pop() if len(blocks) == 1 and min(blocks) >= top else top
+    kept = {ident: lid for ident, lid in previous.items() if lid // LID_BLOCK == block}
+    # never hand out a LID another device had (caches still map it), except these ports' own previous LIDs
+    avoid = (taken | used) - set(previous.values())
+    free = [lid for lid in range(block * LID_BLOCK, (block + 1) * LID_BLOCK) if lid and lid not in avoid | set(kept.values())]
+    fresh = [slot for slot in sm_slots if slot.ident not in kept]
+    if len(fresh) > len(free):  # the next block up is empty: move them all there
+        block = max(taken | set(kept.values()) | used) // LID_BLOCK + 1
+        kept, fresh = {}, sm_slots
+        free = list(range(block * LID_BLOCK, min((block + 1) * LID_BLOCK, MAX_LID + 1)))
+    if len(fresh) > len(free):
+        raise SizingError(f"the subnet manager hosts ({', '.join(dict.fromkeys(s.host.hostname for s in sm_slots))}) have "
+                          f"{len(sm_slots)} ports; they must share one {LID_BLOCK}-LID block at or above every "
+                          f"other LID, within the unicast LIDs (up to 0x{MAX_LID:X})",
+                          "give the first two management nodes fewer InfiniBand ports, or the fabric fewer ports")
+    return kept | {slot.ident: lid for slot, lid in zip(fresh, free)}
 
 
 def _lid_allocator(used: set[int], file: str) -> Iterator[int]:

@@ -62,6 +62,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         zones=fabric.zones,
         switches=fabric.switches,
         nodes=fabric.nodes,
+        sm_hosts=fabric.sm_hosts,
         cables=fabric.cables,
         design=Design(
             solver=SolverInfo(solver=p.solver, status=p.status, objective=p.objective, gap=p.gap,

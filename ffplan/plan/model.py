@@ -402,6 +402,9 @@ class Plan(Frozen):
     zones: list[ZoneSpec]
     switches: list[Switch]
     nodes: list[Node]
+    # hosts that run the subnet manager, master first then standbys; their ports hold the top LID block (the design
+    # puts them there so OpenSM's LFT always covers every planned LID, docs/operations.md). Empty in older plans.
+    sm_hosts: list[str] = []
     cables: list[Cable]
     design: Design
     routing: Routing | None = None

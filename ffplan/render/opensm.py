@@ -132,11 +132,12 @@ class Fabric:
         return {s.name for s in self.switches}
 
     def sm_ca(self) -> Ca:
-        """The CA the subnet manager runs on: the first management node's first port, else the first CA."""
-        for ca in self.cas:
-            if ca.role == "management":
-                return ca
+        """The CA the (master) subnet manager runs on: build_fabric puts it first."""
         return self.cas[0]
+
+    def standby_sm_cas(self) -> list[Ca]:
+        """The ports of the plan's other subnet manager hosts in this view, in the plan's order."""
+        return [ca for host in self.plan.sm_hosts[1:] for ca in self.cas if ca.hostname == host]
 
 
 def _fail(message: str, hint: str, path: tuple = ()) -> InputError:
@@ -227,7 +228,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
         excluded.append(f"switch(es) taken out with their cables: {', '.join(sorted(view.drop_switches))}")
     order = {n.hostname: i for i, n in enumerate(plan.nodes)}
     in_order = sorted(cas.values(), key=lambda ca: (order[ca.hostname], ca.nic))
-    sm = next((ca for ca in in_order if ca.role == "management"), in_order[0] if in_order else None)
+    sm = _subnet_manager_ca(plan, in_order)
     ordered = ([sm] if sm else []) + [ca for ca in in_order if ca is not sm]
     lid_owner: dict[int, tuple[str, str]] = {s.lid: (s.node_guid, s.name) for s in switches}
     for ca in ordered:
@@ -235,6 +236,16 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
             lid_owner[ca_port.lid] = (ca_port.port_guid, ca.id)
     return Fabric(plan=plan, view=view, switches=switches, cas=ordered, links=links, lid_owner=lid_owner,
                   excluded=excluded)
+
+
+def _subnet_manager_ca(plan: Plan, in_order: list[Ca]) -> Ca | None:
+    """The first port of the plan's first SM host in the view (the design gave it a top-block LID), else, for
+    plans without sm_hosts or a view without those hosts, the first management port, else the first CA."""
+    for host in plan.sm_hosts:
+        ca = next((ca for ca in in_order if ca.hostname == host), None)
+        if ca:
+            return ca
+    return next((ca for ca in in_order if ca.role == "management"), in_order[0] if in_order else None)
 
 
 # ----------------------------------------------------------------------------------------------- models
@@ -383,8 +394,9 @@ def lft_model(fab: Fabric) -> dict:
 
 def lfts_text(fab: Fabric) -> str:
     """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
-    file entries into a table sized by the highest LID it found, unchecked, so an entry for a LID above it (a
-    switch or CA that is down at a cold start) corrupts its heap (docs/operations.md)."""
+    file entries unchecked into a table that ends with the 64-LID block of the highest LID present; the design
+    puts the SM hosts' ports in the top block, so the running SM's port keeps every entry inside it
+    (docs/operations.md)."""
     return render_template("opensm/lfts.dump.j2", **lft_model(fab))
 
 

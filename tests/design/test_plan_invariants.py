@@ -135,3 +135,13 @@ def test_dual_port_card_shares_its_system_image_guid(tmp_path):
     q1, q2 = sorted(mgmt2.ports, key=lambda p: p.port)
     assert q1.guid_placeholder and q2.node_guid == q2.port_guid == f"0x{int(q1.port_guid, 16) + 1:016x}"
     assert q2.sysimg_guid == q1.sysimg_guid == q1.port_guid
+
+
+def test_subnet_manager_ports_share_the_block_of_the_highest_lid(plan):
+    """OpenSM sizes its LFTs from the highest LID present, in 64-LID blocks; the SM's own port is always present,
+    so with every SM port in the top block a cold start with any other device down still fits the file."""
+    lids = [s.lid for s in plan.switches] + [p.lid for n in plan.nodes for p in n.ports]
+    sm_lids = [p.lid for n in plan.nodes if n.hostname in plan.sm_hosts for p in n.ports]
+    roles = {n.hostname: n.role for n in plan.nodes}
+    assert [roles[h] for h in plan.sm_hosts] == ["management", "management"]
+    assert sm_lids and {lid // 64 for lid in sm_lids} == {max(lids) // 64}

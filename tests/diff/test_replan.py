@@ -146,3 +146,22 @@ def test_diff_exits_1_on_differences(tmp_path, root):
     result = runner.invoke(app, ["diff", str(tmp_path / "A"), str(tmp_path / "B"), "--format", "json"])
     assert result.exit_code == 1
     assert '"identical": false' in result.output
+
+
+def test_an_sm_port_outside_the_top_lid_block_is_moved_into_it(tmp_path, base, ff2_text):
+    """A previous plan with mgmt01 on a low LID (as older ffplan numbered them, a cold start with the highest-LID
+    leaves down crashes OpenSM): re-planning moves that one LID into the top block, and the diff counts it."""
+    cn_lid = base.nodes[0].ports[0].lid
+    assert base.nodes[0].hostname == "cn0001" and base.sm_hosts == ["mgmt01", "mgmt02"]
+    mgmt01 = next(n for n in base.nodes if n.hostname == "mgmt01")
+    top_lid = mgmt01.ports[0].lid
+
+    def with_lid(node, lid):
+        return node.model_copy(update={"ports": [node.ports[0].model_copy(update={"lid": lid})]})
+
+    swapped = {"cn0001": with_lid(base.nodes[0], top_lid), "mgmt01": with_lid(mgmt01, cn_lid)}
+    old = base.model_copy(update={"nodes": [swapped.get(n.hostname, n) for n in base.nodes], "sm_hosts": []})
+    new = replan(tmp_path, ff2_text, old)
+    d = diff_plans(old, new)
+    assert [(f.item, f.field, f.old) for f in d.node_ports] == [("mgmt01/mlx5_0", "lid", cn_lid)]
+    assert d.node_ports[0].new // 64 == top_lid // 64 and not d.cables_moved

@@ -1,7 +1,8 @@
 """Live re-routing against the real OpenSM in ibsim (zone z1 of Fire-Flyer 2, the file routing engine):
 a cable and a spine die in the running fabric, `ffplan reroute` reads the fabric back with ibnetdiscover, replaces
 the LFT file and sends SIGHUP; the heavy sweep loads it and nothing is black-holed. And a cold OpenSM start with
-the highest-LID leaves down, on the file reroute writes, does not crash (the intact file aborts OpenSM 3.3.23)."""
+the highest-LID leaves down does not crash, neither on the file reroute writes nor on the rendered intact file
+(the SM hosts' ports hold the top LID block; with LIDs in plan order the intact file aborted OpenSM 3.3.23)."""
 
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ def test_fail_over_during_an_outage_installs_the_rerouted_file(tmp_path, sim_too
     leaves die, reroute replaces the file, the master dies: the standby takes over on the new file."""
     sim, plan_file, lfts = _start(tmp_path, sim_tools)
     fab = R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE))
-    first, second = [ca.id for ca in fab.cas if ca.role == "management"][:2]
+    first, second = fab.sm_ca().id, fab.standby_sm_cas()[0].id  # both in the top LID block
     fast_poll = "sminfo_polling_timeout 1000\npolling_retry_number 2\n"  # take over after ~2 s, not 40 s
     conf = (tmp_path / "run.conf").read_text()
     (tmp_path / "run.conf").write_text(conf + fast_poll + "sm_priority 10\n")
@@ -143,13 +144,30 @@ def test_cold_start_with_the_highest_lid_leaves_down_does_not_crash(tmp_path, si
             sim.console(f'Unlink "{leaf}"')
         summary = _reroute(sim, plan_file, lfts, hup=False)  # before OpenSM starts: ibnetdiscover needs no SM
         assert {"z1-leaf39", "z1-leaf40"} <= set(summary["failed"])
-        sim.start_opensm(tmp_path / "run.conf", tmp_path / "cache", [])
-        sim.wait_subnet_up(120)
-        # a heavy sweep reallocates the tables: where the intact file had overflowed them, OpenSM aborts here
-        sweeps = sim.log_count(CONFIGURED)
-        os.kill(sim.opensm.pid, signal.SIGHUP)
-        sim.wait_log_count(CONFIGURED, sweeps + 1, 60)
-        time.sleep(1)
-        assert sim.opensm.poll() is None
-        topo, tables = _installed(sim)
-        assert walk(topo, tables).broken == 0
+        _cold_start_and_heavy_sweep(sim)
+
+
+def test_cold_start_on_the_intact_file_with_the_highest_lid_leaves_down_does_not_crash(tmp_path, sim_tools, no_leftovers):
+    """The rendered intact lfts.dump, no reroute: the SM's port holds the top 64-LID block, so the tables OpenSM
+    sizes from the highest LID present cover every entry of the file (with LIDs in plan order it aborted)."""
+    sim, _, lfts = _start(tmp_path, sim_tools)
+    fab = R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE))
+    assert lfts.read_text() == R.lfts_text(fab) and max(fab.lid_owner) // 64 == fab.sm_ca().ports[0].lid // 64
+    with sim:
+        for leaf in ("z1-leaf39", "z1-leaf40"):  # the highest LIDs of the zone after the SM hosts'
+            sim.console(f'Unlink "{leaf}"')
+        _cold_start_and_heavy_sweep(sim)
+
+
+def _cold_start_and_heavy_sweep(sim: Simulation) -> None:
+    """Start OpenSM on the degraded fabric, then force a heavy sweep: it survives both and nothing is black-holed."""
+    sim.start_opensm(sim.workdir / "run.conf", sim.workdir / "cache", [])
+    sim.wait_subnet_up(120)
+    # a heavy sweep reallocates the tables: where a file entry had overflowed them, OpenSM aborts here
+    sweeps = sim.log_count(CONFIGURED)
+    os.kill(sim.opensm.pid, signal.SIGHUP)
+    sim.wait_log_count(CONFIGURED, sweeps + 1, 60)
+    time.sleep(1)
+    assert sim.opensm.poll() is None
+    topo, tables = _installed(sim)
+    assert walk(topo, tables).broken == 0

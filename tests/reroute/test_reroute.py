@@ -116,6 +116,13 @@ def _other_fabric(tmp_path):
     return path
 
 
+def _bad_port_line(tmp_path):
+    """ibnetdiscover output whose port line names a node with no record: refused at its line, as audit does."""
+    path = tmp_path / "bad-port.txt"
+    path.write_text('vendid=0x2c9\nSwitch\t8 "S-0000000000000001"\t\t# "x" enhanced port 0 lid 1 lmc 0\n[1]\t"leaf9"[1]\n')
+    return path
+
+
 def _blocked(tmp_path):
     """A folder whose lfts.dump is a folder: the rename cannot replace it."""
     (tmp_path / "blocked" / "lfts.dump").mkdir(parents=True)
@@ -141,7 +148,8 @@ def test_cli_reroute(lab, tmp_path):
     # bad input: exit 2 with the reason, never a traceback
     for args, words in ((["--failed", "za-spine1"], "did you mean 'za-spine01'"),
                         ([], "either --fabric"),
-                        (["--fabric", str(plan)], "no Switch or Ca record"),
+                        (["--fabric", str(plan)], "no Switch or Ca records"),
+                        (["--fabric", str(_bad_port_line(tmp_path))], "bad-port.txt:3:1"),
                         (["--fabric", str(_other_fabric(tmp_path))], "none of the plan's 12 switch GUIDs"),
                         (["--failed", cable, "--hup", "1"], "not opensm"),
                         (["--failed", cable, "-o", str(tmp_path / "no" / "x.lfts")], "is not a folder"),

@@ -324,11 +324,11 @@ stage_code(
 
 stage_code(
     "FF930", "fabric-not-ibnetdiscover-output", "audit",
-    summary="the as-built fabric file given to `ffplan audit` is not ibnetdiscover output",
+    summary="the fabric file given to `ffplan audit` or `ffplan reroute --fabric` is not ibnetdiscover output",
     explanation="""
-    `ffplan audit PLAN FABRIC` reads the text that `ibnetdiscover` prints for the live subnet. A file that is
-    not that text (an iblinkinfo dump, a binary cache from `ibnetdiscover --cache`, a truncated copy) is refused
-    at the first line that cannot be read, with exit code 2.
+    `ffplan audit PLAN FABRIC` and `ffplan reroute PLAN --fabric FABRIC` read the text that `ibnetdiscover`
+    prints for the live subnet. A file that is not that text (an iblinkinfo dump, a binary cache from
+    `ibnetdiscover --cache`, a truncated copy) is refused at the first line that cannot be read, with exit code 2.
     """,
     bad="""
     ibnetdiscover --cache fabric.cache && ffplan audit out/plan fabric.cache

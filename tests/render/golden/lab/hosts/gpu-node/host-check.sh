@@ -82,15 +82,15 @@ case "$host" in
   gpu07) plan_ports=( mlx5_0 1 0x0002c90003000060 21 placeholder '4X HDR' ) ;;
   gpu08) plan_ports=( mlx5_0 1 0x0002c90003000070 23 placeholder '4X HDR' ) ;;
   gpu09) plan_ports=( mlx5_0 1 0x0002c90003000080 24 placeholder '4X HDR' ) ;;
-  gpu10) plan_ports=( mlx5_0 1 0x0002c90003000090 27 placeholder '4X HDR' ) ;;
-  gpu11) plan_ports=( mlx5_0 1 0x0002c900030000a0 28 placeholder '4X HDR' ) ;;
-  gpu12) plan_ports=( mlx5_0 1 0x0002c900030000b0 30 placeholder '4X HDR' ) ;;
-  gpu13) plan_ports=( mlx5_0 1 0x0002c900030000c0 31 placeholder '4X HDR' ) ;;
-  gpu14) plan_ports=( mlx5_0 1 0x0002c900030000d0 32 placeholder '4X HDR' ) ;;
-  gpu15) plan_ports=( mlx5_0 1 0x0002c900030000e0 34 placeholder '4X HDR' ) ;;
-  gpu16) plan_ports=( mlx5_0 1 0x0002c900030000f0 35 placeholder '4X HDR' ) ;;
-  gpu17) plan_ports=( mlx5_0 1 0x0002c90003000100 37 placeholder '4X HDR' ) ;;
-  gpu18) plan_ports=( mlx5_0 1 0x0002c90003000110 38 placeholder '4X HDR' ) ;;
+  gpu10) plan_ports=( mlx5_0 1 0x0002c90003000090 26 placeholder '4X HDR' ) ;;
+  gpu11) plan_ports=( mlx5_0 1 0x0002c900030000a0 27 placeholder '4X HDR' ) ;;
+  gpu12) plan_ports=( mlx5_0 1 0x0002c900030000b0 29 placeholder '4X HDR' ) ;;
+  gpu13) plan_ports=( mlx5_0 1 0x0002c900030000c0 30 placeholder '4X HDR' ) ;;
+  gpu14) plan_ports=( mlx5_0 1 0x0002c900030000d0 31 placeholder '4X HDR' ) ;;
+  gpu15) plan_ports=( mlx5_0 1 0x0002c900030000e0 33 placeholder '4X HDR' ) ;;
+  gpu16) plan_ports=( mlx5_0 1 0x0002c900030000f0 34 placeholder '4X HDR' ) ;;
+  gpu17) plan_ports=( mlx5_0 1 0x0002c90003000100 36 placeholder '4X HDR' ) ;;
+  gpu18) plan_ports=( mlx5_0 1 0x0002c90003000110 37 placeholder '4X HDR' ) ;;
   *) ;;
 esac
 

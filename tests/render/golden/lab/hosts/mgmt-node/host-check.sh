@@ -73,7 +73,7 @@ hexmask() {
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
 plan_ports=()
 case "$host" in
-  mgmt1) plan_ports=( mlx5_0 1 0x0002c90300aa0001 26 inventory '4X HDR' ) ;;
+  mgmt1) plan_ports=( mlx5_0 1 0x0002c90300aa0001 39 inventory '4X HDR' ) ;;
   mgmt2) plan_ports=( mlx5_0 1 0x0002c90003000170 40 placeholder '4X HDR' ) ;;
   *) ;;
 esac

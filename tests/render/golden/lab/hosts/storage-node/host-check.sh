@@ -73,10 +73,10 @@ hexmask() {
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
 plan_ports=()
 case "$host" in
-  stor1) plan_ports=( mlx5_0 1 0x0002c90003000120 15 placeholder '4X HDR' mlx5_1 1 0x0002c90003000124 29 placeholder '4X HDR' ) ;;
-  stor2) plan_ports=( mlx5_0 1 0x0002c90003000130 19 placeholder '4X HDR' mlx5_1 1 0x0002c90003000134 33 placeholder '4X HDR' ) ;;
-  stor3) plan_ports=( mlx5_0 1 0x0002c90003000140 22 placeholder '4X HDR' mlx5_1 1 0x0002c90003000144 36 placeholder '4X HDR' ) ;;
-  stor4) plan_ports=( mlx5_0 1 0x0002c90003000150 25 placeholder '4X HDR' mlx5_1 1 0x0002c90003000154 39 placeholder '4X HDR' ) ;;
+  stor1) plan_ports=( mlx5_0 1 0x0002c90003000120 15 placeholder '4X HDR' mlx5_1 1 0x0002c90003000124 28 placeholder '4X HDR' ) ;;
+  stor2) plan_ports=( mlx5_0 1 0x0002c90003000130 19 placeholder '4X HDR' mlx5_1 1 0x0002c90003000134 32 placeholder '4X HDR' ) ;;
+  stor3) plan_ports=( mlx5_0 1 0x0002c90003000140 22 placeholder '4X HDR' mlx5_1 1 0x0002c90003000144 35 placeholder '4X HDR' ) ;;
+  stor4) plan_ports=( mlx5_0 1 0x0002c90003000150 25 placeholder '4X HDR' mlx5_1 1 0x0002c90003000154 38 placeholder '4X HDR' ) ;;
   *) ;;
 esac
 
