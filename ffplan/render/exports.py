@@ -128,7 +128,8 @@ def ansible_inventory(plan: Plan) -> str:
             "ports": [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port),
                        ("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)] for p in n.ports],
         })
-        memberships = [("role", n.role)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
+        memberships = ([("role", n.role), ("rack", n.rack)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
+                       + [("leaf", leaf) for leaf in dict.fromkeys(p.leaf for p in n.ports)])
         if n.hostname in profile_of:
             memberships.append(("profile", profile_of[n.hostname]))
         for kind, name in memberships:
