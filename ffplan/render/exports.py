@@ -1,6 +1,6 @@
-"""Exports of a plan for other tools: Slurm topology.conf, an Ansible inventory, the cable plan and BOM, and
-one SVG diagram per zone. The templates print; grouping, hostlist compression and diagram coordinates are
-computed here.
+"""Exports of a plan for other tools: Slurm topology.conf, an Ansible inventory, the NetBox import with the
+cable plan (netbox.py), the BOM and one SVG diagram per zone. The templates print; grouping, hostlist
+compression and diagram coordinates are computed here.
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from ffplan.plan.exports import bom_csv, cables_csv
+from ffplan.plan.exports import bom_csv
 from ffplan.plan.model import Plan
 from ffplan.render.env import render_template
+from ffplan.render.netbox import render_netbox
 
 ROLES = ("compute", "storage", "management")
 ROLE_COLORS = {"compute": "#4e79a7", "storage": "#f28e2b", "management": "#59a14f", "inter-zone": "#9c755f"}
@@ -234,8 +235,8 @@ def render_exports(plan: Plan) -> dict[str, str]:
     files = {
         "exports/topology.conf": topology_conf(plan),
         "exports/ansible-inventory.yaml": ansible_inventory(plan),
-        "exports/cables.csv": cables_csv(plan),
         "exports/bom.csv": bom_csv(plan),
+        **render_netbox(plan),
     }
     for z in plan.zones:
         files[f"exports/diagram-{z.name}.svg"] = zone_diagram(plan, z.name)
