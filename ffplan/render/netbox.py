@@ -41,7 +41,7 @@ INTERFACE_COLUMNS = ["device", "name", "type", "description"]
 
 # The import order, each file with what it creates.
 FILES = [
-    ("manufacturers.csv", "Organization > Manufacturers > Import (CSV)"),
+    ("manufacturers.csv", "Devices > Manufacturers > Import (CSV)"),
     ("device-types.yaml", "Devices > Device Types > Import (YAML; creates the switches' IB1/n interface templates)"),
     ("device-roles.csv", "Devices > Device Roles > Import (CSV)"),
     ("sites.csv", "Organization > Sites > Import (CSV)"),
