@@ -1,7 +1,9 @@
 """The NetBox import (exports/netbox/) against NetBox's own import forms: every header a field of the form,
 every required field present, every choice value one NetBox offers, and every name a row references created
 by an earlier file (NetBox fails a whole file on one unknown header and a row on one missing object).
-`pip install netbox` is not possible (NetBox is not on PyPI), so the forms' field lists are copied here."""
+NetBox itself (PyPI `netbox` 4.7) needs Python >= 3.12, PostgreSQL, Redis and some 800 migrations (about 20
+minutes on the 2-core machine), too much for a test, so the forms' field lists are copied here; the lab's
+files were imported once into a real NetBox 4.7.3 (docs/render.md)."""
 
 from __future__ import annotations
 
