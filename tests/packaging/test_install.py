@@ -68,9 +68,14 @@ def installed(wheel, tmp_path_factory) -> Path:
     return venv
 
 
-def _ffplan(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+def _installed(venv: Path, cwd: Path, program: str, *args: str) -> subprocess.CompletedProcess:
+    """Run a program of the fresh venv; without PYTHONPATH, which could point it back at a checkout."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([str(venv / "bin" / "ffplan"), *args], cwd=cwd, env=env, capture_output=True, text=True)
+    return subprocess.run([str(venv / "bin" / program), *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def _ffplan(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return _installed(venv, cwd, "ffplan", *args)
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +91,10 @@ def workdir(installed, tmp_path_factory) -> Path:
 
 
 def test_installed_tool_is_the_wheel_not_the_checkout(installed, workdir):
-    where = subprocess.run([str(installed / "bin" / "python"), "-c", "import ffplan.resources as r; print(r.templates_dir())"],
-                           cwd=workdir, capture_output=True, text=True, check=True).stdout.strip()
-    assert Path(where).is_relative_to(installed) and Path(where).name == "_templates"
+    proc = _installed(installed, workdir, "python", "-c", "import ffplan.resources as r; print(r.templates_dir())")
+    assert proc.returncode == 0, proc.stderr
+    where = Path(proc.stdout.strip())
+    assert where.is_relative_to(installed) and where.name == "_templates", where
 
 
 def test_installed_render_matches_the_checkout(installed, workdir, tmp_path):
