@@ -12,9 +12,10 @@ from ffplan.plan.model import Cable, CableEnd, Plan
 CONNECTOR = {"EDR": "QSFP28", "HDR": "QSFP56", "NDR": "OSFP"}
 # NetBox cable type slugs (dcim CableTypeChoices).
 NETBOX_CABLE_TYPE = {"DAC": "dac-passive", "AOC": "aoc"}
+# The columns of NetBox's cable import (dcim CableImportForm): an unknown header fails the whole file.
 CABLE_COLUMNS = [
-    "side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-    "type", "status", "label", "length", "length_unit", "ffplan_kind", "ffplan_zone",
+    "side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device", "side_b_type",
+    "side_b_name", "type", "status", "label", "length", "length_unit", "description",
 ]
 
 
@@ -23,7 +24,7 @@ def interface_name(end: CableEnd) -> str:
     return f"IB1/{end.port}" if isinstance(end.port, int) else end.port
 
 
-def _csv(rows: list[list], header: list[str]) -> str:
+def csv_text(rows: list[list], header: list[str]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -32,13 +33,16 @@ def _csv(rows: list[list], header: list[str]) -> str:
 
 
 def cables_csv(plan: Plan) -> str:
+    """The cable plan as NetBox imports it: both ends at the plan's site (its inventory name); kind and zone
+    in the description, since NetBox refuses extra columns."""
+    site = plan.inventory.name
     rows = []
     for c in plan.cables:
         rows.append([
-            c.a.device, "dcim.interface", interface_name(c.a), c.b.device, "dcim.interface", interface_name(c.b),
-            NETBOX_CABLE_TYPE[c.type], "planned", c.label, f"{c.length_m:g}", "m", c.kind, c.zone,
+            site, c.a.device, "dcim.interface", interface_name(c.a), site, c.b.device, "dcim.interface", interface_name(c.b),
+            NETBOX_CABLE_TYPE[c.type], "planned", c.label, f"{c.length_m:g}", "m", f"ffplan {c.kind}, zone {c.zone}",
         ])
-    return _csv(rows, CABLE_COLUMNS)
+    return csv_text(rows, CABLE_COLUMNS)
 
 
 def cable_counts(cables: list[Cable]) -> list[tuple[str, float, int]]:
@@ -65,4 +69,4 @@ def bom_rows(plan: Plan) -> list[list]:
 
 
 def bom_csv(plan: Plan) -> str:
-    return _csv(bom_rows(plan), ["category", "item", "quantity", "note"])
+    return csv_text(bom_rows(plan), ["category", "item", "quantity", "note"])

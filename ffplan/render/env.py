@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import shlex
 from functools import lru_cache
-from pathlib import Path
 
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+from ffplan.resources import templates_dir
 
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(enabled_extensions=("xml", "html", "svg"), default_for_string=False),
         keep_trailing_newline=True,

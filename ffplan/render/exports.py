@@ -1,6 +1,6 @@
-"""Exports of a plan for other tools: Slurm topology.conf, an Ansible inventory, the cable plan and BOM, and
-the diagrams of each zone (ffplan.render.diagrams). The templates print; grouping and hostlist compression
-are computed here.
+"""Exports of a plan for other tools: Slurm topology.conf, an Ansible inventory, the NetBox import with the
+cable plan (netbox.py), the BOM, and the diagrams of each zone (ffplan.render.diagrams). The templates print;
+grouping and hostlist compression are computed here.
 """
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from ffplan.plan.exports import bom_csv, cables_csv
+from ffplan.plan.exports import bom_csv
 from ffplan.plan.model import Plan
 from ffplan.render.diagrams import render_diagrams
 from ffplan.render.env import render_template
+from ffplan.render.netbox import render_netbox
 
 _NUM = re.compile(r"^(.*?)(\d+)$")
 
@@ -125,7 +126,8 @@ def ansible_inventory(plan: Plan) -> str:
             "ports": [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port),
                        ("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)] for p in n.ports],
         })
-        memberships = [("role", n.role)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
+        memberships = ([("role", n.role), ("rack", n.rack)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
+                       + [("leaf", leaf) for leaf in dict.fromkeys(p.leaf for p in n.ports)])
         if n.hostname in profile_of:
             memberships.append(("profile", profile_of[n.hostname]))
         for kind, name in memberships:
@@ -148,8 +150,8 @@ def render_exports(plan: Plan) -> dict[str, str]:
     files = {
         "exports/topology.conf": topology_conf(plan),
         "exports/ansible-inventory.yaml": ansible_inventory(plan),
-        "exports/cables.csv": cables_csv(plan),
         "exports/bom.csv": bom_csv(plan),
+        **render_netbox(plan),
     }
     files.update(render_diagrams(plan))
     return files

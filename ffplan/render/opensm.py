@@ -596,8 +596,25 @@ def guid_files_model(fab: Fabric) -> dict:
     return {"root": roots, "cn": cn, "io": io}
 
 
+# IB rate enum (IBA PathRecord/MCMemberRecord rate; OpenSM's IB_PATH_RECORD_RATE_* in iba/ib_types.h), which
+# partitions.conf's `rate=` takes, for the 4x links of each speed.
+IB_RATE_CODE = {"EDR": (100, 16), "HDR": (200, 17), "NDR": (400, 21)}
+# IPoIB's broadcast group MTU: code 4 = 2048 bytes (IB MTU enum 1..5 = 256..4096 = 128 << code), the IPoIB
+# datagram default.
+IPOIB_MTU_CODE = 4
+
+
+def ipoib_rate(plan: Plan) -> tuple[int, int]:
+    """(Gb/s, rate code) of the fabric's links (4x at the fabric switch model's speed): OpenSM creates the IPoIB
+    broadcast group with rate 3 (10 Gb/s) otherwise, which caps IPoIB multicast far below the links."""
+    speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
+    return IB_RATE_CODE[speed]
+
+
 def partitions_model(fab: Fabric) -> dict:
-    return {"title": fab.plan.inventory.name, "ports": sum(len(ca.ports) for ca in fab.cas)}
+    gbps, rate = ipoib_rate(fab.plan)
+    return {"title": fab.plan.inventory.name, "ports": sum(len(ca.ports) for ca in fab.cas), "rate": rate,
+            "gbps": gbps, "mtu": IPOIB_MTU_CODE, "mtu_bytes": 128 << IPOIB_MTU_CODE}
 
 
 # ----------------------------------------------------------------------------------------------- render

@@ -6,7 +6,6 @@ import csv
 import io
 from decimal import Decimal
 from functools import cache
-from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from rich.console import Console, Group
@@ -15,15 +14,15 @@ from rich.table import Table
 from ffplan.report.charts import charts
 from ffplan.report.model import CostReport
 from ffplan.report.view import deviation, fmt, metrics, rows, source_text, titles
+from ffplan.resources import templates_dir
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "reports"
 
 
 @cache
 def _environment() -> Environment:
     env = Environment(
-        loader=FileSystemLoader(TEMPLATES),
+        loader=FileSystemLoader(templates_dir() / "reports"),
         undefined=StrictUndefined,
         autoescape=select_autoescape(["html.j2"], default_for_string=False),
         trim_blocks=True,

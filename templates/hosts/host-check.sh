@@ -4,7 +4,8 @@
 #
 # Read-only: compares this running host with the plan and prints a pass/fail table: IB port state, rate
 # and port GUID/LID, PCIe address, class, link speed/width and NUMA node of every GPU and NIC, the NUMA
-# CPU masks, the NIC's relaxed-ordering bit, and the host files of this profile. Exit 1 on any FAIL.
+# CPU masks, the NIC's relaxed-ordering bit and firmware PCI_WR_ORDERING (mlxconfig, or mstconfig where
+# mlxconfig is absent), and the host files of this profile. Exit 1 on any FAIL.
 # WARN (idle GPU link downtraining, placeholder GUIDs) and SKIP (needs root, 3FS not installed) do not fail.
 #
 # Usage: host-check.sh [--host NAME]       (default: the short hostname)
@@ -23,7 +24,7 @@ while [ "$#" -gt 0 ]; do
       host="$2"
       shift 2
       ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) usage; exit 2 ;;
   esac
 done
@@ -182,7 +183,8 @@ check_cpumap() {
 check_cpumap {{ n.id | string | shell }} {{ n.affinity | shell }}
 {% endfor %}
 
-# Relaxed ordering: the NIC's Device Control bit 4 (needs root to read PCIe config space).
+# Relaxed ordering: the NIC's Device Control bit 4 and the firmware's PCI_WR_ORDERING (both need root).
+{% include "hosts/firmware-config.sh.j2" %}
 {% for bdf in p.relaxed_ordering.nic_bus_ids %}
 if [ "$(id -u)" -ne 0 ] || ! command -v setpci >/dev/null 2>&1; then
   report SKIP {{ ("RO bit of " ~ bdf) | shell }} {{ want_ro | shell }} "needs root and setpci"
@@ -190,6 +192,12 @@ elif devctl="$(setpci -s {{ bdf | shell }} CAP_EXP+8.w 2>/dev/null)" && [[ "$dev
   check {{ ("RO bit of " ~ bdf) | shell }} {{ want_ro | shell }} "$(( (16#$devctl >> 4) & 1 ))"
 else
   report FAIL {{ ("RO bit of " ~ bdf) | shell }} {{ want_ro | shell }} "unreadable"
+fi
+if [ "$(id -u)" -ne 0 ] || [ -z "$fw_tool" ]; then
+  report SKIP {{ ("PCI_WR_ORDERING of " ~ bdf) | shell }} {{ ro.pci_wr_ordering | string | shell }} "needs root and mlxconfig (MFT) or mstconfig (mstflint)"
+else
+  wr="$(query_wr_ordering {{ bdf | shell }})"
+  check {{ ("PCI_WR_ORDERING of " ~ bdf) | shell }} {{ ro.pci_wr_ordering | string | shell }} "$(wr_ordering_number "${wr:-not reported by $fw_tool}")"
 fi
 {% endfor %}
 

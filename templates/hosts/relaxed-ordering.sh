@@ -6,10 +6,11 @@
 # firmware setting PCI_WR_ORDERING, the IOMMU mode and ACS on the NIC's root port. Exit 1 if anything
 # differs from the plan, 0 if all agrees.
 # --apply: sets what differs and nothing else (idempotent): the RO bit with setpci (lost at a device reset
-# or reboot: run it from a boot-time unit) and PCI_WR_ORDERING with mlxconfig (takes effect after a
-# firmware reset or reboot). IOMMU and ACS are only reported: they are BIOS/kernel command-line settings.
+# or reboot: run it from a boot-time unit) and PCI_WR_ORDERING with mlxconfig, or mstconfig where mlxconfig
+# is absent (takes effect after a firmware reset or reboot). IOMMU and ACS are only reported: they are
+# BIOS/kernel command-line settings.
 #
-# Usage: relaxed-ordering.sh [--apply]      (as root: setpci and mlxconfig read PCI config space)
+# Usage: relaxed-ordering.sh [--apply]      (as root: setpci and mlxconfig/mstconfig read PCI config space)
 set -euo pipefail
 export LC_ALL=C
 
@@ -25,7 +26,7 @@ fi
 case "${1:-}" in
   "") ;;
   --apply) apply=1 ;;
-  -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
   *) usage; exit 2 ;;
 esac
 
@@ -48,13 +49,14 @@ report() {
 }
 
 if [ "$(id -u)" -ne 0 ]; then
-  printf 'relaxed-ordering.sh: run as root (setpci and mlxconfig read PCI config space)\n' >&2
+  printf 'relaxed-ordering.sh: run as root (setpci and mlxconfig/mstconfig read PCI config space)\n' >&2
   exit 2
 fi
 if ! command -v setpci >/dev/null 2>&1; then
   printf 'relaxed-ordering.sh: setpci not found (install pciutils)\n' >&2
   exit 2
 fi
+{% include "hosts/firmware-config.sh.j2" %}
 
 printf '%-5s %-40s %-26s %s\n' "STATE" "CHECK" "PLAN" "HOST"
 
@@ -94,25 +96,23 @@ for bdf in "${nics[@]}"; do
   fi
 
   # 2. ConnectX firmware: PCI_WR_ORDERING (per_mkey(0): the memory registration's RO flag decides).
-  if command -v mlxconfig >/dev/null 2>&1; then
-    wr="$(mlxconfig -d "$bdf" query PCI_WR_ORDERING 2>/dev/null | awk '$1 == "PCI_WR_ORDERING" { print $NF; exit }' || true)"
-    wr_num="${wr##*(}"
-    wr_num="${wr_num%%)*}"
+  if [ -n "$fw_tool" ]; then
+    wr="$(query_wr_ordering "$bdf")"
     if [ -z "$wr" ]; then
-      report FAIL "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "not reported by mlxconfig"
-    elif [ "$wr_num" = "$want_wr_ordering" ]; then
-      report PASS "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "$wr"
+      report FAIL "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "not reported by $fw_tool"
+    elif [ "$(wr_ordering_number "$wr")" = "$want_wr_ordering" ]; then
+      report PASS "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "$wr ($fw_tool)"
     elif [ "$apply" = 1 ]; then
-      if mlxconfig -y -d "$bdf" set "PCI_WR_ORDERING=$want_wr_ordering" >/dev/null; then
+      if "$fw_tool" -y -d "$bdf" set "PCI_WR_ORDERING=$want_wr_ordering" >/dev/null; then
         report SET "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "was $wr; firmware reset or reboot needed"
       else
-        report FAIL "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "mlxconfig set failed (was $wr)"
+        report FAIL "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "$fw_tool set failed (was $wr)"
       fi
     else
       report FAIL "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "$wr (--apply sets it)"
     fi
   else
-    report SKIP "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "mlxconfig not installed (MFT)"
+    report SKIP "$bdf PCI_WR_ORDERING" "$want_wr_ordering_name($want_wr_ordering)" "neither mlxconfig (MFT) nor mstconfig (mstflint) installed"
   fi
 
   # 3. IOMMU domain of the NIC: identity (iommu=pt) or no IOMMU at all.

@@ -19,7 +19,8 @@ def test_design_writes_plan_cables_and_bom(root, tmp_path):
     files = sorted(p.name for p in (tmp_path / "lab").iterdir())
     assert files == ["bom.csv", "cables.csv", "manifest.json", "plan.yaml"]
     header = (tmp_path / "lab" / "cables.csv").read_text().splitlines()[0]
-    assert header.startswith("side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label,length")
+    assert header == ("side_a_site,side_a_device,side_a_type,side_a_name,side_b_site,side_b_device,side_b_type,side_b_name,"
+                      "type,status,label,length,length_unit,description")  # NetBox's cable import columns only
 
 
 def test_two_runs_are_byte_identical(root, tmp_path):

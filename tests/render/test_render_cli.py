@@ -44,7 +44,7 @@ def test_render_writes_every_file_with_a_manifest(tmp_path, lab_plan):
     assert {name.split("/")[0] for name in tree} == {"hosts", "exports", "opensm", "plan.yaml"}
     assert tree["plan.yaml"] == (plan_dir / "plan.yaml").read_bytes()  # the plan these files came from
     for name in ("hosts/manifest.csv", "hosts/gpu-node/topo.xml", "hosts/gpu-node/nccl.conf", "hosts/storage-node/host-check.sh",
-                 "exports/topology.conf", "exports/ansible-inventory.yaml", "exports/cables.csv", "exports/bom.csv",
+                 "exports/topology.conf", "exports/ansible-inventory.yaml", "exports/netbox/cables.csv", "exports/bom.csv",
                  "exports/diagram-za.svg", "exports/diagram-zb.svg"):
         assert name in tree, name
     assert (out / "hosts/gpu-node/host-check.sh").stat().st_mode & 0o111

@@ -1,5 +1,5 @@
 """The rendered shell scripts: syntax (bash -n, shellcheck when installed), and behaviour against a fake
-sysfs tree and fake setpci/mlxconfig, so the pass/fail logic is exercised without hardware."""
+sysfs tree and fake setpci/mlxconfig/mstconfig, so the pass/fail logic is exercised without hardware."""
 
 from __future__ import annotations
 
@@ -30,9 +30,10 @@ case "$reg" in
   *) exit 1 ;;
 esac
 """
-FAKE_MLXCONFIG = r"""#!/usr/bin/env bash
+# fake mlxconfig (NVIDIA MFT) and mstconfig (mstflint): same arguments and output; each logs to <its name>.log
+FAKE_FW_CONFIG = r"""#!/usr/bin/env bash
 set -eu
-printf '%s\n' "$*" >> "$FAKE_STATE/mlxconfig.log"
+printf '%s\n' "$*" >> "$FAKE_STATE/$(basename "$0").log"
 case "$*" in
   *query*) printf 'Configurations:\n         PCI_WR_ORDERING                     %s\n' "$(cat "$FAKE_STATE/wr")" ;;
   *set*) printf 'per_mkey(0)\n' > "$FAKE_STATE/wr" ;;
@@ -67,8 +68,9 @@ def test_scripts_parse(lab_files, ff2_plan):
                 assert r.returncode == 0, f"{name}:\n{r.stdout}"
 
 
-def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str) -> dict[str, str]:
-    """A sysfs tree and installed files that match the plan for `hostname`; returns the script environment."""
+def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_tool: str = "mlxconfig") -> dict[str, str]:
+    """A sysfs tree, firmware setting and installed files that match the plan for `hostname`, with `fw_tool`
+    (mlxconfig or mstconfig) as the only firmware tool on PATH; returns the script environment."""
     profile = next(p for p in plan.hosts if hostname in p.hosts)
     node = next(n for n in plan.nodes if n.hostname == hostname)
     sysfs, root, state, bin_ = tmp_path / "sys", tmp_path / "root", tmp_path / "state", tmp_path / "bin"
@@ -101,12 +103,15 @@ def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str) -> di
         if f.install_path:
             _write(root / f.install_path.lstrip("/"), files[f"hosts/{profile.name}/{f.name}"])
     _write(bin_ / "setpci", FAKE_SETPCI, 0o755)
-    _write(bin_ / "mlxconfig", FAKE_MLXCONFIG, 0o755)
-    (state / "wr").write_text("force_relax(1)\n")
+    _write(bin_ / fw_tool, FAKE_FW_CONFIG, 0o755)
+    ro = profile.relaxed_ordering
+    (state / "wr").write_text(f"{ro.pci_wr_ordering_name}({ro.pci_wr_ordering})\n")
     for name, text in files.items():
         if name.startswith(f"hosts/{profile.name}/") and name.endswith(".sh"):
             _write(tmp_path / name.split("/")[-1], text, stat.S_IRWXU)
-    return {"PATH": f"{bin_}:{os.environ['PATH']}", "FFPLAN_SYSFS": str(sysfs), "FFPLAN_ROOT": str(root),
+    system_path = os.environ["PATH"]
+    assert not shutil.which("mlxconfig", path=system_path) and not shutil.which("mstconfig", path=system_path)
+    return {"PATH": f"{bin_}:{system_path}", "FFPLAN_SYSFS": str(sysfs), "FFPLAN_ROOT": str(root),
             "FAKE_STATE": str(state), "LC_ALL": "C"}
 
 
@@ -123,7 +128,7 @@ def test_host_check_passes_on_a_host_that_matches_the_plan(tmp_path, lab_plan, l
     assert not [line for line in lines if line.startswith("FAIL")]
     for expected in ("mlx5_0/1 state", "mlx5_0/1 rate", "mlx5_0/1 port GUID", "mlx5_0/1 LID", "gpu3 NUMA node",
                      "gpu0 link width", "NUMA node 1 cpumap", "RO bit of 0000:21:00.0", "file /etc/nccl.conf",
-                     "file /etc/nccl/topo.xml", "mlx5_0 PCI address"):
+                     "file /etc/nccl/topo.xml", "mlx5_0 PCI address", "PCI_WR_ORDERING of 0000:21:00.0"):
         assert any(line.startswith("PASS") and expected in line for line in lines), expected
     assert any(line.startswith("SKIP") and "3FS sl" in line for line in lines)
 
@@ -138,12 +143,13 @@ def test_host_check_fails_on_every_kind_of_drift(tmp_path, lab_plan, lab_files):
     (sysfs / "class/infiniband/mlx5_0/ports/1/rate").write_text("100 Gb/sec (4X EDR)\n")
     (root / "etc/ucx/ucx.conf").write_text("UCX_IB_SL=7\n")
     (Path(env["FAKE_STATE"]) / "devctl-0000:41:00.0").write_text("2920\n")
+    (Path(env["FAKE_STATE"]) / "wr").write_text("force_relax(1)\n")
     _write(root / "opt/3fs/etc/hf3fs_fuse_main.toml", "[client.io_worker.ibsocket]\nsl = 0\n")
     r = _run(tmp_path, "host-check.sh", env, "--host", "stor2")
     assert r.returncode == 1
     fails = [line for line in r.stdout.splitlines() if line.startswith("FAIL")]
     for expected in ("mlx5_1 NUMA node", "mlx5_0 link width", "mlx5_1/1 state", "mlx5_0/1 rate", "file /etc/ucx/ucx.conf",
-                     "RO bit of 0000:41:00.0", "3FS sl"):
+                     "RO bit of 0000:41:00.0", "3FS sl", "PCI_WR_ORDERING of 0000:41:00.0"):
         assert any(expected in line for line in fails), (expected, r.stdout)
     assert "failed" in r.stdout.splitlines()[-1]
 
@@ -161,7 +167,8 @@ def test_host_check_refuses_a_host_of_another_profile(tmp_path, lab_plan, lab_fi
 def test_relaxed_ordering_reads_then_applies_once(tmp_path, lab_plan, lab_files):
     env = _fake_host(tmp_path, lab_plan, lab_files, "gpu01")
     state = Path(env["FAKE_STATE"])
-    (state / "devctl-0000:21:00.0").write_text("2920\n")  # RlxdOrd- ; firmware force_relax(1)
+    (state / "devctl-0000:21:00.0").write_text("2920\n")  # RlxdOrd-
+    (state / "wr").write_text("force_relax(1)\n")
     r = _run(tmp_path, "relaxed-ordering.sh", env)
     assert r.returncode == 1, r.stdout + r.stderr
     assert (state / "devctl-0000:21:00.0").read_text().strip() == "2920", "read-only by default"
@@ -179,3 +186,21 @@ def test_relaxed_ordering_reads_then_applies_once(tmp_path, lab_plan, lab_files)
     assert any(line.startswith("PASS") and "IOMMU" in line for line in r.stdout.splitlines())
     assert any("no ACS capability" in line for line in r.stdout.splitlines())
     assert _run(tmp_path, "relaxed-ordering.sh", env, "--apply", "x").returncode == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="relaxed-ordering.sh runs as root only")
+def test_stock_host_with_only_mstconfig(tmp_path, lab_plan, lab_files):
+    """Debian/Ubuntu ship mstconfig (mstflint), not NVIDIA's mlxconfig: both scripts read and set through it."""
+    env = _fake_host(tmp_path, lab_plan, lab_files, "gpu01", fw_tool="mstconfig")
+    state = Path(env["FAKE_STATE"])
+    r = _run(tmp_path, "host-check.sh", env, "--host", "gpu01")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert any(line.startswith("PASS") and "PCI_WR_ORDERING of 0000:21:00.0" in line for line in r.stdout.splitlines())
+    (state / "wr").write_text("force_relax(1)\n")
+    r = _run(tmp_path, "relaxed-ordering.sh", env)
+    assert r.returncode == 1 and "force_relax(1) (--apply sets it)" in r.stdout, r.stdout
+    r = _run(tmp_path, "relaxed-ordering.sh", env, "--apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "-y -d 0000:21:00.0 set PCI_WR_ORDERING=0" in (state / "mstconfig.log").read_text()
+    r = _run(tmp_path, "relaxed-ordering.sh", env)
+    assert r.returncode == 0 and "per_mkey(0) (mstconfig)" in r.stdout, r.stdout

@@ -4,7 +4,8 @@
 #
 # Read-only: compares this running host with the plan and prints a pass/fail table: IB port state, rate
 # and port GUID/LID, PCIe address, class, link speed/width and NUMA node of every GPU and NIC, the NUMA
-# CPU masks, the NIC's relaxed-ordering bit, and the host files of this profile. Exit 1 on any FAIL.
+# CPU masks, the NIC's relaxed-ordering bit and firmware PCI_WR_ORDERING (mlxconfig, or mstconfig where
+# mlxconfig is absent), and the host files of this profile. Exit 1 on any FAIL.
 # WARN (idle GPU link downtraining, placeholder GUIDs) and SKIP (needs root, 3FS not installed) do not fail.
 #
 # Usage: host-check.sh [--host NAME]       (default: the short hostname)
@@ -23,7 +24,7 @@ while [ "$#" -gt 0 ]; do
       host="$2"
       shift 2
       ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) usage; exit 2 ;;
   esac
 done
@@ -178,7 +179,24 @@ check_cpumap() {
 }
 check_cpumap 0 ffffffff
 
-# Relaxed ordering: the NIC's Device Control bit 4 (needs root to read PCIe config space).
+# Relaxed ordering: the NIC's Device Control bit 4 and the firmware's PCI_WR_ORDERING (both need root).
+# ConnectX firmware settings are read and set with mlxconfig (NVIDIA MFT) or, on a stock Debian/Ubuntu host,
+# with mstconfig (package mstflint): both take `-d <bdf> query|set NAME[=VALUE]` and print the same table.
+fw_tool=""
+if command -v mlxconfig >/dev/null 2>&1; then
+  fw_tool=mlxconfig
+elif command -v mstconfig >/dev/null 2>&1; then
+  fw_tool=mstconfig
+fi
+query_wr_ordering() {
+  # PCI_WR_ORDERING of the NIC at PCI address $1 as the tool prints it (per_mkey(0)), or nothing
+  "$fw_tool" -d "$1" query PCI_WR_ORDERING 2>/dev/null | awk '$1 == "PCI_WR_ORDERING" { print $NF; exit }' || true
+}
+wr_ordering_number() {
+  # the number in a value printed as name(number)
+  local value="${1##*(}"
+  printf '%s' "${value%%)*}"
+}
 if [ "$(id -u)" -ne 0 ] || ! command -v setpci >/dev/null 2>&1; then
   report SKIP 'RO bit of 0000:41:00.0' 1 "needs root and setpci"
 elif devctl="$(setpci -s 0000:41:00.0 CAP_EXP+8.w 2>/dev/null)" && [[ "$devctl" =~ ^[0-9a-fA-F]{4}$ ]]; then
@@ -186,12 +204,24 @@ elif devctl="$(setpci -s 0000:41:00.0 CAP_EXP+8.w 2>/dev/null)" && [[ "$devctl" 
 else
   report FAIL 'RO bit of 0000:41:00.0' 1 "unreadable"
 fi
+if [ "$(id -u)" -ne 0 ] || [ -z "$fw_tool" ]; then
+  report SKIP 'PCI_WR_ORDERING of 0000:41:00.0' 0 "needs root and mlxconfig (MFT) or mstconfig (mstflint)"
+else
+  wr="$(query_wr_ordering 0000:41:00.0)"
+  check 'PCI_WR_ORDERING of 0000:41:00.0' 0 "$(wr_ordering_number "${wr:-not reported by $fw_tool}")"
+fi
 if [ "$(id -u)" -ne 0 ] || ! command -v setpci >/dev/null 2>&1; then
   report SKIP 'RO bit of 0000:c1:00.0' 1 "needs root and setpci"
 elif devctl="$(setpci -s 0000:c1:00.0 CAP_EXP+8.w 2>/dev/null)" && [[ "$devctl" =~ ^[0-9a-fA-F]{4}$ ]]; then
   check 'RO bit of 0000:c1:00.0' 1 "$(( (16#$devctl >> 4) & 1 ))"
 else
   report FAIL 'RO bit of 0000:c1:00.0' 1 "unreadable"
+fi
+if [ "$(id -u)" -ne 0 ] || [ -z "$fw_tool" ]; then
+  report SKIP 'PCI_WR_ORDERING of 0000:c1:00.0' 0 "needs root and mlxconfig (MFT) or mstconfig (mstflint)"
+else
+  wr="$(query_wr_ordering 0000:c1:00.0)"
+  check 'PCI_WR_ORDERING of 0000:c1:00.0' 0 "$(wr_ordering_number "${wr:-not reported by $fw_tool}")"
 fi
 
 # Host files of this profile, byte for byte (sha256 of the rendered file).
