@@ -18,12 +18,11 @@ from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack, Role
 from ffplan.inventory.resolve import ResolvedHost
-from ffplan.plan.model import MAX_LID, Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
+from ffplan.plan.model import LID_BLOCK, MAX_LID, Balance, Cable, CableEnd, CableModel, Node, NodePort, Plan, Switch, ZoneSpec
 from ffplan.progress import StageCallback, no_progress
 
 INTER_ZONE = "inter-zone"
 KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
-LID_BLOCK = 64  # OpenSM allocates and sends linear forwarding tables in blocks of 64 LIDs
 SUBNET_MANAGERS = 2  # master and standby
 CA_GUIDS_PER_HOST = 16  # room for 4 NICs of up to 2 ports: card base GUID at +4*nic, port p at base + p - 1
 

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Iterable
 
 from ffplan.diagnostics import YamlPath
-from ffplan.plan.model import HostProfile, Plan
+from ffplan.plan.model import LID_BLOCK, HostProfile, Plan
 
 Problem = tuple[YamlPath, str]  # (YAML path, message)
 
@@ -56,6 +56,7 @@ def plan_problems(plan: Plan) -> list[Problem]:
     _check_routing(p, plan, switches)
     _check_qos(p, plan)
     _check_hosts(p, plan)
+    _check_subnet_managers(p, plan)
     _check_catalog(p, plan)
     return list(p)
 
@@ -251,6 +252,22 @@ def _check_profile(p: _Problems, at: YamlPath, h: HostProfile, classes: set[str]
         p.known(at + ("sls", i, "file"), s.file, files, "profile file")
         if s.traffic_class:
             p.known(at + ("sls", i, "traffic_class"), s.traffic_class, classes, "traffic class")
+
+
+def _check_subnet_managers(p: _Problems, plan: Plan) -> None:
+    """The SM hosts are nodes, and their ports share the 64-LID block of the highest LID: OpenSM sizes its tables
+    from the highest LID present, and the running SM's own port always is (docs/operations.md)."""
+    nodes = {n.hostname: n for n in plan.nodes}
+    lids = [s.lid for s in plan.switches] + [pt.lid for n in plan.nodes for pt in n.ports]
+    top_block = max(lids, default=0) // LID_BLOCK
+    for i, hostname in enumerate(plan.sm_hosts):
+        if p.known(("sm_hosts", i), hostname, nodes, "subnet manager host"):
+            for j, pt in enumerate(nodes[hostname].ports):
+                if pt.lid // LID_BLOCK != top_block:
+                    node_index = plan.nodes.index(nodes[hostname])
+                    p.add(("nodes", node_index, "ports", j, "lid"),
+                          f"LID {pt.lid} of subnet manager host {hostname} is not in the {LID_BLOCK}-LID block of the "
+                          f"highest LID ({max(lids)}): a cold-started OpenSM would size its tables too small")
 
 
 def _check_catalog(p: _Problems, plan: Plan) -> None:

@@ -272,3 +272,22 @@ def test_a_guid_names_one_device():
     problems = plan_problems(Plan.model_validate(data))
     assert ((("nodes", 1, "ports", 0, "port_guid"), f"GUID {own['node_guid']} of gpu02 mlx5_0 is already gpu01 mlx5_0's")
             in problems), problems
+
+
+def test_subnet_manager_hosts_are_nodes_in_the_top_lid_block(tmp_path):
+    """An SM port below the top 64-LID block would let a cold-started OpenSM overrun its tables (docs/operations.md)."""
+    data = lab_data()
+    assert data["sm_hosts"]
+    sm = next(i for i, n in enumerate(data["nodes"]) if n["hostname"] == data["sm_hosts"][0])
+    other = next(i for i, n in enumerate(data["nodes"]) if n["hostname"] not in data["sm_hosts"])
+    data["nodes"][other]["ports"][0]["lid"] = 200  # the lab's LIDs all sit in block 0: this one opens block 3
+    folder = write_plan_data(tmp_path / "moved", data)
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    _assert_refused(result, folder / "plan.yaml", f"nodes[{sm}].ports[0].lid")
+    assert "is not in the 64-LID block of the highest LID" in result.output
+    data = lab_data()
+    data["sm_hosts"] = ["nosuch"]
+    folder = write_plan_data(tmp_path / "unknown", data)
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    _assert_refused(result, folder / "plan.yaml", "sm_hosts[0]")
+    assert "unknown subnet manager host 'nosuch'" in result.output
