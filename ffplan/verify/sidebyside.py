@@ -137,7 +137,7 @@ def _engine_files(plan: Plan, view: L.View, engine: str, failed: list[str]) -> t
 
 
 def measure_case(plan: Plan, case: str, failed: list[str], zone: str | None, tools: dict[str, str], workdir: Path,
-                 engines=ENGINES, timeout: float = 120.0, progress: Callable[[str], None] = lambda s: None) -> list[Row]:
+                 engines: tuple[str, ...] = ENGINES, timeout: float = 120.0, progress: Callable[[str], None] = lambda s: None) -> list[Row]:
     from ffplan.reroute import resolve_items
 
     items = resolve_items(plan, failed)
