@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ffplan.plan.model import Plan
 from ffplan.render import opensm as R
+from ffplan.render.opensm_layout import View
 from ffplan.verify.parse import Topo
 from ffplan.verify.walk import SwitchLidResult, WalkResult, walk, walk_switch_lids
 
@@ -82,9 +83,9 @@ class Items:
     ca_cables: set[str]  # node-leaf cable labels
     unknown: list[str]
 
-    def view(self) -> R.View:
+    def view(self) -> View:
         """The sub-fabric without them."""
-        return R.View(drop_cables=frozenset(self.cables | self.ca_cables), drop_switches=frozenset(self.switches))
+        return View(drop_cables=frozenset(self.cables | self.ca_cables), drop_switches=frozenset(self.switches))
 
 
 def resolve_items(plan: Plan, items: list[str]) -> Items:
@@ -126,7 +127,7 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
 
     A CA port that is down needs no new route (its LID just has no port): it only leaves the file."""
     from ffplan.design.routing import route
-    from ffplan.verify.run import fabric_topo, planned_tables
+    from ffplan.verify.expect import fabric_topo, planned_tables
 
     assert plan.routing is not None
     failed = sorted(set(plan.routing.failed) | set(failed))

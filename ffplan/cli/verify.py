@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, err, fail, out, stage_errors
+from ffplan.verify.report import Report
 
 
 class Engine(str, Enum):
@@ -72,7 +73,7 @@ def verify_command(
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
 
 
-def print_report(report) -> None:
+def print_report(report: Report) -> None:
     out.print(f"verify {report.target} ({report.source})")
     out.print(f"fabric: {report.view}; engine: {report.engine}")
     for line in report.excluded:

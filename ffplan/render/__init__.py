@@ -14,10 +14,9 @@ from ffplan.progress import StageCallback, no_progress
 from ffplan.render.exports import render_exports
 from ffplan.render.hosts import render_hosts
 from ffplan.render.opensm import render_opensm
+from ffplan.render.opensm_layout import DEFAULT_PREFIX
 
 __all__ = ["render_plan", "render_hosts", "render_exports", "render_opensm", "DEFAULT_PREFIX"]
-
-DEFAULT_PREFIX = "/etc/opensm"
 
 
 def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress) -> dict[str, str]:

@@ -2,8 +2,10 @@
 partitions, the ftree GUID files and variant config, the topology in ibnetdiscover format and a node-name map.
 
 Everything is computed here into plain view models; the templates in `templates/opensm/` only print them.
-Public surface: `render_opensm(plan, prefix)`. `opensm_files(plan, prefix, view)` renders a sub-fabric
-(one zone, or the fabric without some cables) for `ffplan verify`.
+Public surface: `render_opensm(plan, prefix)`. For verify, reroute and audit: `opensm_files(plan, prefix, view)`
+renders a sub-fabric (one zone, or the fabric without some cables), `build_fabric(plan, view)` is its view model
+(`Fabric`, `Ca`, `CaPort`), and `expected_conf`, `expected_path_sls`, `simulator_topology`, `ibsim_ca_guid` and
+`lfts_text` say what OpenSM and ibsim are given. The file names and `View` live in `opensm_layout`.
 
 Facts about the formats (see docs/render-opensm.md and ../shared/reference/opensm-and-ibsim.md):
 - the `file` engine reads `Unicast lids ... guid 0x<switch node GUID> ...` headers and `0x<lid> <port> ...
@@ -26,32 +28,8 @@ from typing import Collection, Iterable
 from ffplan.diagnostics import Collector, InputError, StageError, did_you_mean, option_error
 from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan, VlArbEntry
 from ffplan.render.env import render_template
-
-DEFAULT_PREFIX = "/etc/opensm"
-
-# File names under OUT/opensm/ (the prefix is where they live on the SM host).
-CONF = "opensm.conf"
-FTREE_CONF = "opensm-ftree.conf"
-LFTS = "lfts.dump"
-GUID2LID = "guid2lid"
-QOS_POLICY = "qos-policy.conf"
-PARTITIONS = "partitions.conf"
-ROOT_GUIDS = "root_guids.txt"
-CN_GUIDS = "cn_guids.txt"
-IO_GUIDS = "io_guids.txt"
-TOPOLOGY = "topology.net"
-NODE_NAME_MAP = "node-name-map"
-
-# opensm.conf keys whose value is a path to one of our files (verify rewrites them to its work folder).
-PATH_KEYS = {
-    "lfts_file": LFTS,
-    "qos_policy_file": QOS_POLICY,
-    "partition_config_file": PARTITIONS,
-    "node_name_map_name": NODE_NAME_MAP,
-    "root_guid_file": ROOT_GUIDS,
-    "cn_guid_file": CN_GUIDS,
-    "io_guid_file": IO_GUIDS,
-}
+from ffplan.render.opensm_layout import (CN_GUIDS, CONF, DEFAULT_PREFIX, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS,
+                                         NODE_NAME_MAP, PARTITIONS, QOS_POLICY, ROOT_GUIDS, TOPOLOGY, View)
 
 # Port classes of the plan -> opensm.conf key prefix.
 QOS_PREFIX = {"default": "qos_", "ca": "qos_ca_", "swe": "qos_swe_", "sw0": "qos_sw0_"}
@@ -67,23 +45,6 @@ ROLES = ("compute", "storage", "management")  # port groups of the QoS policy, i
 
 
 # --------------------------------------------------------------------------------------------------- views
-
-
-@dataclass(frozen=True)
-class View:
-    """Which part of the plan a rendering covers: all of it (the deliverable) or a sub-fabric for verify."""
-
-    zone: str | None = None  # only this zone's switches and CA ports, no inter-zone links
-    drop_cables: frozenset[str] = frozenset()  # cable labels left out of the topology (a failed-link case)
-    drop_switches: frozenset[str] = frozenset()  # switches left out, with their cables and the CA ports on them
-
-    def describe(self) -> str:
-        parts = []
-        if self.zone:
-            parts.append(f"zone {self.zone} only")
-        if self.drop_cables or self.drop_switches:
-            parts.append("without " + ", ".join(sorted(self.drop_cables | self.drop_switches)))
-        return "; ".join(parts) or "whole fabric"
 
 
 @dataclass

@@ -3,37 +3,39 @@ pattern, reachability, and the time each takes to compute its routes.
 
 The patterns and their link loads come from the routing stage's analysis (`ffplan.analyze`), run on ffplan's
 tables and on the tables read back from OpenSM, over the same sub-fabric (a zone view is analysed as a plan
-of that zone alone). Without `ffplan.analyze`, this module's own all-to-all count (`ffplan.verify.walk`) is
-used.
+of that zone alone). `ftree_comparison` runs the intact case and a failed-link case for `verify --engine ftree`.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Callable
 
+from ffplan.analyze import PATTERNS, PatternResult, analyze, topology_for
+from ffplan.design.routing import route
 from ffplan.plan.model import Plan
-from ffplan.render import opensm as R
+from ffplan.render import opensm_layout as L
+from ffplan.render.opensm import Fabric, build_fabric, opensm_files
+from ffplan.verify.boot import Boot, boot
+from ffplan.verify.expect import fabric_topo, planned_tables
+from ffplan.verify.inputs import Inputs
+from ffplan.verify.report import Report
+from ffplan.verify.sim import SimError
 from ffplan.verify.walk import WalkResult, walk
 
-UNROUTED = 255
 
-
-def _row(case: str, who: str, pattern: str, mx, mean, reach: str, route_s, bound="", ratio="") -> dict:
-    return {"case": case, "routing": who, "pattern": pattern, "max flows/link": mx, "mean flows/link": mean,
-            "lower bound": bound, "max/bound": ratio, "reachable": reach,
+def _row(case: str, who: str, r: PatternResult, reach: str, route_s: float | None) -> dict:
+    return {"case": case, "routing": who, "pattern": r.pattern, "max flows/link": r.max_load,
+            "mean flows/link": round(r.mean_load, 1), "lower bound": r.bound,
+            "max/bound": round(r.ratio, 2) if r.ratio != float("inf") else "inf", "reachable": reach,
             "route s": round(route_s, 3) if isinstance(route_s, float) else route_s}
 
 
-def _ffplan_routes(plan: Plan, fab: R.Fabric, failed: str | None):
+def _ffplan_routes(plan: Plan, fab: Fabric, failed: str | None) -> tuple[Plan, dict[str, dict[int, int]], float]:
     """(plan, tables by switch GUID, seconds) of ffplan's routing for this view: the plan's own routes when intact
     (timed by re-running the routing stage without its deadlock proof, like OpenSM), re-routed around `failed`
-    otherwise; (plan, None, None) when the routing stage is missing."""
-    from ffplan.verify.run import planned_tables
-
-    try:
-        from ffplan.design.routing import route
-    except ImportError:
-        return plan, (planned_tables(fab) if failed is None else None), None
+    otherwise."""
     t = time.perf_counter()
     extra = [failed] if failed else []
     routing = route(plan, failed=list(plan.routing.failed if plan.routing else []) + extra, check=False)
@@ -41,10 +43,10 @@ def _ffplan_routes(plan: Plan, fab: R.Fabric, failed: str | None):
     if failed is None:
         return plan, planned_tables(fab), elapsed
     rerouted = plan.model_copy(update={"routing": routing})
-    return rerouted, planned_tables(R.build_fabric(rerouted, fab.view)), elapsed
+    return rerouted, planned_tables(build_fabric(rerouted, fab.view)), elapsed
 
 
-def sub_plan(plan: Plan, view: R.View, tables_by_name: dict[str, list[int]] | None = None) -> Plan:
+def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, list[int]] | None = None) -> Plan:
     """The plan restricted to a view (one zone, cables taken out), for the analysis of that sub-fabric."""
     zone = view.zone
     routing = plan.routing
@@ -75,12 +77,12 @@ def sub_plan(plan: Plan, view: R.View, tables_by_name: dict[str, list[int]] | No
                                    "routing": new_routing})
 
 
-def _by_name(plan: Plan, fab: R.Fabric, tables: dict[str, dict[int, int]]) -> dict[str, list[int]]:
+def _by_name(plan: Plan, fab: Fabric, tables: dict[str, dict[int, int]]) -> dict[str, list[int]]:
     assert plan.routing is not None
     size = plan.routing.max_lid + 1
     out = {}
     for s in fab.switches:
-        row = [UNROUTED] * size
+        row = [plan.routing.unrouted_port] * size
         for lid, port in tables.get(s.node_guid, {}).items():
             if lid < size:
                 row[lid] = port
@@ -88,12 +90,8 @@ def _by_name(plan: Plan, fab: R.Fabric, tables: dict[str, dict[int, int]]) -> di
     return out
 
 
-def _analyze(plan: Plan, fab: R.Fabric, tables: dict[str, dict[int, int]]):
-    """ffplan.analyze results for these tables on this view, or None without the analysis stage."""
-    try:
-        from ffplan.analyze import PATTERNS, analyze, topology_for
-    except ImportError:
-        return None
+def _analyze(plan: Plan, fab: Fabric, tables: dict[str, dict[int, int]]) -> list[PatternResult]:
+    """ffplan.analyze results for these tables on this view."""
     by_name = _by_name(plan, fab, tables)
     sub = sub_plan(plan, fab.view, by_name)
     return analyze(sub, PATTERNS, tables=by_name, topo=topology_for(sub), top=0)
@@ -103,29 +101,50 @@ def _reach(res: WalkResult) -> str:
     return f"{res.reachable}/{res.pairs}"
 
 
-def compare_case(case: str, plan: Plan, fab: R.Fabric, boot, ftree_res: WalkResult, failed: str | None = None) -> list[dict]:
-    from ffplan.verify.run import fabric_topo
-
+def compare_case(case: str, plan: Plan, fab: Fabric, booted: Boot, ftree_res: WalkResult, failed: str | None = None) -> list[dict]:
     topo = fabric_topo(fab)
     ours_plan, tables, route_s = _ffplan_routes(plan, fab, failed)
-    sides = []
-    if tables is not None:
-        sides.append(("ffplan", ours_plan, tables, walk(topo, tables), route_s if route_s is not None else "n/a"))
-    sides.append(("OpenSM ftree", plan, boot.tables, ftree_res, boot.timings.get("route compute s")))
+    sides = [("ffplan", ours_plan, tables, walk(topo, tables), route_s),
+             ("OpenSM ftree", plan, booted.tables, ftree_res, booted.timings.get("route compute s"))]
     rows: list[dict] = []
     for who, p, tabs, res, secs in sides:
-        results = _analyze(p, fab, tabs)
-        if results is None:
-            mx, mean, _ = res.load_stats()
-            rows.append(_row(case, who, "all-to-all", mx, round(mean, 1), _reach(res), secs))
-            continue
-        for r in results:
-            rows.append(_row(case, who, r.pattern, r.max_load, round(r.mean_load, 1), _reach(res), secs, r.bound,
-                             round(r.ratio, 2) if r.ratio != float("inf") else "inf"))
-    if tables is None:
-        rows.insert(0, _row(case, "ffplan", "-", "n/a", "n/a", "n/a (no routing stage to re-route)", "n/a"))
+        for r in _analyze(p, fab, tabs):
+            rows.append(_row(case, who, r, _reach(res), secs))
     # side by side: pattern by pattern, ffplan first
     order = {who: i for i, who in enumerate(("ffplan", "OpenSM ftree"))}
     patterns = list(dict.fromkeys(r["pattern"] for r in rows))
     rows.sort(key=lambda r: (patterns.index(r["pattern"]), order[r["routing"]]))
     return rows
+
+
+def failed_link_case(fab: Fabric) -> str | None:
+    """The cable the failed-link case takes out: the first leaf's first uplink."""
+    leaves = {s.name for s in fab.switches if s.tier == "leaf"}
+    spines = {s.name for s in fab.switches if s.tier == "spine"}
+    for c in fab.plan.cables:
+        if c.kind == "leaf-spine" and c.a.device in leaves | spines and c.b.device in leaves | spines \
+                and c.label not in fab.view.drop_cables:
+            return c.label
+    return None
+
+
+def ftree_comparison(report: Report, inp: Inputs, fab: Fabric, tools: dict[str, str], base: Path, timeout: float,
+                     b: Boot, ftree_res: WalkResult, progress: Callable[[str], None]) -> None:
+    """ffplan's routes next to the ftree run `b`, intact and without one leaf-spine cable (report.comparison)."""
+    rows = compare_case("intact", inp.plan, fab, b, ftree_res)
+    cable = failed_link_case(fab)
+    if cable:
+        view = L.View(zone=fab.view.zone, drop_cables=fab.view.drop_cables | {cable})
+        sub = build_fabric(inp.plan, view)
+        files = dict(inp.files)
+        files.update({k: v for k, v in opensm_files(inp.plan, L.DEFAULT_PREFIX, view, engines=()).items()
+                      if k in (L.TOPOLOGY, L.GUID2LID, L.ROOT_GUIDS, L.CN_GUIDS, L.IO_GUIDS)})
+        progress(f"failed-link case: without {cable}")
+        try:
+            b2 = boot(sub, tools, base / "ftree-failed", L.FTREE_CONF, timeout, files, progress=progress)
+        except SimError as exc:
+            report.add(f"ftree without {cable}", False, str(exc).splitlines()[0])
+        else:
+            res2 = walk(b2.topo, b2.tables)
+            rows += compare_case(f"without {cable}", inp.plan, sub, b2, res2, failed=cable)
+    report.comparison = rows

@@ -20,7 +20,7 @@ PR_SET_PDEATHSIG = 1
 WORKDIR_PREFIX = "ffplan-verify-"
 
 
-def _load_prctl():
+def _load_prctl() -> Callable[..., int] | None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         return libc.prctl

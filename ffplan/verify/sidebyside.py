@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Callable
 
 from ffplan.plan.model import Plan
-from ffplan.render import opensm as R
+from ffplan.render import opensm_layout as L
+from ffplan.render.opensm import Fabric, build_fabric, opensm_files
 from ffplan.verify import parse as P
+from ffplan.verify.boot import boot
 from ffplan.verify.sim import SimError
 from ffplan.verify.walk import Tables, walk_switch_lids
 
@@ -105,7 +107,7 @@ def leaf_cut_bound(topo: P.Topo, sources: set, dests: set) -> int:
     return bound
 
 
-def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: R.Fabric) -> dict[str, Load]:
+def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: Fabric) -> dict[str, Load]:
     """Patterns A, B and C on a (read-back) topology; the CA ports' roles come from the plan's fabric, by port
     GUID (a CA's node GUID in ibsim need not be the plan's)."""
     role_of_guid = {p.port_guid: ca.role for ca in fab.cas for p in ca.ports}
@@ -120,30 +122,29 @@ def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: R.Fabric
     return loads
 
 
-def _engine_files(plan: Plan, view: R.View, engine: str, failed: list[str]) -> tuple[dict[str, str], str, R.Fabric]:
+def _engine_files(plan: Plan, view: L.View, engine: str, failed: list[str]) -> tuple[dict[str, str], str, Fabric]:
     """(files, opensm.conf name, fabric) to boot `engine` on the view: ffplan's re-routed tables through the file
     engine, or OpenSM's engine with the ftree configuration's GUID files (updn reads the root GUIDs too)."""
     from ffplan.reroute import reroute
 
     if engine == "ffplan":
         routed = reroute(plan, failed).plan if failed else plan
-        return R.opensm_files(routed, R.DEFAULT_PREFIX, view, engines=("file",)), R.CONF, R.build_fabric(routed, view)
-    files = R.opensm_files(plan, R.DEFAULT_PREFIX, view, engines=("ftree",))
+        return opensm_files(routed, L.DEFAULT_PREFIX, view, engines=("file",)), L.CONF, build_fabric(routed, view)
+    files = opensm_files(plan, L.DEFAULT_PREFIX, view, engines=("ftree",))
     conf = f"opensm-{engine}.conf"
-    files[conf] = re.sub(r"(?m)^routing_engine .*$", f"routing_engine {engine},no_fallback", files[R.FTREE_CONF])
-    return files, conf, R.build_fabric(plan, view)
+    files[conf] = re.sub(r"(?m)^routing_engine .*$", f"routing_engine {engine},no_fallback", files[L.FTREE_CONF])
+    return files, conf, build_fabric(plan, view)
 
 
 def measure_case(plan: Plan, case: str, failed: list[str], zone: str | None, tools: dict[str, str], workdir: Path,
-                 engines=ENGINES, timeout: float = 120.0, progress: Callable[[str], None] = lambda s: None) -> list[Row]:
+                 engines: tuple[str, ...] = ENGINES, timeout: float = 120.0, progress: Callable[[str], None] = lambda s: None) -> list[Row]:
     from ffplan.reroute import resolve_items
-    from ffplan.verify.run import boot
 
     items = resolve_items(plan, failed)
     if items.unknown:
         raise ValueError(f"{case}: not a cable, switch or switch[port] of the plan: {', '.join(items.unknown)}")
     base = items.view()
-    view = R.View(zone=zone, drop_cables=base.drop_cables, drop_switches=base.drop_switches)
+    view = L.View(zone=zone, drop_cables=base.drop_cables, drop_switches=base.drop_switches)
     rows = []
     for engine in engines:
         row = Row(case, engine)
@@ -151,8 +152,7 @@ def measure_case(plan: Plan, case: str, failed: list[str], zone: str | None, too
         files, conf, fab = _engine_files(plan, view, engine, failed)
         progress(f"{case}: {engine}")
         try:
-            b = boot(None, fab, tools, Path(tempfile.mkdtemp(prefix=f"{engine}-", dir=workdir)), conf, timeout, files,
-                     None)
+            b = boot(fab, tools, Path(tempfile.mkdtemp(prefix=f"{engine}-", dir=workdir)), conf, timeout, files)
         except SimError as exc:
             row.error = str(exc).splitlines()[0]
             continue

@@ -18,6 +18,8 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
+from typing import IO, Any, NoReturn
 
 from ffplan.verify.lifetime import die_with_parent
 
@@ -118,8 +120,8 @@ class Simulation:
             env["SIM_HOST"] = self.sm_host
         return env
 
-    def _spawn(self, argv: list[str], stdout, preload: bool, extra_env: dict[str, str] | None = None,
-               stdin=subprocess.DEVNULL) -> subprocess.Popen:
+    def _spawn(self, argv: list[str], stdout: IO[bytes], preload: bool, extra_env: dict[str, str] | None = None,
+               stdin: int = subprocess.DEVNULL) -> subprocess.Popen:
         env = self.env(preload)
         env.update(extra_env or {})
         proc = subprocess.Popen(argv, cwd=self.workdir, env=env, stdin=stdin, stdout=stdout,
@@ -249,7 +251,7 @@ class Simulation:
     def __enter__(self) -> "Simulation":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
@@ -289,8 +291,8 @@ class signals_raise:
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
-    def __enter__(self):
-        self.saved = {}
+    def __enter__(self) -> signals_raise:
+        self.saved: dict[int, Any] = {}
         try:
             for sig in self.SIGNALS:
                 self.saved[sig] = signal.signal(sig, self._handler)
@@ -299,10 +301,9 @@ class signals_raise:
         return self
 
     @staticmethod
-    def _handler(signum, frame):
+    def _handler(signum: int, frame: FrameType | None) -> NoReturn:
         raise Interrupted(signum)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         for sig, handler in self.saved.items():
             signal.signal(sig, handler)
-        return False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ffplan.verify.parse import Topo
 
@@ -53,7 +54,7 @@ class Tables:
                 self.sources[peer[0]] += 1
                 self.attach[gp] = peer[0]
 
-    def resolver(self, dlid: int):
+    def resolver(self, dlid: int) -> Callable[[str], tuple[bool, int, str]]:
         """resolve(switch) -> (reached, switches traversed, reason) for packets to `dlid` entering `switch`."""
         names, tables, nbr, topo = self.names, self.tables, self.nbr, self.topo
         memo: dict[str, tuple[bool, int, str]] = {}

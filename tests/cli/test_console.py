@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 
 from ffplan.cli.main import app
 from ffplan.cli.verify import print_report
-from ffplan.verify.run import Check, Report
+from ffplan.verify.report import Check, Report
 
 runner = CliRunner()  # stdout is not a tty here, as in CI
 

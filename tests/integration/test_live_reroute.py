@@ -19,7 +19,7 @@ from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
 from ffplan.verify import parse as P
-from ffplan.verify.run import _rewrite_paths
+from ffplan.verify.boot import rewrite_paths
 from ffplan.verify.sidebyside import pattern_loads
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk, walk_switch_lids
@@ -38,7 +38,7 @@ def _start(tmp_path: Path, sim_tools) -> tuple[Simulation, Path, Path]:
     files = R.opensm_files(plan, R.DEFAULT_PREFIX, view)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    (tmp_path / "run.conf").write_text(_rewrite_paths(files[R.CONF], tmp_path))
+    (tmp_path / "run.conf").write_text(rewrite_paths(files[R.CONF], tmp_path))
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "guid2lid").write_text(files[R.GUID2LID])
     plan_file = tmp_path / "plan.yaml"

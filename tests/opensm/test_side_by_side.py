@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ffplan.render import opensm as R
-from ffplan.verify.run import fabric_topo, planned_tables
+from ffplan.verify.expect import fabric_topo, planned_tables
 from ffplan.verify.sidebyside import Load, Row, leaf_cut_bound, markdown, pattern_load, pattern_loads
 from ffplan.verify.walk import walk
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ffplan.render import opensm as R
 from ffplan.verify import parse as P
-from ffplan.verify.run import fabric_topo, planned_tables
+from ffplan.verify.expect import fabric_topo, planned_tables
 from ffplan.verify.walk import walk, walk_switch_lids
 
 IBNETDISCOVER = """\

@@ -1,0 +1,96 @@
+"""One simulated boot: the files in a work folder, ibsim with the planned fabric, OpenSM on them until SUBNET UP,
+then what it installed, read back with the diagnostic tools."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ffplan.plan.model import Plan
+from ffplan.render import opensm_layout as L
+from ffplan.render.opensm import Fabric, simulator_topology
+from ffplan.verify import parse as P
+from ffplan.verify.qos import check_qos
+from ffplan.verify.report import Check
+from ffplan.verify.sim import Simulation, ibsim_limits, signals_raise
+
+
+def rewrite_paths(conf_text: str, workdir: Path) -> str:
+    """Point the file-valued keys at the copies in the work folder (keys and other values stay as rendered)."""
+    out = []
+    for line in conf_text.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[0] in L.PATH_KEYS:
+            out.append(f"{parts[0]} {workdir / Path(parts[1].strip()).name}")
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _sizes(fab: Fabric) -> list[str]:
+    nodes = len(fab.switches) + len(fab.cas)
+    ports = sum(s.ports + 1 for s in fab.switches) + sum(ca.nports + 1 for ca in fab.cas)
+    return ibsim_limits(nodes, len(fab.switches), ports)
+
+
+@dataclass
+class Boot:
+    topo: P.Topo
+    tables: dict[str, dict[int, int]]
+    log: str
+    timings: dict[str, float]
+    qos_checks: list[Check]
+
+
+def boot(fab: Fabric, tools: dict[str, str], workdir: Path, conf_name: str, timeout: float, files: dict[str, str],
+         qos_of: Plan | None = None, sim_hook: Callable[[Simulation], None] | None = None,
+         progress: Callable[[str], None] = lambda s: None) -> Boot:
+    """Start ibsim + OpenSM with `conf_name`, wait for SUBNET UP, read back; with `qos_of`, also check the
+    installed QoS tables and path SLs against that plan's (Boot.qos_checks)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (workdir / name).write_text(text)
+    run_conf = workdir / f"run-{conf_name}"
+    run_conf.write_text(rewrite_paths(files[conf_name], workdir))
+    cache = workdir / "cache"
+    cache.mkdir(exist_ok=True)
+    shutil.copyfile(workdir / L.GUID2LID, cache / "guid2lid")
+    timings: dict[str, float] = {}
+    sim = Simulation(workdir=workdir, tools=tools, sm_host=fab.sm_ca().id)
+    with signals_raise(), sim:
+        progress(f"ibsim: {len(fab.switches)} switches, {sum(len(c.ports) for c in fab.cas)} CA ports")
+        netfile = workdir / "ibsim.net"
+        netfile.write_text(simulator_topology(fab))
+        timings["ibsim ready s"] = sim.start_ibsim(netfile, _sizes(fab), timeout)
+        if sim_hook:
+            sim_hook(sim)
+        progress(f"OpenSM ({conf_name}) on {sim.sm_host}")
+        sim.start_opensm(run_conf, cache, [])
+        timings["SUBNET UP s"] = sim.wait_subnet_up(timeout)
+        t = time.monotonic()
+        progress("reading back: ibnetdiscover, dump_fts")
+        topo = P.parse_topology(sim.diag(["ibnetdiscover"]))
+        tables = P.parse_lfts(sim.diag(["dump_fts", "-n"])).tables
+        qos_checks: list[Check] = []
+        if qos_of is not None:
+            progress("reading back: SL2VL, VLArb, PathRecord SLs")
+            qos_checks = check_qos(qos_of, fab, sim)
+        timings["read-back s"] = time.monotonic() - t
+        log = (workdir / "osm.log").read_text(errors="replace")
+    timings["route compute s"] = _route_time(log)
+    return Boot(topo, tables, log, timings, qos_checks)
+
+
+def _route_time(log: str) -> float:
+    """MASTER -> '<engine> tables configured' in OpenSM's log: LID assignment, route computation, LFT upload."""
+    start = end = None
+    for line in log.splitlines():
+        if start is None and "Entering MASTER state" in line:
+            start = P.log_time(line)
+        if "tables configured" in line:
+            end = P.log_time(line)
+            break
+    return round(end - start, 4) if start is not None and end is not None else float("nan")
