@@ -11,8 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ffplan.design.topology import Topology
+from ffplan.plan.model import UNROUTED
 
-UNROUTED = 255
 MAX_HOPS = 64
 
 

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 
 from ffplan.design.topology import Topology
+from ffplan.plan.model import UNROUTED
 
-UNROUTED = 255
 _HEADER = re.compile(r"^Unicast lids .*?\bguid (0x[0-9a-fA-F]+)")
 _ENTRY = re.compile(r"^\s*(0x[0-9a-fA-F]+)\s+(\d+)(?:\s+(.*))?$")
 _PORTGUID = re.compile(r"portguid (0x[0-9a-fA-F]+)")

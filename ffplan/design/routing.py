@@ -42,13 +42,12 @@ import numpy as np
 
 from ffplan.design.topology import Topology, build_topology, resolve_failed
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
-from ffplan.plan.model import Lft, Plan, Routing
+from ffplan.plan.model import UNROUTED, Lft, Plan, Routing
 
 if TYPE_CHECKING:
     from ffplan.inventory import LoadedInventory
 
 ENGINE = "ffplan d-mod-k"
-UNROUTED = 255  # OpenSM's OSM_NO_PATH: the switch drops packets for this LID
 RULE_UNKNOWN_FAILED = "FF601"
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at

@@ -22,6 +22,7 @@ PLAN_VERSION = 2
 # zone name safe as a path component: no `/`, no leading dot, no NUL.
 MAX_LID = 0xBFFF  # last unicast LID; 0 is reserved, 0xC000 and up are multicast
 LID_BLOCK = 64  # OpenSM allocates and sends linear forwarding tables in blocks of 64 LIDs
+UNROUTED = 255  # OpenSM's OSM_NO_PATH: an LFT entry for a LID the switch drops
 MAX_RADIX = 256  # the inventory's bound on switch ports
 
 Lid = Annotated[int, Field(ge=1, le=MAX_LID)]

@@ -80,9 +80,9 @@ def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, list[int]] | No
 def _by_name(plan: Plan, fab: Fabric, tables: dict[str, dict[int, int]]) -> dict[str, list[int]]:
     assert plan.routing is not None
     size = plan.routing.max_lid + 1
-    out = {}
+    out: dict[str, list[int]] = {}
     for s in fab.switches:
-        row = [plan.routing.unrouted_port] * size
+        row: list[int] = [plan.routing.unrouted_port] * size
         for lid, port in tables.get(s.node_guid, {}).items():
             if lid < size:
                 row[lid] = port

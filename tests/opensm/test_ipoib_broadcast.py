@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from ffplan.render import opensm as R
-from ffplan.verify.run import _rewrite_paths
+from ffplan.verify.boot import rewrite_paths
 from ffplan.verify.sim import Simulation, ToolsMissing, find_tools
 
 IPOIB_BROADCAST_MGID = "ff12:401b:ffff::ffff:ffff"
@@ -40,7 +40,7 @@ def test_opensm_creates_the_broadcast_group_with_the_planned_rate(lab_plan, tmp_
     files = {name.split("/", 1)[1]: text for name, text in R.render_opensm(lab_plan).items()}
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    (tmp_path / "run.conf").write_text(_rewrite_paths(files[R.CONF], tmp_path))
+    (tmp_path / "run.conf").write_text(rewrite_paths(files[R.CONF], tmp_path))
     cache = tmp_path / "cache"
     cache.mkdir()
     shutil.copyfile(tmp_path / R.GUID2LID, cache / "guid2lid")

@@ -144,6 +144,23 @@ stage_code(
 )
 
 stage_code(
+    "FF604", "switch-route-loop", "design",
+    summary="a switch-to-switch route loops (a LID is never reached from some switch)",
+    explanation="""
+    Routes between switches (subnet management, VL15) are not in the channel dependency graph, because VL15
+    has no credit flow control, but they must still arrive: the designer follows every switch's route to
+    every switch LID and refuses a plan where one comes back to a switch it already passed. It can only
+    come from a routing bug, typically under failed links; the plan is not written.
+    """,
+    bad="""
+    z1-leaf01 -> z1-spine01 -> z1-leaf02 -> z1-spine01 ...   # the route to z1-spine02's LID never ends
+    """,
+    good="""
+    z1-leaf01 -> z1-spine01 -> z1-leaf02 -> z1-spine02       # every switch LID reached, no switch twice
+    """,
+)
+
+stage_code(
     "FF801", "bad-catalog", "report cost",
     summary="a catalog file or the inventory's catalog block is not a mapping of known keys and numbers",
     explanation="""
