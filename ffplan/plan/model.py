@@ -6,11 +6,13 @@ Field order is the on-disk order; lists are kept in a canonical order by the des
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StringConstraints
 
-from ffplan.inventory.models import BusId, Carries, Catalog, DeviceName, Fabric, Guid, Hostname, LinkSpeed, Name, SafePath, Text
+from ffplan.inventory.models import (
+    BusId, Carries, Catalog, DeviceName, FailedItem, Guid, Hostname, Name, SafePath, SpeedName, Text,
+)
 
 # 2: GUIDs as the hardware reports them (mlx5 port: node GUID = port GUID; system image GUIDs; NIC models with
 #    their NodeInfo ids). A version 1 plan's CA node GUIDs follow ibsim's rule instead: re-run design.
@@ -44,9 +46,6 @@ NcclPath = Annotated[str, StringConstraints(pattern=r"^[A-Z]{0,3}$")]  # PHB, SY
 # Environment-style names and values: nccl.conf and the .env files are NAME=VALUE lines that nothing unquotes.
 SettingName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 SettingValue = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.,:=/+-]{0,200}$")]
-Speed = Literal[tuple(s.value for s in LinkSpeed)]  # the inventory's link speeds, stored as their names: "HDR"
-# A cable label, a switch name or switch[port]: the inventory's `fabric.failed_links` item type.
-FailedItem = get_args(Fabric.model_fields["failed_links"].annotation)[0]
 
 
 class Frozen(BaseModel):
@@ -62,7 +61,7 @@ class InventoryRef(Frozen):
 class SwitchModelSpec(Frozen):
     name: Name
     ports: PortNumber
-    speed: Speed  # printed into topology.net's link widths (4xHDR)
+    speed: SpeedName  # printed into topology.net's link widths (4xHDR)
     data_vls: VlCount
     power_w: NonNegative
     rack_units: RackUnit
