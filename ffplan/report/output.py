@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from decimal import Decimal
+from enum import Enum
 from functools import cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -16,7 +17,17 @@ from ffplan.report.model import CostReport
 from ffplan.report.view import deviation, fmt, metrics, rows, source_text, titles
 from ffplan.resources import templates_dir
 
-FORMATS = ("table", "markdown", "html", "json", "csv")
+
+
+class ReportFormat(str, Enum):
+    TABLE = "table"
+    MARKDOWN = "markdown"
+    HTML = "html"
+    JSON = "json"
+    CSV = "csv"
+
+
+FORMATS = tuple(f.value for f in ReportFormat)
 
 
 @cache
