@@ -46,6 +46,7 @@ NcclPath = Annotated[str, StringConstraints(pattern=r"^[A-Z]{0,3}$")]  # PHB, SY
 # Environment-style names and values: nccl.conf and the .env files are NAME=VALUE lines that nothing unquotes.
 SettingName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 SettingValue = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.,:=/+-]{0,200}$")]
+SwitchTier = Literal["leaf", "spine"]
 
 
 class Frozen(BaseModel):
@@ -102,7 +103,7 @@ class ZoneSpec(Frozen):
 class Switch(Frozen):
     name: Name
     zone: Name
-    tier: Literal["leaf", "spine"]
+    tier: SwitchTier
     index: Annotated[int, Field(ge=1)]  # 1-based within its zone and tier
     model: Name
     ports: PortNumber
