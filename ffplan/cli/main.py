@@ -44,6 +44,7 @@ def _plain_option_errors() -> None:
         errors = exc.errors()
         return printable(validation_message(errors[0])) if errors else printable(str(exc))
 
+    # typer's coercion hooks are private: its stubs do not declare them
     _coercion.get_error_msg = message  # type: ignore[attr-defined]
     _param_types.get_error_msg = message  # type: ignore[attr-defined]
 

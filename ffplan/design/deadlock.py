@@ -51,7 +51,7 @@ class Channels:
                 what = topo.peer.get((s, p))
                 if what is None or what[0] != "switch":
                     continue
-                other = what[1][0]  # type: ignore[index]
+                other = what[1][0]
                 if other in topo.failed_switches or not topo.cable_alive(topo.port_label[(s, p)]):
                     continue
                 self.next[i, p] = sid[other]
@@ -173,7 +173,7 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     adj: dict[str, set[str]] = {s: set() for s in topo.lid}
     for (s, _), what in topo.peer.items():
         if what[0] == "switch":
-            adj[s].add(what[1][0])  # type: ignore[index]
+            adj[s].add(what[1][0])
     dist = {r: 0 for r in roots}
     queue = list(roots)
     for v in queue:

@@ -507,7 +507,7 @@ class _Case:
 
     def _next_switch(self, switch: str, lid: int) -> str | None:
         what = self.t.peer.get((switch, self.tables[switch][lid]))
-        return what[1][0] if what is not None and what[0] == "switch" else None  # type: ignore[index]
+        return what[1][0] if what is not None and what[0] == "switch" else None
 
     def _transit(self, spine: str) -> str | None:
         """The one leaf that carries every down-then-up turn into or out of `spine` (its home in a later zone)."""

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ffplan.plan.model import Plan, SwitchTier
+
+# What a switch port reaches: ("switch", (its name, its port)) or ("ca", the CA port's LID).
+Peer = tuple[Literal["switch"], tuple[str, int]] | tuple[Literal["ca"], int]
 
 _PORT_REF = re.compile(r"^(?P<switch>.+)\[(?P<port>\d+)\]$")
 
@@ -60,7 +64,7 @@ class Topology:
     inter_zone: list[InterZone]
     cas: dict[str, list[CaPort]]  # leaf -> CA ports in port order
     ca_by_lid: dict[int, CaPort]
-    peer: dict[tuple[str, int], tuple[str, object]]  # (switch, port) -> ("switch", (name, port)) | ("ca", lid)
+    peer: dict[tuple[str, int], Peer]  # (switch, port) -> what the port reaches
     failed_cables: set[str] = field(default_factory=set)
     failed_switches: set[str] = field(default_factory=set)
     by_label: dict[str, tuple] = field(default_factory=dict)  # cable label -> (kind, end a, end b)
@@ -68,10 +72,10 @@ class Topology:
 
     def switch_peer(self, switch: str, port: int) -> tuple[str, int]:
         """The (switch, port) at the other end of the switch-to-switch link on (switch, port)."""
-        kind, far = self.peer[(switch, port)]
-        if kind != "switch" or not isinstance(far, tuple):
+        what = self.peer[(switch, port)]
+        if what[0] != "switch":
             raise KeyError(f"{switch} port {port} does not lead to a switch")
-        return far
+        return what[1]
 
     # ------------------------------------------------------------------ liveness
 
@@ -107,7 +111,7 @@ def build_topology(plan: Plan) -> Topology:
     uplinks: dict[str, list[Uplink]] = {n: [] for z in zones for n in leaves[z]}
     downlinks: dict[str, dict[str, list]] = {n: {} for z in zones for n in spines[z]}
     inter_zone: list[InterZone] = []
-    peer: dict[tuple[str, int], tuple[str, object]] = {}
+    peer: dict[tuple[str, int], Peer] = {}
     by_label: dict[str, tuple] = {}
     port_label: dict[tuple[str, int], str] = {}
     cas: dict[str, list[CaPort]] = {n: [] for z in zones for n in leaves[z]}

@@ -20,7 +20,7 @@ from ffplan.plan.model import PLAN_VERSION, Plan
 try:
     from yaml import CSafeDumper as _Dumper
     from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
+except ImportError:  # pragma: no cover  (no libyaml: the pure-Python classes, a different type for mypy)
     from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 

@@ -47,6 +47,7 @@ NcclPath = Annotated[str, StringConstraints(pattern=r"^[A-Z]{0,3}$")]  # PHB, SY
 SettingName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 SettingValue = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.,:=/+-]{0,200}$")]
 SwitchTier = Literal["leaf", "spine"]
+PortClass = Literal["default", "ca", "swe", "sw0"]  # OpenSM's QoS port classes (qos_ca_*, qos_swe_*, ...)
 
 
 class Frozen(BaseModel):
@@ -279,7 +280,7 @@ class PortClassQos(Frozen):
 class Qos(Frozen):
     data_vls: VlCount
     classes: list[TrafficClassPlan]
-    port_classes: dict[Literal["default", "ca", "swe", "sw0"], PortClassQos]
+    port_classes: dict[PortClass, PortClassQos]
 
 
 # ---------------------------------------------------------------- host profiles (ffplan.design.hosts)
