@@ -61,9 +61,10 @@ def missing_from_discovery(plan: Plan, topo: Topo) -> Missing:
             planned[frozenset(ends)] = (c.kind, c.label, (c.a.device, c.b.device))
     for n in plan.nodes:
         for p in n.ports:
-            ends = (("switch", switch_guid[p.leaf], p.leaf_port), ("ca", p.port_guid))
-            planned[frozenset(ends)] = ("node-leaf", p.cable, (p.leaf,))
-    cables, ca_ports = [], []
+            ca_link = (("switch", switch_guid[p.leaf], p.leaf_port), ("ca", p.port_guid))
+            planned[frozenset(ca_link)] = ("node-leaf", p.cable, (p.leaf,))
+    cables: list[str] = []
+    ca_ports: list[str] = []
     for link, (kind, label, needs) in planned.items():
         if link not in found and all(s in up for s in needs):
             (ca_ports if kind == "node-leaf" else cables).append(label)

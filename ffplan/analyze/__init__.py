@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import LinkLoad, Walker, count_loads, fabric_links
 from ffplan.analyze.opensm import OpenSmTables, read_lfts, read_topology_lids
-from ffplan.analyze.patterns import PATTERNS, build_pattern
+from ffplan.analyze.patterns import PATTERNS, Pattern, Phase, build_pattern
 from ffplan.design.topology import Topology, build_topology, resolve_failed
 from ffplan.plan.model import Plan
 
@@ -95,12 +95,13 @@ def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, sco
     return results
 
 
-def _result(topo, pat, phase, load: LinkLoad, links, mx, bound, cut, ratio, top) -> PatternResult:
+def _result(topo: Topology, pat: Pattern, phase: Phase, load: LinkLoad, links: list[tuple[str, int]], mx: int,
+            bound: int, cut: str, ratio: float, top: int) -> PatternResult:
     values = [load.fabric.get(l, 0) for l in links]
     ranked = sorted(links, key=lambda l: (-load.fabric.get(l, 0), l))[:top]
     stats = []
     for sw, port in ranked:
-        peer, pport = topo.peer[(sw, port)][1]  # type: ignore[misc]
+        peer, pport = topo.switch_peer(sw, port)
         stats.append(LinkStat(f"{sw}[{port}] -> {peer}[{pport}]", load.fabric.get((sw, port), 0)))
     cross = sum(1 for s, d in phase.flows if d in topo.ca_by_lid and topo.ca_by_lid[s].zone != topo.ca_by_lid[d].zone)
     return PatternResult(

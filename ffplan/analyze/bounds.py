@@ -41,7 +41,7 @@ def lower_bound(topo: Topology, flows: list[tuple[int, int]], links: list[tuple[
     in_links: dict[str, int] = defaultdict(int)
     zone_out: dict[str, int] = defaultdict(int)
     for sw, port in links:
-        peer = topo.peer[(sw, port)][1][0]  # type: ignore[index]
+        peer, _ = topo.switch_peer(sw, port)
         out_links[sw] += 1
         in_links[peer] += 1
         if topo.zone_of[peer] != topo.zone_of[sw]:

@@ -55,7 +55,7 @@ class Walker:
                     raise RouteError(f"{v} port {port} leads to LID {what[1]}, not {lid}")
                 break
             links.append((v, port))
-            v = what[1][0]  # type: ignore[index]
+            v = what[1][0]
         else:
             raise RouteError(f"LID {lid} loops from {switch}")
         out = tuple(links)
@@ -104,7 +104,7 @@ def fabric_links(topo: Topology) -> list[tuple[str, int]]:
     """Every alive directed switch-to-switch link (switch, out port)."""
     out = []
     for (sw, port), what in topo.peer.items():
-        if what[0] != "switch" or sw in topo.failed_switches or what[1][0] in topo.failed_switches:  # type: ignore[index]
+        if what[0] != "switch" or sw in topo.failed_switches or what[1][0] in topo.failed_switches:
             continue
         if topo.port_label[(sw, port)] in topo.failed_cables:
             continue

@@ -93,8 +93,8 @@ def read_lfts(text: str, topo: Topology, lid_to_guid: dict[int, str] | None = No
         if pg:
             plan_lid = plan_lid_of_guid.get(_guid(pg[1]))
         elif lid_to_guid is not None:
-            g = lid_to_guid.get(lid)
-            plan_lid = plan_lid_of_guid.get(g) if g else None
+            port_guid = lid_to_guid.get(lid)
+            plan_lid = plan_lid_of_guid.get(port_guid) if port_guid else None
         else:
             plan_lid = lid if lid <= max_lid else None
         if plan_lid is None:

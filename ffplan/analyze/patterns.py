@@ -11,10 +11,12 @@ from dataclasses import dataclass
 
 from ffplan.design.topology import Topology
 
+Roles = tuple[str, ...] | None  # the node roles a pattern covers; None: every role
+
 PATTERNS = ("all-to-all", "shift", "ring", "double-binary-tree", "storage-incast", "storage-read")
 DEFAULT_SCOPE = {"all-to-all": "zone", "shift": "zone", "ring": "zone", "double-binary-tree": "fabric",
                  "storage-incast": "zone", "storage-read": "zone"}
-DEFAULT_ROLES = {"all-to-all": None, "shift": None, "ring": ("compute",), "double-binary-tree": ("compute",),
+DEFAULT_ROLES: dict[str, Roles] = {"all-to-all": None, "shift": None, "ring": ("compute",), "double-binary-tree": ("compute",),
                  "storage-incast": ("compute",), "storage-read": ("compute",)}
 DESCRIPTION = {
     "all-to-all": "every CA port to every other CA port",
@@ -53,7 +55,7 @@ class _Nodes:
                 if alive(p.cable) and p.leaf not in topo.failed_switches:
                     self.ports.setdefault(n.hostname, {}).setdefault(p.zone, p.lid)
 
-    def hosts(self, roles) -> list[str]:
+    def hosts(self, roles: Roles) -> list[str]:
         return sorted(h for h in self.ports if roles is None or self.role[h] in roles)
 
     def pair(self, a: str, b: str) -> tuple[int, int] | None:
@@ -69,7 +71,7 @@ class _Nodes:
         return next(iter(self.ports[host]))
 
 
-def build_pattern(topo: Topology, name: str, scope: str | None = None, roles: tuple[str, ...] | None = None) -> Pattern:
+def build_pattern(topo: Topology, name: str, scope: str | None = None, roles: Roles = None) -> Pattern:
     if name not in PATTERNS:
         raise ValueError(f"unknown pattern {name!r}")
     scope = scope or DEFAULT_SCOPE[name]
@@ -81,7 +83,7 @@ def build_pattern(topo: Topology, name: str, scope: str | None = None, roles: tu
     return Pattern(name, scope, roles, DESCRIPTION[name], phases)
 
 
-def _ports(topo: Topology, zone: str | None, roles) -> list[int]:
+def _ports(topo: Topology, zone: str | None, roles: Roles) -> list[int]:
     out = []
     for z in topo.zones:
         if zone is not None and z != zone:
@@ -93,15 +95,15 @@ def _ports(topo: Topology, zone: str | None, roles) -> list[int]:
     return out
 
 
-def _groups(topo: Topology, nodes: _Nodes, scope: str, roles) -> list[list[str]]:
+def _groups(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[list[str]]:
     hosts = nodes.hosts(roles)
     if scope == "fabric":
         return [sorted(hosts, key=lambda h: (topo.zones.index(nodes.zone(h)), h))]
     return [[h for h in hosts if nodes.zone(h) == z] for z in topo.zones]
 
 
-def _all_to_all(topo, nodes, scope, roles) -> list[Phase]:
-    flows = []
+def _all_to_all(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+    flows: list[tuple[int, int]] = []
     if scope == "zone":
         for z in topo.zones:
             ports = _ports(topo, z, roles)
@@ -116,7 +118,7 @@ def _all_to_all(topo, nodes, scope, roles) -> list[Phase]:
     return [Phase("all", flows)]
 
 
-def _shift(topo, nodes, scope, roles) -> list[Phase]:
+def _shift(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
     zones = [[z] for z in topo.zones] if scope == "zone" else [topo.zones]
     per_k: dict[int, list[tuple[int, int]]] = {}
     for group in zones:
@@ -133,8 +135,8 @@ def _shift(topo, nodes, scope, roles) -> list[Phase]:
     return [Phase(f"k={k}", per_k[k]) for k in sorted(per_k)]
 
 
-def _ring(topo, nodes, scope, roles) -> list[Phase]:
-    flows = []
+def _ring(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+    flows: list[tuple[int, int]] = []
     for hosts in _groups(topo, nodes, scope, roles):
         hosts = sorted(hosts) if scope == "zone" else hosts
         n = len(hosts)
@@ -182,8 +184,8 @@ def dtree_edges(nranks: int) -> list[tuple[int, int]]:
     return edges
 
 
-def _dbtree(topo, nodes, scope, roles) -> list[Phase]:
-    flows = []
+def _dbtree(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+    flows: list[tuple[int, int]] = []
     for hosts in _groups(topo, nodes, scope, roles):
         for child, parent in dtree_edges(len(hosts)):
             for a, b in ((child, parent), (parent, child)):
@@ -192,8 +194,8 @@ def _dbtree(topo, nodes, scope, roles) -> list[Phase]:
     return [Phase("trees", flows)]
 
 
-def _storage(topo, nodes, scope, roles, read: bool) -> list[Phase]:
-    flows = []
+def _storage(topo: Topology, nodes: _Nodes, scope: str, roles: Roles, read: bool) -> list[Phase]:
+    flows: list[tuple[int, int]] = []
     storage = nodes.hosts(("storage",))
     for group in _groups(topo, nodes, scope, roles):
         for c in group:
@@ -205,9 +207,9 @@ def _storage(topo, nodes, scope, roles, read: bool) -> list[Phase]:
     return [Phase("read" if read else "write", flows)]
 
 
-def _incast(topo, nodes, scope, roles):
+def _incast(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
     return _storage(topo, nodes, scope, roles, read=False)
 
 
-def _read(topo, nodes, scope, roles):
+def _read(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
     return _storage(topo, nodes, scope, roles, read=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass
+from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +30,7 @@ __all__ = [
     "Figure",
     "NodeEntry",
     "PRESETS",
+    "Preset",
     "PriceCatalog",
     "SwitchEntry",
     "apply_override",
@@ -39,7 +41,17 @@ __all__ = [
 ]
 
 DATA_DIR = Path(__file__).parent
-PRESETS = ("paper", "list-price", "deepseek-v3")
+
+
+class Preset(str, Enum):
+    """The built-in catalogs (catalog/<name>.yaml)."""
+
+    PAPER = "paper"
+    LIST_PRICE = "list-price"
+    DEEPSEEK_V3 = "deepseek-v3"
+
+
+PRESETS = tuple(p.value for p in Preset)
 
 CableType = Literal["DAC", "AOC"]  # copper up to a length, active optical beyond
 

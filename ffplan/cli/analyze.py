@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from ffplan.cli.common import EXIT_FINDINGS, err, fail, out, stage_errors
 from ffplan.inventory.models import Role
+
+if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
+    from ffplan.analyze import PatternResult
+    from ffplan.plan.model import Plan
 
 
 class Format(str, Enum):
@@ -99,7 +104,7 @@ def analyze_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _print_table(results, source: str) -> None:
+def _print_table(results: list[PatternResult], source: str) -> None:
     t = Table(title=f"flows per switch-to-switch link (routes: {source})", title_justify="left")
     for col in ("pattern", "scope", "flows", "max", "mean", "min", "lower bound", "ratio", "worst phase", "unroutable"):
         t.add_column(col, justify="left" if col in ("pattern", "scope", "worst phase") else "right")
@@ -117,7 +122,7 @@ def _print_table(results, source: str) -> None:
             out.print(f"    {s.flows:>8}  {s.link}", markup=False)
 
 
-def _sweep(plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: int, only_random: bool, jobs: int,
+def _sweep(plan: Plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: int, only_random: bool, jobs: int,
            quiet: bool) -> None:
     from rich.progress import Progress
 

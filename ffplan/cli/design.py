@@ -117,15 +117,18 @@ def print_changes(old: Plan, new: Plan) -> None:
     zone_down = {z.name: z.down_ports for z in new.zones}
     switches = {s.name for s in new.switches}
     for m in d.cables_moved:
-        gone = m.old.b.device not in switches or m.old.b.port > zone_down.get(m.old.zone, 0)
-        if gone:
+        old_leaf_port, nic = m.old.b.port, m.new.a.port
+        if m.old.kind != "node-leaf" or not isinstance(old_leaf_port, int) or not isinstance(nic, str):
+            # A switch-to-switch cable: end b is a spine (or another zone's leaf), not a node's leaf port.
+            reason = "the switch-to-switch wiring changed"
+        elif m.old.b.device not in switches or old_leaf_port > zone_down.get(m.old.zone, 0):
             reason = "its leaf port no longer exists"
         elif m.old.zone != m.new.zone:
             reason = "even split over zones"
         else:
             reason = "role balance per leaf"
-        port = new_ports.get((m.new.a.device, m.new.a.port))
-        out.print(f"  move {m.new.a.device}/{m.new.a.port}: {m.old.b.device}:{m.old.b.port} -> "
+        port = new_ports.get((m.new.a.device, nic)) if isinstance(nic, str) else None
+        out.print(f"  move {m.new.a.device}/{nic}: {m.old.b.device}:{old_leaf_port} -> "
                   f"{port.leaf if port else m.new.b.device}:{m.new.b.port} ({reason})")
 
 

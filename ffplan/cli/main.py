@@ -35,14 +35,16 @@ def _plain_option_errors() -> None:
     """typer coerces option values with pydantic and prints the first error's message, so a bad choice reads
     "Value error, 'gpu' is not one of ...". Users should see ffplan's wording without pydantic's prefix, as in
     every other error; tests/unit/test_cli_errors.py fails if typer stops calling this hook."""
+    from pydantic import ValidationError
     from typer import _coercion, _param_types
 
     from ffplan.diagnostics import printable, validation_message
 
-    def message(exc) -> str:
+    def message(exc: ValidationError) -> str:
         errors = exc.errors()
         return printable(validation_message(errors[0])) if errors else printable(str(exc))
 
+    # typer's coercion hooks are private: its stubs do not declare them
     _coercion.get_error_msg = message  # type: ignore[attr-defined]
     _param_types.get_error_msg = message  # type: ignore[attr-defined]
 

@@ -4,12 +4,11 @@ fabrics (three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from pathlib import Path
 
 import typer
 
-from ffplan.catalog import PRESETS
+from ffplan.catalog import Preset
 from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
@@ -28,12 +27,10 @@ from ffplan.report.cost import (
     resolve_preset,
 )
 from ffplan.report.designs import DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS
-from ffplan.report.output import FORMATS, render, table_renderables
+from ffplan.report.output import ReportFormat, render, table_renderables
 
 PLAN_SNIFF_BYTES = 64 * 1024
 
-Format = Enum("Format", {name: name for name in FORMATS}, type=str)
-Preset = Enum("Preset", {name: name for name in PRESETS}, type=str)
 
 report_app = typer.Typer(help="Reports computed from an inventory or a plan.", no_args_is_help=True)
 
@@ -57,7 +54,7 @@ def cost_command(
     compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
     catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),
-    fmt: Format = typer.Option("table", "--format", "-f", help="Output format."),
+    fmt: ReportFormat = typer.Option("table", "--format", "-f", help="Output format."),
     output: Path = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
     years: float = typer.Option(None, "--years", min=0, help="Add energy use and cost over this many years."),
     pue: float = typer.Option(1.3, "--pue", min=1.0, help="Power usage effectiveness, with --years."),

@@ -51,7 +51,7 @@ class Channels:
                 what = topo.peer.get((s, p))
                 if what is None or what[0] != "switch":
                     continue
-                other = what[1][0]  # type: ignore[index]
+                other = what[1][0]
                 if other in topo.failed_switches or not topo.cable_alive(topo.port_label[(s, p)]):
                     continue
                 self.next[i, p] = sid[other]
@@ -87,7 +87,9 @@ def table_array(topo: Topology, tables: dict[str, list[int]]) -> np.ndarray:
     return np.array([tables[s] for s in topo.lid], dtype=np.int32)
 
 
-def channel_dependencies(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None):
+def channel_dependencies(
+    topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None,
+) -> tuple[Channels, np.ndarray]:
     """(channels, dependency edges as an (E, 2) array of channel ids) of every route in the data-VL scope."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
@@ -142,7 +144,7 @@ def _acyclic(count: int, edges: np.ndarray) -> np.ndarray:
 
 def find_cycle(ch: Channels, edges: np.ndarray, left: np.ndarray) -> list[int]:
     keep = np.isin(edges[:, 0], left) & np.isin(edges[:, 1], left)
-    g = nx.DiGraph()
+    g: nx.DiGraph[int] = nx.DiGraph()
     g.add_edges_from(map(tuple, edges[keep].tolist()))
     return [a for a, _ in nx.find_cycle(g)]
 
@@ -171,7 +173,7 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     adj: dict[str, set[str]] = {s: set() for s in topo.lid}
     for (s, _), what in topo.peer.items():
         if what[0] == "switch":
-            adj[s].add(what[1][0])  # type: ignore[index]
+            adj[s].add(what[1][0])
     dist = {r: 0 for r in roots}
     queue = list(roots)
     for v in queue:

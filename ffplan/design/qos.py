@@ -20,7 +20,7 @@ from typing import Iterator, Literal, Sequence
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Carries, Role, TrafficClass
-from ffplan.plan.model import Plan, PortClassQos, Qos, TrafficClassPlan, VlArbEntry
+from ffplan.plan.model import Plan, PortClass, PortClassQos, Qos, TrafficClassPlan, VlArbEntry
 
 RULE_QOS = "FF603"
 NUM_SLS = 16
@@ -145,14 +145,14 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
         step = next(n for n in (1, 2, 4, 8, 15) if n >= used)
         return PortClassQos(max_vls=min(step, hw_vls), high_limit=high_limit, vlarb_high=high, vlarb_low=low, sl2vl=sl2vl)
 
-    ports = {
+    ports: dict[PortClass, PortClassQos] = {
         "default": port_class(data_vls),
         "ca": port_class(nic_vls),
         "swe": port_class(switch_vls),
         "sw0": port_class(switch_vls),
     }
     classes.sort(key=lambda tc: (tc.sl, tc.name))
-    return Qos(data_vls=data_vls, classes=classes, port_classes=ports)  # type: ignore[arg-type]
+    return Qos(data_vls=data_vls, classes=classes, port_classes=ports)
 
 
 def _check(c: Collector, classes: list[TrafficClassPlan], data_vls: int, from_inventory: bool) -> None:

@@ -42,12 +42,14 @@ import numpy as np
 
 from ffplan.design.topology import Topology, build_topology, resolve_failed
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
-from ffplan.plan.model import UNROUTED, Lft, Plan, Routing
+from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, Routing
 
 if TYPE_CHECKING:
+    from ffplan.design.deadlock import Channels
     from ffplan.inventory import LoadedInventory
 
 ENGINE = "ffplan d-mod-k"
+from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, Routing
 RULE_UNKNOWN_FAILED = "FF601"
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at
@@ -143,7 +145,11 @@ class Router:
             self.cross[z] = self._cross_slots(z, total, holes)
         # flows a source leaf sends to one destination in the balance loads: (compute sources, all sources)
         self.sources = {leaf: (sum(1 for c in cas if c.role == "compute"), len(cas)) for leaf, cas in t.cas.items()}
-        self._cache: dict[tuple, object] = {}  # the intact case and its climbs by spine (see tables())
+        # computed once per router (see tables()): the intact case (by fill_open_routes), its climbs by spine (by
+        # id of the case), every case's inter-zone exits (by its alive inter-zone links and destinations)
+        self._intact_cases: dict[bool, _Case] = {}
+        self._climbs_by_spine: dict[int, dict[str, dict[str, list[tuple[Dest, str, int]]]]] = {}
+        self._zone_exits: dict[tuple, dict[str, dict[int, _Exit]]] = {}
         # the CA destinations as arrays, for the loads
         self.switch_id = {s: i for i, s in enumerate(t.lid)}
         cas = sorted(t.ca_by_lid.items())
@@ -152,7 +158,7 @@ class Router:
         self.ca_role = np.array([ROLE_ORDER.get(ca.role, len(ROLE_ORDER)) for _, ca in cas], dtype=np.int64)
         self.ca_leaf = np.array([self.switch_id[ca.leaf] for _, ca in cas], dtype=np.int64)
 
-    def tables(self, failed: Iterable[str] = (), *, loaded=None, inventory_items: int = 0,
+    def tables(self, failed: Iterable[str] = (), *, loaded: LoadedInventory | None = None, inventory_items: int = 0,
                fill_open_routes: bool = True) -> RoutingTables:
         items = list(failed)
         cables, switches, unknown = resolve_failed(self.topo, items)
@@ -164,35 +170,36 @@ class Router:
         tables = case.run_from(base) if base is not None and case.can_follow(base) else case.run()
         return RoutingTables(topo, tables, topo.max_lid, sorted(set(items)))
 
-    def proven_tables(self, failed: Iterable[str], intact_channels=None, **kwargs):
+    def proven_tables(self, failed: Iterable[str], intact_channels: Channels | None = None, *,
+                      loaded: LoadedInventory | None = None,
+                      inventory_items: int = 0) -> tuple[RoutingTables, DeadlockProof, Channels]:
         """(`tables(failed)`, its deadlock proof, its channels). When the down-then-up turns of several broken spines
         close a cycle, the open switch routes are left open instead (ffplan.design.reach counts them) and proven
         again; raises StageError if that is not acyclic either. `intact_channels`: the plan's Channels, to derive the
         case's from (faster, for the sweep)."""
         from ffplan.design.deadlock import Channels, prove_deadlock_free
 
-        rt = self.tables(failed, **kwargs)
+        rt = self.tables(failed, loaded=loaded, inventory_items=inventory_items)
         channels = intact_channels.without(rt.topo) if intact_channels is not None else Channels(rt.topo)
         try:
             return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
         except StageError:
-            rt = self.tables(failed, fill_open_routes=False, **kwargs)
+            rt = self.tables(failed, loaded=loaded, inventory_items=inventory_items, fill_open_routes=False)
             return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
 
     def _intact(self, fill_open_routes: bool) -> _Case:
         """The routes of the intact plan, computed once: failure cases start from them."""
-        key = ("intact", fill_open_routes)
-        if key not in self._cache:
+        if fill_open_routes not in self._intact_cases:
             case = _Case(self, self.topo, fill_open_routes=fill_open_routes)
             case.run()
-            self._cache[key] = case
-        return self._cache[key]
+            self._intact_cases[fill_open_routes] = case
+        return self._intact_cases[fill_open_routes]
 
     def climbs_by_spine(self, base: _Case) -> dict[str, dict[str, list[tuple[Dest, str, int]]]]:
         """leaf -> spine -> the (destination, target, uplink) pairs of `base` that climb to that spine."""
-        key = ("by spine", id(base))
-        if key not in self._cache:
-            out: dict[str, dict[str, list]] = {}
+        key = id(base)
+        if key not in self._climbs_by_spine:
+            out: dict[str, dict[str, list[tuple[Dest, str, int]]]] = {}
             for leaf, climbs in base.climbs.items():
                 port_u = {link[0]: u for u, link in enumerate(base.up[leaf]) if link is not None}
                 per = out.setdefault(leaf, {})
@@ -201,8 +208,8 @@ class Router:
                     u = port_u.get(table[d.lid])
                     if u is not None:
                         per.setdefault(base.up_spine[leaf][u], []).append((d, target, u))
-            self._cache[key] = out
-        return self._cache[key]
+            self._climbs_by_spine[key] = out
+        return self._climbs_by_spine[key]
 
     # ------------------------------------------------------------------ set-up (intact plan)
 
@@ -327,10 +334,10 @@ class _Case:
                 self.own_iz.setdefault(a_leaf, {}).setdefault(zn, []).append(a_port)
         self.linked = {key: {a for a, _, _, _ in links} for key, links in self.iz.items()}
         self.next_zone = self._zone_paths()
-        exits_key = ("exits", tuple((k, tuple(v)) for k, v in sorted(self.iz.items())), tuple(d.lid for d in self.dests))
-        if exits_key not in r._cache:
-            r._cache[exits_key] = {z: self._exits(z) for z in t.zones}
-        self.exit = r._cache[exits_key]
+        exits_key = (tuple((k, tuple(v)) for k, v in sorted(self.iz.items())), tuple(d.lid for d in self.dests))
+        if exits_key not in r._zone_exits:
+            r._zone_exits[exits_key] = {z: self._exits(z) for z in t.zones}
+        self.exit = r._zone_exits[exits_key]
         self._templates: dict[str, tuple] = {}  # zone -> _zone_template
         self.climbs: dict[str, list[tuple[Dest, str, int]]] = {}  # leaf -> (destination, target, slot) it climbs with
         self._free_slot: dict[tuple[str, str], int | None] = {}  # (spine, leaf) -> slot of a displaced pair's downlink
@@ -380,7 +387,8 @@ class _Case:
                 continue
             count: dict[str, list[int]] = {}
             total = [0] * len(links)
-            direct, rest = [], []
+            direct: list[tuple[Dest, list[int]]] = []
+            rest: list[tuple[Dest, list[int]]] = []
             for d in self.dests:
                 if d.zone == zone or self.next_zone[zone].get(d.zone) != n:
                     continue
@@ -499,7 +507,7 @@ class _Case:
 
     def _next_switch(self, switch: str, lid: int) -> str | None:
         what = self.t.peer.get((switch, self.tables[switch][lid]))
-        return what[1][0] if what is not None and what[0] == "switch" else None  # type: ignore[index]
+        return what[1][0] if what is not None and what[0] == "switch" else None
 
     def _transit(self, spine: str) -> str | None:
         """The one leaf that carries every down-then-up turn into or out of `spine` (its home in a later zone)."""
@@ -541,10 +549,10 @@ class _Case:
                     continue
                 m = self._transit(d.switch)
                 for j in range(U):
-                    u = (d.lid + j) % U
-                    if up[u] is not None and m != leaf and self._next_switch(up[u][1], d.lid) == m and \
-                            not (leaf in self.entries and self.home.get(up[u][1]) == m):
-                        table[d.lid] = up[u][0]
+                    link = up[(d.lid + j) % U]
+                    if link is not None and m != leaf and self._next_switch(link[1], d.lid) == m and \
+                            not (leaf in self.entries and self.home.get(link[1]) == m):
+                        table[d.lid] = link[0]
                         break
 
     def _zone_template(self, zone: str) -> tuple[dict[str, list[Dest]], list[Dest], list[tuple[Dest, str, int]]]:
@@ -596,7 +604,7 @@ class _Case:
         next_zone = self.next_zone[zone]
         exits = self.exit[zone]
         cross = r.cross[zone]
-        climbs: list[tuple[Dest, str, int]] = []
+        climbs = []
         for d in self.dests:
             lid = d.lid
             if d.zone == zone:
@@ -659,9 +667,11 @@ class _Case:
         homed = self.homed
         displaced = []
         for d, target, u in climbs:
-            # the common case inline: alive uplink, its spine reaches the target, no home rule involved
-            if (port[u] is not None and target in reach[u] and target not in homed) or self._valid(leaf, u, target, d):
-                table[d.lid] = port[u]
+            # the common case inline: alive uplink, its spine reaches the target, no home rule involved (_valid
+            # holds only for an alive uplink too)
+            uplink_port = port[u]
+            if uplink_port is not None and ((target in reach[u] and target not in homed) or self._valid(leaf, u, target, d)):
+                table[d.lid] = uplink_port
             else:
                 displaced.append((leaf, d, target))
         return displaced
@@ -694,7 +704,9 @@ class _Case:
                 return (max(a[role], b[role]) + w[role], max(a[every], b[every]) + w[every], b[role] + b[every], (u - i) % U)
 
             u = min(cands, key=key)
-            self.tables[leaf][d.lid] = self.up[leaf][u][0]
+            link = self.up[leaf][u]
+            assert link is not None, "_valid holds only for an alive uplink"
+            self.tables[leaf][d.lid] = link[0]
             self._add_load(leaf, u, self._down_target(leaf, u, target), w)
 
     def _weights(self, leaf: str, d: Dest) -> list[int]:
@@ -726,9 +738,9 @@ class _Case:
                 continue
             zone = t.zone_of[leaf]
             port_u = np.full(256, -1, dtype=np.int64)
-            for u, link in enumerate(ups):
+            for slot, link in enumerate(ups):
                 if link is not None:
-                    port_u[link[0]] = u
+                    port_u[link[0]] = slot
             u = port_u[np.asarray(self.tables[leaf], dtype=np.int64)[lids]]
             keep = (u >= 0) & alive
             u, lid, z, role, own = u[keep], lids[keep], dzone[keep], drole[keep], dleaf[keep]
@@ -762,8 +774,9 @@ class _Case:
             return UNROUTED
         S = len(self.t.spines[self.t.zone_of[spine]])
         k = u // S if S else 0
-        if k < len(links) and links[k] is not None:
-            return links[k]
+        port = links[k] if k < len(links) else None
+        if port is not None:
+            return port
         alive = [p for p in links if p is not None]
         return alive[u % len(alive)] if alive else UNROUTED
 
@@ -785,8 +798,8 @@ class _Case:
     def _leaf_to_spine(self, leaf: str, spine: str) -> int:
         """A spine of the leaf's zone: straight up (parallel links by leaf index); UNROUTED when no uplink is alive."""
         up = self.up[leaf]
-        ks = [u for u, link in enumerate(up) if link is not None and self.up_spine[leaf][u] == spine]
-        return up[ks[self.t.index[leaf] % len(ks)]][0] if ks else UNROUTED
+        ports = [link[0] for u, link in enumerate(up) if link is not None and self.up_spine[leaf][u] == spine]
+        return ports[self.t.index[leaf] % len(ports)] if ports else UNROUTED
 
     def _spine_table(self, spine: str, table: list[int]) -> None:
         t, r = self.t, self.r

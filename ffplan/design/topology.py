@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
-from ffplan.plan.model import Plan
+from ffplan.plan.model import Plan, SwitchTier
+
+# What a switch port reaches: ("switch", (its name, its port)) or ("ca", the CA port's LID).
+Peer = tuple[Literal["switch"], tuple[str, int]] | tuple[Literal["ca"], int]
 
 _PORT_REF = re.compile(r"^(?P<switch>.+)\[(?P<port>\d+)\]$")
 
@@ -50,7 +54,7 @@ class Topology:
     spines: dict[str, list[str]]  # zone -> spine names by index
     leaves: dict[str, list[str]]  # zone -> leaf names by index
     zone_of: dict[str, str]  # switch -> zone
-    tier: dict[str, str]  # switch -> "leaf" | "spine"
+    tier: dict[str, SwitchTier]  # switch -> "leaf" | "spine"
     index: dict[str, int]  # switch -> 0-based index within zone and tier
     lid: dict[str, int]  # switch -> LID
     guid: dict[str, str]  # switch -> node GUID
@@ -60,11 +64,18 @@ class Topology:
     inter_zone: list[InterZone]
     cas: dict[str, list[CaPort]]  # leaf -> CA ports in port order
     ca_by_lid: dict[int, CaPort]
-    peer: dict[tuple[str, int], tuple[str, object]]  # (switch, port) -> ("switch", (name, port)) | ("ca", lid)
+    peer: dict[tuple[str, int], Peer]  # (switch, port) -> what the port reaches
     failed_cables: set[str] = field(default_factory=set)
     failed_switches: set[str] = field(default_factory=set)
     by_label: dict[str, tuple] = field(default_factory=dict)  # cable label -> (kind, end a, end b)
     port_label: dict[tuple[str, int], str] = field(default_factory=dict)  # (switch, port) -> cable label
+
+    def switch_peer(self, switch: str, port: int) -> tuple[str, int]:
+        """The (switch, port) at the other end of the switch-to-switch link on (switch, port)."""
+        what = self.peer[(switch, port)]
+        if what[0] != "switch":
+            raise KeyError(f"{switch} port {port} does not lead to a switch")
+        return what[1]
 
     # ------------------------------------------------------------------ liveness
 
@@ -100,7 +111,7 @@ def build_topology(plan: Plan) -> Topology:
     uplinks: dict[str, list[Uplink]] = {n: [] for z in zones for n in leaves[z]}
     downlinks: dict[str, dict[str, list]] = {n: {} for z in zones for n in spines[z]}
     inter_zone: list[InterZone] = []
-    peer: dict[tuple[str, int], tuple[str, object]] = {}
+    peer: dict[tuple[str, int], Peer] = {}
     by_label: dict[str, tuple] = {}
     port_label: dict[tuple[str, int], str] = {}
     cas: dict[str, list[CaPort]] = {n: [] for z in zones for n in leaves[z]}
@@ -123,13 +134,13 @@ def build_topology(plan: Plan) -> Topology:
     for d in downlinks.values():
         for links in d.values():
             links.sort()
-    for n in plan.nodes:
-        for p in n.ports:
-            ca = CaPort(p.lid, p.leaf, p.leaf_port, n.hostname, n.role, p.zone, p.cable, p.port_guid)
+    for node in plan.nodes:
+        for p in node.ports:
+            ca = CaPort(p.lid, p.leaf, p.leaf_port, node.hostname, node.role, p.zone, p.cable, p.port_guid)
             cas[p.leaf].append(ca)
             ca_by_lid[p.lid] = ca
             peer[(p.leaf, p.leaf_port)] = ("ca", p.lid)
-            by_label[p.cable] = ("node-leaf", p.leaf, n.hostname)
+            by_label[p.cable] = ("node-leaf", p.leaf, node.hostname)
             port_label[(p.leaf, p.leaf_port)] = p.cable
     for lst in cas.values():
         lst.sort(key=lambda c: c.leaf_port)

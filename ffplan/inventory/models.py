@@ -40,6 +40,12 @@ IbVendorId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,6}$")]
 IbDeviceId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,4}$")]
 
 
+# A cable label, a switch name or switch[port]: an item of `fabric.failed_links` (and of the plan's routing.failed).
+FailedItem = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]+(\[\d+\])?$")]
+# The names of LinkSpeed's members, as the plan stores a speed ("HDR"); tests/inventory checks the two agree.
+SpeedName = Literal["EDR", "HDR", "NDR"]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -185,7 +191,7 @@ class Fabric(Strict):
         default="0x0002c9", description="OUI used for synthetic (placeholder) GUIDs."
     )
     switch_guids: dict[Name, Guid] = Field(default={}, description="Node GUIDs of installed switches, by switch name (z1-leaf01).")
-    failed_links: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]+(\[\d+\])?$")]] = Field(
+    failed_links: list[FailedItem] = Field(
         default=[], description="Cable labels or switch names known to be bad; routing avoids them."
     )
 

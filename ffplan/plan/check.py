@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Iterable
+from typing import Iterable, TypeVar
 
 from ffplan.diagnostics import YamlPath
 from ffplan.plan.model import LID_BLOCK, HostProfile, Plan
@@ -104,6 +104,8 @@ def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> N
             leaf_ports.add((pt.leaf, pt.leaf_port))
 
 
+_Key = TypeVar("_Key", int, str)
+
 _CABLE_ENDS = {"node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "inter-zone": ("leaf", "leaf")}
 
 
@@ -133,8 +135,8 @@ def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> 
     by_label = {c.label: c for c in plan.cables}
     for i, n in enumerate(plan.nodes):
         for j, pt in enumerate(n.ports):
-            c = by_label.get(pt.cable)
-            if c is not None and ((c.a.device, c.a.port), (c.b.device, c.b.port)) != ((n.hostname, pt.nic), (pt.leaf, pt.leaf_port)):
+            cable = by_label.get(pt.cable)
+            if cable is not None and ((cable.a.device, cable.a.port), (cable.b.device, cable.b.port)) != ((n.hostname, pt.nic), (pt.leaf, pt.leaf_port)):
                 p.add(("nodes", i, "ports", j, "cable"), f"cable {pt.cable} does not join {n.hostname} {pt.nic} and {pt.leaf} port {pt.leaf_port}")
 
 
@@ -145,7 +147,7 @@ def _check_addresses(p: _Problems, plan: Plan) -> None:
     devices: dict[str, str] = {}  # GUID -> the device it belongs to
     ports: dict[str, str] = {}  # port GUID -> the port
 
-    def claim(table: dict, key, owner: str, path: YamlPath, what: str) -> None:
+    def claim(table: dict[_Key, str], key: _Key, owner: str, path: YamlPath, what: str) -> None:
         if table.setdefault(key, owner) != owner:
             p.add(path, f"{what} {key} of {owner} is already {table[key]}'s")
 
@@ -183,8 +185,8 @@ def _check_routing(p: _Problems, plan: Plan, switches: dict) -> None:
                   f"{t.switch} forwards LID {lid} to port {port}; it has ports 0-{radix} ({r.unrouted_port} = unrouted)")
     labels = {c.label for c in plan.cables}
     for i, item in enumerate(r.failed):
-        name, _, port = item.partition("[")
-        known = item in labels or (name in switches and (not port or int(port[:-1]) <= switches[name].ports))
+        name, _, port_suffix = item.partition("[")  # "switch[port]" -> "port]"
+        known = item in labels or (name in switches and (not port_suffix or int(port_suffix[:-1]) <= switches[name].ports))
         if not known:
             p.add(("routing", "failed", i), f"failed link '{item}' is neither a cable label, a switch nor a switch port of the plan")
 

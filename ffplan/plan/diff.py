@@ -110,18 +110,16 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
     d = PlanDiff()
     old_cables = {cable_key(c): c for c in old.cables}
     new_cables = {cable_key(c): c for c in new.cables}
-    for key in sorted(set(old_cables) | set(new_cables), key=str):
-        a, b = old_cables.get(key), new_cables.get(key)
-        if a is None:
-            d.cables_added.append(b)
-        elif b is None:
-            d.cables_removed.append(a)
-        elif (a.b.device, a.b.port) != (b.b.device, b.b.port):
-            d.cables_moved.append(Move(a, b))
+    d.cables_added = [new_cables[key] for key in sorted(set(new_cables) - set(old_cables), key=str)]
+    d.cables_removed = [old_cables[key] for key in sorted(set(old_cables) - set(new_cables), key=str)]
+    for key in sorted(set(old_cables) & set(new_cables), key=str):
+        old_cable, new_cable = old_cables[key], new_cables[key]
+        if (old_cable.b.device, old_cable.b.port) != (new_cable.b.device, new_cable.b.port):
+            d.cables_moved.append(Move(old_cable, new_cable))
         else:
             for name in ("label", "length_m", "type"):
-                if getattr(a, name) != getattr(b, name):
-                    d.cables_changed.append(FieldChange(a.label, name, getattr(a, name), getattr(b, name)))
+                if getattr(old_cable, name) != getattr(new_cable, name):
+                    d.cables_changed.append(FieldChange(old_cable.label, name, getattr(old_cable, name), getattr(new_cable, name)))
 
     old_nodes = {n.hostname: n for n in old.nodes}
     new_nodes = {n.hostname: n for n in new.nodes}

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Hashable
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -18,7 +20,7 @@ from ffplan.plan.model import PLAN_VERSION, Plan
 try:
     from yaml import CSafeDumper as _Dumper
     from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
+except ImportError:  # pragma: no cover  (no libyaml: the pure-Python classes, a different type for mypy)
     from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
@@ -53,7 +55,7 @@ class _PlanLoader(_Loader):
     """libyaml, refusing a mapping with a repeated key: YAML keeps the last one, so a reviewer reading the first
     would approve a value ffplan never uses. Located afterwards by the position-tracking reader (FF002)."""
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
         if len(set(keys)) != len(keys):
             raise _DuplicateKey
@@ -121,7 +123,7 @@ def _data_path(loc: tuple, data: object, missing: bool) -> YamlPath:
     for part in loc:
         if isinstance(data, dict) and part in data or isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
             path.append(part)
-            data = data[part]  # type: ignore[index]
+            data = data[part]
         else:
             break
     if missing and loc:
@@ -135,6 +137,7 @@ def _refuse(c: Collector, text: str, problems: list[Problem]) -> InputError:
         root = loader.get_single_node()
     finally:
         loader.dispose()
+    assert root is not None, "only a plan read as a mapping is refused here"
     _Builder(c).build(root, ())
     for path, message in problems[:MAX_SHOWN_PROBLEMS]:
         c.error(RULE_INVALID_PLAN, path, f"invalid plan: {message}", "the plan was edited or is damaged; re-run `ffplan design`")

@@ -6,11 +6,13 @@ Field order is the on-disk order; lists are kept in a canonical order by the des
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StringConstraints
 
-from ffplan.inventory.models import BusId, Carries, Catalog, DeviceName, Fabric, Guid, Hostname, LinkSpeed, Name, SafePath, Text
+from ffplan.inventory.models import (
+    BusId, Carries, Catalog, DeviceName, FailedItem, Guid, Hostname, Name, SafePath, SpeedName, Text,
+)
 
 # 2: GUIDs as the hardware reports them (mlx5 port: node GUID = port GUID; system image GUIDs; NIC models with
 #    their NodeInfo ids). A version 1 plan's CA node GUIDs follow ibsim's rule instead: re-run design.
@@ -22,7 +24,7 @@ PLAN_VERSION = 2
 # zone name safe as a path component: no `/`, no leading dot, no NUL.
 MAX_LID = 0xBFFF  # last unicast LID; 0 is reserved, 0xC000 and up are multicast
 LID_BLOCK = 64  # OpenSM allocates and sends linear forwarding tables in blocks of 64 LIDs
-UNROUTED = 255  # OpenSM's OSM_NO_PATH: an LFT entry for a LID the switch drops
+UNROUTED: Final = 255  # OpenSM's OSM_NO_PATH: an LFT entry for a LID the switch drops
 MAX_RADIX = 256  # the inventory's bound on switch ports
 
 Lid = Annotated[int, Field(ge=1, le=MAX_LID)]
@@ -46,9 +48,8 @@ NcclPath = Annotated[str, StringConstraints(pattern=r"^[A-Z]{0,3}$")]  # PHB, SY
 # Environment-style names and values: nccl.conf and the .env files are NAME=VALUE lines that nothing unquotes.
 SettingName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 SettingValue = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.,:=/+-]{0,200}$")]
-Speed = Literal[tuple(s.value for s in LinkSpeed)]  # the inventory's link speeds, stored as their names: "HDR"
-# A cable label, a switch name or switch[port]: the inventory's `fabric.failed_links` item type.
-FailedItem = get_args(Fabric.model_fields["failed_links"].annotation)[0]
+SwitchTier = Literal["leaf", "spine"]
+PortClass = Literal["default", "ca", "swe", "sw0"]  # OpenSM's QoS port classes (qos_ca_*, qos_swe_*, ...)
 
 
 class Frozen(BaseModel):
@@ -64,7 +65,7 @@ class InventoryRef(Frozen):
 class SwitchModelSpec(Frozen):
     name: Name
     ports: PortNumber
-    speed: Speed  # printed into topology.net's link widths (4xHDR)
+    speed: SpeedName  # printed into topology.net's link widths (4xHDR)
     data_vls: VlCount
     power_w: NonNegative
     rack_units: RackUnit
@@ -105,7 +106,7 @@ class ZoneSpec(Frozen):
 class Switch(Frozen):
     name: Name
     zone: Name
-    tier: Literal["leaf", "spine"]
+    tier: SwitchTier
     index: Annotated[int, Field(ge=1)]  # 1-based within its zone and tier
     model: Name
     ports: PortNumber
@@ -281,7 +282,7 @@ class PortClassQos(Frozen):
 class Qos(Frozen):
     data_vls: VlCount
     classes: list[TrafficClassPlan]
-    port_classes: dict[Literal["default", "ca", "swe", "sw0"], PortClassQos]
+    port_classes: dict[PortClass, PortClassQos]
 
 
 # ---------------------------------------------------------------- host profiles (ffplan.design.hosts)

@@ -28,5 +28,5 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_template(name: str, **context) -> str:
+def render_template(name: str, **context: object) -> str:
     return environment().get_template(name).render(**context)

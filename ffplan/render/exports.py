@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from typing import Any
 
 from ffplan.plan.exports import bom_csv
 from ffplan.plan.model import Plan
@@ -86,7 +87,7 @@ def topology_conf(plan: Plan) -> str:
             for pt in n.ports:
                 if n.hostname not in leaf_nodes[pt.leaf]:
                     leaf_nodes[pt.leaf].append(n.hostname)
-    zones = []
+    zones: list[dict[str, Any]] = []  # the template's view of each zone
     for z in plan.zones:
         leaves = [s.name for s in plan.switches if s.zone == z.name and s.tier == "leaf" and leaf_nodes.get(s.name)]
         spines = [s.name for s in plan.switches if s.zone == z.name and s.tier == "spine"]

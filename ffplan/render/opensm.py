@@ -595,7 +595,8 @@ def require_complete(plan: Plan) -> None:
     if missing:
         raise _fail(f"the plan has no {' and no '.join(missing)}: OpenSM files need the routing tables and the QoS plan",
                     "re-run `ffplan design` with a version of ffplan that routes and plans QoS", (missing[0],))
-    unknown = [c.name for c in plan.qos.classes if c.carries is None]  # type: ignore[union-attr]
+    assert plan.qos is not None, "refused above when missing"
+    unknown = [c.name for c in plan.qos.classes if c.carries is None]
     if unknown:
         raise _fail(f"the plan does not say what traffic classes {', '.join(unknown)} carry (written by an older ffplan)",
                     "re-run `ffplan design`: the QoS policy is built from what each class carries", ("qos", "classes"))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import io
 from decimal import Decimal
+from enum import Enum
 from functools import cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from rich.console import Console, Group
+from rich.console import Console, Group, JustifyMethod
 from rich.table import Table
 
 from ffplan.report.charts import charts
@@ -16,7 +17,17 @@ from ffplan.report.model import CostReport
 from ffplan.report.view import deviation, fmt, metrics, rows, source_text, titles
 from ffplan.resources import templates_dir
 
-FORMATS = ("table", "markdown", "html", "json", "csv")
+
+
+class ReportFormat(str, Enum):
+    TABLE = "table"
+    MARKDOWN = "markdown"
+    HTML = "html"
+    JSON = "json"
+    CSV = "csv"
+
+
+FORMATS = tuple(f.value for f in ReportFormat)
 
 
 @cache
@@ -36,7 +47,7 @@ def _environment() -> Environment:
     return env
 
 
-def _template(name: str, report: CostReport, **extra) -> str:
+def _template(name: str, report: CostReport, **extra: object) -> str:
     return _environment().get_template(name).render(report=report, rows=rows(report), titles=titles(report), **extra)
 
 
@@ -72,7 +83,7 @@ def to_csv(report: CostReport) -> str:
     return buf.getvalue()
 
 
-def _exact(value, exponent: int) -> str:
+def _exact(value: float | str | None, exponent: int) -> str:
     """A number in plain decimal notation to 15 significant digits (all a float holds reliably, so sums show
     363.5812, not 363.58119999999997), shifted by 10**exponent in decimal (kWh -> MWh adds no rounding)."""
     if value is None:
@@ -99,8 +110,10 @@ def table_renderables(report: CostReport) -> Group:
         designs.add_row(row.label, *row.cells)
     names = titles(report)
     ratios = Table(title="Against the paper", title_justify="left")
-    for col, justify in (("ratio", "left"), ("designs", "left"), ("ffplan", "right"), ("paper", "right"),
-                         ("diff", "right"), ("paper's numbers", "left")):
+    ratio_columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("ratio", "left"), ("designs", "left"), ("ffplan", "right"), ("paper", "right"), ("diff", "right"),
+        ("paper's numbers", "left"))
+    for col, justify in ratio_columns:
         ratios.add_column(col, justify=justify)
     for r in report.ratios:
         ratios.add_row(r.name, f"{names[r.numerator]} / {names[r.denominator]}", fmt(r.computed, "fraction"),
@@ -117,7 +130,7 @@ def table_renderables(report: CostReport) -> Group:
 def render(report: CostReport, fmt_name: str, width: int = 160) -> str:
     """The report as text in one of FORMATS (`table` as plain text, for files)."""
     if fmt_name == "table":
-        console = Console(file=io.StringIO(), width=width, highlight=False, color_system=None)
-        console.print(table_renderables(report))
-        return console.file.getvalue()
+        text = io.StringIO()
+        Console(file=text, width=width, highlight=False, color_system=None).print(table_renderables(report))
+        return text.getvalue()
     return {"markdown": to_markdown, "html": to_html, "json": to_json, "csv": to_csv}[fmt_name](report)

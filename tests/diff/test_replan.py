@@ -165,3 +165,20 @@ def test_an_sm_port_outside_the_top_lid_block_is_moved_into_it(tmp_path, base, f
     d = diff_plans(old, new)
     assert [(f.item, f.field, f.old) for f in d.node_ports] == [("mgmt01/mlx5_0", "lid", cn_lid)]
     assert d.node_ports[0].new // 64 == top_lid // 64 and not d.cables_moved
+
+
+def test_a_moved_spine_cable_is_not_explained_as_a_lost_leaf_port(root, capsys):
+    """A leaf-spine cable's end b is a spine port: it is not judged against the leaves' down ports."""
+    from ffplan.cli.design import print_changes
+
+    old = design(load_inventory(root / "inventories" / "lab.yaml"))
+    zone_down = {z.name: z.down_ports for z in old.zones}
+    i, cable = next((i, c) for i, c in enumerate(old.cables)
+                    if c.kind == "leaf-spine" and c.b.port > zone_down[c.zone])  # a spine port above the leaves' down ports
+    other_spine_port = cable.b.port - 1
+    moved = cable.model_copy(update={"b": cable.b.model_copy(update={"port": other_spine_port})})
+    new = old.model_copy(update={"cables": [*old.cables[:i], moved, *old.cables[i + 1:]]})
+    print_changes(old, new)
+    printed = capsys.readouterr().out
+    assert f"{cable.b.device}:{cable.b.port} -> {cable.b.device}:{other_spine_port} (the switch-to-switch wiring changed)" in printed
+    assert "no longer exists" not in printed
