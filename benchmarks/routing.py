@@ -24,7 +24,7 @@ from ffplan.analyze.sweep import run_sweep, sweep_cases  # noqa: E402
 from ffplan.design.deadlock import Channels, prove_deadlock_free  # noqa: E402
 from ffplan.design.reach import check_routes  # noqa: E402
 from ffplan.design.routing import Router  # noqa: E402
-from ffplan.design.topology import build_topology  # noqa: E402
+from ffplan.plan.topology import build_topology  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from ffplan.plan.model import Plan
 from ffplan.render import opensm as R
 from ffplan.render.opensm_layout import View
-from ffplan.verify.parse import Topo
+from ffplan.verify.parse import DiscoveredFabric
 from ffplan.verify.walk import SwitchLidResult, WalkResult, walk, walk_switch_lids
 
 _PORT_REF = re.compile(r"^(?P<switch>[^\[\]]+)\[(?P<port>\d+)\]$")
@@ -40,7 +40,7 @@ class Missing:
         return sorted(self.switches + self.cables + self.ca_ports)
 
 
-def missing_from_discovery(plan: Plan, topo: Topo) -> Missing:
+def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
     """Compare the planned fabric with a discovered one (`ibnetdiscover` output parsed by verify.parse)."""
     switch_guid = {s.name: s.node_guid for s in plan.switches}
     up = {s.name for s in plan.switches if topo.kind.get(s.node_guid) == "Switch"}
@@ -114,7 +114,7 @@ def resolve_items(plan: Plan, items: list[str]) -> Items:
 class Rerouted:
     failed: list[str]
     plan: Plan  # the plan with the new routing
-    fab: R.Fabric  # the degraded fabric
+    fab: R.Subnet  # the degraded fabric
     lfts: str  # the file engine's input for the degraded fabric
     entries_changed: int  # (switch, LID) entries of the degraded fabric routed differently from the plan
     switches_changed: int

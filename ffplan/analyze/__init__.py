@@ -12,7 +12,7 @@ from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import LinkLoad, Walker, count_loads, fabric_links
 from ffplan.analyze.opensm import OpenSmTables, read_lfts, read_topology_lids
 from ffplan.analyze.patterns import PATTERNS, Pattern, Phase, build_pattern
-from ffplan.design.topology import Topology, build_topology, resolve_failed
+from ffplan.plan.topology import Topology, build_topology, resolve_failed
 from ffplan.plan.model import Plan
 
 __all__ = ["PATTERNS", "LinkStat", "OpenSmTables", "PatternResult", "analyze", "plan_tables", "read_lfts",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ffplan.design.topology import Topology
+from ffplan.plan.topology import Topology
 
 
 def bin_bound(weights: list[int], machines: int) -> int:

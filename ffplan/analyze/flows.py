@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ffplan.design.topology import Topology
+from ffplan.plan.topology import Topology
 from ffplan.plan.model import UNROUTED
 
 MAX_HOPS = 64

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ffplan.design.topology import Topology
+from ffplan.plan.topology import Topology
 from ffplan.plan.model import UNROUTED
 
 _HEADER = re.compile(r"^Unicast lids .*?\bguid (0x[0-9a-fA-F]+)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ffplan.design.topology import Topology
+from ffplan.plan.topology import Topology
 
 Roles = tuple[str, ...] | None  # the node roles a pattern covers; None: every role
 

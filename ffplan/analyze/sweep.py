@@ -19,7 +19,7 @@ from ffplan.analyze.bounds import bin_bound
 from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
 from ffplan.design.reach import check_routes
 from ffplan.design.routing import Router
-from ffplan.design.topology import Topology, build_topology
+from ffplan.plan.topology import Topology, build_topology
 from ffplan.diagnostics import StageError
 from ffplan.plan.model import Plan
 

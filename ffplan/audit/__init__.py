@@ -1,6 +1,6 @@
 """The as-built fabric against the plan: what `ibnetdiscover` prints, compared cable by cable.
 
-Public surface: `read_fabric(path) -> Topo`, `audit(plan, topo) -> Audit`, `Finding`, `End`, `KINDS`, and
+Public surface: `read_fabric(path) -> DiscoveredFabric`, `audit(plan, topo) -> Audit`, `Finding`, `End`, `KINDS`, and
 (ffplan.audit.output) the text,
 json and markdown forms and the inventory fragment of discovered GUIDs.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from ffplan.diagnostics import Collector, InputError
 from ffplan.plan.model import Plan
 from ffplan.render.opensm import build_fabric, link_rate
-from ffplan.verify.parse import Topo, TopologyError, guid, parse_topology
+from ffplan.verify.parse import DiscoveredFabric, TopologyError, guid, parse_topology
 
 # What a Quantum (or Switch-IB 2) switch's SHARP Aggregation Node calls itself: a CA on the switch's own extra
 # port (41 on a QM8700), not a cable.
@@ -130,7 +130,7 @@ def _planned(plan: Plan) -> _Planned:
                     cables, cable_at, link_rate(plan))
 
 
-def audit(plan: Plan, topo: Topo) -> Audit:
+def audit(plan: Plan, topo: DiscoveredFabric) -> Audit:
     """Compare a discovered fabric (parsed ibnetdiscover output) with the plan."""
     pl = _planned(plan)
     inside = {g for g, kind in topo.kind.items() if kind == "Ca" and topo.desc.get(g) == AGGREGATION_NODE}
@@ -255,7 +255,7 @@ def _where(pl: _Planned, device: str) -> str:
     return f"{rack} U{u}"
 
 
-def _identify(pl: _Planned, topo: Topo, skip: set[str], result: Audit) -> dict[str, str]:
+def _identify(pl: _Planned, topo: DiscoveredFabric, skip: set[str], result: Audit) -> dict[str, str]:
     """Discovered node GUID -> planned device name (or "unknown <guid>"); records GUID findings and the
     GUIDs of every planned device found."""
     name_of: dict[str, str] = {}
@@ -303,7 +303,7 @@ RULE_NOT_IBNETDISCOVER = "FF930"
 MAX_FABRIC_BYTES = 256 * 1024 * 1024  # Fire-Flyer 2's dump is about 1 MB
 
 
-def read_fabric(path: Path) -> Topo:
+def read_fabric(path: Path) -> DiscoveredFabric:
     """Parse a saved `ibnetdiscover` output; anything else is refused with its file and line (exit 2)."""
     from ffplan.inventory.source import read_text
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from ffplan.design.topology import Topology
+from ffplan.plan.topology import Topology
 from ffplan.diagnostics import Collector, StageError
 from ffplan.plan.model import DeadlockProof
 

@@ -67,7 +67,7 @@ LinkEnd = tuple[str, int, int]  # (zone, leaf index, leaf port) of an inter-zone
 
 
 @dataclass
-class Fabric:
+class PhysicalDesign:
     switches: list[Switch]
     nodes: list[Node]
     cables: list[Cable]
@@ -174,7 +174,7 @@ def _demand_groups(loaded: LoadedInventory, zones: list[str], previous: dict) ->
 def build_fabric(
     loaded: LoadedInventory, solver: str = "cbc", time_limit: float | None = None, previous: Plan | None = None,
     on_stage: StageCallback = no_progress,
-) -> Fabric:
+) -> PhysicalDesign:
     on_stage("sizing")
     inv = loaded.inventory
     racks: dict[str, Rack] = loaded.resolved.racks
@@ -267,7 +267,7 @@ def build_fabric(
     switches, nodes = _address(loaded, switches, placed_rows, previous, sm_hosts)
     zone_specs, balance = _summaries(zones, size, on_leaf, free, bounds)
     total = round(sum(prices.price(c.type, c.length_m) for c in cables), 2)
-    return Fabric(switches, nodes, cables, zone_specs, balance, result, cm, total, sm_hosts)
+    return PhysicalDesign(switches, nodes, cables, zone_specs, balance, result, cm, total, sm_hosts)
 
 
 def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], result: PlacementResult,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ffplan import __version__
-from ffplan.design.fabric import Fabric, build_fabric
+from ffplan.design.fabric import PhysicalDesign, build_fabric
 from ffplan.design.hosts import design_hosts
 from ffplan.design.qos import design_qos
 from ffplan.design.routing import route
@@ -83,7 +83,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
     return plan
 
 
-def _refuse_imbalance(loaded: LoadedInventory, fabric: Fabric) -> None:
+def _refuse_imbalance(loaded: LoadedInventory, fabric: PhysicalDesign) -> None:
     """Balance is a hard requirement: where the ILP needed slack, say which role and why, and stop."""
     c = Collector(loaded.source.file, loaded.source.positions)
     for b in fabric.balance:

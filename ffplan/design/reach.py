@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
-from ffplan.design.topology import Topology
+from ffplan.plan.topology import Topology
 from ffplan.plan.model import RouteCheck
 
 ARRIVED, WALKING, LOST = 1, 0, 2

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from ffplan.design.topology import Topology, build_topology, resolve_failed
+from ffplan.plan.topology import Topology, build_topology, resolve_failed
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
 from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, Routing
 

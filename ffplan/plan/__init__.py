@@ -1,6 +1,7 @@
 """Plan stage: the Plan model and its canonical on-disk form (plan.yaml).
 
-Public surface: `Plan`, `PLAN_VERSION`, `dump_plan`, `write_plan`, `load_plan`.
+Public surface: `Plan`, `PLAN_VERSION`, `dump_plan`, `write_plan`, `load_plan`; `ffplan.plan.topology` builds
+the graph of a plan's fabric (switches, links, CA ports) that routing, analyze, verify and reroute share.
 """
 
 from ffplan.plan.io import dump_plan, load_plan, write_plan

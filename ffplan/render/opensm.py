@@ -4,7 +4,7 @@ partitions, the ftree GUID files and variant config, the topology in ibnetdiscov
 Everything is computed here into plain view models; the templates in `templates/opensm/` only print them.
 Public surface: `render_opensm(plan, prefix)`. For verify, reroute and audit: `opensm_files(plan, prefix, view)`
 renders a sub-fabric (one zone, or the fabric without some cables), `build_fabric(plan, view)` is its view model
-(`Fabric`, `Ca`, `CaPort`), and `expected_conf`, `expected_path_sls`, `simulator_topology`, `ibsim_ca_guid` and
+(`Subnet`, `Ca`, `SubnetPort`), and `expected_conf`, `expected_path_sls`, `simulator_topology`, `ibsim_ca_guid` and
 `lfts_text` say what OpenSM and ibsim are given. The file names and `View` live in `opensm_layout`.
 
 Facts about the formats (see docs/render-opensm.md and ../shared/reference/opensm-and-ibsim.md):
@@ -48,7 +48,7 @@ ROLES = ("compute", "storage", "management")  # port groups of the QoS policy, i
 
 
 @dataclass
-class CaPort:
+class SubnetPort:
     port: int
     port_guid: str
     lid: int
@@ -69,7 +69,7 @@ class Ca:
     sysimg_guid: str
     vendor_id: str
     device_id: str
-    ports: list[CaPort] = field(default_factory=list)
+    ports: list[SubnetPort] = field(default_factory=list)
 
     @property
     def nports(self) -> int:
@@ -77,7 +77,7 @@ class Ca:
 
 
 @dataclass
-class Fabric:
+class Subnet:
     """The (sub-)fabric one rendering describes, with every lookup verify and the templates need."""
 
     plan: Plan
@@ -122,7 +122,7 @@ def _check_guid(guid: str) -> str:
     return guid
 
 
-def build_fabric(plan: Plan, view: View = View()) -> Fabric:
+def build_fabric(plan: Plan, view: View = View()) -> Subnet:
     zone = view.zone
     if zone is not None and zone not in {z.name for z in plan.zones}:
         zones = [z.name for z in plan.zones]
@@ -155,7 +155,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
             ca = cas.setdefault(p.node_guid, Ca(id=ca_id, hostname=node.hostname, nic=p.nic, role=node.role,
                                                  node_guid=_check_guid(p.node_guid), sysimg_guid=_check_guid(p.sysimg_guid),
                                                  vendor_id=nic_model.vendor_id, device_id=nic_model.device_id))
-            ca.ports.append(CaPort(port=1, port_guid=_check_guid(p.port_guid), lid=p.lid, leaf=p.leaf,
+            ca.ports.append(SubnetPort(port=1, port_guid=_check_guid(p.port_guid), lid=p.lid, leaf=p.leaf,
                                    leaf_port=p.leaf_port, zone=p.zone))
     links: list[tuple[str, int, str, int]] = []
     inter = 0
@@ -195,7 +195,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Fabric:
     for ca in ordered:
         for ca_port in ca.ports:
             lid_owner[ca_port.lid] = (ca_port.port_guid, ca.id)
-    return Fabric(plan=plan, view=view, switches=switches, cas=ordered, links=links, lid_owner=lid_owner,
+    return Subnet(plan=plan, view=view, switches=switches, cas=ordered, links=links, lid_owner=lid_owner,
                   excluded=excluded)
 
 
@@ -229,7 +229,7 @@ def ibsim_ca_guid(port_guid: str) -> str:
     return f"0x{int(port_guid, 16) - 1:016x}"
 
 
-def topology_model(fab: Fabric, simulator: bool = False) -> dict:
+def topology_model(fab: Subnet, simulator: bool = False) -> dict:
     """Records exactly as `ibnetdiscover` prints them (infiniband-diags 44): every switch, then every CA.
 
     `simulator=True` is the copy ibsim boots (ffplan verify): node ids are the names (ibsim's console and
@@ -303,23 +303,23 @@ def topology_model(fab: Fabric, simulator: bool = False) -> dict:
     }
 
 
-def simulator_topology(fab: Fabric) -> str:
+def simulator_topology(fab: Subnet) -> str:
     """The net file ibsim boots for `ffplan verify` (never a deliverable: see topology_model)."""
     return render_template("opensm/topology.net.j2", **topology_model(fab, simulator=True))
 
 
-def node_name_map_model(fab: Fabric) -> dict:
+def node_name_map_model(fab: Subnet) -> dict:
     entries = [{"guid": s.node_guid, "name": s.name} for s in fab.switches]
     entries += [{"guid": ca.node_guid, "name": ca.id} for ca in fab.cas]
     return {"title": fab.plan.inventory.name, "entries": entries}
 
 
-def guid2lid_model(fab: Fabric) -> dict:
+def guid2lid_model(fab: Subnet) -> dict:
     records = [{"guid": guid, "lid": f"0x{lid:04x}", "name": name} for lid, (guid, name) in sorted(fab.lid_owner.items())]
     return {"records": records}
 
 
-def lft_model(fab: Fabric) -> dict:
+def lft_model(fab: Subnet) -> dict:
     plan = fab.plan
     routing = plan.routing
     assert routing is not None
@@ -353,7 +353,7 @@ def lft_model(fab: Fabric) -> dict:
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
 
 
-def lfts_text(fab: Fabric) -> str:
+def lfts_text(fab: Subnet) -> str:
     """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
     file entries unchecked into a table that ends with the 64-LID block of the highest LID present; the design
     puts the SM hosts' ports in the top block, so the running SM's port keeps every entry inside it
@@ -479,7 +479,7 @@ def _chunks(items: list[str], n: int) -> list[str]:
     return [", ".join(items[i:i + n]) for i in range(0, len(items), n)]
 
 
-def qos_policy_model(fab: Fabric) -> dict:
+def qos_policy_model(fab: Subnet) -> dict:
     plan = fab.plan
     qc = qos_classes(plan)
     groups = []
@@ -514,7 +514,7 @@ def qos_policy_model(fab: Fabric) -> dict:
     return {"title": plan.inventory.name, "groups": groups, "levels": levels, "rules": rules}
 
 
-def expected_path_sls(fab: Fabric) -> list[dict]:
+def expected_path_sls(fab: Subnet) -> list[dict]:
     """Sample PathRecord queries and the SL the policy must answer (what verify asks OpenSM's SA)."""
     qc = qos_classes(fab.plan)
     by_role: dict[str, list[Ca]] = defaultdict(list)
@@ -550,7 +550,7 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split()).replace("#", "")[:120]
 
 
-def guid_files_model(fab: Fabric) -> dict:
+def guid_files_model(fab: Subnet) -> dict:
     roots = [{"guid": s.node_guid, "name": s.name} for s in fab.switches if s.tier == "spine"]
     cn = [{"guid": p.port_guid, "name": ca.id} for ca in fab.cas if ca.role == "compute" for p in ca.ports]
     io = [{"guid": p.port_guid, "name": ca.id} for ca in fab.cas if ca.role != "compute" for p in ca.ports]
@@ -572,7 +572,7 @@ def ipoib_rate(plan: Plan) -> tuple[int, int]:
     return IB_RATE_CODE[speed]
 
 
-def partitions_model(fab: Fabric) -> dict:
+def partitions_model(fab: Subnet) -> dict:
     gbps, rate = ipoib_rate(fab.plan)
     return {"title": fab.plan.inventory.name, "ports": sum(len(ca.ports) for ca in fab.cas), "rate": rate,
             "gbps": gbps, "mtu": IPOIB_MTU_CODE, "mtu_bytes": 128 << IPOIB_MTU_CODE}

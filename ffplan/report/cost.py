@@ -37,7 +37,7 @@ from ffplan.report.model import (
     CostReport,
     DesignReport,
     Energy,
-    Fabric,
+    Network,
     Money,
     PaperCheck,
     Power,
@@ -285,7 +285,7 @@ def _times(count: int, value: float | None) -> float | None:
     return None if value is None else count * value
 
 
-def _network_price(fabrics: Iterable[Fabric], pricer: Pricer) -> tuple[float | None, float]:
+def _network_price(fabrics: Iterable[Network], pricer: Pricer) -> tuple[float | None, float]:
     """Switches (None when a switch model is unpriced) and cables of some fabrics."""
     cables = pricer.catalog.cables
     switch_prices, cable_price = [], 0.0
@@ -452,7 +452,7 @@ def fabric_checks(pricer: Pricer) -> list[PaperCheck]:
     switch = catalog.fabric_switch
     priced = catalog.switches[switch].ports == table_3["radix"]
 
-    def counted(fabric: Fabric) -> str:
+    def counted(fabric: Network) -> str:
         links = sum(lot.count for lot in fabric.cables if lot.kind != "node-leaf")
         text = f"{sum(fabric.switches.values()):,} switches, {links:,} links"
         switches, cables = _network_price([fabric], pricer)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ffplan.catalog import CableType, PriceCatalog
 from ffplan.design.sizing import size_three_layer, size_two_layer
 from ffplan.plan.model import Plan
-from ffplan.report.model import Basis, CableKind, CableLot, Fabric
+from ffplan.report.model import Basis, CableKind, CableLot, Network
 
 FIRE_FLYER, PCIE_THREE_LAYER = "fire-flyer", "pcie-three-layer"  # the inventory's nodes
 THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE = "ft3", "rail-optimized", "mpft"  # the catalog's reference node
@@ -35,7 +35,7 @@ class DesignCounts:
     gpus: int
     nodes: dict[str, int]  # compute node model -> count
     gpus_per_node: int
-    fabrics: list[Fabric]
+    fabrics: list[Network]
     notes: tuple[str, ...] = ()
 
 
@@ -118,7 +118,7 @@ def fire_flyer_from_plan(plan: Plan, shape: ClusterShape) -> DesignCounts:
     radix = next(s.ports for s in plan.switch_models if s.name == model)
     tiers = Counter(s.tier for s in plan.switches)
     lots = _merge([CableLot(kind=c.kind, type=c.type, length_m=c.length_m, count=1) for c in plan.cables])
-    fabric = Fabric(name=f"{len(plan.zones)} two-layer zones", topology="two-layer", basis="plan",
+    fabric = Network(name=f"{len(plan.zones)} two-layer zones", topology="two-layer", basis="plan",
                     access_points=shape.access_points, switch_model=model, radix=radix,
                     switches={"leaf": tiers["leaf"], "spine": tiers["spine"], "core": 0}, cables=lots)
     return DesignCounts(FIRE_FLYER, "Fire-Flyer (this plan)",
@@ -145,7 +145,7 @@ def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> 
         _lot("leaf-spine", zones * zone.leaves * zone.up_ports, lengths.leaf_spine_m.value, catalog),
         _lot("inter-zone", inter_zone, lengths.leaf_spine_m.value, catalog),
     ]
-    fabric = Fabric(name=f"{zones} two-layer zones", topology="two-layer", basis="sizing",
+    fabric = Network(name=f"{zones} two-layer zones", topology="two-layer", basis="sizing",
                     access_points=shape.access_points, switch_model=model, radix=radix,
                     switches={"leaf": zones * zone.leaves, "spine": zones * zone.spines, "core": 0}, cables=_merge(lots))
     return DesignCounts(FIRE_FLYER, "Fire-Flyer (sized)",
@@ -154,7 +154,7 @@ def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> 
 
 
 def tree(name: str, switch_model: str, radix: int, access_points: int, catalog: PriceCatalog,
-         node_leaf: list[CableLot] | None = None, three_layers: bool = False, sized_ports: int | None = None) -> Fabric:
+         node_leaf: list[CableLot] | None = None, three_layers: bool = False, sized_ports: int | None = None) -> Network:
     """A non-blocking fat-tree for `access_points`: two layers when one zone holds them (unless
     `three_layers`), else three. `node_leaf` replaces the assumed node cables with known ones; `sized_ports`
     (default `access_points`) is what the leaves are sized for, when whole units are built (rail-optimized)."""
@@ -173,7 +173,7 @@ def tree(name: str, switch_model: str, radix: int, access_points: int, catalog: 
             _lot("spine-core", three.links["spine-core"], lengths.spine_core_m.value, catalog),
         ]
     topology = "three-layer" if switches["core"] else "two-layer"
-    return Fabric(name=name, topology=topology, basis="sizing", access_points=access_points,
+    return Network(name=name, topology=topology, basis="sizing", access_points=access_points,
                   switch_model=switch_model, radix=radix, switches=switches, cables=_merge(lots))
 
 
@@ -187,7 +187,7 @@ def pcie_three_layer(shape: ClusterShape, switch_model: str, radix: int, catalog
                         "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
 
 
-def multi_plane(switch_model: str, radix: int, planes: int, nodes: int, catalog: PriceCatalog) -> Fabric:
+def multi_plane(switch_model: str, radix: int, planes: int, nodes: int, catalog: PriceCatalog) -> Network:
     """`planes` independent fat-trees (NIC i of every node in plane i, no links between planes), each
     sized for `nodes` endpoints: two layers while they fit (k*k/2), else three."""
     plane = tree("plane", switch_model, radix, nodes, catalog)
@@ -199,7 +199,7 @@ def multi_plane(switch_model: str, radix: int, planes: int, nodes: int, catalog:
     })
 
 
-def rail_optimized(switch_model: str, radix: int, rails: int, nodes: int, catalog: PriceCatalog) -> Fabric:
+def rail_optimized(switch_model: str, radix: int, rails: int, nodes: int, catalog: PriceCatalog) -> Network:
     """DGX SuperPOD style: scalable units of k/2 nodes, NIC i of every node in a unit to the unit's rail-i
     leaf (rails leaves per unit, one down-port per node); above the leaves one fat-tree, two layers while
     the leaves fit (at most k), else three. Leaves come in whole units, a partial unit included."""

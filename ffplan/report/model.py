@@ -27,7 +27,7 @@ class CableLot(Frozen):
     count: int
 
 
-class Fabric(Frozen):
+class Network(Frozen):
     """One switched network of a design: a set of two-layer zones or one tree."""
 
     name: str
@@ -78,7 +78,7 @@ class DesignReport(Frozen):
     gpus: int
     nodes: dict[str, int]  # compute node model -> count
     gpus_per_node: int
-    fabrics: list[Fabric]
+    fabrics: list[Network]
     endpoints: int  # NIC ports connected, all fabrics
     switches: dict[str, int]  # per layer, all fabrics
     switch_total: int

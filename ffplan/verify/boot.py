@@ -11,7 +11,7 @@ from typing import Callable
 
 from ffplan.plan.model import Plan
 from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Fabric, simulator_topology
+from ffplan.render.opensm import Subnet, simulator_topology
 from ffplan.verify import parse as P
 from ffplan.verify.qos import check_qos
 from ffplan.verify.report import Check
@@ -30,7 +30,7 @@ def rewrite_paths(conf_text: str, workdir: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-def _sizes(fab: Fabric) -> list[str]:
+def _sizes(fab: Subnet) -> list[str]:
     nodes = len(fab.switches) + len(fab.cas)
     ports = sum(s.ports + 1 for s in fab.switches) + sum(ca.nports + 1 for ca in fab.cas)
     return ibsim_limits(nodes, len(fab.switches), ports)
@@ -38,14 +38,14 @@ def _sizes(fab: Fabric) -> list[str]:
 
 @dataclass
 class Boot:
-    topo: P.Topo
+    topo: P.DiscoveredFabric
     tables: dict[str, dict[int, int]]
     log: str
     timings: dict[str, float]
     qos_checks: list[Check]
 
 
-def boot(fab: Fabric, tools: dict[str, str], workdir: Path, conf_name: str, timeout: float, files: dict[str, str],
+def boot(fab: Subnet, tools: dict[str, str], workdir: Path, conf_name: str, timeout: float, files: dict[str, str],
          qos_of: Plan | None = None, sim_hook: Callable[[Simulation], None] | None = None,
          progress: Callable[[str], None] = lambda s: None) -> Boot:
     """Start ibsim + OpenSM with `conf_name`, wait for SUBNET UP, read back; with `qos_of`, also check the

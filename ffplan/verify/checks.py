@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ffplan.render.opensm import Fabric
+from ffplan.render.opensm import Subnet
 from ffplan.verify.boot import Boot
 from ffplan.verify.expect import compare_tables, fabric_topo, planned_tables
-from ffplan.verify.parse import Topo
+from ffplan.verify.parse import DiscoveredFabric
 from ffplan.verify.report import Report
 from ffplan.verify.walk import WalkResult, walk, walk_switch_lids
 
@@ -30,7 +30,7 @@ def check_log(report: Report, log: str, engine: str) -> None:
                configured[:3])
 
 
-def check_cabling(report: Report, fab: Fabric, topo: Topo) -> None:
+def check_cabling(report: Report, fab: Subnet, topo: DiscoveredFabric) -> None:
     planned = fabric_topo(fab)
     names = dict(planned.desc)
     missing = planned.links - topo.links
@@ -48,7 +48,7 @@ def check_cabling(report: Report, fab: Fabric, topo: Topo) -> None:
     report.add("LIDs", not lid_diff, f"{len(planned.port_lid)} planned LIDs; {len(lid_diff)} differ", lid_diff)
 
 
-def check_routes(report: Report, fab: Fabric, booted: Boot) -> WalkResult:
+def check_routes(report: Report, fab: Subnet, booted: Boot) -> WalkResult:
     diffs, items = compare_tables(fab, planned_tables(fab), booted.tables, "installed")
     report.add("LFTs installed == plan", diffs == 0,
                f"{sum(len(t) for t in booted.tables.values())} entries on {len(booted.tables)} switches; {diffs} differences",
@@ -56,7 +56,7 @@ def check_routes(report: Report, fab: Fabric, booted: Boot) -> WalkResult:
     return check_reachability(report, fab, booted.topo, booted.tables, "installed tables")
 
 
-def check_reachability(report: Report, fab: Fabric, topo: Topo, tables: dict[str, dict[int, int]], what: str,
+def check_reachability(report: Report, fab: Subnet, topo: DiscoveredFabric, tables: dict[str, dict[int, int]], what: str,
                        switch_lids_required: bool = True) -> WalkResult:
     res = walk(topo, tables)
     hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(res.hops.items()))

@@ -16,7 +16,7 @@ from ffplan.analyze import PATTERNS, PatternResult, analyze, topology_for
 from ffplan.design.routing import route
 from ffplan.plan.model import Plan
 from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Fabric, build_fabric, opensm_files
+from ffplan.render.opensm import Subnet, build_fabric, opensm_files
 from ffplan.verify.boot import Boot, boot
 from ffplan.verify.expect import fabric_topo, planned_tables
 from ffplan.verify.inputs import Inputs
@@ -32,7 +32,7 @@ def _row(case: str, who: str, r: PatternResult, reach: str, route_s: float | Non
             "route s": round(route_s, 3) if isinstance(route_s, float) else route_s}
 
 
-def _ffplan_routes(plan: Plan, fab: Fabric, failed: str | None) -> tuple[Plan, dict[str, dict[int, int]], float]:
+def _ffplan_routes(plan: Plan, fab: Subnet, failed: str | None) -> tuple[Plan, dict[str, dict[int, int]], float]:
     """(plan, tables by switch GUID, seconds) of ffplan's routing for this view: the plan's own routes when intact
     (timed by re-running the routing stage without its deadlock proof, like OpenSM), re-routed around `failed`
     otherwise."""
@@ -77,7 +77,7 @@ def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, list[int]] | No
                                    "routing": new_routing})
 
 
-def _by_name(plan: Plan, fab: Fabric, tables: dict[str, dict[int, int]]) -> dict[str, list[int]]:
+def _by_name(plan: Plan, fab: Subnet, tables: dict[str, dict[int, int]]) -> dict[str, list[int]]:
     assert plan.routing is not None
     size = plan.routing.max_lid + 1
     out: dict[str, list[int]] = {}
@@ -90,7 +90,7 @@ def _by_name(plan: Plan, fab: Fabric, tables: dict[str, dict[int, int]]) -> dict
     return out
 
 
-def _analyze(plan: Plan, fab: Fabric, tables: dict[str, dict[int, int]]) -> list[PatternResult]:
+def _analyze(plan: Plan, fab: Subnet, tables: dict[str, dict[int, int]]) -> list[PatternResult]:
     """ffplan.analyze results for these tables on this view."""
     by_name = _by_name(plan, fab, tables)
     sub = sub_plan(plan, fab.view, by_name)
@@ -101,7 +101,7 @@ def _reach(res: WalkResult) -> str:
     return f"{res.reachable}/{res.pairs}"
 
 
-def compare_case(case: str, plan: Plan, fab: Fabric, booted: Boot, ftree_res: WalkResult, failed: str | None = None) -> list[dict]:
+def compare_case(case: str, plan: Plan, fab: Subnet, booted: Boot, ftree_res: WalkResult, failed: str | None = None) -> list[dict]:
     topo = fabric_topo(fab)
     ours_plan, tables, route_s = _ffplan_routes(plan, fab, failed)
     sides = [("ffplan", ours_plan, tables, walk(topo, tables), route_s),
@@ -117,7 +117,7 @@ def compare_case(case: str, plan: Plan, fab: Fabric, booted: Boot, ftree_res: Wa
     return rows
 
 
-def failed_link_case(fab: Fabric) -> str | None:
+def failed_link_case(fab: Subnet) -> str | None:
     """The cable the failed-link case takes out: the first leaf's first uplink."""
     leaves = {s.name for s in fab.switches if s.tier == "leaf"}
     spines = {s.name for s in fab.switches if s.tier == "spine"}
@@ -128,7 +128,7 @@ def failed_link_case(fab: Fabric) -> str | None:
     return None
 
 
-def ftree_comparison(report: Report, inp: Inputs, fab: Fabric, tools: dict[str, str], base: Path, timeout: float,
+def ftree_comparison(report: Report, inp: Inputs, fab: Subnet, tools: dict[str, str], base: Path, timeout: float,
                      b: Boot, ftree_res: WalkResult, progress: Callable[[str], None]) -> None:
     """ffplan's routes next to the ftree run `b`, intact and without one leaf-spine cable (report.comparison)."""
     rows = compare_case("intact", inp.plan, fab, b, ftree_res)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Fabric, ibsim_ca_guid
-from ffplan.verify.parse import Topo
+from ffplan.render.opensm import Subnet, ibsim_ca_guid
+from ffplan.verify.parse import DiscoveredFabric
 
 
-def fabric_topo(fab: Fabric) -> Topo:
+def fabric_topo(fab: Subnet) -> DiscoveredFabric:
     """The planned (sub-)fabric with the planned LIDs, as ibnetdiscover reads it back from ibsim: CA node GUIDs
     follow ibsim's rule (ibsim_ca_guid); port GUIDs are the plan's."""
-    topo = Topo()
+    topo = DiscoveredFabric()
     guid_of = {s.name: s.node_guid for s in fab.switches}
     guid_of.update({ca.id: ibsim_ca_guid(ca.ports[0].port_guid) for ca in fab.cas})
     for s in fab.switches:
@@ -32,7 +32,7 @@ def fabric_topo(fab: Fabric) -> Topo:
     return topo
 
 
-def planned_tables(fab: Fabric) -> dict[str, dict[int, int]]:
+def planned_tables(fab: Subnet) -> dict[str, dict[int, int]]:
     routing = fab.plan.routing
     assert routing is not None
     lfts = {lft.switch: lft.ports for lft in routing.lfts}
@@ -44,12 +44,12 @@ def planned_tables(fab: Fabric) -> dict[str, dict[int, int]]:
     return out
 
 
-def lid_name(fab: Fabric, lid: int) -> str:
+def lid_name(fab: Subnet, lid: int) -> str:
     owner = fab.lid_owner.get(lid)
     return f"LID {lid} ({owner[1]})" if owner else f"LID {lid}"
 
 
-def compare_tables(fab: Fabric, expected: dict[str, dict[int, int]], got: dict[str, dict[int, int]],
+def compare_tables(fab: Subnet, expected: dict[str, dict[int, int]], got: dict[str, dict[int, int]],
                    what: str) -> tuple[int, list[str]]:
     names = {s.node_guid: s.name for s in fab.switches}
     diffs = 0

@@ -8,7 +8,7 @@ from pathlib import Path
 from ffplan.plan.io import load_plan
 from ffplan.plan.model import Plan
 from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Fabric, build_fabric, opensm_files
+from ffplan.render.opensm import Subnet, build_fabric, opensm_files
 from ffplan.verify.report import VerifyInputError
 
 
@@ -17,7 +17,7 @@ class Inputs:
     plan: Plan
     files: dict[str, str]  # opensm file name -> text (what OpenSM will read)
     source: str
-    fab: Fabric
+    fab: Subnet
 
 
 def _find_plan(folder: Path, explicit: Path | None) -> Path | None:

@@ -29,7 +29,7 @@ class TopologyError(ValueError):
 
 
 @dataclass
-class Topo:
+class DiscoveredFabric:
     """A fabric as ibnetdiscover (or ffplan's net file) describes it."""
 
     kind: dict[str, str] = field(default_factory=dict)  # node GUID -> Switch / Ca
@@ -50,12 +50,12 @@ class Topo:
         return out
 
 
-def parse_topology(text: str) -> Topo:
+def parse_topology(text: str) -> DiscoveredFabric:
     """ibnetdiscover output (node ids S-/H-<guid>) or an ibsim net file with named nodes and guid lines.
 
     Raises TopologyError (with the line) for a node without a GUID or a port naming a node the text lacks.
     """
-    topo = Topo()
+    topo = DiscoveredFabric()
     ids: dict[str, str] = {}
     pending_guid: str | None = None
     pending_ids: dict[str, str] = {}

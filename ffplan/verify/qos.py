@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ffplan.plan.model import Plan, VlArbEntry
-from ffplan.render.opensm import Ca, Fabric, expected_path_sls
+from ffplan.render.opensm import Ca, Subnet, expected_path_sls
 from ffplan.verify import parse as P
 from ffplan.verify.report import Check, new_check
 from ffplan.verify.sim import SimError, Simulation
@@ -18,7 +18,7 @@ def _vlarb_matches(want: list[tuple[int, int]], got: list[tuple[int, int]]) -> b
     return got[:n] == want and all(w == 0 for _, w in got[n:])
 
 
-def check_qos(plan: Plan, fab: Fabric, sim: Simulation) -> list[Check]:
+def check_qos(plan: Plan, fab: Subnet, sim: Simulation) -> list[Check]:
     """The QoS checks of the running simulation against the plan's QoS."""
     qos = plan.qos
     assert qos is not None

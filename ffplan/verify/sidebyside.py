@@ -21,7 +21,7 @@ from typing import Callable
 
 from ffplan.plan.model import Plan
 from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Fabric, build_fabric, opensm_files
+from ffplan.render.opensm import Subnet, build_fabric, opensm_files
 from ffplan.verify import parse as P
 from ffplan.verify.boot import boot
 from ffplan.verify.sim import SimError
@@ -56,7 +56,7 @@ class Row:
     error: str = ""
 
 
-def pattern_load(topo: P.Topo, tables: dict[str, dict[int, int]], sources: set, dests: set) -> tuple[Counter, int]:
+def pattern_load(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], sources: set, dests: set) -> tuple[Counter, int]:
     """Flows per directed inter-switch link (switch GUID, egress port) for every (source, destination) CA port
     pair of the pattern, source != destination; and the number of pairs that do not arrive."""
     t = Tables(topo, tables, topo.desc)
@@ -86,7 +86,7 @@ def pattern_load(topo: P.Topo, tables: dict[str, dict[int, int]], sources: set, 
     return load, lost
 
 
-def leaf_cut_bound(topo: P.Topo, sources: set, dests: set) -> int:
+def leaf_cut_bound(topo: P.DiscoveredFabric, sources: set, dests: set) -> int:
     """max over the switches L holding CA ports of ceil(flows out of L / L's inter-switch links), and inwards."""
     t = Tables(topo, {}, topo.desc)
     src_on = Counter(t.attach[gp] for gp in sources if gp in t.attach)
@@ -107,7 +107,7 @@ def leaf_cut_bound(topo: P.Topo, sources: set, dests: set) -> int:
     return bound
 
 
-def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: Fabric) -> dict[str, Load]:
+def pattern_loads(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], fab: Subnet) -> dict[str, Load]:
     """Patterns A, B and C on a (read-back) topology; the CA ports' roles come from the plan's fabric, by port
     GUID (a CA's node GUID in ibsim need not be the plan's)."""
     role_of_guid = {p.port_guid: ca.role for ca in fab.cas for p in ca.ports}
@@ -122,7 +122,7 @@ def pattern_loads(topo: P.Topo, tables: dict[str, dict[int, int]], fab: Fabric) 
     return loads
 
 
-def _engine_files(plan: Plan, view: L.View, engine: str, failed: list[str]) -> tuple[dict[str, str], str, Fabric]:
+def _engine_files(plan: Plan, view: L.View, engine: str, failed: list[str]) -> tuple[dict[str, str], str, Subnet]:
     """(files, opensm.conf name, fabric) to boot `engine` on the view: ffplan's re-routed tables through the file
     engine, or OpenSM's engine with the ftree configuration's GUID files (updn reads the root GUIDs too)."""
     from ffplan.reroute import reroute

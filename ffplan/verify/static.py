@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Fabric, expected_conf
+from ffplan.render.opensm import Subnet, expected_conf
 from ffplan.verify import parse as P
 from ffplan.verify.expect import compare_tables, lid_name, planned_tables
 from ffplan.verify.inputs import Inputs
@@ -44,7 +44,7 @@ def lint_config(report: Report, tools: dict[str, str], workdir: Path, conf_name:
                mism)
 
 
-def check_lft_file(report: Report, fab: Fabric, text: str) -> None:
+def check_lft_file(report: Report, fab: Subnet, text: str) -> None:
     parsed = P.parse_lfts(text)
     names = {s.node_guid: s.name for s in fab.switches}
     ports = {s.node_guid: s.ports for s in fab.switches}
@@ -82,7 +82,7 @@ def check_lft_file(report: Report, fab: Fabric, text: str) -> None:
                f"entries, {diffs} differ from the plan" + ("" if ok else f"; {len(items)} problem(s)"), items)
 
 
-def check_guid2lid(report: Report, fab: Fabric, text: str) -> None:
+def check_guid2lid(report: Report, fab: Subnet, text: str) -> None:
     items = []
     records: dict[str, int] = {}
     lines = text.split("\n")
@@ -103,7 +103,7 @@ def check_guid2lid(report: Report, fab: Fabric, text: str) -> None:
     report.add(f"LID pinning ({L.GUID2LID})", not items, f"{len(records)} records, {len(fab.lid_owner)} planned LIDs", items)
 
 
-def static_checks(report: Report, inp: Inputs, fab: Fabric, tools: dict[str, str], workdir: Path, engine: str) -> None:
+def static_checks(report: Report, inp: Inputs, fab: Subnet, tools: dict[str, str], workdir: Path, engine: str) -> None:
     conf_name = L.CONF if engine == "file" else L.FTREE_CONF
     text = inp.files.get(conf_name)
     if text is None:

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ffplan.verify.parse import Topo
+from ffplan.verify.parse import DiscoveredFabric
 
 
 @dataclass
@@ -38,7 +38,7 @@ class WalkResult:
 class Tables:
     """The installed tables on a topology, walked per destination LID; each switch resolved once per LID."""
 
-    def __init__(self, topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str]):
+    def __init__(self, topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str]):
         self.topo, self.tables, self.names = topo, tables, names
         self.nbr = topo.neighbours()
         self.switches = [g for g, k in topo.kind.items() if k == "Switch"]
@@ -100,7 +100,7 @@ class Tables:
         return resolve
 
 
-def walk(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
+def walk(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
          max_failures: int = 8, count_loads: bool = True) -> WalkResult:
     names = names or topo.desc
     t = Tables(topo, tables, names)
@@ -155,7 +155,7 @@ class SwitchLidResult:
         return self.pairs - self.reachable
 
 
-def walk_switch_lids(topo: Topo, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
+def walk_switch_lids(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
                      max_failures: int = 8) -> SwitchLidResult:
     names = names or topo.desc
     t = Tables(topo, tables, names)

@@ -10,7 +10,7 @@ import pytest
 from ffplan.analyze.flows import RouteError, Walker
 from ffplan.design.deadlock import prove_deadlock_free
 from ffplan.design.routing import UNROUTED, route
-from ffplan.design.topology import build_topology, resolve_failed
+from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.diagnostics import StageError
 
 

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from ffplan.analyze.sweep import run_sweep, sweep_cases
 from ffplan.cli.main import app
-from ffplan.design.topology import build_topology
+from ffplan.plan.topology import build_topology
 
 
 def test_cases_cover_every_cable_and_spine_and_random_is_seeded(lab_routed):
