@@ -40,16 +40,15 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from ffplan.plan.topology import Topology, build_topology, resolve_failed
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
 from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, Routing
+from ffplan.plan.topology import Topology, build_topology, resolve_failed
 
 if TYPE_CHECKING:
     from ffplan.design.deadlock import Channels
     from ffplan.inventory import LoadedInventory
 
 ENGINE = "ffplan d-mod-k"
-from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, Routing
 RULE_UNKNOWN_FAILED = "FF601"
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at
@@ -559,7 +558,7 @@ class _Case:
         """For the leaves of `zone` without inter-zone links of their own: (leaf -> its own LIDs, the zone's spine
         LIDs, every climb as in _leaf_fixed); a leaf's climbs are these without the ones to itself."""
         if zone not in self._templates:
-            t, r = self.t, self.r
+            r = self.r
             zi = r.zidx[zone]
             own: dict[str, list[Dest]] = {}
             spines: list[Dest] = []

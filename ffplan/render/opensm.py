@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Collection, Iterable
 
-from ffplan.diagnostics import Collector, InputError, StageError, did_you_mean, option_error
+from ffplan.diagnostics import Collector, InputError, did_you_mean, option_error
 from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan, VlArbEntry
 from ffplan.render.env import render_template
 from ffplan.render.opensm_layout import (CN_GUIDS, CONF, DEFAULT_PREFIX, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS,
