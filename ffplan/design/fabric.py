@@ -7,13 +7,14 @@ unused LIDs. The placement ILP decides what stays (see MOVE_PRICE).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterator, Literal
 
+from ffplan.catalog import CableEntry
 from ffplan.design.cabling import cable_cost, cable_model
 from ffplan.design.placement import DemandGroup, LeafGroup, PlacementResult, balance_bounds, solve_placement
-from ffplan.design.sizing import SizingError, TwoLayerSize, zone_size
+from ffplan.design.sizing import SizingError, ThreeLayerTree, TreeSize, zone_size
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack, Role
@@ -22,9 +23,9 @@ from ffplan.plan.model import LID_BLOCK, MAX_LID, Balance, Cable, CableEnd, Cabl
 from ffplan.progress import StageCallback, no_progress
 
 INTER_ZONE = "inter-zone"
-KIND_SPINE, KIND_LEAF, KIND_CA = 1, 2, 3
+KIND_SPINE, KIND_LEAF, KIND_CA, KIND_CORE = 1, 2, 3, 4
 SUBNET_MANAGERS = 2  # master and standby
-CA_GUIDS_PER_HOST = 16  # room for 4 NICs of up to 2 ports: card base GUID at +4*nic, port p at base + p - 1
+MIN_CA_GUIDS_PER_HOST = 16  # room for 4 NICs of up to 2 ports: card base GUID at +4*nic, port p at base + p - 1
 
 
 def synthetic_guid(prefix: str, zone: int, kind: int, index: int) -> str:
@@ -97,17 +98,26 @@ def _occupied_units(loaded: LoadedInventory) -> dict[str, set[int]]:
     return used
 
 
-def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str, Rack]) -> list[Switch]:
+def _pod(size: TreeSize, tier: str, index: int) -> int | None:
+    """1-based pod of a three-layer tree's leaf or spine (0-based index within its tier)."""
+    if not isinstance(size, ThreeLayerTree) or tier == "core":
+        return None
+    return index // (size.leaves_per_pod if tier == "leaf" else size.spines_per_pod) + 1
+
+
+def _build_switches(loaded: LoadedInventory, size: TreeSize, racks: dict[str, Rack]) -> list[Switch]:
     """Switches fill their racks top-down in the free units (hosts keep theirs); a full rack is an error."""
     inv = loaded.inventory
     sw_model = inv.models.switches[inv.fabric.switch_model]
     occupied = _occupied_units(loaded)
     collector = Collector(loaded.source.file, loaded.source.positions)
     switches = []
-    tiers: tuple[tuple[Literal["leaf", "spine"], int, list[str], int], ...]
+    tiers: list[tuple[Literal["leaf", "spine", "core"], int, list[str], int]]
     next_u: dict[str, int] = {}  # switches fill racks top-down, whichever zone or tier comes first
-    for zi, zone in enumerate(inv.fabric.zones, start=1):
-        tiers = (("spine", size.spines, zone.spine_racks, KIND_SPINE), ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF))
+    for zi, zone in enumerate(inv.fabric.trees, start=1):
+        tiers = [("spine", size.spines, zone.spine_racks, KIND_SPINE), ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF)]
+        if isinstance(size, ThreeLayerTree):
+            tiers.insert(0, ("core", size.cores, zone.core_racks or zone.spine_racks, KIND_CORE))
         for tier, count, rack_list, kind in tiers:
             for i, rack in enumerate(_place_in_racks(list(rack_list), count)):
                 name = _switch_name(zone.name, tier, i + 1, count)
@@ -116,7 +126,7 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
                     u -= 1
                 if u < 1:
                     collector.error(
-                        "FF153", ("fabric", "zones", zi - 1, f"{tier}_racks"),
+                        "FF153", ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
                         f"rack '{rack}' has no room left for {name} ({sw_model.rack_units} U)",
                         f"add racks to {tier}_racks of zone '{zone.name}' or move hosts out of '{rack}'",
                     )
@@ -124,7 +134,7 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
                 next_u[rack] = u - sw_model.rack_units
                 given = inv.fabric.switch_guids.get(name)
                 switches.append(Switch(
-                    name=name, zone=zone.name, tier=tier, index=i + 1, model=inv.fabric.switch_model,
+                    name=name, zone=zone.name, tier=tier, index=i + 1, pod=_pod(size, tier, i), model=inv.fabric.switch_model,
                     ports=sw_model.ports,
                     lid=1, guid_placeholder=given is None, rack=rack, u=u,  # a valid stand-in: _address numbers every switch
                     **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1)),
@@ -132,7 +142,7 @@ def _build_switches(loaded: LoadedInventory, size: TwoLayerSize, racks: dict[str
     return switches
 
 
-def _inter_zone_ends(inv: Inventory, size: TwoLayerSize, free: dict[tuple[str, int], int]) -> list[tuple[LinkEnd, LinkEnd]]:
+def _inter_zone_ends(inv: Inventory, size: TreeSize, free: dict[tuple[str, int], int]) -> list[tuple[LinkEnd, LinkEnd]]:
     """Inter-zone cable ends spread evenly over each zone's leaves, on the leaves' highest down-ports."""
     ends_in_zone: dict[str, int] = defaultdict(int)
     for link in inv.fabric.inter_zone_links:
@@ -156,15 +166,9 @@ def _demand_groups(loaded: LoadedInventory, zones: list[str], previous: dict) ->
     """Identical ports (same rack, role and zone rule) form one group, members in inventory order."""
     by_key: dict[tuple, list[PortSlot]] = defaultdict(list)
     for host in sorted(loaded.resolved.hosts, key=lambda h: h.order):
-        for ni, nic in enumerate(host.nics):
-            for port in range(1, nic.ports + 1):
-                slot = PortSlot(host, nic.name, nic.model, ni, port, nic.guid)
-                slot.previous = previous.get(slot.ident)
-                if host.settings.attach is Attach.EVERY_ZONE:
-                    zone_rule = zones[ni % len(zones)]
-                else:
-                    zone_rule = host.settings.zone or "*"
-                by_key[(host.rack, host.role.value, zone_rule)].append(slot)
+        for zone_rule, slot in _host_slots(host, zones):
+            slot.previous = previous.get(slot.ident)
+            by_key[(host.rack, host.role.value, zone_rule)].append(slot)
     return [
         DemandGroup(key, key[1], tuple(zones) if key[2] == "*" else (key[2],), len(members), members)
         for key, members in sorted(by_key.items())
@@ -179,16 +183,49 @@ def build_fabric(
     inv = loaded.inventory
     racks: dict[str, Rack] = loaded.resolved.racks
     size = zone_size(inv, inv.models.switches[inv.fabric.switch_model].ports)
-    zones = [z.name for z in inv.fabric.zones]
+    zones = [z.name for z in inv.fabric.trees]
     cm, prices = cable_model(loaded)
 
     switches = _build_switches(loaded, size, racks)
     by_name = {s.name: s for s in switches}
-    leaf_names = {z: [s.name for s in switches if s.zone == z and s.tier == "leaf"] for z in zones}
-    spine_names = {z: [s.name for s in switches if s.zone == z and s.tier == "spine"] for z in zones}
+    tier_names = {(z, tier): [s.name for s in switches if s.zone == z and s.tier == tier]
+                  for z in zones for tier in ("leaf", "spine", "core")}
+    leaf_names = {z: tier_names[(z, "leaf")] for z in zones}
     free = {(z, i): size.down_ports for z in zones for i in range(size.leaves)}
     inter_zone = _inter_zone_ends(inv, size, free)
 
+    on_stage("placement")
+    if inv.fabric.placement == "rail-optimized":
+        on_leaf, fixed_port, result = _rail_placement(loaded, zones, size)
+        bounds: dict[str, tuple[int, int]] = {}
+    else:
+        on_leaf, fixed_port, result, bounds = _balanced_placement(loaded, zones, size, free, by_name, leaf_names, cm, prices,
+                                                                  solver, time_limit, previous)
+    port_of = _number_ports(on_leaf, fixed_port, free, size, racks)
+
+    on_stage("cabling")
+    placed_rows: list[PlacedPort] = []  # in zone/leaf/port order
+    for z in zones:
+        for i, leaf_name in enumerate(leaf_names[z]):
+            for slot in sorted(on_leaf[(z, i)], key=lambda s: port_of[s.ident]):
+                placed_rows.append((z, by_name[leaf_name], port_of[slot.ident], slot))
+    cables = _cables(zones, size, placed_rows, inter_zone, by_name, tier_names, racks, cm, prices)
+
+    on_stage("addressing")
+    sm_hosts = subnet_manager_hosts(loaded)
+    switches, nodes = _address(loaded, switches, placed_rows, previous, sm_hosts)
+    zone_specs, balance = _summaries(loaded, zones, size, on_leaf, free, bounds)
+    total = round(sum(prices.price(c.type, c.length_m) for c in cables), 2)
+    return PhysicalDesign(switches, nodes, cables, zone_specs, balance, result, cm, total, sm_hosts)
+
+
+def _balanced_placement(
+    loaded: LoadedInventory, zones: list[str], size: TreeSize, free: dict[tuple[str, int], int], by_name: dict[str, Switch],
+    leaf_names: dict[str, list[str]], cm: CableModel, prices: CableEntry, solver: str, time_limit: float | None,
+    previous: Plan | None,
+) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementResult, dict[str, tuple[int, int]]]:
+    """The placement ILP: every role spread evenly over the leaves at the least cable cost (ffplan.design.placement)."""
+    racks = loaded.resolved.racks
     # A previous port location counts only if that leaf port still exists and is still free for nodes.
     prev_location: dict[tuple[str, str, int], tuple[str, str, int]] = {}
     if previous is not None:
@@ -198,7 +235,6 @@ def build_fabric(
                 zi = leaf_index.get(p.leaf)
                 if zi and p.zone == zi[0] and p.leaf_port <= free[zi]:
                     prev_location[(node.hostname, p.nic, p.port)] = (p.zone, p.leaf, p.leaf_port)
-    on_stage("placement")
     demands = _demand_groups(loaded, zones, prev_location)
 
     # Leaf groups: all leaves of a zone in one rack cost the same; re-planning needs each leaf on its own.
@@ -228,50 +264,111 @@ def build_fabric(
             if m.previous and m.previous[0] in d.zones:
                 prev_counts[(d.key, m.previous[0], m.previous[1])] += 1
     result = solve_placement(demands, leaf_groups, cost, bounds, solver, time_limit, dict(prev_counts) or None)
-
     on_leaf, fixed_port = _assign_leaves(demands, leaf_groups, result, free, size, racks, leaf_names)
-    port_of = _number_ports(on_leaf, fixed_port, free, size, racks)
+    return on_leaf, fixed_port, result, bounds
 
-    # ---- cables
-    on_stage("cabling")
+
+def _rail_placement(loaded: LoadedInventory, zones: list[str],
+                    size: TreeSize) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementResult]:
+    """Rail-optimized placement: a scalable unit is as many nodes as a leaf has down-ports, on as many leaves as a
+    node has ports in the zone (its rails); the n-th port a node has in a zone goes to its unit's n-th rail leaf, on
+    the node's position in the unit, so the same port of every node of a unit meets on one leaf. Nodes fill the
+    units in inventory order; a node with all its ports in one zone takes the first zone with room."""
+    hosts = sorted(loaded.resolved.hosts, key=lambda h: h.order)
+    slots_of = {h.hostname: _host_slots(h, zones) for h in hosts}
+    rails = max((Counter(zone for zone, _ in slots).most_common(1)[0][1] for slots in slots_of.values() if slots), default=1)
+    units = size.leaves // rails
+    placed = {z: 0 for z in zones}  # nodes placed per zone
+    on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
+    fixed_port: dict[tuple, int] = {}
+    for host in hosts:
+        slots = slots_of[host.hostname]
+        targets = {zone for zone, _ in slots}
+        if "*" in targets:  # floating: all its ports go to the first zone with room for one more node
+            zone = next((z for z in zones if placed[z] < units * size.down_ports), zones[-1])
+            slots = [(zone, slot) for _, slot in slots]
+        rail_of: dict[str, int] = defaultdict(int)
+        for zone, slot in slots:
+            position = placed[zone]
+            unit, member = divmod(position, size.down_ports)
+            leaf = unit * rails + rail_of[zone]
+            if unit >= units:
+                raise SizingError(f"rail-optimized placement runs out of scalable units in '{zone}' at node {host.hostname}: "
+                                  f"{units} units of {size.down_ports} nodes on {rails} rail leaves",
+                                  "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes")
+            rail_of[zone] += 1
+            on_leaf[(zone, leaf)].append(slot)
+            fixed_port[slot.ident] = member + 1
+        for zone in dict.fromkeys(z for z, _ in slots):
+            placed[zone] += 1
+    result = PlacementResult(counts={}, kept={}, moves=0, solver="rail-optimized", status="Optimal", objective=0.0,
+                             gap=0.0, seconds=0.0, variables=0, constraints=0, slack={})
+    return on_leaf, fixed_port, result
+
+
+def _host_slots(host: ResolvedHost, zones: list[str]) -> list[tuple[str, PortSlot]]:
+    """A host's NIC ports in NIC order with the zone each must land in ("*": any zone, the planner chooses)."""
+    slots = []
+    for ni, nic in enumerate(host.nics):
+        for port in range(1, nic.ports + 1):
+            if host.settings.attach is Attach.EVERY_ZONE:
+                zone = zones[ni % len(zones)]
+            else:
+                zone = host.settings.zone or "*"
+            slots.append((zone, PortSlot(host, nic.name, nic.model, ni, port, nic.guid)))
+    return slots
+
+
+def _cables(zones: list[str], size: TreeSize, placed_rows: list[PlacedPort], inter_zone: list[tuple[LinkEnd, LinkEnd]],
+            by_name: dict[str, Switch], tier_names: dict[tuple[str, str], list[str]], racks: dict[str, Rack],
+            cm: CableModel, prices: CableEntry) -> list[Cable]:
+    """Every cable: node to leaf, between zones, leaf to spine and (three layers) spine to core."""
     cables: list[Cable] = []
-    placed_rows: list[PlacedPort] = []  # in zone/leaf/port order
-    for z in zones:
-        for i, leaf_name in enumerate(leaf_names[z]):
-            for slot in sorted(on_leaf[(z, i)], key=lambda s: port_of[s.ident]):
-                placed_rows.append((z, by_name[leaf_name], port_of[slot.ident], slot))
-    for z, leaf, leaf_port, slot in placed_rows:
-        host = slot.host
-        length, kind, _ = cable_cost(cm, prices, racks[host.rack], host.u, racks[leaf.rack], leaf.u)
-        cables.append(Cable(label=f"{leaf.name}-p{leaf_port:02d}", kind="node-leaf", a=CableEnd(device=host.hostname, port=slot.nic),
-                            b=CableEnd(device=leaf.name, port=leaf_port), length_m=length, type=kind, zone=z))
-    for (za, la, pa), (zb, lb, pb) in inter_zone:
-        a, b = by_name[leaf_names[za][la]], by_name[leaf_names[zb][lb]]
-        length, kind, _ = cable_cost(cm, prices, racks[a.rack], a.u, racks[b.rack], b.u)
-        cables.append(Cable(label=f"{a.name}-p{pa:02d}", kind="inter-zone", a=CableEnd(device=a.name, port=pa),
-                            b=CableEnd(device=b.name, port=pb), length_m=length, type=kind, zone=za))
-    for z in zones:
-        for li, leaf_name in enumerate(leaf_names[z]):
-            leaf = by_name[leaf_name]
-            for u in range(size.up_ports):
-                spine = by_name[spine_names[z][u % size.spines]]
-                port = size.down_ports + u + 1
-                spine_port = li * size.links_per_leaf_spine + u // size.spines + 1
-                length, kind, _ = cable_cost(cm, prices, racks[leaf.rack], leaf.u, racks[spine.rack], spine.u)
-                cables.append(Cable(label=f"{leaf.name}-p{port:02d}", kind="leaf-spine", a=CableEnd(device=leaf.name, port=port),
-                                    b=CableEnd(device=spine.name, port=spine_port), length_m=length, type=kind, zone=z))
-    cables.sort(key=lambda c: (_kind_order(c.kind), c.label))
 
-    on_stage("addressing")
-    sm_hosts = subnet_manager_hosts(loaded)
-    switches, nodes = _address(loaded, switches, placed_rows, previous, sm_hosts)
-    zone_specs, balance = _summaries(zones, size, on_leaf, free, bounds)
-    total = round(sum(prices.price(c.type, c.length_m) for c in cables), 2)
-    return PhysicalDesign(switches, nodes, cables, zone_specs, balance, result, cm, total, sm_hosts)
+    def cable(label: str, kind: Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"], zone: str,
+              a: tuple[str, int | str, str, float], b: tuple[str, int, str, float]) -> None:
+        length, cable_type, _ = cable_cost(cm, prices, racks[a[2]], a[3], racks[b[2]], b[3])
+        cables.append(Cable(label=label, kind=kind, a=CableEnd(device=a[0], port=a[1]), b=CableEnd(device=b[0], port=b[1]),
+                            length_m=length, type=cable_type, zone=zone))
+
+    def end(switch: Switch, port: int) -> tuple[str, int, str, float]:
+        return (switch.name, port, switch.rack, switch.u)
+
+    for z, leaf, leaf_port, slot in placed_rows:
+        cable(f"{leaf.name}-p{leaf_port:02d}", "node-leaf", z, (slot.host.hostname, slot.nic, slot.host.rack, slot.host.u),
+              end(leaf, leaf_port))
+    for (za, la, pa), (zb, lb, pb) in inter_zone:
+        a, b = by_name[tier_names[(za, "leaf")][la]], by_name[tier_names[(zb, "leaf")][lb]]
+        cable(f"{a.name}-p{pa:02d}", "inter-zone", za, end(a, pa), end(b, pb))
+    for z in zones:
+        leaves = [by_name[n] for n in tier_names[(z, "leaf")]]
+        spines = [by_name[n] for n in tier_names[(z, "spine")]]
+        for li, leaf in enumerate(leaves):
+            for u in range(size.up_ports):
+                port = size.down_ports + u + 1
+                if isinstance(size, ThreeLayerTree):  # one cable to each spine of its pod
+                    pod, local = divmod(li, size.leaves_per_pod)
+                    spine, spine_port = spines[pod * size.spines_per_pod + u], local + 1
+                else:
+                    spine = spines[u % size.spines]
+                    spine_port = li * size.links_per_leaf_spine + u // size.spines + 1
+                cable(f"{leaf.name}-p{port:02d}", "leaf-spine", z, end(leaf, port), end(spine, spine_port))
+        if isinstance(size, ThreeLayerTree):
+            cores = [by_name[n] for n in tier_names[(z, "core")]]
+            spine_down = size.radix - size.spine_up_ports
+            for si, spine in enumerate(spines):
+                pod, position = divmod(si, size.spines_per_pod)
+                for x in range(size.spine_up_ports):
+                    port = spine_down + x + 1
+                    core = cores[position * size.cores_per_group + x % size.cores_per_group]
+                    core_port = pod * size.links_per_spine_core + x // size.cores_per_group + 1
+                    cable(f"{spine.name}-p{port:02d}", "spine-core", z, end(spine, port), end(core, core_port))
+    cables.sort(key=lambda c: (_kind_order(c.kind), c.label))
+    return cables
 
 
 def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], result: PlacementResult,
-                   free: dict[tuple[str, int], int], size: TwoLayerSize, racks: dict[str, Rack],
+                   free: dict[tuple[str, int], int], size: TreeSize, racks: dict[str, Rack],
                    leaf_names: dict[str, list[str]]) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int]]:
     """Turn the ILP's counts per leaf group into ports per leaf.
 
@@ -319,7 +416,7 @@ def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], res
 
 
 def _number_ports(on_leaf: dict[tuple[str, int], list[PortSlot]], fixed_port: dict[tuple, int],
-                  free: dict[tuple[str, int], int], size: TwoLayerSize, racks: dict[str, Rack]) -> dict[tuple, int]:
+                  free: dict[tuple[str, int], int], size: TreeSize, racks: dict[str, Rack]) -> dict[tuple, int]:
     """Kept ports keep their number; the others take the lowest free numbers, nodes of a rack together."""
     port_of: dict[tuple, int] = {}
     for (z, leaf), slots in on_leaf.items():
@@ -331,44 +428,67 @@ def _number_ports(on_leaf: dict[tuple[str, int], list[PortSlot]], fixed_port: di
 
 
 def subnet_manager_hosts(loaded: LoadedInventory) -> list[str]:
-    """The master and standby subnet manager: the first two management nodes (inventory order), else the first node."""
+    """The master and standby subnet manager: the first two management nodes (inventory order), else the first two
+    nodes. On planes each runs one SM per plane, on its port in that plane."""
     hosts = sorted(loaded.resolved.hosts, key=lambda h: h.order)
     managers = [h.hostname for h in hosts if h.role == Role.MANAGEMENT][:SUBNET_MANAGERS]
-    return managers or [h.hostname for h in hosts[:1]]
+    return managers or [h.hostname for h in hosts[:SUBNET_MANAGERS]]
+
+
+def subnet_of_zone(inv: Inventory) -> dict[str, str]:
+    """Each plane is a subnet of its own; zones share one subnet, named after the inventory."""
+    return {z.name: z.name if inv.fabric.planes else inv.name for z in inv.fabric.trees}
+
+
+def ca_guids_per_host(loaded: LoadedInventory) -> int:
+    """Synthetic CA GUIDs per host: 4 per NIC (a card's ports), at least 16, a power of two."""
+    nics = max((len(h.nics) for h in loaded.resolved.hosts), default=1)
+    stride = MIN_CA_GUIDS_PER_HOST
+    while stride < 4 * nics:
+        stride *= 2
+    return stride
 
 
 def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[PlacedPort],
              previous: Plan | None, sm_hosts: list[str]) -> tuple[list[Switch], list[Node]]:
-    """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide. The ports
-    of the subnet manager hosts take the top LID block (_sm_port_lids)."""
+    """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide. LIDs are per
+    subnet; in each, the ports of the subnet manager hosts take the top LID block (_sm_port_lids)."""
     inv = loaded.inventory
+    subnet_of = subnet_of_zone(inv)
     prev_switch = {s.name: s for s in previous.switches} if previous else {}
     prev_port = {(n.hostname, p.nic, p.port): p for n in previous.nodes for p in n.ports} if previous else {}
-    used_lids = {s.lid for s in prev_switch.values()} | {p.lid for p in prev_port.values()}
-    next_lid = _lid_allocator(used_lids, loaded.source.file)
-
-    numbered = []
-    for sw in switches:
-        old = prev_switch.get(sw.name)
-        numbered.append(sw.model_copy(update={"lid": old.lid if old else next(next_lid)}))
+    lid_of_switch: dict[str, int] = {}
     lid_of: dict[tuple, int] = {}
     sm_rank = {host: i for i, host in enumerate(sm_hosts)}
-    sm_slots = sorted((slot for _, _, _, slot in placed_rows if slot.host.hostname in sm_rank),
-                      key=lambda slot: (sm_rank[slot.host.hostname], slot.nic, slot.port))
-    for z, leaf, p, slot in sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2])):
-        if slot.host.hostname not in sm_rank:
-            kept_port = prev_port.get(slot.ident)
-            lid_of[slot.ident] = kept_port.lid if kept_port else next(next_lid)
-    taken = {sw.lid for sw in numbered} | set(lid_of.values())
-    lid_of.update(_sm_port_lids(sm_slots, taken, used_lids, prev_port))
+    for subnet in dict.fromkeys(subnet_of.values()):
+        in_subnet = {z for z, s in subnet_of.items() if s == subnet}
+        subnet_switches = [sw for sw in switches if sw.zone in in_subnet]
+        rows = sorted((r for r in placed_rows if r[0] in in_subnet), key=lambda r: (r[0], r[1].index, r[2]))
+        used_lids = ({prev_switch[sw.name].lid for sw in subnet_switches if sw.name in prev_switch}
+                     | {prev_port[r[3].ident].lid for r in rows if r[3].ident in prev_port})
+        next_lid = _lid_allocator(used_lids, loaded.source.file)
+        for sw in subnet_switches:
+            old = prev_switch.get(sw.name)
+            lid_of_switch[sw.name] = old.lid if old else next(next_lid)
+        sm_slots = sorted((slot for _, _, _, slot in rows if slot.host.hostname in sm_rank),
+                          key=lambda slot: (sm_rank[slot.host.hostname], slot.nic, slot.port))
+        subnet_lids: dict[tuple, int] = {}
+        for _, _, _, slot in rows:
+            if slot.host.hostname not in sm_rank:
+                kept_port = prev_port.get(slot.ident)
+                subnet_lids[slot.ident] = kept_port.lid if kept_port else next(next_lid)
+        taken = {lid_of_switch[sw.name] for sw in subnet_switches} | set(subnet_lids.values())
+        subnet_lids.update(_sm_port_lids(sm_slots, taken, used_lids, prev_port))
+        lid_of.update(subnet_lids)
+    numbered = [sw.model_copy(update={"lid": lid_of_switch[sw.name]}) for sw in switches]
 
     # Synthetic CA GUIDs index hosts by inventory order; re-planning keeps old ones and appends after them.
-    used_index = {(int(p.node_guid, 16) & 0xFFFFFF) // CA_GUIDS_PER_HOST for p in prev_port.values() if p.guid_placeholder}
+    stride = ca_guids_per_host(loaded)
+    used_index = {(int(p.node_guid, 16) & 0xFFFFFF) // stride for p in prev_port.values() if p.guid_placeholder}
     fresh_index = iter(i for i in range(1 << 20) if i not in used_index)
     host_index: dict[str, int] = {}
     ports_of: dict[str, list[NodePort]] = defaultdict(list)
-    lid_rows = sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2]))
-    for z, leaf, p, slot in lid_rows:
+    for z, leaf, p, slot in sorted(placed_rows, key=lambda r: (r[0], r[1].index, r[2])):
         old_port = prev_port.get(slot.ident)
         if slot.card_guid:
             card_guid, placeholder = slot.card_guid.lower(), False
@@ -379,7 +499,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
                 index = slot.host.order
             else:
                 index = host_index.setdefault(slot.host.hostname, next(fresh_index))
-            card_guid = synthetic_guid(inv.fabric.guid_prefix, 0, KIND_CA, index * CA_GUIDS_PER_HOST + slot.nic_index * 4)
+            card_guid = synthetic_guid(inv.fabric.guid_prefix, 0, KIND_CA, index * stride + slot.nic_index * 4)
             placeholder = True
         ports_of[slot.host.hostname].append(NodePort(
             nic=slot.nic, nic_model=slot.nic_model, port=slot.port, guid_placeholder=placeholder,
@@ -425,6 +545,7 @@ def _sm_port_lids(sm_slots: list[PortSlot], taken: set[int], used: set[int],
 
 
 def _lid_allocator(used: set[int], file: str) -> Iterator[int]:
+    """Free LIDs of one subnet, lowest first."""
     for lid in range(1, MAX_LID + 1):
         if lid not in used:
             yield lid
@@ -434,8 +555,12 @@ def _lid_allocator(used: set[int], file: str) -> Iterator[int]:
     raise InfeasibleError(c.items)
 
 
-def _summaries(zones: list[str], size: TwoLayerSize, on_leaf: dict[tuple[str, int], list[PortSlot]],
+def _summaries(loaded: LoadedInventory, zones: list[str], size: TreeSize, on_leaf: dict[tuple[str, int], list[PortSlot]],
                free: dict[tuple[str, int], int], bounds: dict[str, tuple[int, int]]) -> tuple[list[ZoneSpec], list[Balance]]:
+    subnet_of = subnet_of_zone(loaded.inventory)
+    layers: Literal[2, 3] = 3 if isinstance(size, ThreeLayerTree) else 2
+    cores, pods, links_per_spine_core = ((size.cores, size.pods, size.links_per_spine_core)
+                                         if isinstance(size, ThreeLayerTree) else (0, 1, 0))
     zone_specs = []
     role_count: dict[tuple[str, int], dict[str, int]] = {}
     for z in zones:
@@ -449,9 +574,12 @@ def _summaries(zones: list[str], size: TwoLayerSize, on_leaf: dict[tuple[str, in
             for r, n in counts.items():
                 used[r] += n
         used["free"] = size.endpoint_ports - sum(used.values())
-        zone_specs.append(ZoneSpec(name=z, leaves=size.leaves, spines=size.spines, down_ports=size.down_ports,
-                                   up_ports=size.up_ports, links_per_leaf_spine=size.links_per_leaf_spine,
-                                   endpoint_ports=size.endpoint_ports, used_ports=dict(sorted(used.items()))))
+        zone_specs.append(ZoneSpec(
+            name=z, subnet=subnet_of[z], layers=layers, leaves=size.leaves, spines=size.spines, cores=cores, pods=pods,
+            down_ports=size.down_ports, up_ports=size.up_ports, links_per_leaf_spine=size.links_per_leaf_spine,
+            links_per_spine_core=links_per_spine_core,
+            endpoint_ports=size.endpoint_ports, used_ports=dict(sorted(used.items())),
+        ))
     balance = []
     for role in sorted(bounds):
         per_leaf = [c.get(role, 0) for c in role_count.values()]
@@ -461,7 +589,7 @@ def _summaries(zones: list[str], size: TwoLayerSize, on_leaf: dict[tuple[str, in
 
 
 def _kind_order(kind: str) -> int:
-    return {"leaf-spine": 0, "inter-zone": 1, "node-leaf": 2}[kind]
+    return {"spine-core": -1, "leaf-spine": 0, "inter-zone": 1, "node-leaf": 2}[kind]
 
 
 def _port_order(racks: dict[str, Rack]) -> Callable[[PortSlot], tuple]:

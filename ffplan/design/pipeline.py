@@ -35,7 +35,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         c = Collector(loaded.source.file, loaded.source.positions)
         c.error("FF101", ("fabric",), exc.message, exc.hint)
         raise InfeasibleError(c.items) from None
-    if not options.allow_imbalance:
+    if not options.allow_imbalance and inv.fabric.placement == "balanced":
         _refuse_imbalance(loaded, fabric)
     p = fabric.placement
     plan = Plan(
@@ -59,6 +59,8 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         ],
         catalog=inv.catalog,
         fabric_switch_model=inv.fabric.switch_model,
+        layout="planes" if inv.fabric.planes else "zones",
+        placement=inv.fabric.placement,
         zones=fabric.zones,
         switches=fabric.switches,
         nodes=fabric.nodes,

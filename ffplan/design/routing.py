@@ -41,7 +41,8 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
-from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, Routing
+from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, RouteCheck, Routing
+from ffplan.plan.subnets import subnet_views
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 ENGINE = "ffplan d-mod-k"
 RULE_UNKNOWN_FAILED = "FF601"
+RULE_UNSUPPORTED = "FF605"
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at
 # Per-link loads the displaced pairs are balanced on: compute->compute, compute->storage, all->all flows
@@ -79,25 +81,61 @@ class RoutingTables:
 
 def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded: LoadedInventory | None = None) -> Routing:
     """Route `plan` around `failed` (cable labels, switch names, `switch[port]`), prove the routes deadlock-free
-    and return the plan's `Routing`.
+    and return the plan's `Routing`: each subnet is routed on its own (its switches' tables cover its own LIDs).
 
     When designing, `loaded` is the inventory: its `fabric.failed_links` are avoided too and an unknown item is
     reported at its line (items of `failed` as the `--exclude-link` option). Raises StageError (FF601) for an
     unknown failed item and (FF602) for a channel dependency cycle."""
-    from ffplan.design.reach import check_routes
-
     inv_failed = list(loaded.inventory.fabric.failed_links) if loaded is not None else []
     items = inv_failed + list(failed)
+    if len(plan.subnets) == 1:
+        return _route_subnet(plan, items, check, loaded, len(inv_failed))
+    _, _, unknown = resolve_failed(build_topology(plan), items)
+    if unknown:
+        raise _unknown_failed(build_topology(plan), items, unknown, loaded, len(inv_failed))
+    parts = []
+    for _, view in subnet_views(plan):
+        topo = build_topology(view)
+        mine = [item for item in items if not resolve_failed(topo, [item])[2]]
+        parts.append(_route_subnet(view, mine, check, None, 0))
+    return _merged(plan, parts, sorted(set(items)))
+
+
+def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInventory | None, inventory_items: int) -> Routing:
+    from ffplan.design.reach import check_routes
+
+    if any(z.layers != 2 for z in plan.zones):
+        c = Collector(loaded.source.file if loaded else COMMAND_LINE)
+        c.error(RULE_UNSUPPORTED, ("fabric", "topology"), "ffplan cannot route three-layer trees yet",
+                "plan two-layer zones or planes")
+        raise StageError(c.items)
     router = Router(build_topology(plan))
     proof = routes = None
     if check:
-        rt, proof, channels = router.proven_tables(items, loaded=loaded, inventory_items=len(inv_failed))
+        rt, proof, channels = router.proven_tables(items, loaded=loaded, inventory_items=inventory_items)
         routes = check_routes(rt.topo, rt.tables, channels)
     else:
-        rt = router.tables(items, loaded=loaded, inventory_items=len(inv_failed))
+        rt = router.tables(items, loaded=loaded, inventory_items=inventory_items)
     lfts = [Lft(switch=s.name, ports=rt.tables[s.name]) for s in plan.switches]
     return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
                    check=routes, lfts=lfts)
+
+
+def _merged(plan: Plan, parts: list[Routing], failed: list[str]) -> Routing:
+    """One Routing of the subnets' routings: each switch keeps its subnet's table; proofs and checks add up."""
+    table = {t.switch: t for part in parts for t in part.lfts}
+    proofs = [p.deadlock for p in parts if p.deadlock is not None]
+    checks = [p.check for p in parts if p.check is not None]
+    proof = check = None
+    if proofs:
+        proof = proofs[0].model_copy(update={
+            "scope": proofs[0].scope + " (each subnet on its own)",
+            "channels": sum(p.channels for p in proofs), "dependencies": sum(p.dependencies for p in proofs),
+            "acyclic": all(p.acyclic for p in proofs), "valley_turns": sum(p.valley_turns for p in proofs)})
+    if checks:
+        check = RouteCheck(**{f: sum(getattr(c, f) for c in checks) for f in RouteCheck.model_fields})
+    return Routing(engine=parts[0].engine, max_lid=max(p.max_lid for p in parts), unrouted_port=UNROUTED, failed=failed,
+                   deadlock=proof, check=check, lfts=[table[s.name] for s in plan.switches])
 
 
 def _unknown_failed(topo: Topology, items: list[str], unknown: list[int], loaded: LoadedInventory | None,

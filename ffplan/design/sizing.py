@@ -1,9 +1,12 @@
-"""Fat-tree sizing for any radix: two-layer zones (the design) and three-layer trees (the cost comparison).
+"""Fat-tree sizing for any radix: two-layer and three-layer (pod) trees for the design, and the cost comparison's
+partial three-layer counts.
 
 Two-layer, non-blocking: a leaf has k/2 ports down and k/2 up, every leaf reaches every spine, so a zone
 holds at most k leaves and k/2 spines: k*k/2 endpoint ports in 3k/2 switches (k=40: 800 ports, 60 switches).
-Three-layer (edge/aggregation/core, Al-Fares et al.): k*k*k/4 endpoints in 5k*k/4 switches at full size; a
-partial tree for N endpoints takes ceil(N/(k/2)) edge, as many aggregation, and half as many core switches.
+Three-layer (leaf/spine/core, Al-Fares et al.): pods of k/2 leaves and k/2 spines, each spine of pod position j
+joined to the j-th group of core switches: k*k*k/4 endpoints in 5k*k/4 switches at full size (ThreeLayerTree).
+The cost comparison counts a partial tree for N endpoints as ceil(N/(k/2)) edge, as many aggregation, and half
+as many core switches (ThreeLayerSize), as the paper's tables do.
 """
 
 from __future__ import annotations
@@ -81,6 +84,89 @@ def size_two_layer(radix: int, oversubscription: float = 1.0, endpoint_ports: in
 
 
 @dataclass(frozen=True)
+class ThreeLayerTree:
+    """A buildable three-layer tree: equal pods, every leaf one link to every spine of its pod, spine position j
+    of every pod linked to the cores of group j over `links_per_spine_core` parallel cables each."""
+
+    radix: int
+    down_ports: int  # per leaf, towards endpoints
+    up_ports: int  # per leaf, one to each spine of its pod
+    pods: int
+    leaves_per_pod: int
+    spine_up_ports: int  # per spine, towards the cores
+    cores_per_group: int
+
+    @property
+    def spines_per_pod(self) -> int:
+        return self.up_ports
+
+    @property
+    def leaves(self) -> int:
+        return self.pods * self.leaves_per_pod
+
+    @property
+    def spines(self) -> int:
+        return self.pods * self.spines_per_pod
+
+    @property
+    def cores(self) -> int:
+        return self.spines_per_pod * self.cores_per_group
+
+    @property
+    def links_per_leaf_spine(self) -> int:
+        return 1
+
+    @property
+    def links_per_spine_core(self) -> int:
+        return self.spine_up_ports // self.cores_per_group
+
+    @property
+    def endpoint_ports(self) -> int:
+        return self.leaves * self.down_ports
+
+    @property
+    def switches(self) -> int:
+        return self.leaves + self.spines + self.cores
+
+    @property
+    def max_endpoint_ports(self) -> int:
+        return self.radix * (self.radix - self.spine_up_ports) * self.down_ports
+
+
+TreeSize = TwoLayerSize | ThreeLayerTree
+
+
+def size_three_layer_tree(radix: int, oversubscription: float = 1.0, endpoint_ports: int | None = None) -> ThreeLayerTree:
+    """Smallest three-layer tree of `radix`-port switches with at least `endpoint_ports` leaf down-ports.
+
+    Leaves split their ports by the oversubscription; spines are non-blocking (half down, half up). A pod holds
+    up to radix/2 leaves and as many spines as a leaf has uplinks; the pods are equal (leaves dealt evenly). Each
+    core group takes the same spine position of every pod; its cores are the fewest that divide the spines'
+    uplinks evenly and have ports for every pod.
+    """
+    down, up = split_ports(radix, oversubscription)
+    spine_down = radix // 2
+    spine_up = radix - spine_down
+    if down < 1 or up < 1:
+        raise SizingError(
+            f"a {radix}-port leaf at {oversubscription}:1 leaves {down} down and {up} up ports",
+            "use a lower oversubscription ratio or a switch with more ports",
+        )
+    max_ports = radix * spine_down * down
+    wanted = max_ports if endpoint_ports is None else endpoint_ports
+    leaves = max(1, math.ceil(wanted / down))
+    pods = math.ceil(leaves / spine_down)
+    if pods > radix:
+        raise SizingError(
+            f"{wanted:,} endpoint ports need {pods} pods of {spine_down} leaves, but a three-layer tree of {radix}-port "
+            f"switches takes at most {radix} pods ({max_ports:,} ports)",
+            f"lower the tree to at most {max_ports:,} ports, add a plane or zone, or use switches with more ports",
+        )
+    per_group = next(g for g in range(1, spine_up + 1) if spine_up % g == 0 and g * radix >= pods * spine_up)
+    return ThreeLayerTree(radix, down, up, pods, math.ceil(leaves / pods), spine_up, per_group)
+
+
+@dataclass(frozen=True)
 class ThreeLayerSize:
     radix: int
     endpoints: int
@@ -137,7 +223,7 @@ class PortDemand:
 
 def port_demand(resolved: ResolvedInventory) -> PortDemand:
     inv = resolved.inventory
-    zones = [z.name for z in inv.fabric.zones]
+    zones = [z.name for z in inv.fabric.trees]
     pinned = {z: 0 for z in zones}
     every_zone = floating = 0
     for host in resolved.hosts:
@@ -156,6 +242,8 @@ def port_demand(resolved: ResolvedInventory) -> PortDemand:
     return PortDemand(tuple(zones), every_zone, pinned, floating, inter_zone)
 
 
-def zone_size(inv: Inventory, radix: int) -> TwoLayerSize:
-    """Every zone of an inventory has the same shape: `ports_per_zone`, or full size."""
+def zone_size(inv: Inventory, radix: int) -> TreeSize:
+    """Every zone or plane of an inventory has the same shape: `ports_per_zone`, or full size."""
+    if inv.fabric.topology == "three-layer-fat-tree":
+        return size_three_layer_tree(radix, inv.fabric.oversubscription, inv.fabric.ports_per_zone)
     return size_two_layer(radix, inv.fabric.oversubscription, inv.fabric.ports_per_zone)

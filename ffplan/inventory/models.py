@@ -168,9 +168,13 @@ class RackBlock(Strict):
 
 
 class Zone(Strict):
+    """One fat tree: a zone (it shares the subnet with the other zones) or a plane (a subnet of its own)."""
+
     name: Name
-    leaf_racks: list[Name] = Field(min_length=1, description="Racks that hold this zone's leaf switches (filled in order).")
-    spine_racks: list[Name] = Field(min_length=1, description="Racks that hold this zone's spine switches.")
+    leaf_racks: list[Name] = Field(min_length=1, description="Racks that hold this tree's leaf switches (filled in order).")
+    spine_racks: list[Name] = Field(min_length=1, description="Racks that hold this tree's spine switches.")
+    core_racks: list[Name] = Field(default=[], description="Racks that hold a three-layer tree's core switches "
+                                   "(default: the spine racks).")
 
 
 class InterZoneLinks(Strict):
@@ -178,14 +182,26 @@ class InterZoneLinks(Strict):
     count: int = Field(ge=1, le=512)
 
 
+Topology = Literal["two-layer-fat-tree", "three-layer-fat-tree"]
+Placement = Literal["balanced", "rail-optimized"]
+
+
 class Fabric(Strict):
-    topology: Literal["two-layer-fat-tree"] = "two-layer-fat-tree"
+    topology: Topology = Field(default="two-layer-fat-tree", description="Shape of every zone or plane: leaves and "
+                               "spines, or pods of leaves and spines joined by core switches.")
     switch_model: Name
-    zones: list[Zone] = Field(min_length=1)
+    zones: list[Zone] = Field(default=[], description="Fat trees that share one subnet (one subnet manager), "
+                              "joined by inter_zone_links. Give zones or planes.")
+    planes: list[Zone] = Field(default=[], description="Fat trees that are independent subnets (one subnet manager "
+                               "each, no links between them); NIC i of a node goes to plane i. Give zones or planes.")
     ports_per_zone: int | None = Field(
-        default=None, ge=1, description="Endpoint ports per zone; default: what the switch radix gives (k*k/2 when non-blocking)."
+        default=None, ge=1, description="Endpoint ports per zone or plane; default: what the switch radix gives "
+        "(k*k/2 for two layers, k*k*k/4 for three, when non-blocking)."
     )
     oversubscription: float = Field(default=1.0, ge=1.0, le=8.0, allow_inf_nan=False, description="Leaf down:up port ratio; 1.0 is non-blocking.")
+    placement: Placement = Field(default="balanced", description="balanced: the placement ILP spreads every role "
+                                 "evenly over the leaves; rail-optimized: NIC i of each node of a scalable unit goes "
+                                 "to the unit's rail-i leaf (a unit is as many nodes as a leaf has down-ports).")
     inter_zone_links: list[InterZoneLinks] = []
     guid_prefix: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{6}$")] = Field(
         default="0x0002c9", description="OUI used for synthetic (placeholder) GUIDs."
@@ -194,6 +210,16 @@ class Fabric(Strict):
     failed_links: list[FailedItem] = Field(
         default=[], description="Cable labels or switch names known to be bad; routing avoids them."
     )
+
+    @property
+    def trees(self) -> list[Zone]:
+        """The zones, or the planes: every fat tree of the fabric."""
+        return self.planes or self.zones
+
+    @property
+    def tree_key(self) -> Literal["zones", "planes"]:
+        """The inventory key that lists the trees (for YAML paths in diagnostics)."""
+        return "planes" if self.planes else "zones"
 
 
 # ---------------------------------------------------------------- nodes

@@ -34,6 +34,11 @@ BUILTIN_DEFAULTS = HostSettings(
 ROLE_ATTACH = {Role.STORAGE: Attach.EVERY_ZONE, Role.COMPUTE: Attach.SINGLE, Role.MANAGEMENT: Attach.SINGLE}
 
 
+def default_attach(inv: Inventory, role: Role) -> Attach:
+    """On planes every node has a NIC in each plane (NIC i in plane i); on zones it depends on the role."""
+    return Attach.EVERY_ZONE if inv.fabric.planes else ROLE_ATTACH[role]
+
+
 def merge_settings(*layers: HostSettings) -> HostSettings:
     """The first layer that sets a field wins (layers are given most specific first)."""
     merged: dict = {}
@@ -146,7 +151,7 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
         model = inv.models.nodes.get(group.model)
         base = merge_settings(group.settings, inv.defaults, BUILTIN_DEFAULTS)
         for hi, host in enumerate(group.hosts):
-            settings = merge_settings(host.settings, base, HostSettings(attach=ROLE_ATTACH[group.role]))
+            settings = merge_settings(host.settings, base, HostSettings(attach=default_attach(inv, group.role)))
             resolved.hosts.append(
                 ResolvedHost(
                     host.hostname, group.name, group.role, group.model, host.rack, host.u,
@@ -181,7 +186,7 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
             continue
         per_rack = group.per_rack or 1
         units = model.rack_units if model else 1
-        settings = merge_settings(base, HostSettings(attach=ROLE_ATTACH[group.role]))
+        settings = merge_settings(base, HostSettings(attach=default_attach(inv, group.role)))
         nics = _host_nics(model, inv, {})
         for index in range(1, group.count + 1):
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from ffplan.design.sizing import PortDemand, SizingError, TwoLayerSize, port_demand, zone_size
+from ffplan.design.sizing import PortDemand, SizingError, TreeSize, port_demand, zone_size
 from ffplan.diagnostics import YamlPath, format_yaml_path
 from ffplan.inventory import LoadedInventory, ResolvedHost
 from ffplan.inventory.models import Inventory, Rack, SwitchModel, expand_rack_block
@@ -29,7 +29,7 @@ class LintContext:
 
     @cached_property
     def zone_names(self) -> list[str]:
-        return [z.name for z in self.inventory.fabric.zones]
+        return [z.name for z in self.inventory.fabric.trees]
 
     @cached_property
     def rack_entries(self) -> list[tuple[Rack, YamlPath]]:
@@ -55,7 +55,7 @@ class LintContext:
         return self.inventory.models.switches.get(self.inventory.fabric.switch_model)
 
     @cached_property
-    def zone_shape(self) -> TwoLayerSize | SizingError | None:
+    def zone_shape(self) -> TreeSize | SizingError | None:
         """The designer's zone size, the sizing error, or None when the switch model is unknown."""
         if self.switch_model is None:
             return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ffplan.design.sizing import TwoLayerSize
+from ffplan.design.sizing import ThreeLayerTree, TwoLayerSize
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Role
 from ffplan.lint.context import LintContext
@@ -16,10 +16,12 @@ def summarize(loaded: LoadedInventory) -> list[str]:
     inv, shape, demand = ctx.inventory, ctx.zone_shape, ctx.demand
     zones = ctx.zone_names
     lines = [f"{loaded.source.file}: inventory '{inv.name}'"]
-    if isinstance(shape, TwoLayerSize) and ctx.switch_model is not None:
+    if isinstance(shape, (TwoLayerSize, ThreeLayerTree)) and ctx.switch_model is not None:
         model = ctx.switch_model
+        cores = f" + {plural(shape.cores, 'core')} in {plural(shape.pods, 'pod')}" if isinstance(shape, ThreeLayerTree) else ""
         lines.append(
-            f"  zones   {len(zones)} ({', '.join(zones)}), each {plural(shape.leaves, 'leaf', 'leaves')} + {plural(shape.spines, 'spine')} of "
+            f"  {inv.fabric.tree_key:<7} {len(zones)} ({', '.join(zones)}), each {plural(shape.leaves, 'leaf', 'leaves')} + "
+            f"{plural(shape.spines, 'spine')}{cores} of "
             f"'{inv.fabric.switch_model}' ({model.ports}-port {model.speed.value}): {shape.switches * len(zones):,} switches"
         )
         capacity = shape.endpoint_ports * len(zones)

@@ -9,6 +9,8 @@ without guarding: a bad plan is refused at load with each problem's YAML path, n
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import math
 from collections import Counter
 from typing import Iterable, TypeVar
@@ -45,6 +47,11 @@ def plan_problems(plan: Plan) -> list[Problem]:
     zones = p.unique(("zones",), (z.name for z in plan.zones), "zone")
     if not plan.zones:
         p.add(("zones",), "the plan has no zones")
+    for i, z in enumerate(plan.zones):
+        if plan.layout == "planes" and z.subnet != z.name:
+            p.add(("zones", i, "subnet"), f"plane {z.name} is in subnet {z.subnet}: a plane is a subnet of its own name")
+    if plan.layout == "zones" and len(plan.subnets) > 1:
+        p.add(("zones",), f"zones share one subnet, but the plan names {len(plan.subnets)}: {', '.join(plan.subnets)}")
     models = {m.name: m for m in plan.switch_models}
     p.unique(("switch_models",), (m.name for m in plan.switch_models), "switch model")
     p.unique(("node_models",), (m.name for m in plan.node_models), "node model")
@@ -72,7 +79,7 @@ def _check_switches(p: _Problems, plan: Plan, zones: set[str], models: dict) -> 
             p.add(("switches", i, "ports"), f"switch {s.name} has {s.ports} ports, its model {s.model} {models[s.model].ports}")
         tiers[s.zone, s.tier] += 1
     for i, z in enumerate(plan.zones):
-        for tier, field, planned in (("leaf", "leaves", z.leaves), ("spine", "spines", z.spines)):
+        for tier, field, planned in (("leaf", "leaves", z.leaves), ("spine", "spines", z.spines), ("core", "cores", z.cores)):
             if tiers[z.name, tier] != planned:
                 p.add(("zones", i, field), f"zone {z.name} plans {planned} {tier} switches, the switch list has {tiers[z.name, tier]}")
     return {s.name: s for s in plan.switches}
@@ -104,9 +111,10 @@ def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> N
             leaf_ports.add((pt.leaf, pt.leaf_port))
 
 
-_Key = TypeVar("_Key", int, str)
+_Key = TypeVar("_Key", int, str, tuple[str, int])
 
-_CABLE_ENDS = {"node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "inter-zone": ("leaf", "leaf")}
+_CABLE_ENDS = {"node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
+               "inter-zone": ("leaf", "leaf")}
 
 
 def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
@@ -140,10 +148,28 @@ def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> 
                 p.add(("nodes", i, "ports", j, "cable"), f"cable {pt.cable} does not join {n.hostname} {pt.nic} and {pt.leaf} port {pt.leaf_port}")
 
 
+def _subnet_of(plan: Plan) -> dict[str, str]:
+    """zone -> its subnet (a zone the plan does not list: its own name; the zone check reports it)."""
+    return defaultdict(str, {z.name: z.subnet for z in plan.zones})
+
+
+def _max_lids(plan: Plan) -> dict[str, int]:
+    """The highest LID of each subnet."""
+    subnet_of = _subnet_of(plan)
+    top: dict[str, int] = defaultdict(int)
+    for s in plan.switches:
+        top[subnet_of[s.zone]] = max(top[subnet_of[s.zone]], s.lid)
+    for n in plan.nodes:
+        for pt in n.ports:
+            top[subnet_of[pt.zone]] = max(top[subnet_of[pt.zone]], pt.lid)
+    return top
+
+
 def _check_addresses(p: _Problems, plan: Plan) -> None:
-    """LIDs unique. A GUID names one device: a switch, or one NIC of one host (whose ports may share its node
-    GUID, or carry it as their port GUID); a port GUID names one port."""
-    lids: dict[int, str] = {}
+    """LIDs unique within a subnet. A GUID names one device: a switch, or one NIC of one host (whose ports may share
+    its node GUID, or carry it as their port GUID); a port GUID names one port."""
+    subnet_of = _subnet_of(plan)
+    lids: dict[tuple[str, int], str] = {}
     devices: dict[str, str] = {}  # GUID -> the device it belongs to
     ports: dict[str, str] = {}  # port GUID -> the port
 
@@ -152,18 +178,19 @@ def _check_addresses(p: _Problems, plan: Plan) -> None:
             p.add(path, f"{what} {key} of {owner} is already {table[key]}'s")
 
     for i, s in enumerate(plan.switches):
-        claim(lids, s.lid, s.name, ("switches", i, "lid"), "LID")
+        claim(lids, (subnet_of[s.zone], s.lid), s.name, ("switches", i, "lid"), "LID")
         claim(devices, s.node_guid.lower(), s.name, ("switches", i, "node_guid"), "GUID")
     for i, n in enumerate(plan.nodes):
         for j, pt in enumerate(n.ports):
             at = ("nodes", i, "ports", j)
             port = f"{n.hostname} {pt.nic} port {pt.port}"
-            claim(lids, pt.lid, port, at + ("lid",), "LID")
+            claim(lids, (subnet_of[pt.zone], pt.lid), port, at + ("lid",), "LID")
             claim(devices, pt.node_guid.lower(), f"{n.hostname} {pt.nic}", at + ("node_guid",), "GUID")
             claim(devices, pt.port_guid.lower(), f"{n.hostname} {pt.nic}", at + ("port_guid",), "GUID")
             claim(ports, pt.port_guid.lower(), port, at + ("port_guid",), "port GUID")
-    if plan.routing is not None and lids and plan.routing.max_lid != max(lids):
-        p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {max(lids)}")
+    top = max(_max_lids(plan).values(), default=0)
+    if plan.routing is not None and lids and plan.routing.max_lid != top:
+        p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {top}")
 
 
 def _check_routing(p: _Problems, plan: Plan, switches: dict) -> None:
@@ -173,11 +200,14 @@ def _check_routing(p: _Problems, plan: Plan, switches: dict) -> None:
     p.unique(("routing", "lfts"), (t.switch for t in r.lfts), "forwarding table of switch", "switch")
     for name in sorted(set(switches) - {t.switch for t in r.lfts}):
         p.add(("routing", "lfts"), f"switch {name} has no forwarding table")
+    subnet_of, max_lid = _subnet_of(plan), _max_lids(plan)
     for i, t in enumerate(r.lfts):
         if not p.known(("routing", "lfts", i, "switch"), t.switch, switches, "switch"):
             continue
-        if len(t.ports) != r.max_lid + 1:
-            p.add(("routing", "lfts", i, "ports"), f"{t.switch}'s table has {len(t.ports)} entries, not max_lid + 1 = {r.max_lid + 1}")
+        top = max_lid[subnet_of[switches[t.switch].zone]]
+        if len(t.ports) != top + 1:
+            p.add(("routing", "lfts", i, "ports"), f"{t.switch}'s table has {len(t.ports)} entries, not its subnet's "
+                  f"highest LID + 1 = {top + 1}")
         radix = switches[t.switch].ports
         if any(x != r.unrouted_port and not 0 <= x <= radix for x in set(t.ports)):  # a set: ~radix values, not max_lid
             lid, port = next((lid, x) for lid, x in enumerate(t.ports) if x != r.unrouted_port and not 0 <= x <= radix)
@@ -260,16 +290,16 @@ def _check_subnet_managers(p: _Problems, plan: Plan) -> None:
     """The SM hosts are nodes, and their ports share the 64-LID block of the highest LID: OpenSM sizes its tables
     from the highest LID present, and the running SM's own port always is (docs/operations.md)."""
     nodes = {n.hostname: n for n in plan.nodes}
-    lids = [s.lid for s in plan.switches] + [pt.lid for n in plan.nodes for pt in n.ports]
-    top_block = max(lids, default=0) // LID_BLOCK
+    subnet_of, max_lid = _subnet_of(plan), _max_lids(plan)
     for i, hostname in enumerate(plan.sm_hosts):
         if p.known(("sm_hosts", i), hostname, nodes, "subnet manager host"):
             for j, pt in enumerate(nodes[hostname].ports):
-                if pt.lid // LID_BLOCK != top_block:
+                top = max_lid[subnet_of[pt.zone]]
+                if pt.lid // LID_BLOCK != top // LID_BLOCK:
                     node_index = plan.nodes.index(nodes[hostname])
                     p.add(("nodes", node_index, "ports", j, "lid"),
                           f"LID {pt.lid} of subnet manager host {hostname} is not in the {LID_BLOCK}-LID block of the "
-                          f"highest LID ({max(lids)}): a cold-started OpenSM would size its tables too small")
+                          f"highest LID of its subnet ({top}): a cold-started OpenSM would size its tables too small")
 
 
 def _check_catalog(p: _Problems, plan: Plan) -> None:

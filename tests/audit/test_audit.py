@@ -15,6 +15,7 @@ from ffplan.audit.output import format_markdown
 from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.inventory import load_inventory
+from ffplan.plan import PLAN_VERSION
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
 from ffplan.verify.parse import parse_topology
@@ -201,7 +202,7 @@ def test_unwritable_guid_file_exit_2_without_traceback(files, lab):
 def test_a_plan_from_before_the_hardware_guids_is_refused_with_its_version(files):
     """Version 1 plans carry ibsim's CA node GUIDs (port GUID - 1); they must be re-designed, not read."""
     text = (files / "plan.yaml").read_text()
-    (files / "old.yaml").write_text(text.replace("plan_version: 2\n", "plan_version: 1\n", 1))
+    (files / "old.yaml").write_text(text.replace(f"plan_version: {PLAN_VERSION}\n", "plan_version: 1\n", 1))
     (files / "fabric.txt").write_text("x")
     result = run(files / "old.yaml", files / "fabric.txt")
     assert result.exit_code == 2

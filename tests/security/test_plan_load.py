@@ -103,7 +103,7 @@ CASES = [
     ("traffic-class-vl-99", _set("qos", "classes", 0, "vl", 99), "qos.classes[0].vl", "verify"),
     ("traffic-class-vl-past-data-vls", _set("qos", "data_vls", 2), "qos.classes[2].vl", "verify"),
     ("max-lid-ten-million", _set("routing", "max_lid", 10**7), "routing.max_lid", "verify"),
-    ("max-lid-inconsistent", _set("routing", "max_lid", 39), "routing.lfts[0].ports", "verify"),
+    ("max-lid-inconsistent", _set("routing", "max_lid", 39), "routing.max_lid", "verify"),
     ("nan-cable-length", _set("cables", 0, "length_m", math.nan), "cables[0].length_m", "verify"),
     ("infinite-cable-length", _set("cables", 0, "length_m", math.inf), "cables[0].length_m", "verify"),
 ]

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterator
 
-from ffplan.design.sizing import SizingError, TwoLayerSize
+from ffplan.design.sizing import SizingError, ThreeLayerTree, TreeSize, TwoLayerSize
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory import ResolvedHost
 from ffplan.inventory.models import Attach
@@ -36,7 +36,7 @@ def _floating_groups(ctx: LintContext) -> list[_FloatingGroup]:
     return sorted(groups.values(), key=lambda g: (-g.ports, g.index))
 
 
-def _zone_shape_text(ctx: LintContext, shape: TwoLayerSize) -> str:
+def _zone_shape_text(ctx: LintContext, shape: TreeSize) -> str:
     return (f"{plural(shape.leaves, 'leaf', 'leaves')} x {shape.down_ports} down-ports of the {shape.radix}-port "
             f"'{ctx.inventory.fabric.switch_model}'")
 
@@ -52,7 +52,7 @@ def _demand_parts(every_zone: int, zones: int, single: int, inter_zone: int, sin
     return " + ".join(parts) or "nothing"
 
 
-def _total_budget_hint(shape: TwoLayerSize, over: int, largest: _FloatingGroup | None) -> str:
+def _total_budget_hint(shape: TreeSize, over: int, largest: _FloatingGroup | None) -> str:
     options = []
     if largest is not None and largest.hosts:
         per_host = max(1, largest.ports // largest.hosts)
@@ -96,7 +96,7 @@ def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
     The finding says which budget, by how much it is exceeded, and what would fit.
     """
     shape = ctx.zone_shape
-    if not isinstance(shape, TwoLayerSize):
+    if not isinstance(shape, (TwoLayerSize, ThreeLayerTree)):
         return  # FF102 or FF210 explains why the zone cannot be sized
     demand, zones = ctx.demand, ctx.zone_names
     capacity = shape.endpoint_ports
@@ -317,7 +317,7 @@ def lid_space_exceeded(ctx: LintContext) -> Iterator[Finding]:
     switches hold 65,536 ports. Such a cluster needs several subnets (one inventory each).
     """
     shape = ctx.zone_shape
-    if not isinstance(shape, TwoLayerSize):
+    if not isinstance(shape, (TwoLayerSize, ThreeLayerTree)):
         return  # FF102 or FF210 explains why the zone cannot be sized
     demand = ctx.demand
     switches = shape.switches * len(ctx.zone_names)

@@ -144,6 +144,21 @@ stage_code(
 )
 
 stage_code(
+    "FF605", "routing-unsupported", "design",
+    summary="ffplan cannot route this fabric shape",
+    explanation="""
+    The designer refuses a fabric whose trees it has no routing algorithm for, instead of writing a plan
+    without forwarding tables.
+    """,
+    bad="""
+    fabric: {topology: three-layer-fat-tree, ...}
+    """,
+    good="""
+    fabric: {topology: two-layer-fat-tree, ...}
+    """,
+)
+
+stage_code(
     "FF604", "switch-route-loop", "design",
     summary="a switch-to-switch route loops (a LID is never reached from some switch)",
     explanation="""

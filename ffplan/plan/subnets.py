@@ -1,0 +1,52 @@
+"""A plan's subnets. Zones share one subnet; each plane is a subnet of its own, with its own LIDs, subnet manager
+and forwarding tables. Every stage that works on one subnet (routing, the OpenSM files, verify, analyze, reroute,
+audit) takes the subnet's view: the same Plan restricted to that subnet's zones, switches, node ports and cables.
+"""
+
+from __future__ import annotations
+
+from ffplan.plan.model import Plan
+
+
+def subnet_view(plan: Plan, subnet: str) -> Plan:
+    """`plan` restricted to `subnet`: its zones, their switches, cables and forwarding tables, and the node ports in
+    them (nodes without a port there are left out). A single-subnet plan is its own view."""
+    if plan.subnets == [subnet]:
+        return plan
+    zones = [z for z in plan.zones if z.subnet == subnet]
+    if not zones:
+        raise KeyError(f"no subnet '{subnet}' in the plan (subnets: {', '.join(plan.subnets)})")
+    names = {z.name for z in zones}
+    switches = [s for s in plan.switches if s.zone in names]
+    in_subnet = {s.name for s in switches}
+    nodes = []
+    for node in plan.nodes:
+        ports = [p for p in node.ports if p.zone in names]
+        if ports:
+            nodes.append(node.model_copy(update={"ports": ports}))
+    update: dict[str, object] = {
+        "zones": zones, "switches": switches, "nodes": nodes,
+        "cables": [c for c in plan.cables if c.zone in names],
+        "sm_hosts": [h for h in plan.sm_hosts if any(n.hostname == h for n in nodes)],
+    }
+    if plan.routing is not None:
+        lfts = [t for t in plan.routing.lfts if t.switch in in_subnet]
+        update["routing"] = plan.routing.model_copy(update={
+            "lfts": lfts, "max_lid": max(len(t.ports) for t in lfts) - 1 if lfts else plan.routing.max_lid,
+            "failed": [f for f in plan.routing.failed if _item_device(f) in in_subnet | _cable_labels(plan, names)],
+        })
+    return plan.model_copy(update=update)
+
+
+def subnet_views(plan: Plan) -> list[tuple[str, Plan]]:
+    """(subnet, view) for every subnet in plan order."""
+    return [(subnet, subnet_view(plan, subnet)) for subnet in plan.subnets]
+
+
+def _item_device(item: str) -> str:
+    """The switch of `switch[port]`, else the item (a cable label or a switch name)."""
+    return item.split("[", 1)[0]
+
+
+def _cable_labels(plan: Plan, zones: set[str]) -> set[str]:
+    return {c.label for c in plan.cables if c.zone in zones}
