@@ -99,6 +99,8 @@ def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
     if not isinstance(shape, (TwoLayerSize, ThreeLayerTree)):
         return  # FF102 or FF210 explains why the zone cannot be sized
     demand, zones = ctx.demand, ctx.zone_names
+    if not zones:
+        return  # FF108
     capacity = shape.endpoint_ports
     for i, zone in enumerate(zones):
         fixed = demand.fixed(zone)
@@ -219,7 +221,9 @@ def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
     are zones: with fewer, a zone is left without its path to the host; with more, the extra ports are
     not planned at all.
     """
-    zones = len(ctx.zone_names)
+    zones, kind = len(ctx.zone_names), ctx.inventory.fabric.tree_key[:-1]
+    if not zones:
+        return  # FF108
     mismatches = []
     for host in ctx.resolved.hosts:
         ports = sum(nic.ports for nic in host.nics)
@@ -228,9 +232,9 @@ def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
     for path, _, (hostname, model, ports), count in collapse(mismatches):
         yield Finding(
             path,
-            f"host '{hostname}'{more(count, 'hosts')} attaches to every zone, "
-            f"but node model '{model}' has {plural(ports, 'NIC port')} for {plural(zones, 'zone')}",
-            f"give '{model}' one NIC port per zone ({zones}), or set attach: single",
+            f"host '{hostname}'{more(count, 'hosts')} attaches to every {kind}, "
+            f"but node model '{model}' has {plural(ports, 'NIC port')} for {plural(zones, kind)}",
+            f"give '{model}' one NIC port per {kind} ({zones}), or set attach: single",
         )
 
 
@@ -320,8 +324,12 @@ def lid_space_exceeded(ctx: LintContext) -> Iterator[Finding]:
     if not isinstance(shape, (TwoLayerSize, ThreeLayerTree)):
         return  # FF102 or FF210 explains why the zone cannot be sized
     demand = ctx.demand
-    switches = shape.switches * len(ctx.zone_names)
-    nic_ports = demand.total - sum(demand.inter_zone.values())
+    if ctx.inventory.fabric.planes:  # a subnet per plane: the fullest plane counts
+        switches = shape.switches
+        nic_ports = max((demand.fixed(z) for z in ctx.zone_names), default=0) + demand.floating
+    else:
+        switches = shape.switches * len(ctx.zone_names)
+        nic_ports = demand.total - sum(demand.inter_zone.values())
     needed = switches + nic_ports
     if needed > MAX_UNICAST_LID:
         yield Finding(
@@ -330,3 +338,148 @@ def lid_space_exceeded(ctx: LintContext) -> Iterator[Finding]:
             f"{MAX_UNICAST_LID:,} unicast LIDs of a subnet (0x0001-0xBFFF) by {needed - MAX_UNICAST_LID:,}",
             "split the cluster into several subnets (one inventory each), or plan fewer NIC ports",
         )
+
+
+@rule(
+    "FF108", "zones-or-planes", Severity.ERROR,
+    summary="the fabric lists both zones and planes, or neither",
+    bad="""
+    fabric: {switch_model: QM9700, zones: [...], planes: [...]}
+    """,
+    good="""
+    fabric: {switch_model: QM9700, planes: [...]}   # independent subnets; or zones: one subnet
+    """,
+)
+def zones_or_planes(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A fabric is a set of zones (fat trees that share one subnet and one subnet manager, joined by inter-zone
+    links) or a set of planes (fat trees that are subnets of their own, with a subnet manager each and no
+    links between them; NIC i of a node goes to plane i). One fabric cannot be both: say which.
+    """
+    fabric = ctx.inventory.fabric
+    if fabric.zones and fabric.planes:
+        yield Finding(("fabric", "planes"), "the fabric lists both zones and planes",
+                      "keep zones (one subnet, joined by inter-zone links) or planes (a subnet each), not both")
+    elif not fabric.zones and not fabric.planes:
+        yield Finding(("fabric",), "the fabric lists no zones and no planes",
+                      "add zones: [{name: z1, leaf_racks: [...], spine_racks: [...]}] (or planes: with the same entries)")
+
+
+@rule(
+    "FF109", "links-between-trees", Severity.ERROR,
+    summary="inter-zone links on planes or on three-layer trees",
+    bad="""
+    fabric:
+      planes: [{name: p0, ...}, {name: p1, ...}]
+      inter_zone_links: [{zones: [p0, p1], count: 4}]
+    """,
+    good="""
+    fabric:
+      planes: [{name: p0, ...}, {name: p1, ...}]   # planes meet only inside the nodes
+    """,
+)
+def links_between_trees(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Planes are separate subnets: a cable between them would join two subnets, each with its own subnet manager
+    and LIDs, which InfiniBand does not route (that takes a router). Traffic between planes crosses inside a node
+    (NVLink, PXN). Three-layer trees are routed as pure fat trees; leaf-to-leaf links between them would need the
+    two-layer router's inter-zone rules, which ffplan has only for two-layer zones.
+    """
+    fabric = ctx.inventory.fabric
+    if not fabric.inter_zone_links:
+        return
+    if fabric.planes:
+        yield Finding(("fabric", "inter_zone_links"), "planes are independent subnets; inter_zone_links would join them",
+                      "remove inter_zone_links (planes meet inside the nodes), or make the trees zones of one subnet")
+    elif fabric.topology == "three-layer-fat-tree":
+        yield Finding(("fabric", "inter_zone_links"), "ffplan routes inter-zone links between two-layer zones only",
+                      "remove inter_zone_links, or make the zones two-layer-fat-tree")
+
+
+def _rails(ctx: LintContext) -> tuple[int, ResolvedHost] | None:
+    """The most NIC ports one host has in one tree under rail-optimized placement (the rails), and that host."""
+    best: tuple[int, ResolvedHost] | None = None
+    for host in ctx.resolved.hosts:
+        ports = sum(nic.ports for nic in host.nics)
+        per_tree = math.ceil(ports / len(ctx.zone_names)) if host.settings.attach is Attach.EVERY_ZONE else ports
+        if per_tree and (best is None or per_tree > best[0]):
+            best = (per_tree, host)
+    return best
+
+
+@rule(
+    "FF110", "rail-layout", Severity.ERROR,
+    summary="rail-optimized placement does not fit: rails do not divide the leaves, or the units are full",
+    bad="""
+    # 8 NICs per node (8 rails) on trees of 12 leaves
+    fabric: {placement: rail-optimized, ports_per_zone: 384, ...}
+    """,
+    good="""
+    # 16 leaves: 2 scalable units of 8 rail leaves
+    fabric: {placement: rail-optimized, ports_per_zone: 512, ...}
+    """,
+)
+def rail_layout(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Rail-optimized placement (DGX SuperPOD style) builds scalable units: as many nodes as a leaf has down-ports,
+    on as many leaves as a node has ports in the tree (its rails); port n of every node of a unit goes to the
+    unit's rail-n leaf, on the node's position in the unit. The leaves of a tree must therefore come in whole
+    units (a multiple of the rails), and the nodes must fit in the units.
+    """
+    shape, fabric = ctx.zone_shape, ctx.inventory.fabric
+    if fabric.placement != "rail-optimized" or not isinstance(shape, (TwoLayerSize, ThreeLayerTree)) or not ctx.zone_names:
+        return
+    found = _rails(ctx)
+    if found is None:
+        return
+    rails, host = found
+    units, rest = divmod(shape.leaves, rails)
+    if units == 0 or rest:
+        yield Finding(
+            ("fabric", "placement"),
+            f"host '{host.hostname}' has {plural(rails, 'port')} in one tree (its rails), but a tree has "
+            f"{plural(shape.leaves, 'leaf', 'leaves')}, not a multiple of {rails}",
+            f"size the trees in whole scalable units of {rails} leaves (fabric.ports_per_zone a multiple of "
+            f"{rails * shape.down_ports}), or use placement: balanced",
+        )
+        return
+    nodes = sum(1 for h in ctx.resolved.hosts if any(nic.ports for nic in h.nics))
+    trees = len(ctx.zone_names) if not fabric.planes else 1
+    capacity = units * shape.down_ports * trees
+    if nodes > capacity:
+        yield Finding(
+            ("fabric", "placement"),
+            f"{nodes:,} nodes need a unit position, but the {plural(units * trees, 'scalable unit')} of "
+            f"{shape.down_ports} nodes hold {capacity:,}",
+            "raise fabric.ports_per_zone, add trees, or plan fewer nodes",
+        )
+
+
+@rule(
+    "FF111", "tree-shape-unused", Severity.WARNING,
+    summary="core racks on a two-layer tree, or a three-layer tree of a single pod",
+    bad="""
+    fabric: {topology: three-layer-fat-tree, ports_per_zone: 512, ...}   # 64-port switches: one pod
+    """,
+    good="""
+    fabric: {topology: two-layer-fat-tree, ports_per_zone: 512, ...}
+    """,
+)
+def tree_shape_unused(ctx: LintContext) -> Iterator[Finding]:
+    """
+    `core_racks` only place the core switches of a three-layer tree; on a two-layer tree they are ignored. A
+    three-layer tree whose ports fit in one pod pays for a core layer that joins nothing: a two-layer tree of the
+    same switches holds those ports with fewer switches and one hop less.
+    """
+    fabric, shape = ctx.inventory.fabric, ctx.zone_shape
+    if fabric.topology == "two-layer-fat-tree":
+        for i, tree in enumerate(fabric.trees):
+            if tree.core_racks:
+                yield Finding(("fabric", fabric.tree_key, i, "core_racks"),
+                              f"'{tree.name}' is a two-layer tree: its core_racks are not used",
+                              "remove core_racks, or set fabric.topology: three-layer-fat-tree")
+    elif isinstance(shape, ThreeLayerTree) and shape.pods == 1:
+        yield Finding(("fabric", "topology"),
+                      f"every three-layer tree is a single pod of {plural(shape.leaves, 'leaf', 'leaves')}: its "
+                      f"{plural(shape.cores, 'core switch', 'core switches')} join nothing",
+                      "use topology: two-layer-fat-tree, or raise fabric.ports_per_zone past one pod")
