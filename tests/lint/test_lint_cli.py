@@ -20,7 +20,12 @@ def test_shipped_inventories_lint_clean_with_a_summary(ffplan):
     assert "inventories/fire-flyer-2.yaml: inventory 'fire-flyer-2'" in result.stdout
     assert "each 40 leaves + 20 spines of 'QM8700' (40-port HDR): 120 switches" in result.stdout
     assert "1,200 compute, 180 storage, 8 management" in result.stdout
-    assert "no findings in 2 files" in result.stderr
+    # DeepSeek-V3's Table 3 and the SuperPOD reference architecture's counts
+    assert "planes  8 (plane0, plane1, plane2, plane3, plane4, plane5, plane6, plane7), each 64 leaves + 32 spines of " \
+           "'QM9700' (64-port NDR): 768 switches" in result.stdout
+    assert "16,384 of 16,384 leaf ports used" in result.stdout
+    assert "each 128 leaves + 128 spines + 64 cores in 4 pods of 'QM9700' (64-port NDR): 320 switches" in result.stdout
+    assert "no findings in 4 files" in result.stderr
 
 
 def test_as_described_example_fails_the_port_budget(ffplan):
@@ -170,7 +175,8 @@ def test_schema_output_file(ffplan, tmp_path, root):
     assert target.read_text() == (root / "schema" / "inventory.schema.json").read_text()
 
 
-@pytest.mark.parametrize("inventory", ["inventories/fire-flyer-2.yaml", "inventories/lab.yaml", AS_DESCRIBED, "tests/lint/base.yaml"])
+@pytest.mark.parametrize("inventory", ["inventories/fire-flyer-2.yaml", "inventories/lab.yaml", "inventories/deepseek-v3-mpft.yaml",
+                                       "inventories/dgx-superpod-4k.yaml", AS_DESCRIBED, "tests/lint/base.yaml"])
 def test_schema_accepts_the_shipped_inventories(root, inventory):
     schema = json.loads((root / "schema" / "inventory.schema.json").read_text())
     jsonschema.Draft7Validator.check_schema(schema)
