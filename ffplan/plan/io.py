@@ -51,6 +51,10 @@ class _DuplicateKey(Exception):
     pass
 
 
+class _Unusual(Exception):
+    """YAML that ffplan never writes (anchors into keys, merge keys, tagged collections, several documents)."""
+
+
 class _PlanLoader(_Loader):
     """libyaml, refusing a mapping with a repeated key: YAML keeps the last one, so a reviewer reading the first
     would approve a value ffplan never uses. Located afterwards by the position-tracking reader (FF002)."""
@@ -60,6 +64,93 @@ class _PlanLoader(_Loader):
         if len(set(keys)) != len(keys):
             raise _DuplicateKey
         return super().construct_mapping(node, deep)
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _read_yaml(text: str) -> object:
+    """What `yaml.load(text, Loader=_PlanLoader)` returns, built straight from libyaml's events.
+
+    Composing libyaml's node tree (a Python object and two marks per scalar) is what makes a plan slow to
+    read: the events skip it, and a plain scalar is resolved once per distinct value (a plan repeats its
+    port numbers, zones and cable types thousands of times). YAML that ffplan never writes is left to
+    the full loader, so a hand-edited plan reads exactly as before.
+    """
+    try:
+        return _build_from_events(text)
+    except _Unusual:
+        return yaml.load(text, Loader=_PlanLoader)
+
+
+def _build_from_events(text: str) -> object:
+    loader = _PlanLoader("")  # its resolver and scalar constructors only
+    plain: dict[str, object] = {}  # plain scalar text -> its value
+    anchors: dict[str, object] = {}
+    frames: list[list] = []  # open collections: [list] or [dict, key or _NO_KEY]
+    root: list[object] = []
+    no_key = frames  # a sentinel no key can equal
+
+    def scalar(event: yaml.ScalarEvent) -> object:
+        if event.tag is None or event.tag == "!":
+            if not event.implicit[0]:
+                return event.value  # quoted, or tagged `!`: a string
+            value = plain.get(event.value, no_key)
+            if value is no_key:
+                tag = loader.resolve(yaml.ScalarNode, event.value, (True, False))
+                if tag == _MERGE_TAG:
+                    raise _Unusual
+                value = event.value if tag == _STR_TAG else loader.construct_object(yaml.ScalarNode(tag, event.value))
+                plain[event.value] = value
+            return value
+        return loader.construct_object(yaml.ScalarNode(event.tag, event.value, style=event.style))
+
+    def add(value: object) -> None:
+        if not frames:
+            root.append(value)
+            return
+        frame = frames[-1]
+        if len(frame) == 1:
+            frame[0].append(value)
+        elif frame[1] is no_key:
+            if isinstance(value, (dict, list)):
+                raise _Unusual
+            if value in frame[0]:
+                raise _DuplicateKey
+            frame[1] = value
+        else:
+            frame[0][frame[1]] = value
+            frame[1] = no_key
+
+    for event in yaml.parse(text, Loader=_Loader):
+        value: object
+        if isinstance(event, yaml.ScalarEvent):
+            value = scalar(event)
+        elif isinstance(event, yaml.CollectionStartEvent):
+            if event.tag is not None and event.tag != "!":
+                raise _Unusual
+            mapping = isinstance(event, yaml.MappingStartEvent)
+            value = {} if mapping else []
+            add(value)
+            frames.append([value, no_key] if mapping else [value])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            frames.pop()
+            continue
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                raise _Unusual  # the full loader reports the undefined alias
+            add(anchors[event.anchor])
+            continue
+        elif isinstance(event, yaml.DocumentStartEvent) and root:
+            raise _Unusual  # a second document: the full loader refuses it
+        else:
+            continue
+        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+            anchors[event.anchor] = value
+        if isinstance(event, yaml.ScalarEvent):
+            add(value)
+    return root[0] if root else None
 
 
 def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
@@ -74,7 +165,7 @@ def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
     c = Collector(str(path))
     text = read_text(Path(path), MAX_PLAN_BYTES)
     try:
-        data = yaml.load(text, Loader=_PlanLoader)
+        data = _read_yaml(text)
     except _DuplicateKey:
         raise _refuse(c, text, []) from None
     except yaml.YAMLError as exc:
