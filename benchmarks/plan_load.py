@@ -14,7 +14,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -23,7 +22,7 @@ from ffplan.design import design  # noqa: E402
 from ffplan.inventory import load_inventory  # noqa: E402
 from ffplan.plan import load_plan, write_plan  # noqa: E402
 from ffplan.plan.check import plan_problems  # noqa: E402
-from ffplan.plan.io import _PlanLoader  # noqa: E402
+from ffplan.plan.io import _read_yaml  # noqa: E402
 from ffplan.plan.model import Plan  # noqa: E402
 
 
@@ -54,9 +53,9 @@ def main() -> None:
         for path in args.inputs:
             file = plan_file(path, Path(tmp))
             text = file.read_text()
-            data = yaml.load(text, Loader=_PlanLoader)
+            data = _read_yaml(text)
             plan = Plan.model_validate(data)
-            parse = cpu_median(lambda: yaml.load(text, Loader=_PlanLoader), args.repeat)
+            parse = cpu_median(lambda: _read_yaml(text), args.repeat)
             schema = cpu_median(lambda: Plan.model_validate(data), args.repeat)
             check = cpu_median(lambda: plan_problems(plan), args.repeat)
             total = cpu_median(lambda: load_plan(file), args.repeat)

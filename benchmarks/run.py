@@ -1,14 +1,15 @@
-"""Time and peak memory of each ffplan stage on the shipped inventories and on larger synthetic ones.
+"""Time and peak memory of each ffplan stage on the shipped inventories and on larger synthetic ones, and the
+growth curve (time and memory against NIC ports) of the synthetic family.
 
-Each measurement is a separate process (so peak memory is that command's own), repeated; the median wall
-time and the largest peak RSS are printed. Usage: python benchmarks/run.py [--repeat N] [--quick]
+Each measurement is a separate process (so peak memory is that command's own), repeated; the machine is shared,
+so the fastest wall time of the repeats is printed (and the largest peak RSS). Usage:
+python benchmarks/run.py [--repeat N] [--quick | --largest ZONESxRADIX]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,15 +23,18 @@ ROOT = Path(__file__).resolve().parents[1]
 FFPLAN = [sys.executable, "-m", "ffplan"]
 
 SYNTHETIC = {
-    # name: (zones, radix, compute, storage, mgmt)
+    # name: (zones, radix, compute, storage, mgmt); four zones are four independent planes, full but for a few ports
     "synthetic-2x40-half": (2, 40, 600, 90, 4),
-    "synthetic-4x64-8192": (4, 64, 7300, 200, 16),  # four planes of 2,048 ports
-
+    "synthetic-4x32-2048": (4, 32, 1800, 50, 8),
+    "synthetic-4x48-4608": (4, 48, 4100, 100, 16),
+    "synthetic-4x64-8192": (4, 64, 7300, 200, 16),
+    "synthetic-4x96-18432": (4, 96, 16400, 400, 32),
 }
+CURVE_STAGES = ("design", "render", "analyze")
 
 
 def measure(cmd: list[str], repeat: int) -> tuple[float, float, int]:
-    """(median wall s, peak RSS MiB, exit code) of `cmd`, run `repeat` times."""
+    """(fastest wall s, peak RSS MiB, exit code) of `cmd`, run `repeat` times."""
     walls, peak, code = [], 0.0, 0
     for _ in range(repeat):
         start = time.perf_counter()
@@ -39,7 +43,7 @@ def measure(cmd: list[str], repeat: int) -> tuple[float, float, int]:
         walls.append(time.perf_counter() - start)
         peak = max(peak, usage.ru_maxrss / 1024)
         code = os.waitstatus_to_exitcode(status)
-    return statistics.median(walls), peak, code
+    return min(walls), peak, code
 
 
 def stages(inventory: Path, work: Path) -> list[tuple[str, list[str]]]:
@@ -62,10 +66,42 @@ def available(command: str) -> bool:
     return subprocess.run(FFPLAN + [command, "--help"], cwd=ROOT, capture_output=True).returncode == 0
 
 
+def nic_ports(plan_dir: Path) -> int:
+    """NIC ports of the designed plan (0 if the design failed)."""
+    from ffplan.plan import load_plan
+
+    try:
+        return sum(len(n.ports) for n in load_plan(plan_dir / "plan.yaml").nodes)
+    except Exception:  # noqa: BLE001  (a failed design is reported by its exit code)
+        return 0
+
+
+def print_curve(rows: dict[str, dict[str, tuple[float, float]]], ports: dict[str, int]) -> None:
+    """Time and memory against ports for the four-zone synthetic family, with the growth from one size to the next."""
+    family = sorted((name for name in rows if name.startswith("synthetic-4x") and ports.get(name)), key=ports.__getitem__)
+    if len(family) < 2:
+        return
+    print("\ngrowth curve (four independent zones; x = growth against the previous size, ports grow by the first column's x)")
+    head = f"{'NIC ports':>16}" + "".join(f" {stage + ' s':>16} {stage + ' MiB':>16}" for stage in CURVE_STAGES)
+    print(head)
+    previous = None
+    for name in family:
+        line = f"{ports[name]:>9,}" + (f" {ports[name] / ports[previous]:>5.2f}x" if previous else " " * 7)
+        for stage in CURVE_STAGES:
+            wall, peak = rows[name].get(stage, (0.0, 0.0))
+            before = rows[previous].get(stage) if previous else None
+            grow_s = f"{wall / before[0]:>5.2f}x" if before and before[0] else ""
+            grow_m = f"{peak / before[1]:>5.2f}x" if before and before[1] else ""
+            line += f" {wall:>9.2f} {grow_s:>6} {peak:>9.0f} {grow_m:>6}"
+        print(line)
+        previous = name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="shipped inventories only")
+    parser.add_argument("--largest", default="4x96", help="the largest synthetic inventory to run (ZONESxRADIX, default 4x96)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-bench-") as tmp:
         work = Path(tmp)
@@ -75,14 +111,22 @@ def main() -> None:
                 path = work / f"{name}.yaml"
                 path.write_text(make_inventory(name, zones, radix, compute, storage, mgmt))
                 inventories.append(path)
-        print(f"{'inventory':<24} {'stage':<8} {'wall s (median)':>16} {'peak MiB':>9}  exit")
+                if name.startswith(f"synthetic-{args.largest}-"):
+                    break
+        rows: dict[str, dict[str, tuple[float, float]]] = {}
+        ports: dict[str, int] = {}
+        print(f"{'inventory':<24} {'stage':<8} {'wall s (fastest)':>16} {'peak MiB':>9}  exit")
         for inventory in inventories:
             for stage, cmd in stages(inventory, work):
                 if not available(stage):
                     print(f"{inventory.stem:<24} {stage:<8} {'(not available)':>16}")
                     continue
                 wall, peak, code = measure(cmd, args.repeat)
+                rows.setdefault(inventory.stem, {})[stage] = (wall, peak)
                 print(f"{inventory.stem:<24} {stage:<8} {wall:>16.3f} {peak:>9.1f}  {code}", flush=True)
+                if stage == "design":
+                    ports[inventory.stem] = nic_ports(work / f"{inventory.stem}-plan")
+        print_curve(rows, ports)
 
 
 if __name__ == "__main__":

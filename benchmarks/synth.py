@@ -59,13 +59,14 @@ def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int
                        "racks": names, "per_rack": per_rack[role], "first_u": 2})
     zone_specs = []
     for zi, z in enumerate(zone_names):
-        # A full zone has `radix` leaves and radix/2 spines of 1U: two 42U racks of leaves, one of spines.
+        # A full zone has `radix` leaves and radix/2 spines of 1U, at most 40 to a 42U rack (64-port: two racks of
+        # leaves, one of spines); the first leaf rack opens the zone's row, the others close it.
         zone_row = 1 + zi * max(1, row // zones)
-        leaf_racks = [f"net-{z}-leaf{i}" for i in (1, 2)]
-        spine_rack = f"net-{z}-spine"
-        racks += [{"name": leaf_racks[0], "row": zone_row, "slot": 0}, {"name": leaf_racks[1], "row": zone_row, "slot": slots + 1},
-                  {"name": spine_rack, "row": zone_row, "slot": slots + 2}]
-        zone_specs.append({"name": z, "leaf_racks": leaf_racks, "spine_racks": [spine_rack]})
+        leaf_racks = [f"net-{z}-leaf{i + 1}" for i in range(max(2, math.ceil(radix / 40)))]
+        spine_racks = [f"net-{z}-spine" + (f"{i + 1}" if i else "") for i in range(math.ceil(radix / 2 / 40))]
+        racks += [{"name": name, "row": zone_row, "slot": 0 if i == 0 else slots + i}
+                  for i, name in enumerate(leaf_racks + spine_racks)]
+        zone_specs.append({"name": z, "leaf_racks": leaf_racks, "spine_racks": spine_racks})
     inventory = {
         "inventory_version": 1,
         "name": name,

@@ -6,14 +6,17 @@ See docs/routing.md for the patterns and the lower bounds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ffplan.analyze.bounds import lower_bound
-from ffplan.analyze.flows import LinkLoad, Walker, count_loads, fabric_links
+from ffplan.analyze.flows import Network, count_loads
 from ffplan.analyze.opensm import OpenSmTables, read_lfts, read_topology_lids
 from ffplan.analyze.patterns import PATTERNS, Pattern, Phase, build_pattern
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
-from ffplan.plan.model import Plan
+from ffplan.plan.model import LftLike, Plan
 
 __all__ = ["PATTERNS", "LinkStat", "OpenSmTables", "PatternResult", "analyze", "plan_tables", "read_lfts",
            "read_topology_lids", "topology_for"]
@@ -64,51 +67,51 @@ def topology_for(plan: Plan) -> Topology:
     return topo
 
 
-def plan_tables(plan: Plan) -> dict[str, list[int]]:
+def plan_tables(plan: Plan) -> Mapping[str, LftLike]:
     if plan.routing is None:
         raise ValueError("the plan has no routing")
     return {lft.switch: lft.ports for lft in plan.routing.lfts}
 
 
 def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, scope: str | None = None,
-            roles: tuple[str, ...] | None = None, tables: dict[str, list[int]] | None = None, top: int = 5,
+            roles: tuple[str, ...] | None = None, tables: Mapping[str, LftLike] | None = None, top: int = 5,
             topo: Topology | None = None) -> list[PatternResult]:
-    topo = topo or topology_for(plan)
-    walker = Walker(topo, tables if tables is not None else plan_tables(plan))
-    links = fabric_links(topo)
+    net = Network(topo or topology_for(plan))
+    lft = net.lft(tables if tables is not None else plan_tables(plan))
     results = []
     for name in patterns:
-        pat = build_pattern(topo, name, scope, roles)
+        pat = build_pattern(net, name, scope, roles)
         worst = None
         for phase in pat.phases:
-            load = count_loads(walker, phase.flows)
-            mx = max((load.fabric.get(l, 0) for l in links), default=0)
-            bound, cut = lower_bound(topo, phase.flows, links)
+            load, unroutable = count_loads(net, lft, phase.demand)
+            mx = int(load.max()) if len(load) else 0
+            bound, cut = lower_bound(net, phase.demand)
             ratio = mx / bound if bound else (1.0 if mx == 0 else float("inf"))
             key = (ratio, mx)
             if worst is None or key > worst[0]:
-                worst = (key, phase, load, mx, bound, cut, ratio)
+                worst = (key, phase, load, unroutable, mx, bound, cut, ratio)
         if worst is None:
             continue
-        _, phase, load, mx, bound, cut, ratio = worst
-        results.append(_result(topo, pat, phase, load, links, mx, bound, cut, ratio, top))
+        _, phase, load, unroutable, mx, bound, cut, ratio = worst
+        results.append(_result(net, pat, phase, load, unroutable, mx, bound, cut, ratio, top))
     return results
 
 
-def _result(topo: Topology, pat: Pattern, phase: Phase, load: LinkLoad, links: list[tuple[str, int]], mx: int,
-            bound: int, cut: str, ratio: float, top: int) -> PatternResult:
-    values = [load.fabric.get(l, 0) for l in links]
-    ranked = sorted(links, key=lambda l: (-load.fabric.get(l, 0), l))[:top]
+def _result(net: Network, pat: Pattern, phase: Phase, load: np.ndarray, unroutable: int, mx: int, bound: int, cut: str,
+            ratio: float, top: int) -> PatternResult:
+    topo, ends = net.topo, net.channels.ends
+    links = [(net.switches[i], port) for i, port in ends]
+    ranked = sorted(range(len(links)), key=lambda c: (-int(load[c]), links[c]))[:top]
     stats = []
-    for sw, port in ranked:
+    for c in ranked:
+        sw, port = links[c]
         peer, pport = topo.switch_peer(sw, port)
-        stats.append(LinkStat(f"{sw}[{port}] -> {peer}[{pport}]", load.fabric.get((sw, port), 0)))
-    cross = sum(1 for s, d in phase.flows if d in topo.ca_by_lid and topo.ca_by_lid[s].zone != topo.ca_by_lid[d].zone)
+        stats.append(LinkStat(f"{sw}[{port}] -> {peer}[{pport}]", int(load[c])))
+    d = phase.demand
     return PatternResult(
         pattern=pat.name, scope=pat.scope, roles=list(pat.roles) if pat.roles else None, description=pat.description,
-        phases=len(pat.phases), flows=len(phase.flows), links=len(links), max_load=mx,
-        mean_load=sum(values) / len(values) if values else 0.0, min_load=min(values, default=0), bound=bound,
-        bound_cut=cut, ratio=ratio, worst_phase=phase.name, ca_max_inject=max(load.inject.values(), default=0),
-        ca_max_eject=max(load.eject.values(), default=0), cross_zone_flows=cross, unroutable=len(load.unroutable),
-        top=stats,
+        phases=len(pat.phases), flows=d.flows, links=len(links), max_load=mx,
+        mean_load=int(load.sum()) / len(load) if len(load) else 0.0, min_load=int(load.min()) if len(load) else 0, bound=bound,
+        bound_cut=cut, ratio=ratio, worst_phase=phase.name, ca_max_inject=d.max_inject, ca_max_eject=d.max_eject,
+        cross_zone_flows=d.cross_zone, unroutable=unroutable, top=stats,
     )

@@ -18,54 +18,54 @@ zone (bundles from the zone to destinations outside it).
 
 from __future__ import annotations
 
-from collections import defaultdict
+import numpy as np
 
-from ffplan.plan.topology import Topology
+from ffplan.analyze.flows import Demand, Network
 
 
-def bin_bound(weights: list[int], machines: int) -> int:
-    if not weights or machines <= 0:
+def bin_bound(weights: list[int] | np.ndarray, machines: int) -> int:
+    if not len(weights) or machines <= 0:
         return 0
-    w = sorted(weights, reverse=True)
-    best = max(-(-sum(w) // machines), w[0])
-    k = 1
-    while k * machines < len(w):
-        best = max(best, (k + 1) * w[k * machines])
-        k += 1
+    w = np.sort(np.asarray(weights, dtype=np.int64))[::-1]
+    best = max(-(-int(w.sum()) // machines), int(w[0]))
+    k = np.arange(1, -(-len(w) // machines))  # every k with k * machines < len(w)
+    if len(k):
+        best = max(best, int(((k + 1) * w[k * machines]).max()))
     return best
 
 
-def lower_bound(topo: Topology, flows: list[tuple[int, int]], links: list[tuple[str, int]]) -> tuple[int, str]:
-    """(bound, the cut that gives it) for `flows` over the alive directed links `links`."""
-    out_links: dict[str, int] = defaultdict(int)
-    in_links: dict[str, int] = defaultdict(int)
-    zone_out: dict[str, int] = defaultdict(int)
-    for sw, port in links:
-        peer, _ = topo.switch_peer(sw, port)
-        out_links[sw] += 1
-        in_links[peer] += 1
-        if topo.zone_of[peer] != topo.zone_of[sw]:
-            zone_out[topo.zone_of[sw]] += 1
-    bundles: dict[tuple[str, int], int] = defaultdict(int)
-    for s, d in flows:
-        bundles[(topo.ca_by_lid[s].leaf, d)] += 1
-    by_src: dict[str, list[int]] = defaultdict(list)
-    by_dst: dict[str, list[int]] = defaultdict(list)
-    by_zone: dict[str, list[int]] = defaultdict(list)
-    for (sw, d), w in bundles.items():
-        home = topo.ca_by_lid[d].leaf if d in topo.ca_by_lid else None
-        if home == sw:
-            continue
-        by_src[sw].append(w)
-        if home is not None:
-            by_dst[home].append(w)
-            if topo.zone_of[home] != topo.zone_of[sw]:
-                by_zone[topo.zone_of[sw]].append(w)
+def lower_bound(net: Network, demand: Demand) -> tuple[int, str]:
+    """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`."""
+    ch = net.channels
+    zone = net.zone_of_switch
+    n = len(net.switches)
+    out_links = np.bincount(ch.src_of, minlength=n)
+    in_links = np.bincount(ch.peer_of, minlength=n)
+    crossing = zone[ch.src_of] != zone[ch.peer_of]
+    zone_out = np.bincount(zone[ch.src_of][crossing], minlength=len(net.topo.zones))
+    home = net.leaf_of[demand.dst]
+    away = home != demand.leaf  # bundles to a port on the source leaf cross no switch-to-switch link
+    to_ca = away & (home >= 0)
+    cross = to_ca & (zone[np.maximum(home, 0)] != zone[demand.leaf])
     best, where = 0, "no flow crosses a switch-to-switch link"
-    for cuts, machines, label in ((by_src, out_links, "links out of leaf {}"), (by_dst, in_links, "links into leaf {}"),
-                                  (by_zone, zone_out, "inter-zone links out of zone {}")):
-        for key, ws in cuts.items():
-            b = bin_bound(ws, machines.get(key, 0))
+    for keys, weights, machines, names, label in (
+            (demand.leaf[away], demand.weight[away], out_links, net.switches, "links out of leaf {}"),
+            (home[to_ca], demand.weight[to_ca], in_links, net.switches, "links into leaf {}"),
+            (zone[demand.leaf[cross]], demand.weight[cross], zone_out, net.topo.zones, "inter-zone links out of zone {}")):
+        for key, ws in _groups(keys, weights):
+            b = bin_bound(ws, int(machines[key]))
             if b > best:
-                best, where = b, label.format(key)
+                best, where = b, label.format(names[key])
     return best, where
+
+
+def _groups(keys: np.ndarray, weights: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(key, its weights) per distinct key, in the order the keys first come."""
+    if not len(keys):
+        return []
+    order = np.argsort(keys, kind="stable")
+    keys, weights = keys[order], weights[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    groups = [(int(keys[s]), weights[s:e]) for s, e in zip(starts, np.r_[starts[1:], len(keys)])]
+    first = order[starts]  # where each key first comes in the bundles
+    return [groups[i] for i in np.argsort(first)]

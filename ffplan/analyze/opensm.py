@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ffplan.plan.topology import Topology
 from ffplan.plan.model import UNROUTED
 
@@ -36,11 +38,11 @@ def _guid(text: str) -> str:
 
 @dataclass
 class OpenSmTables:
-    tables: dict[str, list[int]]
+    tables: dict[str, np.ndarray]  # switch name -> uint8 port per LID, as in the plan
     switches_read: int
     unknown_switches: list[str] = field(default_factory=list)  # GUIDs in the dump but not in the plan
     missing_switches: list[str] = field(default_factory=list)  # plan switches without a block
-    unmapped_lids: int = 0  # entries whose destination is not in the plan
+    unmapped_lids: int = 0  # entries whose destination is not in the plan (or whose port no switch has)
 
 
 def read_topology_lids(text: str) -> dict[int, str]:
@@ -66,10 +68,10 @@ def read_lfts(text: str, topo: Topology, lid_to_guid: dict[int, str] | None = No
     for lid, ca in topo.ca_by_lid.items():
         plan_lid_of_guid[_guid(ca.port_guid)] = lid
     max_lid = topo.max_lid
-    tables: dict[str, list[int]] = {}
+    tables: dict[str, np.ndarray] = {}
     unknown: list[str] = []
     unmapped = 0
-    current: list[int] | None = None
+    current: np.ndarray | None = None
     for raw in text.splitlines():
         if raw.startswith("#"):
             continue
@@ -80,7 +82,7 @@ def read_lfts(text: str, topo: Topology, lid_to_guid: dict[int, str] | None = No
                 unknown.append(g)
                 current = None
             else:
-                current = tables[name] = [UNROUTED] * (max_lid + 1)
+                current = tables[name] = np.full(max_lid + 1, UNROUTED, dtype=np.uint8)
             continue
         if current is None:
             continue
@@ -97,11 +99,11 @@ def read_lfts(text: str, topo: Topology, lid_to_guid: dict[int, str] | None = No
             plan_lid = plan_lid_of_guid.get(port_guid) if port_guid else None
         else:
             plan_lid = lid if lid <= max_lid else None
-        if plan_lid is None:
+        if plan_lid is None or port > UNROUTED:
             unmapped += 1
             continue
         current[plan_lid] = port
     missing = [name for name in topo.lid if name not in tables]
     for name in missing:
-        tables[name] = [UNROUTED] * (max_lid + 1)
+        tables[name] = np.full(max_lid + 1, UNROUTED, dtype=np.uint8)
     return OpenSmTables(tables, len(tables) - len(missing), unknown, missing, unmapped)

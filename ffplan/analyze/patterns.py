@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ffplan.analyze.flows import Demand, Network, all_to_all_demand, pair_demand
 from ffplan.plan.topology import Topology
 
 Roles = tuple[str, ...] | None  # the node roles a pattern covers; None: every role
+Flows = tuple[str, list[tuple[int, int]]]  # a phase's name and its (source CA LID, destination CA LID) flows
 
 PATTERNS = ("all-to-all", "shift", "ring", "double-binary-tree", "storage-incast", "storage-read")
 DEFAULT_SCOPE = {"all-to-all": "zone", "shift": "zone", "ring": "zone", "double-binary-tree": "fabric",
@@ -31,7 +33,7 @@ DESCRIPTION = {
 @dataclass
 class Phase:
     name: str
-    flows: list[tuple[int, int]]
+    demand: Demand
 
 
 @dataclass
@@ -71,15 +73,19 @@ class _Nodes:
         return next(iter(self.ports[host]))
 
 
-def build_pattern(topo: Topology, name: str, scope: str | None = None, roles: Roles = None) -> Pattern:
+def build_pattern(net: Network, name: str, scope: str | None = None, roles: Roles = None) -> Pattern:
     if name not in PATTERNS:
         raise ValueError(f"unknown pattern {name!r}")
     scope = scope or DEFAULT_SCOPE[name]
     roles = roles if roles else DEFAULT_ROLES[name]
+    topo = net.topo
     nodes = _Nodes(topo)
-    fn = {"all-to-all": _all_to_all, "shift": _shift, "ring": _ring, "double-binary-tree": _dbtree,
-          "storage-incast": _incast, "storage-read": _read}[name]
-    phases = fn(topo, nodes, scope, roles)
+    if name == "all-to-all" and scope == "zone":  # quadratic in ports: aggregated per leaf, never listed
+        phases = [Phase("all", all_to_all_demand(net, [_ports(topo, z, roles) for z in topo.zones]))]
+    else:
+        fn = {"all-to-all": _all_to_all, "shift": _shift, "ring": _ring, "double-binary-tree": _dbtree,
+              "storage-incast": _incast, "storage-read": _read}[name]
+        phases = [Phase(phase, pair_demand(net, flows)) for phase, flows in fn(topo, nodes, scope, roles)]
     return Pattern(name, scope, roles, DESCRIPTION[name], phases)
 
 
@@ -102,23 +108,18 @@ def _groups(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[lis
     return [[h for h in hosts if nodes.zone(h) == z] for z in topo.zones]
 
 
-def _all_to_all(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+def _all_to_all(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows]:
+    """Scope fabric: every host to every other host (scope zone is aggregated in build_pattern)."""
     flows: list[tuple[int, int]] = []
-    if scope == "zone":
-        for z in topo.zones:
-            ports = _ports(topo, z, roles)
-            host = {lid: topo.ca_by_lid[lid].host for lid in ports}
-            flows.extend((a, b) for a in ports for b in ports if host[a] != host[b])
-    else:
-        hosts = nodes.hosts(roles)
-        for a in hosts:
-            for b in hosts:
-                if a != b and (p := nodes.pair(a, b)):
-                    flows.append(p)
-    return [Phase("all", flows)]
+    hosts = nodes.hosts(roles)
+    for a in hosts:
+        for b in hosts:
+            if a != b and (p := nodes.pair(a, b)):
+                flows.append(p)
+    return [("all", flows)]
 
 
-def _shift(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+def _shift(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows]:
     zones = [[z] for z in topo.zones] if scope == "zone" else [topo.zones]
     per_k: dict[int, list[tuple[int, int]]] = {}
     for group in zones:
@@ -132,10 +133,10 @@ def _shift(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phas
                 dst = ports[leaves[(i + k) % L]]
                 for j, lid in enumerate(ports[leaf][:len(dst)]):
                     out.append((lid, dst[j]))
-    return [Phase(f"k={k}", per_k[k]) for k in sorted(per_k)]
+    return [(f"k={k}", per_k[k]) for k in sorted(per_k)]
 
 
-def _ring(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+def _ring(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows]:
     flows: list[tuple[int, int]] = []
     for hosts in _groups(topo, nodes, scope, roles):
         hosts = sorted(hosts) if scope == "zone" else hosts
@@ -145,7 +146,7 @@ def _ring(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase
         for r in range(n):
             if p := nodes.pair(hosts[r], hosts[(r + 1) % n]):
                 flows.append(p)
-    return [Phase("ring", flows)]
+    return [("ring", flows)]
 
 
 def btree_parent(nranks: int, rank: int) -> int:
@@ -184,17 +185,17 @@ def dtree_edges(nranks: int) -> list[tuple[int, int]]:
     return edges
 
 
-def _dbtree(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+def _dbtree(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows]:
     flows: list[tuple[int, int]] = []
     for hosts in _groups(topo, nodes, scope, roles):
         for child, parent in dtree_edges(len(hosts)):
             for a, b in ((child, parent), (parent, child)):
                 if p := nodes.pair(hosts[a], hosts[b]):
                     flows.append(p)
-    return [Phase("trees", flows)]
+    return [("trees", flows)]
 
 
-def _storage(topo: Topology, nodes: _Nodes, scope: str, roles: Roles, read: bool) -> list[Phase]:
+def _storage(topo: Topology, nodes: _Nodes, scope: str, roles: Roles, read: bool) -> list[Flows]:
     flows: list[tuple[int, int]] = []
     storage = nodes.hosts(("storage",))
     for group in _groups(topo, nodes, scope, roles):
@@ -204,12 +205,12 @@ def _storage(topo: Topology, nodes: _Nodes, scope: str, roles: Roles, read: bool
                 if p is None:
                     continue
                 flows.append((p[1], p[0]) if read else p)
-    return [Phase("read" if read else "write", flows)]
+    return [("read" if read else "write", flows)]
 
 
-def _incast(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+def _incast(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows]:
     return _storage(topo, nodes, scope, roles, read=False)
 
 
-def _read(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Phase]:
+def _read(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows]:
     return _storage(topo, nodes, scope, roles, read=True)

@@ -8,11 +8,8 @@ from pathlib import Path
 
 import typer
 
-from ffplan.audit import audit, read_fabric
-from ffplan.audit.output import as_json, format_markdown, format_text, guid_fragment
 from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, stage_errors
 from ffplan.cli.diff import plan_file
-from ffplan.plan import load_plan
 
 
 class AuditFormat(str, Enum):
@@ -35,6 +32,10 @@ def audit_command(
 
     Example: ibnetdiscover > fabric.txt; ffplan audit out/fire-flyer-2/plan fabric.txt --format markdown > work-order.md
     """
+    from ffplan.audit import audit, read_fabric
+    from ffplan.audit.output import as_json, format_markdown, format_text, guid_fragment
+    from ffplan.plan import load_plan
+
     with stage_errors():
         the_plan = load_plan(plan_file(plan))
         result = audit(the_plan, read_fabric(fabric))

@@ -6,20 +6,17 @@ import time
 from collections import Counter
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from ffplan.cli.common import out, stage_errors, stage_progress
-from ffplan.design import DesignOptions, design
-from ffplan.lint.gate import require_clean
-from ffplan.outdir import write_folder
-from ffplan.plan import dump_plan, load_plan
-from ffplan.plan.diff import diff_plans, failed_link_text
 from ffplan.cli.diff import plan_file
-from ffplan.plan.exports import bom_csv, cables_csv
-from ffplan.plan.model import Plan
 from ffplan.progress import DESIGN_STAGES
+
+if TYPE_CHECKING:
+    from ffplan.plan.model import Plan
 
 
 class Solver(str, Enum):
@@ -42,6 +39,12 @@ def design_command(
 
     Example: ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan
     """
+    from ffplan.design import DesignOptions, design
+    from ffplan.lint.gate import require_clean
+    from ffplan.outdir import write_folder
+    from ffplan.plan import dump_plan, load_plan
+    from ffplan.plan.exports import bom_csv, cables_csv
+
     with stage_errors():
         started = time.perf_counter()
         loaded = require_clean(inventory)
@@ -98,6 +101,8 @@ def print_summary(plan: Plan, elapsed: float) -> None:
 
 def print_failed(plan: Plan, excluded: set[str]) -> None:
     """The cables and switches the routes avoid, and which of them only this command line failed."""
+    from ffplan.plan.diff import failed_link_text
+
     failed = plan.routing.failed if plan.routing else []
     if not failed:
         return
@@ -110,6 +115,8 @@ def print_failed(plan: Plan, excluded: set[str]) -> None:
 
 def print_changes(old: Plan, new: Plan) -> None:
     """How many cables move against the previous plan, and why each one had to."""
+    from ffplan.plan.diff import diff_plans
+
     d = diff_plans(old, new)
     out.print(f"against the previous plan: {len(d.cables_moved)} cables move, {len(d.cables_added)} added, "
               f"{len(d.cables_removed)} removed (`ffplan diff` lists them)")

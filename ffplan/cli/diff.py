@@ -9,8 +9,6 @@ from pathlib import Path
 import typer
 
 from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, stage_errors
-from ffplan.plan import load_plan
-from ffplan.plan.diff import as_json, diff_plans, format_markdown, format_text
 
 
 class DiffFormat(str, Enum):
@@ -35,6 +33,9 @@ def diff_command(
 
     Example: ffplan diff out/fire-flyer-2/plan out/fire-flyer-2/plan-new --format markdown
     """
+    from ffplan.plan import load_plan
+    from ffplan.plan.diff import as_json, diff_plans, format_markdown, format_text
+
     with stage_errors():
         d = diff_plans(load_plan(plan_file(old)), load_plan(plan_file(new)))
     if fmt is DiffFormat.json:

@@ -8,10 +8,8 @@ from pathlib import Path
 import typer
 
 from ffplan.cli.common import out, stage_errors, stage_progress
-from ffplan.outdir import write_folder
-from ffplan.plan import load_plan
 from ffplan.progress import RENDER_STAGES
-from ffplan.render import DEFAULT_PREFIX, render_plan
+from ffplan.render.opensm_layout import DEFAULT_PREFIX
 
 
 def _plan_path(path: Path) -> Path:
@@ -34,6 +32,10 @@ def render_command(
 
     Example: ffplan render out/fire-flyer-2/plan -o out/fire-flyer-2/files --prefix /etc/opensm
     """
+    from ffplan.outdir import write_folder
+    from ffplan.plan import load_plan
+    from ffplan.render import render_plan
+
     with stage_errors():
         started = time.perf_counter()
         loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -12,22 +13,13 @@ from ffplan.catalog import Preset
 from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
-from ffplan.inventory import LoadedInventory
-from ffplan.plan import load_plan
-from ffplan.plan.model import Plan
 from ffplan.progress import DESIGN_STAGES
-from ffplan.report.cost import (
-    RULE_COMPARISON,
-    ComparisonError,
-    EnergyOptions,
-    build_report,
-    inventory_location,
-    plan_location,
-    resolve_catalog,
-    resolve_preset,
-)
 from ffplan.report.designs import DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS
 from ffplan.report.output import ReportFormat, render, table_renderables
+
+if TYPE_CHECKING:
+    from ffplan.inventory import LoadedInventory
+    from ffplan.plan.model import Plan
 
 PLAN_SNIFF_BYTES = 64 * 1024
 
@@ -72,6 +64,10 @@ def cost_command(
         fail("--years and --kwh-price go together", "give both, e.g. --years 5 --kwh-price 0.12")
     if input_file is None and gpus is None:
         fail("without INVENTORY_OR_PLAN, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3")
+    from ffplan.plan import load_plan
+    from ffplan.report.cost import (RULE_COMPARISON, ComparisonError, EnergyOptions, build_report, inventory_location,
+                                    plan_location, resolve_catalog, resolve_preset)
+
     with stage_errors():
         designs = _designs(compare) if compare is not None else None
         plan = plan_file = where = None  # no input: sized from the catalog alone
@@ -108,6 +104,8 @@ def cost_command(
 
 def _designs(compare: str) -> tuple[str, ...]:
     """`--compare a,b`: known design names, each once, in the order given."""
+    from ffplan.report.cost import RULE_COMPARISON
+
     names = tuple(dict.fromkeys(name.strip() for name in compare.split(",") if name.strip()))
     for name in names:
         if name not in DESIGNS:

@@ -19,12 +19,14 @@ then up, and with both directions of one spine pair the leaf-spine turns of the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import networkx as nx
 import numpy as np
 
 from ffplan.plan.topology import Topology
 from ffplan.diagnostics import Collector, StageError
-from ffplan.plan.model import DeadlockProof
+from ffplan.plan.model import DeadlockProof, LftLike
 
 RULE_DEADLOCK = "FF602"
 RULE_LOOP = "FF604"
@@ -82,7 +84,7 @@ class Channels:
         return f"{self.switches[i]}[{p}]"
 
 
-def table_array(topo: Topology, tables: dict[str, list[int]]) -> np.ndarray:
+def table_array(topo: Topology, tables: Mapping[str, LftLike]) -> np.ndarray:
     """LFTs as one (switches x LIDs) array in `topo.lid` order."""
     return np.array([tables[s] for s in topo.lid], dtype=np.int32)
 

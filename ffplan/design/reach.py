@@ -8,16 +8,18 @@ counted once per source CA port.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
 from ffplan.plan.topology import Topology
-from ffplan.plan.model import RouteCheck
+from ffplan.plan.model import LftLike, RouteCheck
 
 ARRIVED, WALKING, LOST = 1, 0, 2
 
 
-def route_hops(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
+def route_hops(topo: Topology, tables: Mapping[str, LftLike], ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
     -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects."""
     ch = ch or Channels(topo)
@@ -71,7 +73,7 @@ def _distances(ch: Channels, n: int) -> np.ndarray:
     return dist
 
 
-def check_routes(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> RouteCheck:
+def check_routes(topo: Topology, tables: Mapping[str, LftLike], ch: Channels | None = None) -> RouteCheck:
     """Detours and unreachable destinations of the routes, over the alive part of the fabric."""
     ch = ch or Channels(topo)
     hops, shortest = route_hops(topo, tables, ch)

@@ -116,7 +116,7 @@ def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInven
         routes = check_routes(rt.topo, rt.tables, channels)
     else:
         rt = router.tables(items, loaded=loaded, inventory_items=inventory_items)
-    lfts = [Lft(switch=s.name, ports=rt.tables[s.name]) for s in plan.switches]
+    lfts = [Lft(switch=s.name, ports=np.array(rt.tables[s.name], dtype=np.uint8)) for s in plan.switches]
     return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
                    check=routes, lfts=lfts)
 

@@ -15,6 +15,8 @@ import math
 from collections import Counter
 from typing import Iterable, TypeVar
 
+import numpy as np
+
 from ffplan.diagnostics import YamlPath
 from ffplan.plan.model import LID_BLOCK, HostProfile, Plan
 
@@ -209,8 +211,9 @@ def _check_routing(p: _Problems, plan: Plan, switches: dict) -> None:
             p.add(("routing", "lfts", i, "ports"), f"{t.switch}'s table has {len(t.ports)} entries, not its subnet's "
                   f"highest LID + 1 = {top + 1}")
         radix = switches[t.switch].ports
-        if any(x != r.unrouted_port and not 0 <= x <= radix for x in set(t.ports)):  # a set: ~radix values, not max_lid
-            lid, port = next((lid, x) for lid, x in enumerate(t.ports) if x != r.unrouted_port and not 0 <= x <= radix)
+        beyond = np.flatnonzero((t.ports > radix) & (t.ports != r.unrouted_port))  # entries are 0-255 by type
+        if beyond.size:
+            lid, port = int(beyond[0]), int(t.ports[beyond[0]])
             p.add(("routing", "lfts", i, "ports"),
                   f"{t.switch} forwards LID {lid} to port {port}; it has ports 0-{radix} ({r.unrouted_port} = unrouted)")
     labels = {c.label for c in plan.cables}

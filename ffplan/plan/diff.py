@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ffplan.plan.model import Cable, Plan
 
 
@@ -180,14 +182,14 @@ def _routing_changes(old: Plan, new: Plan) -> dict[str, list[tuple[int, int | No
     a = {lft.switch: lft.ports for lft in old.routing.lfts}
     b = {lft.switch: lft.ports for lft in new.routing.lfts}
     changes = {}
+    no_table = np.zeros(0, dtype=np.uint8)
     for switch in sorted(set(a) | set(b)):
-        pa, pb = a.get(switch, []), b.get(switch, [])
-        rows = []
-        for lid in range(max(len(pa), len(pb))):
-            va = pa[lid] if lid < len(pa) else None
-            vb = pb[lid] if lid < len(pb) else None
-            if va != vb:
-                rows.append((lid, va, vb))
+        pa, pb = a.get(switch, no_table), b.get(switch, no_table)
+        common = min(len(pa), len(pb))
+        changed = np.flatnonzero(pa[:common] != pb[:common]).tolist()
+        rows: list[tuple[int, int | None, int | None]] = [(lid, int(pa[lid]), int(pb[lid])) for lid in changed]
+        rows += [(lid, int(pa[lid]), None) for lid in range(common, len(pa))]  # the table got shorter
+        rows += [(lid, None, int(pb[lid])) for lid in range(common, len(pb))]
         if rows:
             changes[switch] = rows
     return changes

@@ -4,6 +4,7 @@ no wrapping surprises, LF line endings, so one plan is byte-identical on every m
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Hashable
 from pathlib import Path
@@ -31,11 +32,104 @@ RULE_INVALID_PLAN = "FF903"
 HEADER = "# ffplan plan: generated, do not edit. Re-run `ffplan design` to change it.\n"
 
 
+# No line is ever wrapped: a routing table of a large fabric is one long line, as every other.
+_YAML_STYLE: dict[str, Any] = {"sort_keys": False, "width": (1 << 31) - 1, "allow_unicode": False, "line_break": "\n"}
+
+
 def dump_plan(plan: Plan) -> str:
     data = plan.model_dump(mode="json")
-    body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=None, width=1 << 16,
-                     allow_unicode=False, line_break="\n")
+    try:
+        body = _PlanWriter().document(data)
+    except _Unusual:
+        body = yaml.dump(data, Dumper=_Dumper, default_flow_style=None, **_YAML_STYLE)
     return HEADER + body
+
+
+_SAFE_PLAIN = re.compile(r"[A-Za-z0-9_/](?:[A-Za-z0-9_./ -]*[A-Za-z0-9_./])?")  # plain in every context, if a str
+
+
+class _PlanWriter:
+    """What `yaml.dump(data, default_flow_style=None, ...)` writes, without PyYAML's representer and emitter in
+    Python per scalar: block style for collections holding collections, flow style for those holding only scalars
+    (or nothing), 2-space indents, sequences in a mapping not indented. Each distinct scalar is spelled once, by
+    PyYAML itself unless it is a plain word; a shape this writer does not know (a list of lists, a scalar PyYAML
+    would write over several lines) raises _Unusual, and PyYAML writes the whole plan."""
+
+    def __init__(self) -> None:
+        self.loader = _Loader("")  # its resolver: a plain word that reads back as no string needs quotes
+        self.spelled: dict[tuple[type, object, bool, bool], str] = {}
+
+    def document(self, data: object) -> str:
+        if not isinstance(data, dict) or self.flat(data):  # PyYAML writes a mapping of scalars on one line
+            raise _Unusual
+        out: list[str] = []
+        self.mapping(data, 0, out)
+        out.append("")
+        return "\n".join(out)
+
+    def mapping(self, data: dict, indent: int, out: list[str], first_prefix: str | None = None) -> None:
+        pad = " " * indent
+        for i, (key, value) in enumerate(data.items()):
+            head = (first_prefix if i == 0 and first_prefix is not None else pad) + self.scalar(key, flow=False, key=True) + ":"
+            if isinstance(value, (dict, list)) and not self.flat(value):
+                out.append(head)
+                if isinstance(value, dict):
+                    self.mapping(value, indent + 2, out)
+                else:
+                    self.sequence(value, indent, out)
+            else:
+                out.append(head + " " + self.inline(value))
+
+    def sequence(self, data: list, indent: int, out: list[str]) -> None:
+        pad = " " * indent
+        for item in data:
+            if isinstance(item, dict) and not self.flat(item):
+                self.mapping(item, indent + 2, out, first_prefix=pad + "- ")
+            elif isinstance(item, list) and not self.flat(item):
+                raise _Unusual
+            else:
+                out.append(pad + "- " + self.inline(item))
+
+    @staticmethod
+    def flat(value: dict | list) -> bool:
+        items = value.values() if isinstance(value, dict) else value
+        return not any(isinstance(v, (dict, list)) for v in items)
+
+    def inline(self, value: object) -> str:
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{self.scalar(k, flow=True, key=True)}: {self.scalar(v, flow=True)}" for k, v in value.items()) + "}"
+        if isinstance(value, list):
+            return "[" + ", ".join(self.scalar(v, flow=True) for v in value) + "]"
+        return self.scalar(value, flow=False)
+
+    def scalar(self, value: object, flow: bool, key: bool = False) -> str:
+        cache_key = (type(value), value, flow, key)
+        spelled = self.spelled.get(cache_key)
+        if spelled is None:
+            spelled = self.spelled[cache_key] = self.spell(value, flow, key)
+        return spelled
+
+    def spell(self, value: object, flow: bool, key: bool) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return str(value)
+        if value is None:
+            return "null"
+        if isinstance(value, str) and _SAFE_PLAIN.fullmatch(value) and (not key or len(value) < 128) \
+                and self.loader.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG:
+            return value
+        # PyYAML's own spelling, in the same context: a flow mapping's key or value, a block mapping's key or value
+        doc: object
+        if key:
+            doc, start, end = {value: 0}, "{" if flow else "", ": 0}\n" if flow else ": 0\n"
+        else:
+            doc, start, end = ([value], "[", "]\n") if flow else ({"k": value}, "k: ", "\n")
+        text: str = yaml.dump(doc, Dumper=_Dumper, default_flow_style=flow, **_YAML_STYLE)
+        spelled = text[len(start):len(text) - len(end)]
+        if not text.startswith(start) or not text.endswith(end) or "\n" in spelled:
+            raise _Unusual
+        return spelled
 
 
 def write_plan(plan: Plan, path: Path) -> None:
@@ -51,6 +145,10 @@ class _DuplicateKey(Exception):
     pass
 
 
+class _Unusual(Exception):
+    """YAML that ffplan never writes (anchors into keys, merge keys, tagged collections, several documents)."""
+
+
 class _PlanLoader(_Loader):
     """libyaml, refusing a mapping with a repeated key: YAML keeps the last one, so a reviewer reading the first
     would approve a value ffplan never uses. Located afterwards by the position-tracking reader (FF002)."""
@@ -60,6 +158,93 @@ class _PlanLoader(_Loader):
         if len(set(keys)) != len(keys):
             raise _DuplicateKey
         return super().construct_mapping(node, deep)
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _read_yaml(text: str) -> object:
+    """What `yaml.load(text, Loader=_PlanLoader)` returns, built straight from libyaml's events.
+
+    Composing libyaml's node tree (a Python object and two marks per scalar) is what makes a plan slow to
+    read: the events skip it, and a plain scalar is resolved once per distinct value (a plan repeats its
+    port numbers, zones and cable types thousands of times). YAML that ffplan never writes is left to
+    the full loader, so a hand-edited plan reads exactly as before.
+    """
+    try:
+        return _build_from_events(text)
+    except _Unusual:
+        return yaml.load(text, Loader=_PlanLoader)
+
+
+def _build_from_events(text: str) -> object:
+    loader = _PlanLoader("")  # its resolver and scalar constructors only
+    plain: dict[str, object] = {}  # plain scalar text -> its value
+    anchors: dict[str, object] = {}
+    frames: list[list] = []  # open collections: [list] or [dict, key or _NO_KEY]
+    root: list[object] = []
+    no_key = frames  # a sentinel no key can equal
+
+    def scalar(event: yaml.ScalarEvent) -> object:
+        if event.tag is None or event.tag == "!":
+            if not event.implicit[0]:
+                return event.value  # quoted, or tagged `!`: a string
+            value = plain.get(event.value, no_key)
+            if value is no_key:
+                tag = loader.resolve(yaml.ScalarNode, event.value, (True, False))
+                if tag == _MERGE_TAG:
+                    raise _Unusual
+                value = event.value if tag == _STR_TAG else loader.construct_object(yaml.ScalarNode(tag, event.value))
+                plain[event.value] = value
+            return value
+        return loader.construct_object(yaml.ScalarNode(event.tag, event.value, style=event.style))
+
+    def add(value: object) -> None:
+        if not frames:
+            root.append(value)
+            return
+        frame = frames[-1]
+        if len(frame) == 1:
+            frame[0].append(value)
+        elif frame[1] is no_key:
+            if isinstance(value, (dict, list)):
+                raise _Unusual
+            if value in frame[0]:
+                raise _DuplicateKey
+            frame[1] = value
+        else:
+            frame[0][frame[1]] = value
+            frame[1] = no_key
+
+    for event in yaml.parse(text, Loader=_Loader):
+        value: object
+        if isinstance(event, yaml.ScalarEvent):
+            value = scalar(event)
+        elif isinstance(event, yaml.CollectionStartEvent):
+            if event.tag is not None and event.tag != "!":
+                raise _Unusual
+            mapping = isinstance(event, yaml.MappingStartEvent)
+            value = {} if mapping else []
+            add(value)
+            frames.append([value, no_key] if mapping else [value])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            frames.pop()
+            continue
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                raise _Unusual  # the full loader reports the undefined alias
+            add(anchors[event.anchor])
+            continue
+        elif isinstance(event, yaml.DocumentStartEvent) and root:
+            raise _Unusual  # a second document: the full loader refuses it
+        else:
+            continue
+        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+            anchors[event.anchor] = value
+        if isinstance(event, yaml.ScalarEvent):
+            add(value)
+    return root[0] if root else None
 
 
 def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
@@ -74,7 +259,7 @@ def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
     c = Collector(str(path))
     text = read_text(Path(path), MAX_PLAN_BYTES)
     try:
-        data = yaml.load(text, Loader=_PlanLoader)
+        data = _read_yaml(text)
     except _DuplicateKey:
         raise _refuse(c, text, []) from None
     except yaml.YAMLError as exc:

@@ -6,9 +6,12 @@ Field order is the on-disk order; lists are kept in a canonical order by the des
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StringConstraints
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StringConstraints, WithJsonSchema
 
 from ffplan.inventory.models import (
     BusId, Carries, Catalog, DeviceName, FailedItem, Guid, Hostname, Name, SafePath, SpeedName, Text,
@@ -211,24 +214,59 @@ class Design(Frozen):
     cable_totals: dict[Line, Count]  # "DAC 2m": count
 
 
-def _parse_ports(value: object) -> object:
-    return [int(p) for p in value.split()] if isinstance(value, str) else value
+_PORTS_TEXT = re.compile(r"[0-9]{1,3}(?: [0-9]{1,3})*")
+_PORT_TEXT = [str(port) for port in range(256)]
 
 
-# On disk an LFT is one string of space-separated ports: YAML parsing 300,000 integer scalars one by one
-# takes seconds, splitting 120 strings takes milliseconds.
-PortList = Annotated[
-    list[int],
-    BeforeValidator(_parse_ports),
-    PlainSerializer(lambda ports: " ".join(map(str, ports)), return_type=str, when_used="json"),
+def _lft_ports(value: object) -> np.ndarray:
+    """An LFT as a read-only uint8 array, from its on-disk text or from the router's list of ports."""
+    if isinstance(value, str):
+        if not _PORTS_TEXT.fullmatch(value):
+            raise ValueError("must be port numbers (0-255) separated by single spaces")
+        ports = np.fromstring(value, dtype=np.int64, sep=" ")
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        ports = np.asarray(value)
+        if ports.ndim != 1 or (ports.size and ports.dtype.kind not in "iu"):
+            raise ValueError("must be a list of port numbers")
+    else:
+        raise ValueError("must be port numbers (0-255) separated by single spaces")
+    if ports.size and (int(ports.min()) < 0 or int(ports.max()) > UNROUTED):
+        raise ValueError(f"a port number is outside 0-{UNROUTED}")
+    table = ports.astype(np.uint8)
+    table.flags.writeable = False  # the plan is frozen, its tables too
+    return table
+
+
+def _lft_text(ports: np.ndarray) -> str:
+    return " ".join(map(_PORT_TEXT.__getitem__, ports.tolist()))
+
+
+# In memory an LFT is a uint8 array (one byte per LID, as OpenSM holds it); on disk one string of space-separated
+# ports: YAML parsing 300,000 integer scalars one by one takes seconds, splitting 120 strings takes milliseconds.
+LftPorts = Annotated[
+    np.ndarray,
+    PlainValidator(_lft_ports),
+    PlainSerializer(_lft_text, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "pattern": _PORTS_TEXT.pattern}),
 ]
+
+
+# An LFT as the checks and the analysis take it: the plan's array, or a list of ports (a test's, a parsed dump's)
+LftLike = np.ndarray | Sequence[int]
 
 
 class Lft(Frozen):
     """A switch's linear forwarding table: `ports[lid]` is the output port for that LID (0 = the switch itself)."""
 
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     switch: Name
-    ports: PortList  # each entry is checked against the switch's radix by ffplan.plan.check
+    ports: LftPorts  # each entry is checked against the switch's radix by ffplan.plan.check
+
+    def __eq__(self, other: object) -> bool:  # BaseModel's field-wise == would compare the arrays element-wise
+        return isinstance(other, Lft) and self.switch == other.switch and np.array_equal(self.ports, other.ports)
+
+    __hash__ = None  # type: ignore[assignment]  # equal tables need not hash alike: arrays are not hashable
 
 
 class DeadlockProof(Frozen):

@@ -8,20 +8,26 @@ files, with no timestamps. Writing them (atomically, with a manifest) is `ffplan
 
 from __future__ import annotations
 
-from ffplan.plan import dump_plan
-from ffplan.plan.model import Plan
+from typing import TYPE_CHECKING
+
 from ffplan.progress import StageCallback, no_progress
-from ffplan.render.exports import render_exports
-from ffplan.render.hosts import render_hosts
-from ffplan.render.opensm import render_opensm
 from ffplan.render.opensm_layout import DEFAULT_PREFIX
 
-__all__ = ["render_plan", "render_hosts", "render_exports", "render_opensm", "DEFAULT_PREFIX"]
+if TYPE_CHECKING:
+    from ffplan.plan.model import Plan
+
+__all__ = ["render_plan", "DEFAULT_PREFIX"]
 
 
 def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress) -> dict[str, str]:
     """Relative path under the output folder -> file text, sorted by path; `on_stage` is told each of
     RENDER_STAGES as it starts."""
+    # Imported here: the CLI imports this package for DEFAULT_PREFIX, and `ffplan lint` need not load jinja2.
+    from ffplan.plan import dump_plan
+    from ffplan.render.exports import render_exports
+    from ffplan.render.hosts import render_hosts
+    from ffplan.render.opensm import render_opensm
+
     files: dict[str, str] = {"plan.yaml": dump_plan(plan)}
     parts = (("OpenSM files", lambda: render_opensm(plan, prefix)), ("host profiles", lambda: render_hosts(plan)),
              ("exports", lambda: render_exports(plan)))

@@ -114,7 +114,7 @@ def _group_name(kind: str, name: str) -> str:
 def ansible_inventory(plan: Plan) -> str:
     profile_of = {h: p.name for p in plan.hosts or [] for h in p.hosts}
     hosts = []
-    groups: dict[str, list[str]] = defaultdict(list)
+    groups: dict[str, dict[str, None]] = defaultdict(dict)  # group -> its hosts, in plan order, each once
     sources: dict[str, set[str]] = defaultdict(set)
     for n in plan.nodes:
         first = n.ports[0] if n.ports else None
@@ -134,14 +134,13 @@ def ansible_inventory(plan: Plan) -> str:
         for kind, name in memberships:
             g = _group_name(kind, name)
             sources[g].add(f"{kind}:{name}")
-            if n.hostname not in groups[g]:
-                groups[g].append(n.hostname)
+            groups[g][n.hostname] = None
     clashes = sorted(g for g, s in sources.items() if len(s) > 1)
     if clashes:
         raise ValueError(f"Ansible group names collide after sanitising: {', '.join(clashes)}")
     ordered = sorted(groups.items())
     return render_template("exports/ansible-inventory.yaml", plan_name=plan.inventory.name, hosts=hosts,
-                           groups=[{"name": g, "hosts": h} for g, h in ordered])
+                           groups=[{"name": g, "hosts": list(h)} for g, h in ordered])
 
 
 # ---------------------------------------------------------------- all exports

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Collection, Iterable
 
+import numpy as np
+
 from ffplan.diagnostics import Collector, InputError, did_you_mean, option_error
 from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan, VlArbEntry
 from ffplan.render.env import render_template
@@ -319,6 +321,9 @@ def guid2lid_model(fab: Subnet) -> dict:
     return {"records": records}
 
 
+_PORT_FIELD = [f"{port:03d}" for port in range(256)]  # an LFT entry's port, as dump_fts prints it
+
+
 def lft_model(fab: Subnet) -> dict:
     plan = fab.plan
     routing = plan.routing
@@ -329,27 +334,26 @@ def lft_model(fab: Subnet) -> dict:
         raise _fail(f"the plan's routing has no table for switch(es) {', '.join(missing[:5])}",
                     "re-run `ffplan design` so every switch is routed", ("routing", "lfts"))
     is_switch = {s.node_guid for s in plan.switches}
-    lids = sorted(fab.lid_owner)
-    max_lid = max(lids) if lids else 0
-    # The destination part of each entry, as dump_fts prints it: the portguid lets OpenSM remap a moved LID.
-    dest = {}
-    for lid in lids:
+    lids = np.array(sorted(fab.lid_owner), dtype=np.int64)
+    max_lid = int(lids[-1]) if lids.size else 0
+    # Each entry is "LID PORT : (destination)", the destination as dump_fts prints it: the portguid lets OpenSM remap
+    # a moved LID. The text around the port is the same on every switch, so it is built once per LID.
+    before, after = [], []
+    for lid in lids.tolist():
         guid, name = fab.lid_owner[lid]
         kind = "Switch" if guid in is_switch else "Channel Adapter"
-        dest[lid] = f"{kind} portguid {guid}: '{name}'"
+        before.append(f"0x{lid:04x} ")
+        after.append(f" : ({kind} portguid {guid}: '{name}')")
     blocks = []
     for s in fab.switches:
         table = lfts[s.name]
-        lines = []
-        for lid in lids:
-            if lid >= len(table):
-                continue
-            port = table[lid]
-            if port == routing.unrouted_port:
-                continue
-            lines.append(f"0x{lid:04x} {port:03d} : ({dest[lid]})")
+        present = np.flatnonzero(lids < len(table))
+        ports = table[lids[present]]
+        routed = ports != routing.unrouted_port
+        listed = present[routed].tolist()
+        entries = "\n".join([before[i] + _PORT_FIELD[port] + after[i] for i, port in zip(listed, ports[routed].tolist())])
         blocks.append({"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
-                       "lines": lines})
+                       "entries": entries, "count": len(listed)})
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
 
 

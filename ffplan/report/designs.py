@@ -12,11 +12,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ffplan.catalog import CableType, PriceCatalog
 from ffplan.design.sizing import size_three_layer, size_two_layer
-from ffplan.plan.model import Plan
 from ffplan.report.model import Basis, CableKind, CableLot, Network
+
+if TYPE_CHECKING:  # the plan model loads numpy; the CLI imports this module for the design names
+    from ffplan.plan.model import Plan
 
 FIRE_FLYER, PCIE_THREE_LAYER = "fire-flyer", "pcie-three-layer"  # the inventory's nodes
 THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE = "ft3", "rail-optimized", "mpft"  # the catalog's reference node

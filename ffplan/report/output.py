@@ -7,8 +7,8 @@ import io
 from decimal import Decimal
 from enum import Enum
 from functools import cache
+from typing import TYPE_CHECKING
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from rich.console import Console, Group, JustifyMethod
 from rich.table import Table
 
@@ -16,6 +16,9 @@ from ffplan.report.charts import charts
 from ffplan.report.model import CostReport
 from ffplan.report.view import deviation, fmt, metrics, rows, source_text, titles
 from ffplan.resources import templates_dir
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 
 
@@ -32,6 +35,8 @@ FORMATS = tuple(f.value for f in ReportFormat)
 
 @cache
 def _environment() -> Environment:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape  # not for `ffplan lint`
+
     env = Environment(
         loader=FileSystemLoader(templates_dir() / "reports"),
         undefined=StrictUndefined,

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from ffplan.analyze import PATTERNS, PatternResult, analyze, topology_for
 from ffplan.design.routing import route
 from ffplan.plan.model import Plan
@@ -46,7 +48,7 @@ def _ffplan_routes(plan: Plan, fab: Subnet, failed: str | None) -> tuple[Plan, d
     return rerouted, planned_tables(build_fabric(rerouted, fab.view)), elapsed
 
 
-def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, list[int]] | None = None) -> Plan:
+def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, np.ndarray] | None = None) -> Plan:
     """The plan restricted to a view (one zone, cables taken out), for the analysis of that sub-fabric."""
     zone = view.zone
     routing = plan.routing
@@ -77,12 +79,12 @@ def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, list[int]] | No
                                    "routing": new_routing})
 
 
-def _by_name(plan: Plan, fab: Subnet, tables: dict[str, dict[int, int]]) -> dict[str, list[int]]:
+def _by_name(plan: Plan, fab: Subnet, tables: dict[str, dict[int, int]]) -> dict[str, np.ndarray]:
     assert plan.routing is not None
     size = plan.routing.max_lid + 1
-    out: dict[str, list[int]] = {}
+    out: dict[str, np.ndarray] = {}
     for s in fab.switches:
-        row: list[int] = [plan.routing.unrouted_port] * size
+        row = np.full(size, plan.routing.unrouted_port, dtype=np.uint8)
         for lid, port in tables.get(s.node_guid, {}).items():
             if lid < size:
                 row[lid] = port

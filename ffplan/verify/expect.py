@@ -35,7 +35,7 @@ def fabric_topo(fab: Subnet) -> DiscoveredFabric:
 def planned_tables(fab: Subnet) -> dict[str, dict[int, int]]:
     routing = fab.plan.routing
     assert routing is not None
-    lfts = {lft.switch: lft.ports for lft in routing.lfts}
+    lfts = {lft.switch: lft.ports.tolist() for lft in routing.lfts}
     out: dict[str, dict[int, int]] = {}
     for s in fab.switches:
         table = lfts.get(s.name, [])

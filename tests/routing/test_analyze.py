@@ -97,7 +97,7 @@ def test_opensm_dump_round_trip(lab_routed, fmt):
     topo = topology_for(lab_routed)
     read = read_lfts(_dump(lab_routed, fmt, lid_shift=100), topo)  # other LIDs, mapped back by portguid
     assert not read.missing_switches and not read.unknown_switches and read.unmapped_lids == 0
-    assert read.tables == {l.switch: l.ports for l in lab_routed.routing.lfts}
+    assert {name: table.tolist() for name, table in read.tables.items()} == {l.switch: l.ports.tolist() for l in lab_routed.routing.lfts}
     r = by_name(analyze(lab_routed, ["all-to-all"], tables=read.tables, topo=topo))["all-to-all"]
     assert r.max_load == by_name(analyze(lab_routed, ["all-to-all"]))["all-to-all"].max_load
 
@@ -131,3 +131,37 @@ def test_analyze_cli_json(tmp_path, lab_routed):
     assert data["route_check"] == lab_routed.routing.check.model_dump()  # detours and reachability of the tables
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "bogus"])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("roles", [None, ("compute",)])
+def test_all_to_all_bundles_count_every_flow(lab_routed, roles):
+    """All-to-all is aggregated per (leaf, destination) without listing its flows: the bundles must be exactly those
+    of the flows themselves (every port to every port of its zone on another host)."""
+    from ffplan.analyze.flows import Network, all_to_all_demand, pair_demand
+    from ffplan.analyze.patterns import _ports
+
+    topo = topology_for(lab_routed)
+    net = Network(topo)
+    groups = [_ports(topo, z, roles) for z in topo.zones]
+    flows = [(a, b) for ports in groups for a in ports for b in ports
+             if topo.ca_by_lid[a].host != topo.ca_by_lid[b].host]
+    assert any(len({topo.ca_by_lid[p].leaf for p in ports}) < len(ports) for ports in groups)  # leaves share bundles
+    agg, listed = all_to_all_demand(net, groups), pair_demand(net, flows)
+    assert (agg.flows, agg.max_inject, agg.max_eject, agg.cross_zone) == \
+        (listed.flows, listed.max_inject, listed.max_eject, listed.cross_zone) == (len(flows), *(agg.max_inject,) * 2, 0)
+    assert list(zip(agg.leaf.tolist(), agg.dst.tolist(), agg.weight.tolist())) == \
+        list(zip(listed.leaf.tolist(), listed.dst.tolist(), listed.weight.tolist()))
+
+
+def test_a_flow_that_does_not_arrive_loads_no_link(lab_routed):
+    """A bundle that ends in a dead end counts as unroutable and adds nothing to the links it passed."""
+    topo = topology_for(lab_routed)
+    tables = {l.switch: l.ports.copy() for l in lab_routed.routing.lfts}
+    dst = next(iter(topo.cas["zb-leaf01"])).lid
+    for spine in topo.spines["zb"]:
+        tables[spine][dst] = 255  # the spines drop it: every flow from another leaf dies one hop up
+    r = by_name(analyze(lab_routed, ["all-to-all"], tables=tables, topo=topo))["all-to-all"]
+    intact = by_name(analyze(lab_routed, ["all-to-all"]))["all-to-all"]
+    senders = sum(1 for leaf in topo.leaves["zb"] if leaf != "zb-leaf01" for _ in topo.cas[leaf])
+    assert r.unroutable == senders
+    assert r.mean_load * r.links == intact.mean_load * intact.links - 2 * senders  # two links per lost flow: up, down

@@ -1,0 +1,70 @@
+"""plan.yaml is read from libyaml's events and written by ffplan's own writer: both must agree with PyYAML exactly
+(the reader on every YAML, the writer on every plan-shaped document)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ffplan.plan.io import _YAML_STYLE, _Dumper, _DuplicateKey, _PlanLoader, _PlanWriter, _read_yaml, _Unusual
+
+GOLDEN_PLANS = sorted((Path(__file__).resolve().parents[1] / "golden" / "expected").glob("*/plan.yaml"))
+
+CASES = [
+    "", "a: 1", "a: &x [1, 2]\nb: *x", "a: &x {k: 1}\nb:\n  <<: *x\n  c: 2", "a: !!str 12", "a: !!int '12'",
+    "a: '12'\nb: 12\nc: 1.5\nd: null\ne: ~\nf: true\ng: 2024-01-01\nh: 0x1f\ni: ''\nj: .inf\nk: '0x0002c90003000000'",
+    "- a\n- b: [1, {c: d}]", "a: 1\n---\nb: 2", "? [1]\n: 2", "a: *y", "a: !!int abc", "&r x", "a: 1\na: 2",
+    "x: {a: 1, a: 2}", "!!map {a: 1}", "a: !foo x", "ports: '1 2 3 0 255'\nlid: 0x10", "a: [1, 1, 1]\nb: [yes, no, on]",
+]
+
+
+def _outcome(read, text: str) -> tuple:
+    try:
+        return ("value", read(text))
+    except _DuplicateKey:
+        return ("duplicate key",)
+    except (yaml.YAMLError, ValueError) as exc:
+        return ("error", type(exc).__name__)
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_reads_as_pyyaml_does(text: str) -> None:
+    assert _outcome(_read_yaml, text) == _outcome(lambda t: yaml.load(t, Loader=_PlanLoader), text)
+
+
+@pytest.mark.parametrize("plan", GOLDEN_PLANS, ids=lambda p: p.parent.name)
+def test_reads_a_designed_plan_as_pyyaml_does(plan: Path) -> None:
+    text = plan.read_text()
+    assert _read_yaml(text) == yaml.load(text, Loader=_PlanLoader)
+
+
+def _pyyaml(data: dict) -> str:
+    return yaml.dump(data, Dumper=_Dumper, default_flow_style=None, **_YAML_STYLE)
+
+
+@pytest.mark.parametrize("plan", GOLDEN_PLANS, ids=lambda p: p.parent.name)
+def test_writes_a_designed_plan_as_pyyaml_does(plan: Path) -> None:
+    data = _read_yaml(plan.read_text())
+    assert _PlanWriter().document(data) == _pyyaml(data) == plan.read_text().split("\n", 1)[1]
+
+
+WORDS = st.sampled_from(["", "a", "yes", "No", "null", "~", "0x1f", "12", "1.5", "-", "- a", "a: b", "a:b", "#c", "a #c",
+                         "[x]", "{y}", "a, b", "'q'", '"q"', "é", "tab\there", "line\nbreak", " lead", "trail ", "2024-01-01",
+                         "z1-leaf01", "0 1 2 255", "DAC 2m", "0000:41:00.0", "*ref", "&anchor", "!tag", "%p", "@at", "x" * 130])
+SCALARS = st.one_of(WORDS, st.text(max_size=8), st.integers(-10**12, 10**12), st.floats(allow_nan=False), st.booleans(), st.none())
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.one_of(WORDS, st.text(max_size=6)), inner, max_size=4)),
+                      max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.one_of(WORDS, st.text(min_size=1, max_size=6)), VALUES, min_size=1, max_size=5))
+def test_writes_any_plan_shaped_document_as_pyyaml_does(data: dict) -> None:
+    try:
+        written = _PlanWriter().document(data)
+    except _Unusual:
+        return  # dump_plan leaves it to PyYAML
+    assert written == _pyyaml(data)
