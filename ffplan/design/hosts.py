@@ -35,7 +35,7 @@ from ffplan.plan.model import (
     SlSetting,
 )
 
-__all__ = ["design_hosts", "switch_loops", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
+__all__ = ["design_hosts", "switch_loops", "cross_nic", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
 
 # PCIe generation -> link speed as NCCL's dictionary (kvDictPciGen) and sysfs (kernel >= 5.7) spell it.
 PCIE_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe",
@@ -294,6 +294,42 @@ def _sl_comment(cls: str, sl: int, claimed: bool, what: str) -> str:
     return f"SL {sl} of traffic class '{cls}' in the plan's QoS; OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)"
 
 
+# Every plan is one subnet of zones with balanced placement until the plan records its layout and placement.
+PLAN_LAYOUT, PLAN_PLACEMENT = "zones", "balanced"
+
+
+def cross_nic(layout: str, placement: str, nics: int) -> Setting | None:
+    """NCCL_CROSS_NIC for a node with `nics` compute NICs: whether a ring or tree may leave a node on another
+    NIC than the one it arrived on (NCCL src/graph/search.cc: 0 keeps the NIC, 1 allows crossing, 2 searches
+    aligned rings first and crosses when that finds none better). None with one NIC: NCCL ignores it."""
+    if nics <= 1:
+        return None
+    if layout == "planes":
+        return Setting(name="NCCL_CROSS_NIC", value="0",
+                       comment="0: on planes NIC i reaches only plane i's NICs on other nodes (a subnet each, no links between "
+                               "planes), so rings and trees must leave every node on the NIC they arrived on; traffic between "
+                               "planes moves inside the node over NVLink (PXN)")
+    if placement == "rail-optimized":
+        return Setting(name="NCCL_CROSS_NIC", value="0",
+                       comment="0: rail-optimized placement puts NIC i of every node on the rail-i leaf, so rings that keep "
+                               "each NIC on its rail stay one leaf hop apart instead of crossing the spines")
+    return Setting(name="NCCL_CROSS_NIC", value="2",
+                   comment="2 (NCCL's default, stated): one subnet where every NIC reaches every other, and balanced "
+                           "placement leaves no rails to keep aligned; NCCL searches aligned rings first and crosses NICs "
+                           "only when that finds more bandwidth")
+
+
+def _gdr_comment(gpus: list[PcieDevice], nics: list[PcieDevice], level: str) -> str:
+    near = sorted({d.name for d in gpus if d.gdr})
+    enabled = f"{level} enables it for {', '.join(near) if near else 'no GPU'}. Needs nvidia-peermem or DMA-BUF and IOMMU pt/off"
+    if any(n.pcie_switch for n in nics):
+        paths = ", ".join(sorted({d.nic_path for d in gpus}, key=PATH_ORDER.index))
+        return (f"GPUDirect RDMA up to path {level}: GPUs reach their NIC through PCIe switches ({paths}, see the GPU to NIC "
+                f"table); {enabled}")
+    return (f"GPUDirect RDMA up to path {level}: NICs sit on CPU root ports (no PCIe switch), so NCCL's "
+            f"default (PXB) would stage all traffic through host memory; {enabled}")
+
+
 def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list[Setting]:
     gpus = [d for d in devices if d.kind == "gpu"]
     nics = [d for d in devices if d.kind == "nic"]
@@ -301,7 +337,6 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
         return []
     cls, sl, claimed = _sl(plan, "nccl")
     gdr = settings.gdr_level or "PXB"
-    near = sorted({d.name for d in gpus if d.gdr})
     out = [Setting(name="NCCL_TOPO_FILE", value=str(settings.topo_file),
                    comment="the PCIe/NUMA tree of this node model (topo.xml here); NCCL keeps the file's tree and fills "
                            "in device details from sysfs")]
@@ -310,6 +345,8 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
         out.append(Setting(name="NCCL_IB_HCA", value=f"={hca}",
                            comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
                                    "fabric ports listed here carry NCCL traffic"))
+        if crossing := cross_nic(PLAN_LAYOUT, PLAN_PLACEMENT, len(nics)):
+            out.append(crossing)
     out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, claimed, "NCCL")))
     out.append(Setting(name="NCCL_IB_TIMEOUT", value="20",
                        comment="ACK timeout 4.096 us x 2^20 = 4.3 s per try (NCCL's default since 2.23, set so older "
@@ -320,10 +357,7 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
                        comment="1 = register memory with relaxed ordering and fail loudly if the verbs API lacks it; pairs "
                                "with relaxed-ordering.sh (NIC Device Control bit)" if ro else
                                "0 = relaxed ordering disabled for this profile (relaxed_ordering: false)"))
-    out.append(Setting(name="NCCL_NET_GDR_LEVEL", value=gdr,
-                       comment=f"GPUDirect RDMA up to path {gdr}: NICs sit on CPU root ports (no PCIe switch), so NCCL's "
-                               f"default (PXB) would stage all traffic through host memory; {gdr} enables it for "
-                               f"{', '.join(near) if near else 'no GPU'}. Needs nvidia-peermem or DMA-BUF and IOMMU pt/off"))
+    out.append(Setting(name="NCCL_NET_GDR_LEVEL", value=gdr, comment=_gdr_comment(gpus, nics, gdr)))
     out.append(Setting(name="NCCL_P2P_LEVEL", value="PHB",
                        comment="GPU-to-GPU P2P within a NUMA node; NCCL >= 2.23 defaults to PXB (P2P off through the CPU "
                                "with more than 2 GPUs on AMD) and would use shared memory instead. Benchmark against unset"))
