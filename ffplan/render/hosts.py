@@ -88,7 +88,7 @@ def _context(plan: Plan, p: HostProfile, nodes: dict[str, Node]) -> dict:
         "want_ro": "1" if p.relaxed_ordering.enabled else "0", "ro": p.relaxed_ordering,
         "host_ports": host_ports, "hosts_compact": compact,
         "hosts_summary": compact if len(compact) <= 60 else compact[:57] + "...",
-        "gdr_level": gdr_level, "threefs": threefs,
+        "gdr_level": gdr_level, "threefs": threefs, "switch_bus": {s.name: s.bus_id for s in p.pcie_switches},
     }
 
 

@@ -173,6 +173,49 @@ check_pci() {
   check "$1 link width" "$8" "$(read_sys "$dev/current_link_width")"
   check "$1 NUMA node" "$9" "$(read_sys "$dev/numa_node")"
 }
+
+# PCIe switches: each is a bridge on its planned NUMA node, and each device sits under its switch's upstream
+# port (the tree topo.xml gives NCCL, which NCCL would otherwise read from here).
+check_switch() {
+  # name, upstream port bus id, class, numa
+  local dev="$sysfs/bus/pci/devices/$2"
+  if [ ! -e "$dev" ]; then
+    report FAIL "$1 at $2" "present" "missing"
+    return 0
+  fi
+  check "$1 class" "$3" "$(read_sys "$dev/class")"
+  check "$1 NUMA node" "$4" "$(read_sys "$dev/numa_node")"
+}
+check_behind() {
+  # device name, device bus id, switch name, switch bus id
+  local path
+  path="$(readlink -f "$sysfs/bus/pci/devices/$2" 2>/dev/null || printf 'missing')"
+  case "$path" in
+    */"$4"/*) report PASS "$1 behind $3" "$4" "$path" ;;
+    *) report FAIL "$1 behind $3" "$4" "$path" ;;
+  esac
+}
+check_switch sw0 0000:15:00.0 0x060400 0
+check_switch sw1 0000:37:00.0 0x060400 0
+check_switch sw2 0000:97:00.0 0x060400 1
+check_switch sw3 0000:b7:00.0 0x060400 1
+check_behind gpu0 0000:18:00.0 sw0 0000:15:00.0
+check_behind gpu1 0000:1b:00.0 sw0 0000:15:00.0
+check_behind gpu2 0000:3a:00.0 sw1 0000:37:00.0
+check_behind gpu3 0000:3d:00.0 sw1 0000:37:00.0
+check_behind gpu4 0000:9a:00.0 sw2 0000:97:00.0
+check_behind gpu5 0000:9d:00.0 sw2 0000:97:00.0
+check_behind gpu6 0000:ba:00.0 sw3 0000:b7:00.0
+check_behind gpu7 0000:bd:00.0 sw3 0000:b7:00.0
+check_behind mlx5_0 0000:19:00.0 sw0 0000:15:00.0
+check_behind mlx5_1 0000:1c:00.0 sw0 0000:15:00.0
+check_behind mlx5_2 0000:3b:00.0 sw1 0000:37:00.0
+check_behind mlx5_3 0000:3e:00.0 sw1 0000:37:00.0
+check_behind mlx5_4 0000:9b:00.0 sw2 0000:97:00.0
+check_behind mlx5_5 0000:9e:00.0 sw2 0000:97:00.0
+check_behind mlx5_6 0000:bb:00.0 sw3 0000:b7:00.0
+check_behind mlx5_7 0000:be:00.0 sw3 0000:b7:00.0
+
 check_pci gpu0 0000:18:00.0 0x030200 0x10de 0x2324 '32.0 GT/s PCIe' '32 GT/s' 16 0
 check_pci gpu1 0000:1b:00.0 0x030200 0x10de 0x2324 '32.0 GT/s PCIe' '32 GT/s' 16 0
 check_pci gpu2 0000:3a:00.0 0x030200 0x10de 0x2324 '32.0 GT/s PCIe' '32 GT/s' 16 0
