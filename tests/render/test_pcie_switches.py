@@ -9,13 +9,18 @@ test_nccl_loader.py checks the same against NCCL's own code where it can be buil
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ncclxml import check_lexical, check_tree, parse
 from pcie_variants import variant_plan
 
 from ffplan.design.hosts import cross_nic
+from ffplan.lint import lint_file
 from ffplan.plan.check import plan_problems
 from ffplan.render.hosts import render_hosts
+
+FIXTURES = Path(__file__).resolve().parents[1] / "lint" / "fixtures"
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +113,14 @@ def test_plan_refuses_an_unknown_or_later_listed_switch(plans):
     problems = [message for _, message in plan_problems(plan.model_copy(update={"hosts": [broken]}))]
     assert "unknown PCIe switch 'sw9'" in problems
     assert "unknown PCIe switch listed before it 'sw0'" in problems
+
+
+@pytest.mark.parametrize("parent", ["pcie_switch: sw0, root_port: rp0", "model: GPU1"])
+def test_a_device_sits_on_a_root_port_or_a_switch_not_both_nor_neither(tmp_path, parent):
+    text = (FIXTURES / "FF308" / "pass.yaml").read_text()
+    line = "{name: gpu0, kind: gpu, model: GPU1, pcie_switch: sw0,"
+    assert line in text
+    path = tmp_path / "inventory.yaml"
+    path.write_text(text.replace(line, "{name: gpu0, kind: gpu, " + ("model: GPU1, " + parent if "switch" in parent else parent) + ","))
+    (finding,) = lint_file(path).diagnostics
+    assert finding.rule == "FF012" and "exactly one of root_port or pcie_switch" in finding.message
