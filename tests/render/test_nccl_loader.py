@@ -117,3 +117,16 @@ def test_nccl_loads_the_file_and_agrees_with_the_profile(harness, plans, name, t
         for d in gpus:
             assert channel0[d.topo_bus_id] == d.nearest_nic, d.name
             assert paths[(d.topo_bus_id, d.nearest_nic)] == (d.nic_path, d.gdr), d.name
+
+
+@pytest.mark.parametrize("old, new", [
+    ('<system version="1">', '<system version="2">'),  # xml.cc: "XML Topology has wrong version"
+    (' class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">', ' class="0x060400">'),  # topo.cc: link_width required
+    ("\n    <pci", "\n\t<pci"),  # xml.cc: only spaces and newlines between elements
+])
+def test_the_harness_fails_where_nccl_refuses_the_file(harness, plans, tmp_path, old, new):
+    text = render_hosts(plans["hgx"])["hosts/hgx-h800/topo.xml"]
+    assert old in text
+    path = tmp_path / "topo.xml"
+    path.write_text(text.replace(old, new))
+    assert subprocess.run([str(harness), str(path), "90"], capture_output=True, check=False).returncode != 0
