@@ -20,7 +20,7 @@ from collections import defaultdict
 
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import Device, HostSettings, Inventory, NicModel, NodeModel, PcieLink
+from ffplan.inventory.models import Device, HostSettings, Inventory, NicModel, NodeModel, PcieLink, RootPort
 from ffplan.inventory.resolve import ResolvedHost
 from ffplan.plan.model import (
     HostProfile,
@@ -148,11 +148,14 @@ class _Tree:
             self.children[_parent(d)].append(d.name)
 
     def chain(self, parent: str) -> list[str]:
-        """The switches from `parent` up (empty on a root port), then the root port."""
+        """`parent` and the switches above it, then the root port (only the root port when `parent` is one)."""
         out = [parent]
         while out[-1] in self.switches:
             out.append(self.switches[out[-1]].upstream)
         return out
+
+    def root_port(self, parent: str) -> RootPort:
+        return self.ports[self.chain(parent)[-1]]
 
     def link(self, parent: str, pcie: PcieLink) -> tuple[int, int]:
         """(gen, lanes) of the link to `parent` as sysfs reports it (the lower of both ends): a root port's lanes
@@ -196,7 +199,7 @@ def _switches(tree: _Tree, model: NodeModel) -> list[PcieSwitchSpec]:
     """The switches top-down (each after the one above it), with their upstream link as sysfs reports it."""
     out = []
     for sw in sorted(model.pcie_switches, key=lambda sw: len(tree.chain(sw.upstream))):
-        rp = tree.ports[tree.chain(sw.upstream)[-1]]
+        rp = tree.root_port(sw.upstream)
         gen, width = tree.link(sw.upstream, sw.pcie)
         out.append(PcieSwitchSpec(
             name=sw.name, parent=sw.upstream if sw.upstream in tree.switches else "", root_port=rp.name, numa=rp.numa,
@@ -222,7 +225,7 @@ def _mirror_bits(value: int, pow2: int) -> int:
     return mirror
 
 
-def _nearest_nic(tree: _Tree, model: NodeModel, gpu: Device) -> str:
+def _nearest_nic(tree: _Tree, model: NodeModel, gpu: Device) -> Device:
     """The NIC NCCL gives `gpu` on channel 0 (ncclTopoGetLocalNetType): among its nearest NICs, the one its
     CUDA index picks among the GPUs nearest to the first of them, so GPU i and NIC i pair up under one switch.
     CUDA numbers the GPUs in the model's order (PCI bus order, as the model lists them)."""
@@ -232,7 +235,7 @@ def _nearest_nic(tree: _Tree, model: NodeModel, gpu: Device) -> str:
     index = gpus.index(gpu) % len(local_gpus)
     if len(local_nics) & (len(local_nics) - 1) == 0:
         index = _mirror_bits(index, len(local_nics))
-    return local_nics[index % len(local_nics)].name
+    return local_nics[index % len(local_nics)]
 
 
 def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> list[PcieDevice]:
@@ -243,7 +246,7 @@ def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level:
     devices = []
     for d in model.devices:
         parent = _parent(d)
-        rp = tree.ports[tree.chain(parent)[-1]]
+        rp = tree.root_port(parent)
         spec = inv.models.gpus[d.model] if d.kind == "gpu" else inv.models.nics[d.model]
         vendor, device = spec.pci_id.split(":")
         gen, width = tree.link(parent, spec.pcie)
@@ -252,9 +255,11 @@ def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level:
         gdr = False
         ib_ports: list[int] = []
         rate = ""
+        # devices directly on the same root port share its lanes (under a switch, the switch's uplink)
+        peers = [] if d.pcie_switch else [n for n in tree.children[parent] if n != d.name and n not in tree.switches]
         if d.kind == "gpu" and nics:
-            nearest = _nearest_nic(tree, model, d)
-            path = tree.path(parent, _parent(next(n for n in nics if n.name == nearest)))
+            nic = _nearest_nic(tree, model, d)
+            nearest, path = nic.name, tree.path(parent, _parent(nic))
             gdr = PATH_ORDER.index(path) <= gdr_rank
         if isinstance(spec, NicModel):
             ib_ports = list(range(1, spec.ports + 1))
@@ -263,7 +268,7 @@ def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level:
             name=d.name, kind=d.kind, model=d.model, bus_id=bus,
             topo_bus_id=bus[:-1] + "0" if d.kind == "nic" else bus,
             numa=rp.numa, socket=socket_of.get(rp.numa, 0), root_port=rp.name, pcie_switch=d.pcie_switch or "",
-            root_port_peers=[n for n in tree.children[parent] if n != d.name and n not in tree.switches] if not d.pcie_switch else [],
+            root_port_peers=peers,
             pci_class=PCI_CLASS[d.kind], vendor=vendor, device=device,
             link_gen=gen, link_speed=PCIE_SPEED[gen], link_speed_legacy=PCIE_SPEED_LEGACY[gen], link_width=width,
             ib_ports=ib_ports, ib_rate=rate, nearest_nic=nearest, nic_path=path, gdr=gdr,
