@@ -20,13 +20,14 @@ from collections import defaultdict
 
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import HostSettings, Inventory, NicModel, NodeModel
+from ffplan.inventory.models import Device, HostSettings, Inventory, NicModel, NodeModel, PcieLink, RootPort
 from ffplan.inventory.resolve import ResolvedHost
 from ffplan.plan.model import (
     HostProfile,
     NumaNode,
     NvlinkPair,
     PcieDevice,
+    PcieSwitchSpec,
     Plan,
     ProfileFile,
     RelaxedOrdering,
@@ -34,14 +35,14 @@ from ffplan.plan.model import (
     SlSetting,
 )
 
-__all__ = ["design_hosts", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
+__all__ = ["design_hosts", "switch_loops", "cross_nic", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
 
 # PCIe generation -> link speed as NCCL's dictionary (kvDictPciGen) and sysfs (kernel >= 5.7) spell it.
 PCIE_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe",
               6: "64.0 GT/s PCIe"}
 # The spelling of kernels < 5.7 (also accepted by NCCL).
 PCIE_SPEED_LEGACY = {1: "2.5 GT/s", 2: "5 GT/s", 3: "8 GT/s", 4: "16 GT/s", 5: "32 GT/s", 6: "64 GT/s"}
-PCI_CLASS = {"gpu": "0x030200", "nic": "0x020700"}  # 3D controller; InfiniBand controller
+PCI_CLASS = {"gpu": "0x030200", "nic": "0x020700", "bridge": "0x060400"}  # 3D controller; InfiniBand controller; PCI bridge
 # NCCL path types in order (src/graph/paths.cc), for the GDR decision.
 PATH_ORDER = ["LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"]
 
@@ -133,32 +134,132 @@ def numa_nodes(model: NodeModel) -> list[NumaNode]:
 # ---------------------------------------------------------------- devices
 
 
+class _Tree:
+    """The PCIe tree of a node model: each device's and switch's parent, and each one's chain of switches up
+    to its root port. References are resolved by lint (FF301, FF308, FF309) and design's _check first."""
+
+    def __init__(self, model: NodeModel) -> None:
+        self.ports = {rp.name: rp for rp in model.root_ports}
+        self.switches = {sw.name: sw for sw in model.pcie_switches}
+        self.children: dict[str, list[str]] = defaultdict(list)  # root port or switch -> names right under it
+        for sw in model.pcie_switches:
+            self.children[sw.upstream].append(sw.name)
+        for d in model.devices:
+            self.children[_parent(d)].append(d.name)
+
+    def chain(self, parent: str) -> list[str]:
+        """`parent` and the switches above it, then the root port (only the root port when `parent` is one)."""
+        out = [parent]
+        while out[-1] in self.switches:
+            out.append(self.switches[out[-1]].upstream)
+        return out
+
+    def root_port(self, parent: str) -> RootPort:
+        return self.ports[self.chain(parent)[-1]]
+
+    def link(self, parent: str, pcie: PcieLink) -> tuple[int, int]:
+        """(gen, lanes) of the link to `parent` as sysfs reports it (the lower of both ends): a root port's lanes
+        are shared by everything on it; a switch gives each downstream port the width of what it holds."""
+        if parent in self.switches:
+            return min(pcie.gen, self.switches[parent].pcie.gen), pcie.lanes
+        rp = self.ports[parent]
+        return min(pcie.gen, rp.pcie.gen), min(pcie.lanes, max(1, rp.pcie.lanes // len(self.children[parent])))
+
+    def path(self, a: str, b: str) -> str:
+        """NCCL's path type between two devices given their parents (paths.cc: a hop between two PCI nodes is
+        PXB, a hop through a CPU PHB, between CPUs SYS). NCCL skips root ports on its sysfs walk, so two
+        switches on one root port meet only at the CPU: PHB."""
+        up_a, up_b = self.chain(a), self.chain(b)
+        if self.ports[up_a[-1]].numa != self.ports[up_b[-1]].numa:
+            return "SYS"
+        common = next((s for s in up_a[:-1] if s in up_b[:-1]), None)
+        if common is None:
+            return "PHB"
+        return "PIX" if a == b == common else "PXB"
+
+
+def switch_loops(model: NodeModel) -> list[list[str]]:
+    """Each loop of PCIe switches whose upstream chain comes back to itself, once, from its first-listed member."""
+    upstream = {sw.name: sw.upstream for sw in model.pcie_switches}
+    loops: list[list[str]] = []
+    for sw in model.pcie_switches:
+        chain = [sw.name]
+        while upstream.get(chain[-1]) in upstream and upstream[chain[-1]] not in chain:
+            chain.append(upstream[chain[-1]])
+        if upstream.get(chain[-1]) == sw.name and not any(sw.name in loop for loop in loops):
+            loops.append(chain)
+    return loops
+
+
+def _parent(d: Device) -> str:
+    return d.pcie_switch or d.root_port or ""
+
+
+def _switches(tree: _Tree, model: NodeModel) -> list[PcieSwitchSpec]:
+    """The switches top-down (each after the one above it), with their upstream link as sysfs reports it."""
+    out = []
+    for sw in sorted(model.pcie_switches, key=lambda sw: len(tree.chain(sw.upstream))):
+        rp = tree.root_port(sw.upstream)
+        gen, width = tree.link(sw.upstream, sw.pcie)
+        out.append(PcieSwitchSpec(
+            name=sw.name, parent=sw.upstream if sw.upstream in tree.switches else "", root_port=rp.name, numa=rp.numa,
+            bus_id=sw.bus_id.lower(), pci_class=PCI_CLASS["bridge"], link_speed=PCIE_SPEED[gen], link_width=width,
+        ))
+    return out
+
+
+def _nearest(tree: _Tree, device: Device, others: list[Device]) -> list[Device]:
+    """The devices of `others` at the shortest path type from `device` (NCCL's ncclTopoGetLocal; it ranks by
+    path bandwidth first, equal here as long as the links on both paths are alike)."""
+    ranks = [PATH_ORDER.index(tree.path(_parent(device), _parent(o))) for o in others]
+    return [o for o, rank in zip(others, ranks) if rank == min(ranks)]
+
+
+def _mirror_bits(value: int, pow2: int) -> int:
+    """NCCL's mirrorBits (graph/topo.h): `value`'s bits reversed within log2(pow2) bits."""
+    mirror, bit, mirrored = 0, 1, pow2 >> 1
+    while bit < pow2:
+        if value & bit:
+            mirror |= mirrored
+        bit, mirrored = bit << 1, mirrored >> 1
+    return mirror
+
+
+def _nearest_nic(tree: _Tree, model: NodeModel, gpu: Device) -> Device:
+    """The NIC NCCL gives `gpu` on channel 0 (ncclTopoGetLocalNetType): among its nearest NICs, the one its
+    CUDA index picks among the GPUs nearest to the first of them, so GPU i and NIC i pair up under one switch.
+    CUDA numbers the GPUs in the model's order (PCI bus order, as the model lists them)."""
+    gpus = [d for d in model.devices if d.kind == "gpu"]
+    local_nics = _nearest(tree, gpu, [d for d in model.devices if d.kind == "nic"])
+    local_gpus = _nearest(tree, local_nics[0], gpus)
+    index = gpus.index(gpu) % len(local_gpus)
+    if len(local_nics) & (len(local_nics) - 1) == 0:
+        index = _mirror_bits(index, len(local_nics))
+    return local_nics[index % len(local_nics)]
+
+
 def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> list[PcieDevice]:
-    ports = {rp.name: rp for rp in model.root_ports}
+    tree = _Tree(model)
     socket_of = {n.id: n.socket for n in nodes}
-    on_port: dict[str, list[str]] = defaultdict(list)
-    for d in model.devices:
-        on_port[d.root_port].append(d.name)
     nics = [d for d in model.devices if d.kind == "nic"]
-    nic_numa = {d.name: ports[d.root_port].numa for d in nics}
     gdr_rank = PATH_ORDER.index(gdr_level)
     devices = []
     for d in model.devices:
-        rp = ports[d.root_port]
+        parent = _parent(d)
+        rp = tree.root_port(parent)
         spec = inv.models.gpus[d.model] if d.kind == "gpu" else inv.models.nics[d.model]
         vendor, device = spec.pci_id.split(":")
-        gen = min(spec.pcie.gen, rp.pcie.gen)
-        width = min(spec.pcie.lanes, max(1, rp.pcie.lanes // len(on_port[d.root_port])))
+        gen, width = tree.link(parent, spec.pcie)
         bus = d.bus_id.lower()
         nearest = path = ""
         gdr = False
         ib_ports: list[int] = []
         rate = ""
+        # devices directly on the same root port share its lanes (under a switch, the switch's uplink)
+        peers = [] if d.pcie_switch else [n for n in tree.children[parent] if n != d.name and n not in tree.switches]
         if d.kind == "gpu" and nics:
-            same = [n for n in nics if nic_numa[n.name] == rp.numa]
-            pick = same[0] if same else nics[0]
-            nearest = pick.name
-            path = "PHB" if same else "SYS"
+            nic = _nearest_nic(tree, model, d)
+            nearest, path = nic.name, tree.path(parent, _parent(nic))
             gdr = PATH_ORDER.index(path) <= gdr_rank
         if isinstance(spec, NicModel):
             ib_ports = list(range(1, spec.ports + 1))
@@ -166,8 +267,8 @@ def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level:
         devices.append(PcieDevice(
             name=d.name, kind=d.kind, model=d.model, bus_id=bus,
             topo_bus_id=bus[:-1] + "0" if d.kind == "nic" else bus,
-            numa=rp.numa, socket=socket_of.get(rp.numa, 0), root_port=rp.name,
-            root_port_peers=[n for n in on_port[d.root_port] if n != d.name],
+            numa=rp.numa, socket=socket_of.get(rp.numa, 0), root_port=rp.name, pcie_switch=d.pcie_switch or "",
+            root_port_peers=peers,
             pci_class=PCI_CLASS[d.kind], vendor=vendor, device=device,
             link_gen=gen, link_speed=PCIE_SPEED[gen], link_speed_legacy=PCIE_SPEED_LEGACY[gen], link_width=width,
             ib_ports=ib_ports, ib_rate=rate, nearest_nic=nearest, nic_path=path, gdr=gdr,
@@ -198,6 +299,42 @@ def _sl_comment(cls: str, sl: int, claimed: bool, what: str) -> str:
     return f"SL {sl} of traffic class '{cls}' in the plan's QoS; OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)"
 
 
+# Every plan is one subnet of zones with balanced placement until the plan records its layout and placement.
+PLAN_LAYOUT, PLAN_PLACEMENT = "zones", "balanced"
+
+
+def cross_nic(layout: str, placement: str, nics: int) -> Setting | None:
+    """NCCL_CROSS_NIC for a node with `nics` compute NICs: whether a ring or tree may leave a node on another
+    NIC than the one it arrived on (NCCL src/graph/search.cc: 0 keeps the NIC, 1 allows crossing, 2 searches
+    aligned rings first and crosses when that finds none better). None with one NIC: NCCL ignores it."""
+    if nics <= 1:
+        return None
+    if layout == "planes":
+        return Setting(name="NCCL_CROSS_NIC", value="0",
+                       comment="0: on planes NIC i reaches only plane i's NICs on other nodes (a subnet each, no links between "
+                               "planes), so rings and trees must leave every node on the NIC they arrived on; traffic between "
+                               "planes moves inside the node over NVLink (PXN)")
+    if placement == "rail-optimized":
+        return Setting(name="NCCL_CROSS_NIC", value="0",
+                       comment="0: rail-optimized placement puts NIC i of every node on the rail-i leaf, so rings that keep "
+                               "each NIC on its rail stay one leaf hop apart instead of crossing the spines")
+    return Setting(name="NCCL_CROSS_NIC", value="2",
+                   comment="2 (NCCL's default, stated): one subnet where every NIC reaches every other, and balanced "
+                           "placement leaves no rails to keep aligned; NCCL searches aligned rings first and crosses NICs "
+                           "only when that finds more bandwidth")
+
+
+def _gdr_comment(gpus: list[PcieDevice], nics: list[PcieDevice], level: str) -> str:
+    near = sorted({d.name for d in gpus if d.gdr})
+    enabled = f"{level} enables it for {', '.join(near) if near else 'no GPU'}. Needs nvidia-peermem or DMA-BUF and IOMMU pt/off"
+    if any(n.pcie_switch for n in nics):
+        paths = ", ".join(sorted({d.nic_path for d in gpus}, key=PATH_ORDER.index))
+        return (f"GPUDirect RDMA up to path {level}: GPUs reach their NIC through PCIe switches ({paths}, see the GPU to NIC "
+                f"table); {enabled}")
+    return (f"GPUDirect RDMA up to path {level}: NICs sit on CPU root ports (no PCIe switch), so NCCL's "
+            f"default (PXB) would stage all traffic through host memory; {enabled}")
+
+
 def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list[Setting]:
     gpus = [d for d in devices if d.kind == "gpu"]
     nics = [d for d in devices if d.kind == "nic"]
@@ -205,7 +342,6 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
         return []
     cls, sl, claimed = _sl(plan, "nccl")
     gdr = settings.gdr_level or "PXB"
-    near = sorted({d.name for d in gpus if d.gdr})
     out = [Setting(name="NCCL_TOPO_FILE", value=str(settings.topo_file),
                    comment="the PCIe/NUMA tree of this node model (topo.xml here); NCCL keeps the file's tree and fills "
                            "in device details from sysfs")]
@@ -214,6 +350,8 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
         out.append(Setting(name="NCCL_IB_HCA", value=f"={hca}",
                            comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
                                    "fabric ports listed here carry NCCL traffic"))
+        if crossing := cross_nic(PLAN_LAYOUT, PLAN_PLACEMENT, len(nics)):
+            out.append(crossing)
     out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, claimed, "NCCL")))
     out.append(Setting(name="NCCL_IB_TIMEOUT", value="20",
                        comment="ACK timeout 4.096 us x 2^20 = 4.3 s per try (NCCL's default since 2.23, set so older "
@@ -224,10 +362,7 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
                        comment="1 = register memory with relaxed ordering and fail loudly if the verbs API lacks it; pairs "
                                "with relaxed-ordering.sh (NIC Device Control bit)" if ro else
                                "0 = relaxed ordering disabled for this profile (relaxed_ordering: false)"))
-    out.append(Setting(name="NCCL_NET_GDR_LEVEL", value=gdr,
-                       comment=f"GPUDirect RDMA up to path {gdr}: NICs sit on CPU root ports (no PCIe switch), so NCCL's "
-                               f"default (PXB) would stage all traffic through host memory; {gdr} enables it for "
-                               f"{', '.join(near) if near else 'no GPU'}. Needs nvidia-peermem or DMA-BUF and IOMMU pt/off"))
+    out.append(Setting(name="NCCL_NET_GDR_LEVEL", value=gdr, comment=_gdr_comment(gpus, nics, gdr)))
     out.append(Setting(name="NCCL_P2P_LEVEL", value="PHB",
                        comment="GPU-to-GPU P2P within a NUMA node; NCCL >= 2.23 defaults to PXB (P2P off through the CPU "
                                "with more than 2 GPUs on AMD) and would use shared memory instead. Benchmark against unset"))
@@ -280,7 +415,7 @@ def _profile_key(host: ResolvedHost) -> tuple:
 
 
 def _check(loaded: LoadedInventory) -> None:
-    """References the profiles need; lint reports the same (FF301-FF306) with more context."""
+    """References the profiles need; lint reports the same (FF301-FF309) with more context."""
     inv = loaded.inventory
     c = Collector(loaded.source.file, loaded.source.positions)
     used = {h.model for h in loaded.resolved.hosts}
@@ -295,10 +430,21 @@ def _check(loaded: LoadedInventory) -> None:
                 c.error("FF303", ("models", "nodes", name, "root_ports", ri, "numa"),
                         f"root port '{rp.name}' of node model '{name}' is on NUMA node {rp.numa}, which does not exist",
                         "fix the root port's numa, or the cpu's sockets/nps")
+        switches = {sw.name for sw in model.pcie_switches}
+        for si, sw in enumerate(model.pcie_switches):
+            if sw.upstream not in ports | switches:
+                c.error("FF308", ("models", "nodes", name, "pcie_switches", si, "upstream"),
+                        f"PCIe switch '{sw.name}' is under unknown root port or switch '{sw.upstream}'", "run `ffplan lint` for details")
+        for loop in switch_loops(model):
+            c.error("FF309", ("models", "nodes", name, "pcie_switches"),
+                    f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' form a loop", "run `ffplan lint` for details")
         for di, d in enumerate(model.devices):
-            if d.root_port not in ports:
+            if d.root_port is not None and d.root_port not in ports:
                 c.error("FF301", ("models", "nodes", name, "devices", di, "root_port"),
                         f"device '{d.name}' is on unknown root port '{d.root_port}'", "run `ffplan lint` for details")
+            if d.pcie_switch is not None and d.pcie_switch not in switches:
+                c.error("FF308", ("models", "nodes", name, "devices", di, "pcie_switch"),
+                        f"device '{d.name}' is under unknown PCIe switch '{d.pcie_switch}'", "run `ffplan lint` for details")
             table = inv.models.gpus if d.kind == "gpu" else inv.models.nics
             if d.model not in table:
                 c.error("FF302", ("models", "nodes", name, "devices", di, "model"),
@@ -352,7 +498,7 @@ def design_hosts(loaded: LoadedInventory, plan: Plan) -> list[HostProfile]:
             cpu_familyid=nccl_family_id(cpu.family_id), cpu_modelid=cpu.model_id,
             sockets=cpu.sockets, cores_per_socket=cpu.cores_per_socket, threads_per_core=cpu.threads_per_core,
             nps=cpu.nps, logical_cpus=cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core,
-            numa_nodes=nodes, devices=devices,
+            numa_nodes=nodes, pcie_switches=_switches(_Tree(model), model), devices=devices,
             nvlink_pairs=[NvlinkPair(a=a, b=b) for a, b in model.nvlink_pairs],
             topo_file=topo_file, nccl=_nccl(devices, settings, plan), sls=_sls(plan, role, has_gpus),
             relaxed_ordering=RelaxedOrdering(

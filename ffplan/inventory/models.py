@@ -11,7 +11,7 @@ import string
 from enum import Enum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 INVENTORY_VERSION: Literal[1] = 1
 
@@ -121,12 +121,28 @@ class RootPort(Strict):
     pcie: PcieLink = PcieLink()
 
 
+class PcieSwitch(Strict):
+    """A PCIe switch (HGX boards: one per GPU/NIC pair or two); devices and lower switches hang under it."""
+
+    name: DeviceName
+    upstream: DeviceName = Field(description="The root port, or the switch, its upstream port connects to.")
+    bus_id: BusId = Field(description="Bus id of the switch's upstream port (lspci -D): the bridge NCCL names the switch by.")
+    pcie: PcieLink = Field(default=PcieLink(), description="The upstream link (gen and lanes).")
+
+
 class Device(Strict):
     name: DeviceName = Field(description="OS name: mlx5_0 for a NIC, gpu0 for a GPU.")
     kind: Literal["gpu", "nic"]
     model: Name
-    root_port: DeviceName
+    root_port: DeviceName | None = Field(default=None, description="The CPU root port it sits on (or pcie_switch).")
+    pcie_switch: DeviceName | None = Field(default=None, description="The PCIe switch it hangs under (or root_port).")
     bus_id: BusId
+
+    @model_validator(mode="after")
+    def _one_parent(self) -> Device:
+        if (self.root_port is None) == (self.pcie_switch is None):
+            raise ValueError("a device sits on exactly one of root_port or pcie_switch")
+        return self
 
 
 class NodeModel(Strict):
@@ -137,6 +153,7 @@ class NodeModel(Strict):
     power_w: float = Field(default=0, ge=0, allow_inf_nan=False, description="Average power under load (W).")
     peak_power_w: float = Field(default=0, ge=0, allow_inf_nan=False)
     root_ports: list[RootPort] = []
+    pcie_switches: list[PcieSwitch] = []
     devices: list[Device] = []
     nvlink_pairs: list[tuple[DeviceName, DeviceName]] = []
 

@@ -272,7 +272,14 @@ def _check_profile(p: _Problems, at: YamlPath, h: HostProfile, classes: set[str]
     files = p.unique(at + ("files",), (f.name for f in h.files), "file")
     p.unique(at + ("nccl",), (s.name for s in h.nccl), "NCCL setting")
     nics = {d.name for d in h.devices if d.kind == "nic"}
+    switches: set[str] = set()
+    for i, sw in enumerate(h.pcie_switches):  # top-down, so a parent listed later would be a loop or a typo
+        if sw.parent:
+            p.known(at + ("pcie_switches", i, "parent"), sw.parent, switches, "PCIe switch listed before it")
+        switches.add(sw.name)
     for i, d in enumerate(h.devices):
+        if d.pcie_switch:
+            p.known(at + ("devices", i, "pcie_switch"), d.pcie_switch, switches, "PCIe switch")
         for j, peer in enumerate(d.root_port_peers):
             p.known(at + ("devices", i, "root_port_peers", j), peer, devices, "device")
         if d.nearest_nic:

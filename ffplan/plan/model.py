@@ -344,6 +344,19 @@ class NumaNode(Frozen):
     affinity: CpuMap  # Linux cpumap, as /sys/devices/system/node/node<id>/cpumap prints it (NCCL <cpu affinity>)
 
 
+class PcieSwitchSpec(Frozen):
+    """A PCIe switch of a node model, as NCCL's topology XML nests it: a bridge `<pci>` holding its devices."""
+
+    name: DeviceName
+    parent: DeviceName | Literal[""]  # the switch above it, listed earlier in the profile; "" on a root port
+    root_port: DeviceName  # the CPU root port at the top of its chain
+    numa: Count
+    bus_id: BusId  # its upstream port's: NCCL's sysfs walk names a switch by it (and skips the root port)
+    pci_class: HexId  # 0x060400 (PCI-to-PCI bridge)
+    link_speed: Text  # the upstream link, in NCCL's spelling: "32.0 GT/s PCIe"
+    link_width: Annotated[int, Field(ge=1, le=32)]
+
+
 class PcieDevice(Frozen):
     """A GPU or NIC of a node model with everything the topology XML, the scripts and the README print."""
 
@@ -354,8 +367,9 @@ class PcieDevice(Frozen):
     topo_bus_id: BusId  # as NCCL names it in the topology XML (NICs: function 0)
     numa: Count
     socket: Count
-    root_port: DeviceName
-    root_port_peers: list[DeviceName]  # other devices behind the same root port / host bridge
+    root_port: DeviceName  # the CPU root port it sits on, or at the top of its switches
+    pcie_switch: DeviceName | Literal[""] = ""  # the PCIe switch it hangs under; "" on a root port
+    root_port_peers: list[DeviceName]  # other devices directly on the same root port / host bridge
     pci_class: HexId  # 0x030200 (3D controller) or 0x020700 (InfiniBand controller)
     vendor: HexId  # 0x10de
     device: HexId  # 0x20f1
@@ -365,8 +379,8 @@ class PcieDevice(Frozen):
     link_width: Annotated[int, Field(ge=1, le=32)]
     ib_ports: list[PortNumber]  # NIC ports (1-based); empty for GPUs
     ib_rate: Text  # NICs: the sysfs rate suffix, "4X HDR"; "" for GPUs
-    nearest_nic: DeviceName | Literal[""]  # GPUs: the NIC NCCL pairs it with (same NUMA node first); "" for NICs
-    nic_path: NcclPath  # GPUs: NCCL path type to that NIC: PHB (same NUMA node) or SYS; "" for NICs
+    nearest_nic: DeviceName | Literal[""]  # GPUs: the NIC NCCL pairs it with (nearest path first); "" for NICs
+    nic_path: NcclPath  # GPUs: NCCL path type to that NIC: PIX, PXB (switches), PHB (same NUMA node) or SYS; "" for NICs
     gdr: bool  # GPUs: GPUDirect RDMA allowed by NCCL_NET_GDR_LEVEL for that path
 
 
@@ -430,6 +444,7 @@ class HostProfile(Frozen):
     nps: Literal[0, 1, 2, 4]
     logical_cpus: Annotated[int, Field(ge=1)]
     numa_nodes: list[NumaNode]
+    pcie_switches: list[PcieSwitchSpec] = []  # top-down: every switch after the switch above it
     devices: list[PcieDevice]
     nvlink_pairs: list[NvlinkPair]
     topo_file: SafePath | None  # install path of the NCCL topology XML; None without GPUs

@@ -43,10 +43,30 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _topology_rows(p: HostProfile, numa: int) -> list[dict]:
+    """The `<pci>` lines under one NUMA node's `<cpu>`, depth first: each PCIe switch opens, holds its lower
+    switches and then its devices, and closes; `pad` is the indent of the row's `<pci>` tag."""
+    rows: list[dict] = []
+
+    def add(parent: str, depth: int) -> None:
+        pad = "  " * depth
+        for s in p.pcie_switches:
+            if s.parent == parent and (parent or s.numa == numa):
+                rows.append({"tag": "switch", "pad": pad, "item": s})
+                add(s.name, depth + 1)
+                rows.append({"tag": "end", "pad": pad, "item": s})
+        for d in p.devices:
+            if d.pcie_switch == parent and (parent or d.numa == numa):
+                rows.append({"tag": d.kind, "pad": pad, "item": d})
+
+    add("", 2)
+    return rows
+
+
 def _context(plan: Plan, p: HostProfile, nodes: dict[str, Node]) -> dict:
     gpus = [d for d in p.devices if d.kind == "gpu"]
     nics = [d for d in p.devices if d.kind == "nic"]
-    numa = [{"node": n, "devices": [d for d in p.devices if d.numa == n.id]} for n in p.numa_nodes]
+    numa = [{"node": n, "rows": _topology_rows(p, n.id)} for n in p.numa_nodes]
     rate = {d.name: d.ib_rate for d in nics}
     host_ports = []
     for hostname in p.hosts:
@@ -68,7 +88,7 @@ def _context(plan: Plan, p: HostProfile, nodes: dict[str, Node]) -> dict:
         "want_ro": "1" if p.relaxed_ordering.enabled else "0", "ro": p.relaxed_ordering,
         "host_ports": host_ports, "hosts_compact": compact,
         "hosts_summary": compact if len(compact) <= 60 else compact[:57] + "...",
-        "gdr_level": gdr_level, "threefs": threefs,
+        "gdr_level": gdr_level, "threefs": threefs, "switch_bus": {s.name: s.bus_id for s in p.pcie_switches},
     }
 
 

@@ -170,6 +170,37 @@ check_pci() {
   check "$1 link width" "$8" "$(read_sys "$dev/current_link_width")"
   check "$1 NUMA node" "$9" "$(read_sys "$dev/numa_node")"
 }
+{% if p.pcie_switches %}
+
+# PCIe switches: each is a bridge on its planned NUMA node, and each device sits under its switch's upstream
+# port (the tree topo.xml gives NCCL, which NCCL would otherwise read from here).
+check_switch() {
+  # name, upstream port bus id, class, numa
+  local dev="$sysfs/bus/pci/devices/$2"
+  if [ ! -e "$dev" ]; then
+    report FAIL "$1 at $2" "present" "missing"
+    return 0
+  fi
+  check "$1 class" "$3" "$(read_sys "$dev/class")"
+  check "$1 NUMA node" "$4" "$(read_sys "$dev/numa_node")"
+}
+check_behind() {
+  # device name, device bus id, switch name, switch bus id
+  local path
+  path="$(readlink -f "$sysfs/bus/pci/devices/$2" 2>/dev/null || printf 'missing')"
+  case "$path" in
+    */"$4"/*) report PASS "$1 behind $3" "$4" "$path" ;;
+    *) report FAIL "$1 behind $3" "$4" "$path" ;;
+  esac
+}
+{% for s in p.pcie_switches %}
+check_switch {{ s.name | shell }} {{ s.bus_id | shell }} {{ s.pci_class | shell }} {{ s.numa | string | shell }}
+{% endfor %}
+{% for d in p.devices if d.pcie_switch %}
+check_behind {{ d.name | shell }} {{ d.bus_id | shell }} {{ d.pcie_switch | shell }} {{ switch_bus[d.pcie_switch] | shell }}
+{% endfor %}
+
+{% endif %}
 {% for d in p.devices %}
 check_pci {{ d.name | shell }} {{ d.bus_id | shell }} {{ d.pci_class | shell }} {{ d.vendor | shell }} {{ d.device | shell }} {{ d.link_speed | shell }} {{ d.link_speed_legacy | shell }} {{ d.link_width | string | shell }} {{ d.numa | string | shell }}
 {% endfor %}

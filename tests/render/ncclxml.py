@@ -3,7 +3,7 @@
 `check_lexical` enforces what makes NCCL fail or misread a file: no XML declaration, no tabs, every start
 tag on one line with single spaces and double quotes, `<system version="1">` as the root, lowercase
 `dddd:bb:dd.f` bus ids, a link_speed string NCCL's dictionary knows, names and values within 255 chars,
-at most 16 attributes. `parse` then reads the tree with xml.etree for the structural checks.
+at most 16 attributes, `<pci>` nested only in a bridge (class 0x060400) that holds devices. `parse` then reads the tree with xml.etree for the structural checks.
 """
 
 from __future__ import annotations
@@ -103,4 +103,13 @@ def check_tree(root: ET.Element) -> list[str]:
                     errors.append(f"{bus}: <net> carries {sorted(set(net.attrib) - {'name'})} (overrides detection)")
         if pci.find("gpu") is not None:
             errors.append(f"{bus}: <gpu> elements are left to NCCL")
+        # a PCIe switch (topo.cc ncclTopoAddPci: class 0x0604 is PCI, its <pci> children are added under it); a
+        # bridge with nothing under it is trimmed by NCCL (ncclTopoTrimXml), a device holds no <pci>
+        if pci.get("class", "").startswith("0x0604"):
+            if pci.find("pci") is None:
+                errors.append(f"{bus}: PCIe switch without devices")
+            if pci.find("nic") is not None:
+                errors.append(f"{bus}: PCIe switch holding a <nic> directly")
+        elif pci.find("pci") is not None:
+            errors.append(f"{bus}: <pci> children under a device that is not a bridge (class 0x060400)")
     return errors

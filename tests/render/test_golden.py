@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pcie_variants import HGX
+from renderfix import design_file
+
 from ffplan.render.exports import render_exports
 from ffplan.render.hosts import render_hosts
 from tests.goldens import assert_golden_folder
@@ -21,3 +24,9 @@ def _rendered(plan) -> dict[str, str]:
 
 def test_lab_files_match_golden(lab_plan, update_golden):
     assert_golden_folder(GOLDEN, _rendered(lab_plan), update_golden, "rendered files")
+
+
+def test_hgx_host_files_match_golden(update_golden):
+    """Host files of an 8-GPU/8-NIC node behind PCIe switches (tests/golden/inventories/hgx-h800.yaml)."""
+    plan = design_file(HGX)
+    assert_golden_folder(GOLDEN.parent / "hgx-h800", render_hosts(plan), update_golden, "rendered host files")

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from pcie_variants import HGX
+from renderfix import design_file
+
 from ffplan.render.hosts import render_hosts
 
 BASH = shutil.which("bash")
@@ -39,6 +42,9 @@ case "$*" in
   *set*) printf 'per_mkey(0)\n' > "$FAKE_STATE/wr" ;;
 esac
 """
+
+
+RATE_GBPS = {"4X EDR": 100, "4X HDR": 200, "4X NDR": 400}
 
 
 def _write(path: Path, text: str, mode: int | None = None) -> None:
@@ -75,11 +81,21 @@ def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_to
     node = next(n for n in plan.nodes if n.hostname == hostname)
     sysfs, root, state, bin_ = tmp_path / "sys", tmp_path / "root", tmp_path / "state", tmp_path / "bin"
     state.mkdir()
+    (sysfs / "bus/pci/devices").mkdir(parents=True)
+    # as in real sysfs: bus/pci/devices/<bdf> links to the device under its root port, or under a downstream
+    # port of its switch, whose upstream port sits under the root port or the switch above
+    where: dict[str, Path] = {}
+    for i, sw in enumerate(profile.pcie_switches):
+        above = where[sw.parent] / f"0000:fe:{i:02x}.0" if sw.parent else sysfs / "devices/pci0000:00" / f"0000:00:{0x40 + i:02x}.1"
+        where[sw.name] = above / sw.bus_id
+        where[sw.name].mkdir(parents=True)
+        (sysfs / "bus/pci/devices" / sw.bus_id).symlink_to(where[sw.name])
+        _write(where[sw.name] / "class", sw.pci_class + "\n")
+        _write(where[sw.name] / "numa_node", f"{sw.numa}\n")
     for i, d in enumerate(profile.devices):
-        # as in real sysfs: bus/pci/devices/<bdf> links to the device under its root port
-        dev = sysfs / "devices/pci0000:00" / f"0000:00:{i + 1:02x}.1" / d.bus_id
+        above = where[d.pcie_switch] / f"0000:ff:{i:02x}.0" if d.pcie_switch else sysfs / "devices/pci0000:00" / f"0000:00:{i + 1:02x}.1"
+        dev = above / d.bus_id
         dev.mkdir(parents=True)
-        (sysfs / "bus/pci/devices").mkdir(parents=True, exist_ok=True)
         (sysfs / "bus/pci/devices" / d.bus_id).symlink_to(dev)
         for key, value in (("class", d.pci_class), ("vendor", d.vendor), ("device", d.device),
                            ("current_link_speed", d.link_speed), ("max_link_speed", d.link_speed),
@@ -90,11 +106,12 @@ def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_to
             ib.mkdir(parents=True)
             (ib / "device").symlink_to(dev)
             (state / f"devctl-{d.bus_id}").write_text("2930\n")
+    rate = {d.name: d.ib_rate for d in profile.devices}
     for pt in node.ports:
         port = sysfs / "class/infiniband" / pt.nic / "ports" / str(pt.port)
         g = pt.port_guid[2:]
         _write(port / "state", "4: ACTIVE\n")
-        _write(port / "rate", "200 Gb/sec (4X HDR)\n")
+        _write(port / "rate", f"{RATE_GBPS[rate[pt.nic]]} Gb/sec ({rate[pt.nic]})\n")
         _write(port / "gids/0", "fe80:0000:0000:0000:" + ":".join(g[i:i + 4] for i in range(0, 16, 4)) + "\n")
         _write(port / "lid", f"{pt.lid:#x}\n")
     for n in profile.numa_nodes:
@@ -204,3 +221,47 @@ def test_stock_host_with_only_mstconfig(tmp_path, lab_plan, lab_files):
     assert "-y -d 0000:21:00.0 set PCI_WR_ORDERING=0" in (state / "mstconfig.log").read_text()
     r = _run(tmp_path, "relaxed-ordering.sh", env)
     assert r.returncode == 0 and "per_mkey(0) (mstconfig)" in r.stdout, r.stdout
+
+
+@pytest.fixture
+def hgx(tmp_path):
+    plan = design_file(HGX)
+    return plan, render_hosts(plan)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the RO checks read config space only as root")
+def test_host_check_follows_the_pcie_switches(tmp_path, hgx):
+    plan, files = hgx
+    r = _run(tmp_path, "host-check.sh", _fake_host(tmp_path, plan, files, "hgx1"), "--host", "hgx1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    passed = [line for line in r.stdout.splitlines() if line.startswith("PASS")]
+    for expected in ("sw0 class", "sw3 NUMA node", "gpu0 behind sw0", "mlx5_7 behind sw3", "mlx5_7/1 rate"):
+        assert any(expected in line for line in passed), (expected, r.stdout)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the RO checks read config space only as root")
+def test_host_check_fails_a_device_under_another_switch(tmp_path, hgx):
+    plan, files = hgx
+    env = _fake_host(tmp_path, plan, files, "hgx1")
+    sysfs = Path(env["FFPLAN_SYSFS"])
+    link = sysfs / "bus/pci/devices/0000:1b:00.0"  # gpu1, planned under sw0: the host has it under sw1
+    moved = (sysfs / "bus/pci/devices/0000:37:00.0").resolve() / "0000:ff:99.0" / "0000:1b:00.0"
+    shutil.copytree(link.resolve(), moved)
+    link.unlink()
+    link.symlink_to(moved)
+    (sysfs / "bus/pci/devices/0000:b7:00.0/numa_node").write_text("0\n")
+    r = _run(tmp_path, "host-check.sh", env, "--host", "hgx1")
+    assert r.returncode == 1
+    fails = [line for line in r.stdout.splitlines() if line.startswith("FAIL")]
+    assert any("gpu1 behind sw0" in line for line in fails) and any("sw3 NUMA node" in line for line in fails), r.stdout
+
+
+def test_hgx_scripts_parse(hgx):
+    _, files = hgx
+    shellcheck = shutil.which("shellcheck")
+    for name, text in files.items():
+        if name.endswith(".sh"):
+            assert subprocess.run([BASH, "-n"], input=text, text=True, capture_output=True).returncode == 0, name
+            if shellcheck:
+                r = subprocess.run([shellcheck, "-s", "bash", "-"], input=text, text=True, capture_output=True)
+                assert r.returncode == 0, f"{name}:\n{r.stdout}"

@@ -96,3 +96,12 @@ def test_checker_catches_wrong_busid_and_speed():
             '    <pci busid="0000:0A:00.0" class="0x030200" link_speed="16.0 GT/s" link_width="16"/>\n  </cpu>\n</system>\n')
     errors = check_tree(parse(text))
     assert any("lowercase" in e for e in errors) and any("dictionary" in e for e in errors)
+
+
+def test_checker_catches_a_misplaced_or_empty_bridge():
+    cpu = '<system version="1">\n  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD">\n{}  </cpu>\n</system>\n'
+    empty = '    <pci busid="0000:15:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16"/>\n'
+    under_gpu = ('    <pci busid="0000:18:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">\n'
+                 '      <pci busid="0000:19:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"/>\n    </pci>\n')
+    assert any("without devices" in e for e in check_tree(parse(cpu.format(empty))))
+    assert any("not a bridge" in e for e in check_tree(parse(cpu.format(under_gpu))))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterator
 
+from ffplan.design.hosts import switch_loops
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory.models import NodeModel
 from ffplan.lint.context import LintContext
@@ -44,6 +45,8 @@ def unknown_root_port(ctx: LintContext) -> Iterator[Finding]:
     for name, node, base in _node_models(ctx):
         ports = [rp.name for rp in node.root_ports]
         for di, device in enumerate(node.devices):
+            if device.root_port is None:
+                continue  # under a PCIe switch (FF308)
             path = base + ("devices", di, "root_port")
             context = f" for device '{device.name}' in node model '{name}'"
             if finding := unknown_reference(path, "root port", device.root_port, ports, f"models.nodes.{name}.root_ports", context):
@@ -137,11 +140,12 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
     """
     Two devices may share a root port (GPU5 and GPU6 of a Fire-Flyer 2 node share a host bridge), but
     without a PCIe switch the root port must have the lanes for both: the sum of the devices' lanes
-    (from their GPU/NIC models) must not exceed the root port's `pcie.lanes`.
+    (from their GPU/NIC models) and of the upstream links of the PCIe switches on it must not exceed
+    the root port's `pcie.lanes`. Devices under a switch share the switch's upstream link instead.
     """
     for name, node, base in _node_models(ctx):
         for ri, port in enumerate(node.root_ports):
-            users = []
+            users = [(switch.name, switch.pcie.lanes) for switch in node.pcie_switches if switch.upstream == port.name]
             for device in node.devices:
                 model = _device_models(ctx, device.kind).get(device.model)
                 if device.root_port == port.name and model is not None:
@@ -158,7 +162,7 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
 
 @rule(
     "FF305", "duplicate-device-name", Severity.ERROR,
-    summary="a node model names two devices or two root ports alike",
+    summary="a node model names two devices, or two root ports or PCIe switches, alike",
     bad="""
     devices:
       - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
@@ -173,19 +177,21 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
 def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
     """
     Device names are OS names (gpu0, mlx5_0) used in NCCL's topology file, port GUID maps and NVLink
-    pairs; root port names are what devices refer to. Each must be unique within its node model.
+    pairs; root port and PCIe switch names are what devices and switches hang under, so they share one
+    name space. Each must be unique within its node model.
     """
     for name, node, base in _node_models(ctx):
-        device_names, root_port_names = [d.name for d in node.devices], [r.name for r in node.root_ports]
-        for key, kind, names in (("devices", "device", device_names), ("root_ports", "root port", root_port_names)):
-            entries = ((item_name, base + (key, i, "name")) for i, item_name in enumerate(names))
+        devices = [(d.name, base + ("devices", i, "name")) for i, d in enumerate(node.devices)]
+        parents = [(r.name, base + ("root_ports", i, "name")) for i, r in enumerate(node.root_ports)]
+        parents += [(sw.name, base + ("pcie_switches", i, "name")) for i, sw in enumerate(node.pcie_switches)]
+        for kind, entries in (("device", devices), ("root port or PCIe switch", parents)):
             for item_name, path, first in duplicates(entries):
                 yield Finding(path, f"{kind} '{item_name}' is also defined by {ctx.where(first)}", f"give each {kind} its own name")
 
 
 @rule(
     "FF306", "duplicate-bus-id", Severity.ERROR,
-    summary="two devices of a node model have the same PCI bus id",
+    summary="two devices (or PCIe switches) of a node model have the same PCI bus id",
     bad="""
     devices:
       - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
@@ -199,12 +205,13 @@ def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
 )
 def duplicate_bus_id(ctx: LintContext) -> Iterator[Finding]:
     """
-    A PCI bus id (domain:bus:device.function) addresses exactly one function. NCCL's topology XML and
-    the host scripts find devices by it, so two devices with one bus id cannot both be found; usually a
+    A PCI bus id (domain:bus:device.function) addresses exactly one function (a PCIe switch is named by
+    its upstream port's). NCCL's topology XML and the host scripts find devices by it, so two devices with one bus id cannot both be found; usually a
     copied line whose bus id was not updated (compare `lspci -D`).
     """
     for name, node, base in _node_models(ctx):
-        entries = ((device.bus_id, base + ("devices", di, "bus_id")) for di, device in enumerate(node.devices))
+        entries = [(device.bus_id, base + ("devices", di, "bus_id")) for di, device in enumerate(node.devices)]
+        entries += [(switch.bus_id, base + ("pcie_switches", si, "bus_id")) for si, switch in enumerate(node.pcie_switches)]
         for bus_id, path, first in duplicates(entries):
             yield Finding(path, f"bus id {bus_id} is also used by {ctx.where(first)}", "take the bus ids from `lspci -D` on the node")
 
@@ -253,3 +260,106 @@ def nvlink_pair_invalid(ctx: LintContext) -> Iterator[Finding]:
                               "list each bridged pair of GPUs once")
             else:
                 bridged.update({pair[0]: pair[1], pair[1]: pair[0]})
+
+
+@rule(
+    "FF308", "unknown-pcie-switch", Severity.ERROR,
+    summary="a device or PCIe switch hangs under a switch or root port the node model does not define",
+    bad="""
+    root_ports: [{name: rp0, numa: 0}]
+    pcie_switches: [{name: sw0, upstream: rp1, bus_id: "0000:17:00.0"}]
+    devices:
+      - {name: gpu0, kind: gpu, model: H800, pcie_switch: sw1, bus_id: "0000:19:00.0"}
+    """,
+    good="""
+    root_ports: [{name: rp0, numa: 0}]
+    pcie_switches: [{name: sw0, upstream: rp0, bus_id: "0000:17:00.0"}]
+    devices:
+      - {name: gpu0, kind: gpu, model: H800, pcie_switch: sw0, bus_id: "0000:19:00.0"}
+    """,
+)
+def unknown_pcie_switch(ctx: LintContext) -> Iterator[Finding]:
+    """
+    On HGX-style boards GPUs and NICs sit behind PCIe switches: a device names its switch in
+    `pcie_switch` (instead of `root_port`), and each switch names in `upstream` the root port or the
+    switch above it. Both must be defined in the same node model, or the device has no place in NCCL's
+    topology file and its GPU-NIC path type (PIX, PXB, PHB) cannot be computed.
+    """
+    for name, node, base in _node_models(ctx):
+        switches = [sw.name for sw in node.pcie_switches]
+        parents = [rp.name for rp in node.root_ports] + switches
+        for si, switch in enumerate(node.pcie_switches):
+            if finding := unknown_reference(base + ("pcie_switches", si, "upstream"), "root port or PCIe switch", switch.upstream,
+                                            parents, f"models.nodes.{name}.root_ports or pcie_switches",
+                                            f" above PCIe switch '{switch.name}' in node model '{name}'"):
+                yield finding
+        for di, device in enumerate(node.devices):
+            if device.pcie_switch is None:
+                continue
+            if finding := unknown_reference(base + ("devices", di, "pcie_switch"), "PCIe switch", device.pcie_switch, switches,
+                                            f"models.nodes.{name}.pcie_switches", f" for device '{device.name}' in node model '{name}'"):
+                yield finding
+
+
+@rule(
+    "FF309", "pcie-switch-loop", Severity.ERROR,
+    summary="PCIe switches hang under each other in a loop",
+    bad="""
+    pcie_switches:
+      - {name: sw0, upstream: sw1, bus_id: "0000:17:00.0"}
+      - {name: sw1, upstream: sw0, bus_id: "0000:18:00.0"}
+    """,
+    good="""
+    pcie_switches:
+      - {name: sw0, upstream: rp0, bus_id: "0000:17:00.0"}
+      - {name: sw1, upstream: sw0, bus_id: "0000:18:00.0"}
+    """,
+)
+def pcie_switch_loop(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Following `upstream` from any PCIe switch must end at a CPU root port: that root port gives the
+    switch and everything under it a NUMA node. Switches that name each other (directly or through
+    others) never reach one; the loop is reported once, at its first switch.
+    """
+    for name, node, base in _node_models(ctx):
+        index = {sw.name: i for i, sw in reversed(list(enumerate(node.pcie_switches)))}
+        for loop in switch_loops(node):
+            yield Finding(base + ("pcie_switches", index[loop[0]], "upstream"),
+                          f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' hang under each other and reach no root port",
+                          "set the upstream of the top switch to its root port (lspci -tv shows the tree)")
+
+
+@rule(
+    "FF310", "pcie-switch-without-devices", Severity.WARNING,
+    summary="a PCIe switch has no GPU or NIC under it",
+    bad="""
+    pcie_switches: [{name: sw0, upstream: rp0, bus_id: "0000:17:00.0"}, {name: sw1, upstream: rp1, bus_id: "0000:97:00.0"}]
+    devices:
+      - {name: gpu0, kind: gpu, model: H800, pcie_switch: sw0, bus_id: "0000:19:00.0"}
+    """,
+    good="""
+    pcie_switches: [{name: sw0, upstream: rp0, bus_id: "0000:17:00.0"}, {name: sw1, upstream: rp1, bus_id: "0000:97:00.0"}]
+    devices:
+      - {name: gpu0, kind: gpu, model: H800, pcie_switch: sw0, bus_id: "0000:19:00.0"}
+      - {name: mlx5_0, kind: nic, model: CX7, pcie_switch: sw1, bus_id: "0000:99:00.0"}
+    """,
+)
+def pcie_switch_without_devices(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A switch is in the node model for the GPUs and NICs under it (directly or through lower switches):
+    they decide the PIX/PXB paths and GPUDirect RDMA. A switch with none is usually a device whose
+    `pcie_switch` names the wrong switch; NCCL would drop the empty branch from the topology anyway.
+    """
+    for name, node, base in _node_models(ctx):
+        upstream = {sw.name: sw.upstream for sw in node.pcie_switches}
+        used: set[str] = set()
+        for device in node.devices:
+            current = device.pcie_switch
+            while current in upstream and current not in used:
+                used.add(current)
+                current = upstream[current]
+        for si, switch in enumerate(node.pcie_switches):
+            if switch.name not in used:
+                yield Finding(base + ("pcie_switches", si, "name"),
+                              f"PCIe switch '{switch.name}' of node model '{name}' has no GPU or NIC under it",
+                              "point the devices behind it at it with pcie_switch, or remove it")

@@ -1,0 +1,132 @@
+"""The rendered topology files through NCCL's own loader: src/graph/xml.cc, topo.cc and paths.cc of an NCCL
+source tree, compiled on the CPU with tests/render/nccl_harness (no GPU needed). NCCL must load every file
+without a warning, keep its tree, and agree with each profile's path type, GPUDirect RDMA decision and NIC.
+
+Needs FFPLAN_NCCL_SRC (an NCCL source tree, or a bare git repository of one), g++ and the CUDA headers
+(FFPLAN_CUDA_HOME, default /usr/local/cuda, with include/cccl); otherwise every test here is skipped with the
+reason. Checked with NCCL 2.30.7 (master 5067397c).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+from pcie_variants import variant_plan
+from renderfix import designed
+
+from ffplan.render.hosts import render_hosts
+
+HARNESS = Path(__file__).resolve().parent / "nccl_harness"
+GRAPH_FILES = ["xml.cc", "topo.cc"]
+CXXFLAGS = ["-std=c++17", "-O0", "-ffunction-sections", "-fdata-sections", "-DNCCL_OS_LINUX=1", "-w"]
+
+
+def _source(tmp: Path) -> Path:
+    given = os.environ.get("FFPLAN_NCCL_SRC")
+    if not given:
+        pytest.skip("NCCL loader harness not built: set FFPLAN_NCCL_SRC to an NCCL source tree (or its bare git repository)")
+    path = Path(given)
+    if (path / "src" / "graph" / "xml.cc").is_file():
+        return path
+    if (path / "objects").is_dir() and (path / "HEAD").is_file():
+        archive = subprocess.run(["git", f"--git-dir={path}", "archive", "HEAD", "src", "makefiles"], capture_output=True, check=False)
+        if archive.returncode != 0:
+            pytest.skip(f"NCCL loader harness not built: git archive of {path} failed: {archive.stderr.decode()[:200]}")
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tmp / "nccl", filter="data")
+        return tmp / "nccl"
+    pytest.skip(f"NCCL loader harness not built: FFPLAN_NCCL_SRC={given} has no src/graph/xml.cc")
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("nccl-harness")
+    src = _source(tmp)
+    cuda = Path(os.environ.get("FFPLAN_CUDA_HOME", "/usr/local/cuda")) / "include"
+    compiler = shutil.which("g++")
+    if compiler is None or not (cuda / "cuda_runtime.h").is_file() or not (cuda / "cccl").is_dir():
+        pytest.skip(f"NCCL loader harness not built: needs g++ and the CUDA headers in {cuda} (set FFPLAN_CUDA_HOME)")
+    version = dict(re.findall(r"^NCCL_(MAJOR|MINOR|PATCH)\s*:=\s*(\d+)", (src / "makefiles" / "version.mk").read_text(), re.M))
+    header = (src / "src" / "nccl.h.in").read_text()
+    for key, value in {"Major": version["MAJOR"], "Minor": version["MINOR"], "Patch": version["PATCH"], "Suffix": "",
+                       "Version": f"{int(version['MAJOR'])}{int(version['MINOR']):02d}{int(version['PATCH']):02d}"}.items():
+        header = header.replace("${nccl:" + key + "}", value)
+    (tmp / "gen").mkdir()
+    (tmp / "gen" / "nccl.h").write_text(header)
+    includes = [f"-I{tmp / 'gen'}", f"-I{src / 'src' / 'include'}", f"-I{src / 'src' / 'graph'}",
+                f"-I{src / 'src' / 'include' / 'plugin'}", f"-I{cuda}", f"-I{cuda / 'cccl'}"]
+    sources = [HARNESS / "topo_harness.cc", HARNESS / "nccl_stubs.cc", src / "src" / "misc" / "utils.cc"]
+    sources += [src / "src" / "graph" / name for name in GRAPH_FILES]
+    binary = tmp / "topo_harness"
+    build = subprocess.run([compiler, *CXXFLAGS, *includes, *map(str, sources), "-Wl,--gc-sections", "-o", str(binary)],
+                           capture_output=True, text=True, check=False)
+    if build.returncode != 0:
+        pytest.skip(f"NCCL loader harness not built: g++ failed (NCCL source changed?): {build.stderr[-600:]}")
+    return binary
+
+
+def _run(harness: Path, xml: str, tmp: Path, gdr_level: str) -> tuple[list[list[str]], str]:
+    path = tmp / "topo.xml"
+    path.write_text(xml)
+    env = {**os.environ, "NCCL_NET_GDR_LEVEL": gdr_level}
+    result = subprocess.run([str(harness), str(path), "90"], capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    return [line.split() for line in result.stdout.splitlines()], result.stderr
+
+
+@pytest.fixture(scope="module")
+def plans(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("pcie")
+    out = {name: variant_plan(name, tmp) for name in ("hgx", "nested", "shared-root-port")}
+    out.update({"lab": designed("lab"), "fire-flyer-2": designed("fire-flyer-2")})
+    return out
+
+
+@pytest.mark.parametrize("name", ["hgx", "nested", "shared-root-port", "lab", "fire-flyer-2"])
+def test_nccl_loads_the_file_and_agrees_with_the_profile(harness, plans, name, tmp_path):
+    plan = plans[name]
+    files = render_hosts(plan)
+    for profile in plan.hosts:
+        if not profile.topo_file:
+            continue
+        gdr_level = next(s.value for s in profile.nccl if s.name == "NCCL_NET_GDR_LEVEL")
+        rows, log = _run(harness, files[f"hosts/{profile.name}/topo.xml"], tmp_path, gdr_level)
+        assert "WARN" not in log and "Ignoring element" not in log, log
+        # NCCL kept the file's tree: every switch, GPU and NIC, at its depth under its NUMA node's <cpu>
+        loaded = {row[3]: int(row[1]) for row in rows if row[0] == "tree" and row[2] == "pci"}
+        depth: dict[str, int] = {}
+        for s in profile.pcie_switches:  # top-down: a switch is one level below the switch above it
+            depth[s.name] = depth[s.parent] + 1 if s.parent else 2
+            assert loaded[s.bus_id] == depth[s.name], s.name
+        for d in profile.devices:
+            assert loaded[d.topo_bus_id] == (depth[d.pcie_switch] + 1 if d.pcie_switch else 2), d.name
+        counts = next(row for row in rows if row[0] == "counts")
+        gpus = [d for d in profile.devices if d.kind == "gpu"]
+        assert counts[1:7:2] == ["gpu", "nic", "net"]
+        assert int(counts[2]) == len(gpus) and int(counts[6]) == len(profile.devices) - len(gpus)
+        # and computes what the profile says: path type and GDR to the NIC the GPU takes on channel 0
+        paths = {(row[1], row[2]): (row[3], row[6] == "1") for row in rows if row[0] == "path"}
+        channel0 = {row[1]: row[2] for row in rows if row[0] == "channel0"}
+        for d in gpus:
+            assert channel0[d.topo_bus_id] == d.nearest_nic, d.name
+            assert paths[(d.topo_bus_id, d.nearest_nic)] == (d.nic_path, d.gdr), d.name
+
+
+@pytest.mark.parametrize("old, new", [
+    ('<system version="1">', '<system version="2">'),  # xml.cc: "XML Topology has wrong version"
+    (' class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">', ' class="0x060400">'),  # topo.cc: link_width required
+    ("\n    <pci", "\n\t<pci"),  # xml.cc: only spaces and newlines between elements
+])
+def test_the_harness_fails_where_nccl_refuses_the_file(harness, plans, tmp_path, old, new):
+    text = render_hosts(plans["hgx"])["hosts/hgx-h800/topo.xml"]
+    assert old in text
+    path = tmp_path / "topo.xml"
+    path.write_text(text.replace(old, new))
+    assert subprocess.run([str(harness), str(path), "90"], capture_output=True, check=False).returncode != 0
