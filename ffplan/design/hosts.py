@@ -299,10 +299,6 @@ def _sl_comment(cls: str, sl: int, claimed: bool, what: str) -> str:
     return f"SL {sl} of traffic class '{cls}' in the plan's QoS; OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)"
 
 
-# Every plan is one subnet of zones with balanced placement until the plan records its layout and placement.
-PLAN_LAYOUT, PLAN_PLACEMENT = "zones", "balanced"
-
-
 def cross_nic(layout: str, placement: str, nics: int) -> Setting | None:
     """NCCL_CROSS_NIC for a node with `nics` compute NICs: whether a ring or tree may leave a node on another
     NIC than the one it arrived on (NCCL src/graph/search.cc: 0 keeps the NIC, 1 allows crossing, 2 searches
@@ -350,7 +346,7 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
         out.append(Setting(name="NCCL_IB_HCA", value=f"={hca}",
                            comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
                                    "fabric ports listed here carry NCCL traffic"))
-        if crossing := cross_nic(PLAN_LAYOUT, PLAN_PLACEMENT, len(nics)):
+        if crossing := cross_nic(plan.layout, plan.placement, len(nics)):
             out.append(crossing)
     out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, claimed, "NCCL")))
     out.append(Setting(name="NCCL_IB_TIMEOUT", value="20",
