@@ -74,8 +74,8 @@ hexmask() {
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
 plan_ports=()
 case "$host" in
-  hgx1) plan_ports=( mlx5_0 1 0x946dae0300010000 15 inventory '4X NDR' mlx5_1 1 0x946dae0300010100 16 inventory '4X NDR' mlx5_2 1 0x946dae0300010200 17 inventory '4X NDR' mlx5_3 1 0x946dae0300010300 18 inventory '4X NDR' mlx5_4 1 0x946dae0300010400 19 inventory '4X NDR' mlx5_5 1 0x946dae0300010500 20 inventory '4X NDR' mlx5_6 1 0x946dae0300010600 21 inventory '4X NDR' mlx5_7 1 0x946dae0300010700 22 inventory '4X NDR' ) ;;
-  hgx2) plan_ports=( mlx5_0 1 0x946dae0300020000 7 inventory '4X NDR' mlx5_1 1 0x946dae0300020100 8 inventory '4X NDR' mlx5_2 1 0x946dae0300020200 9 inventory '4X NDR' mlx5_3 1 0x946dae0300020300 10 inventory '4X NDR' mlx5_4 1 0x946dae0300020400 11 inventory '4X NDR' mlx5_5 1 0x946dae0300020500 12 inventory '4X NDR' mlx5_6 1 0x946dae0300020600 13 inventory '4X NDR' mlx5_7 1 0x946dae0300020700 14 inventory '4X NDR' ) ;;
+  hgx1) plan_ports=( mlx5_0 1 0x946dae0300010000 7 inventory '4X NDR' mlx5_1 1 0x946dae0300010100 8 inventory '4X NDR' mlx5_2 1 0x946dae0300010200 9 inventory '4X NDR' mlx5_3 1 0x946dae0300010300 10 inventory '4X NDR' mlx5_4 1 0x946dae0300010400 11 inventory '4X NDR' mlx5_5 1 0x946dae0300010500 12 inventory '4X NDR' mlx5_6 1 0x946dae0300010600 13 inventory '4X NDR' mlx5_7 1 0x946dae0300010700 14 inventory '4X NDR' ) ;;
+  hgx2) plan_ports=( mlx5_0 1 0x946dae0300020000 15 inventory '4X NDR' mlx5_1 1 0x946dae0300020100 16 inventory '4X NDR' mlx5_2 1 0x946dae0300020200 17 inventory '4X NDR' mlx5_3 1 0x946dae0300020300 18 inventory '4X NDR' mlx5_4 1 0x946dae0300020400 19 inventory '4X NDR' mlx5_5 1 0x946dae0300020500 20 inventory '4X NDR' mlx5_6 1 0x946dae0300020600 21 inventory '4X NDR' mlx5_7 1 0x946dae0300020700 22 inventory '4X NDR' ) ;;
   *) ;;
 esac
 
