@@ -15,7 +15,6 @@ from ffplan.diagnostics.formats import format_text
 from ffplan.inventory import LoadedInventory
 from ffplan.plan import load_plan
 from ffplan.plan.model import Plan
-from ffplan.progress import DESIGN_STAGES
 from ffplan.report.cost import (
     RULE_COMPARISON,
     ComparisonError,
@@ -120,11 +119,11 @@ def _designs(compare: str) -> tuple[str, ...]:
 
 def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
     """Run the designer in-process, behind the same lint barrier as `ffplan design`."""
-    from ffplan.design import design
+    from ffplan.design import DESIGN_STEPS, design
     from ffplan.lint.gate import require_clean
 
     loaded = require_clean(path)
-    with stage_progress(f"designing {loaded.inventory.name} for the report", DESIGN_STAGES, quiet) as on_stage:
+    with stage_progress(f"designing {loaded.inventory.name} for the report", DESIGN_STEPS, quiet) as on_stage:
         return loaded, design(loaded, on_stage=on_stage)
 
 

@@ -1,0 +1,152 @@
+"""The physical design steps on their own (sizing, placement, cabling): rail-optimized placement as
+ffplan.design.placement describes it and three-layer cabling as ffplan.design.sizing describes the trees.
+
+Three-layer trees are not routed yet (FF605), so these run the steps before routing rather than `design`."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ffplan.design import design
+from ffplan.design.cabling import Cabling, cable, floor
+from ffplan.design.placement import Placement, place
+from ffplan.design.sizing import SizedFabric, ThreeLayerTree, size_fabric
+from ffplan.diagnostics import InfeasibleError
+from ffplan.inventory import load_inventory
+from tests.conftest import ROOT
+
+THREE_RAIL = Path(__file__).parent / "inventories" / "three-rail.yaml"  # 8 nodes x 4 NICs, 8-port switches
+LAB = ROOT / "inventories" / "lab.yaml"
+
+
+def physical(path: Path) -> tuple[SizedFabric, Placement, Cabling]:
+    loaded = load_inventory(path)
+    assert not loaded.collector.has_errors, loaded.collector.items
+    sized, cable_floor = size_fabric(loaded), floor(loaded)
+    placement = place(loaded, sized, cable_floor)
+    return sized, placement, cable(loaded, sized, placement, cable_floor)
+
+
+def variant(tmp_path: Path, source: Path, *edits: tuple[str, str]) -> Path:
+    text = source.read_text()
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / source.name
+    path.write_text(text)
+    return path
+
+
+def three_layer_tree(tmp_path: Path, ports: int) -> tuple[SizedFabric, Placement, Cabling]:
+    """8-port switches: 32 ports are 2 pods (1 core per group, 4 cables to it), 64 are 4 pods (2 cores, 2 cables
+    each), 128 are 8 pods (4 cores, 1 cable each)."""
+    return physical(variant(tmp_path, THREE_RAIL, ("ports_per_zone: 32", f"ports_per_zone: {ports}")))
+
+
+def planes_of_one_rail(tmp_path: Path) -> tuple[SizedFabric, Placement, Cabling]:
+    """Four planes, NIC i of each node in plane i: one rail per plane."""
+    return physical(variant(tmp_path, THREE_RAIL,
+                            ("  topology: three-layer-fat-tree\n", ""),
+                            ("  zones:\n    - {name: z1, leaf_racks: [net1], spine_racks: [net2], core_racks: [net2]}",
+                             "  planes:\n" + "".join(f"    - {{name: p{i}, leaf_racks: [net1], spine_racks: [net2]}}\n"
+                                                     for i in range(4)).rstrip("\n")),
+                            ("ports_per_zone: 32", "ports_per_zone: 16")))
+
+
+FABRICS = {
+    "three-layer-2-pods": lambda tmp_path: three_layer_tree(tmp_path, 32),
+    "three-layer-4-pods": lambda tmp_path: three_layer_tree(tmp_path, 64),
+    "three-layer-8-pods": lambda tmp_path: three_layer_tree(tmp_path, 128),
+    "planes": planes_of_one_rail,
+}
+
+
+@pytest.fixture(params=[name for name in FABRICS if name.startswith("three-layer")])
+def three_layer(request, tmp_path):
+    return FABRICS[request.param](tmp_path)
+
+
+@pytest.fixture(params=list(FABRICS))
+def any_fabric(request, tmp_path):
+    return FABRICS[request.param](tmp_path)
+
+
+def nic_ports(placement: Placement) -> dict[tuple[str, str], tuple[str, int, int]]:
+    """(host, NIC) -> (zone, 0-based leaf index, leaf port)."""
+    return {(slot.host.hostname, slot.nic): (z, leaf.index - 1, port) for z, leaf, port, slot in placement.ports}
+
+
+def test_rail_i_of_every_node_of_a_unit_on_the_units_rail_i_leaf(three_layer):
+    """4 NICs per node: units of 4 rail leaves; node j of unit u has NIC i on leaf 4u + i, port j + 1."""
+    sized, placement, _ = three_layer
+    got = nic_ports(placement)
+    unit_nodes = sized.size.down_ports
+    for k in range(8):
+        unit, j = divmod(k, unit_nodes)
+        for i in range(4):
+            assert got[(f"gpu{k + 1:02d}", f"mlx5_{i}")] == ("z1", 4 * unit + i, j + 1)
+
+
+def test_planes_are_one_rail_each(tmp_path):
+    """NIC i in plane i; in every plane node j of a unit sits on the unit's one leaf, port j + 1."""
+    sized, placement, _ = planes_of_one_rail(tmp_path)
+    got = nic_ports(placement)
+    for k in range(8):
+        unit, j = divmod(k, sized.size.down_ports)
+        for i in range(4):
+            assert got[(f"gpu{k + 1:02d}", f"mlx5_{i}")] == (f"p{i}", unit, j + 1)
+
+
+def test_rail_units_that_run_out_are_infeasible(tmp_path):
+    path = variant(tmp_path, LAB, ("  ports_per_zone: 16\n", "  ports_per_zone: 16\n  placement: rail-optimized\n"))
+    with pytest.raises(InfeasibleError) as err:
+        design(load_inventory(path))
+    (d,) = err.value.diagnostics
+    assert d.rule == "FF101" and "runs out of scalable units in 'za' at node stor1" in d.message
+
+
+def test_three_layer_pods_cabled_as_sized(three_layer):
+    """In a pod, leaf l's up-port u goes to the pod's spine u on its down-port l + 1; spine position j of every pod
+    goes to the cores of group j, links_per_spine_core cables to each, pod p on core ports p*L + 1 .. (p+1)*L."""
+    sized, _, cabling = three_layer
+    size = sized.size
+    assert isinstance(size, ThreeLayerTree)
+    leaves, spines, cores = (sized.tier("z1", t) for t in ("leaf", "spine", "core"))
+    assert (len(leaves), len(spines), len(cores)) == (size.leaves, size.spines, size.cores)
+    leaf_spine = {(c.a.device, c.a.port): (c.b.device, c.b.port) for c in cabling.cables if c.kind == "leaf-spine"}
+    assert len(leaf_spine) == size.leaves * size.up_ports
+    for li, leaf in enumerate(leaves):
+        pod, local = divmod(li, size.leaves_per_pod)
+        assert leaf.pod == pod + 1
+        for u in range(size.up_ports):
+            spine = spines[pod * size.spines_per_pod + u]
+            assert spine.pod == pod + 1
+            assert leaf_spine[(leaf.name, size.down_ports + u + 1)] == (spine.name, local + 1)
+    spine_core = [c for c in cabling.cables if c.kind == "spine-core"]
+    assert len(spine_core) == size.spines * size.spine_up_ports
+    links = Counter((c.a.device, c.b.device) for c in spine_core)
+    core_ports: dict[tuple[str, str], set[int]] = {}
+    for c in spine_core:
+        assert isinstance(c.b.port, int)
+        core_ports.setdefault((c.a.device, c.b.device), set()).add(c.b.port)
+    L = size.links_per_spine_core
+    for si, spine in enumerate(spines):
+        pod, position = divmod(si, size.spines_per_pod)
+        group = cores[position * size.cores_per_group:(position + 1) * size.cores_per_group]
+        assert {core for (s, core) in links if s == spine.name} == {c.name for c in group}
+        for core in group:
+            assert links[(spine.name, core.name)] == L
+            assert core_ports[(spine.name, core.name)] == set(range(pod * L + 1, (pod + 1) * L + 1))
+
+
+def test_no_port_used_twice_and_every_port_within_its_radix(any_fabric):
+    sized, placement, cabling = any_fabric
+    radix = {sw.name: sw.ports for sw in sized.switches}
+    used = Counter((end.device, end.port) for c in cabling.cables for end in (c.a, c.b))
+    assert [end for end, n in used.items() if n > 1] == []
+    switch_ends = [(device, port) for device, port in used if device in radix]
+    assert all(isinstance(port, int) and 1 <= port <= radix[device] for device, port in switch_ends)
+    if isinstance(sized.size, ThreeLayerTree):  # these trees are whole: every switch port used but the free leaf ports
+        free_leaf_ports = sum(z.used_ports["free"] for z in placement.zones)
+        assert len(switch_ends) == sum(radix.values()) - free_leaf_ports
