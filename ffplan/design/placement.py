@@ -69,7 +69,7 @@ def place(loaded: LoadedInventory, sized: SizedFabric, floor: Floor, solver: str
     free = {(z, i): size.down_ports for z in zones for i in range(size.leaves)}
     inter_zone = _inter_zone_ends(inv, size, free)
     if inv.fabric.placement == "rail-optimized":
-        on_leaf, fixed_port, result = _rail_placement(loaded, zones, size)
+        on_leaf, fixed_port, result = _rail_placement(loaded, zones, size, free)
         bounds: dict[str, tuple[int, int]] = {}
     else:
         on_leaf, fixed_port, result, bounds = _balanced_placement(loaded, zones, size, free, leaves, floor, solver,
@@ -169,39 +169,46 @@ def _balanced_placement(
     return on_leaf, fixed_port, result, bounds
 
 
-def _rail_placement(loaded: LoadedInventory, zones: list[str],
-                    size: TreeSize) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementSolution]:
-    """Rail-optimized placement: a scalable unit is as many nodes as a leaf has down-ports, on as many leaves as a
-    node has ports in the zone (its rails); the n-th port a node has in a zone goes to its unit's n-th rail leaf, on
-    the node's position in the unit, so the same port of every node of a unit meets on one leaf. Nodes fill the
-    units in inventory order; a node with all its ports in one zone takes the first zone with room."""
+def _rail_placement(loaded: LoadedInventory, zones: list[str], size: TreeSize, free: dict[tuple[str, int], int],
+                    ) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementSolution]:
+    """Rail-optimized placement: a scalable unit is a run of as many leaves as a node has ports in the zone (its
+    rails), with as many nodes as each of those leaves has down-ports (less any inter-zone cable ends there); the
+    n-th port a node has in a zone goes to its unit's n-th rail leaf, on port j + 1 for the unit's j-th node, so the
+    same port of every node of a unit meets on one leaf. Nodes fill the units in inventory order; a node with all
+    its ports in one zone takes the first zone with room. Leaves beyond the last whole unit stay empty."""
     hosts = sorted(loaded.resolved.hosts, key=lambda h: h.order)
     slots_of = {h.hostname: _host_slots(h, zones) for h in hosts}
     rails = max((Counter(zone for zone, _ in slots).most_common(1)[0][1] for slots in slots_of.values() if slots), default=1)
     units = size.leaves // rails
-    placed = {z: 0 for z in zones}  # nodes placed per zone
+    # inter-zone cable ends take a leaf's highest down-ports: a unit's nodes are as many as its fullest rail leaf has free
+    room = {(z, unit): min(free[(z, unit * rails + rail)] for rail in range(rails)) for z in zones for unit in range(units)}
+    at = {z: (0, 0) for z in zones}  # (unit, position in it) of the next node in each zone
+
+    def next_place(zone: str) -> tuple[int, int] | None:
+        unit, member = at[zone]
+        while unit < units and member >= room[(zone, unit)]:
+            unit, member = unit + 1, 0
+        return (unit, member) if unit < units else None
+
     on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
     fixed_port: dict[tuple, int] = {}
     for host in hosts:
         slots = slots_of[host.hostname]
-        targets = {zone for zone, _ in slots}
-        if "*" in targets:  # floating: all its ports go to the first zone with room for one more node
-            zone = next((z for z in zones if placed[z] < units * size.down_ports), zones[-1])
+        if "*" in {zone for zone, _ in slots}:  # floating: all its ports go to the first zone with room for one more node
+            zone = next((z for z in zones if next_place(z) is not None), zones[-1])
             slots = [(zone, slot) for _, slot in slots]
-        rail_of: dict[str, int] = defaultdict(int)
-        for zone, slot in slots:
-            position = placed[zone]
-            unit, member = divmod(position, size.down_ports)
-            leaf = unit * rails + rail_of[zone]
-            if unit >= units:
-                raise SizingError(f"rail-optimized placement runs out of scalable units in '{zone}' at node {host.hostname}: "
-                                  f"{units} units of {size.down_ports} nodes on {rails} rail leaves",
-                                  "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes")
-            rail_of[zone] += 1
-            on_leaf[(zone, leaf)].append(slot)
-            fixed_port[slot.ident] = member + 1
         for zone in dict.fromkeys(z for z, _ in slots):
-            placed[zone] += 1
+            where = next_place(zone)
+            if where is None:
+                raise SizingError(f"rail-optimized placement runs out of scalable units in '{zone}' at node {host.hostname}: "
+                                  f"{units} units on {rails} rail leaves each, "
+                                  f"{sum(room[(zone, u)] for u in range(units))} nodes in all",
+                                  "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes")
+            unit, member = where
+            for rail, slot in enumerate(slot for z, slot in slots if z == zone):
+                on_leaf[(zone, unit * rails + rail)].append(slot)
+                fixed_port[slot.ident] = member + 1
+            at[zone] = (unit, member + 1)
     result = PlacementSolution(counts={}, kept={}, moves=0, solver="rail-optimized", status="Optimal", objective=0.0,
                              gap=0.0, seconds=0.0, variables=0, constraints=0, slack={})
     return on_leaf, fixed_port, result

@@ -54,11 +54,18 @@ def planes_of_one_rail(tmp_path: Path) -> tuple[SizedFabric, Placement, Cabling]
                             ("ports_per_zone: 32", "ports_per_zone: 16")))
 
 
+def zones_with_inter_zone_links(tmp_path: Path) -> tuple[SizedFabric, Placement, Cabling]:
+    """Two zones joined by inter-zone cables, whose ends take leaves' highest down-ports; one rail per zone."""
+    return physical(variant(tmp_path, LAB, ("  ports_per_zone: 16\n", "  ports_per_zone: 16\n  placement: rail-optimized\n"),
+                            ("count: 18", "count: 10")))
+
+
 FABRICS = {
     "three-layer-2-pods": lambda tmp_path: three_layer_tree(tmp_path, 32),
     "three-layer-4-pods": lambda tmp_path: three_layer_tree(tmp_path, 64),
     "three-layer-8-pods": lambda tmp_path: three_layer_tree(tmp_path, 128),
     "planes": planes_of_one_rail,
+    "zones-with-inter-zone-links": zones_with_inter_zone_links,
 }
 
 
@@ -96,6 +103,18 @@ def test_planes_are_one_rail_each(tmp_path):
         unit, j = divmod(k, sized.size.down_ports)
         for i in range(4):
             assert got[(f"gpu{k + 1:02d}", f"mlx5_{i}")] == (f"p{i}", unit, j + 1)
+
+
+def test_rail_units_leave_the_inter_zone_ends_their_ports(tmp_path):
+    """A leaf with an inter-zone cable end has one node port less; the unit's nodes stop before it (this leaf port
+    was taken twice and the zone's free ports went negative before)."""
+    _, placement, cabling = zones_with_inter_zone_links(tmp_path)
+    inter_zone = {(c.a.device, c.a.port) for c in cabling.cables if c.kind == "inter-zone"}
+    inter_zone |= {(c.b.device, c.b.port) for c in cabling.cables if c.kind == "inter-zone"}
+    assert inter_zone == {(f"{z}-leaf0{i}", 4) for z in ("za", "zb") for i in (1, 3)}
+    by_leaf = Counter(leaf.name for _, leaf, _, _ in placement.ports)
+    assert by_leaf["za-leaf01"] == by_leaf["za-leaf03"] == 3 and by_leaf["za-leaf02"] == by_leaf["za-leaf04"] == 4
+    assert {z.name: z.used_ports["free"] for z in placement.zones} == {"za": 0, "zb": 8}
 
 
 def test_rail_units_that_run_out_are_infeasible(tmp_path):
