@@ -209,7 +209,7 @@ def _rail_placement(loaded: LoadedInventory, zones: list[str], size: TreeSize, f
                 on_leaf[(zone, unit * rails + rail)].append(slot)
                 fixed_port[slot.ident] = member + 1
             at[zone] = (unit, member + 1)
-    result = PlacementSolution(counts={}, kept={}, moves=0, solver="rail-optimized", status="Optimal", objective=0.0,
+    result = PlacementSolution(counts={}, kept={}, moves=0, solver="rail-optimized", status="optimal", objective=0.0,
                              gap=0.0, seconds=0.0, variables=0, constraints=0, slack={})
     return on_leaf, fixed_port, result
 

@@ -95,6 +95,12 @@ def test_rail_i_of_every_node_of_a_unit_on_the_units_rail_i_leaf(three_layer):
             assert got[(f"gpu{k + 1:02d}", f"mlx5_{i}")] == ("z1", 4 * unit + i, j + 1)
 
 
+def test_rail_placement_reports_like_the_solver(three_layer):
+    """No solver runs; the plan's design.solver says so in the ILP's words ("optimal", as the CLI prints it)."""
+    solution = three_layer[1].solution
+    assert (solution.solver, solution.status, solution.gap, solution.variables) == ("rail-optimized", "optimal", 0.0, 0)
+
+
 def test_planes_are_one_rail_each(tmp_path):
     """NIC i in plane i; in every plane node j of a unit sits on the unit's one leaf, port j + 1."""
     sized, placement, _ = planes_of_one_rail(tmp_path)
