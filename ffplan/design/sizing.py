@@ -15,13 +15,16 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ffplan.design.guids import KIND_CORE, KIND_LEAF, KIND_SPINE, switch_guids, synthetic_guid
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory
 from ffplan.inventory.resolve import ResolvedInventory
-from ffplan.plan.model import Switch, SwitchTier
+
+if TYPE_CHECKING:  # lint imports the sizing math: the plan package stays unloaded until a design racks switches
+    from ffplan.plan.model import Switch, SwitchTier
 
 
 class SizingError(ValueError):
@@ -315,6 +318,8 @@ def _pod(size: TreeSize, tier: str, index: int) -> int | None:
 
 def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
     """Switches fill their racks top-down in the free units (hosts keep theirs); a full rack is an error."""
+    from ffplan.plan.model import Switch
+
     inv = loaded.inventory
     racks = loaded.resolved.racks
     sw_model = inv.models.switches[inv.fabric.switch_model]
