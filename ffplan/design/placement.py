@@ -69,7 +69,7 @@ def place(loaded: LoadedInventory, sized: SizedFabric, floor: Floor, solver: str
     free = {(z, i): size.down_ports for z in zones for i in range(size.leaves)}
     inter_zone = _inter_zone_ends(inv, size, free)
     if inv.fabric.placement == "rail-optimized":
-        on_leaf, fixed_port, result = _rail_placement(loaded, zones, size, free)
+        on_leaf, fixed_port, result = _rail_placement(loaded, zones, size, free, leaves, previous)
         bounds: dict[str, tuple[int, int]] = {}
     else:
         on_leaf, fixed_port, result, bounds = _balanced_placement(loaded, zones, size, free, leaves, floor, solver,
@@ -170,48 +170,93 @@ def _balanced_placement(
 
 
 def _rail_placement(loaded: LoadedInventory, zones: list[str], size: TreeSize, free: dict[tuple[str, int], int],
+                    leaves: dict[str, list[Switch]], previous: Plan | None,
                     ) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementSolution]:
     """Rail-optimized placement: a scalable unit is a run of as many leaves as a node has ports in the zone (its
     rails), with as many nodes as each of those leaves has down-ports (less any inter-zone cable ends there); the
     n-th port a node has in a zone goes to its unit's n-th rail leaf, on port j + 1 for the unit's j-th node, so the
-    same port of every node of a unit meets on one leaf. Nodes fill the units in inventory order; a node with all
-    its ports in one zone takes the first zone with room. Leaves beyond the last whole unit stay empty."""
+    same port of every node of a unit meets on one leaf. Leaves beyond the last whole unit stay empty.
+
+    A node with all its ports in one zone takes the first zone with room left for the nodes that must be there.
+    Re-planning, a node keeps its place in a unit where it still fits; the others fill the free places, lowest unit
+    and position first, in inventory order (so does every node of a first plan)."""
     hosts = sorted(loaded.resolved.hosts, key=lambda h: h.order)
     slots_of = {h.hostname: _host_slots(h, zones) for h in hosts}
     rails = max((Counter(zone for zone, _ in slots).most_common(1)[0][1] for slots in slots_of.values() if slots), default=1)
     units = size.leaves // rails
     # inter-zone cable ends take a leaf's highest down-ports: a unit's nodes are as many as its fullest rail leaf has free
     room = {(z, unit): min(free[(z, unit * rails + rail)] for rail in range(rails)) for z in zones for unit in range(units)}
-    at = {z: (0, 0) for z in zones}  # (unit, position in it) of the next node in each zone
-
-    def next_place(zone: str) -> tuple[int, int] | None:
-        unit, member = at[zone]
-        while unit < units and member >= room[(zone, unit)]:
-            unit, member = unit + 1, 0
-        return (unit, member) if unit < units else None
-
+    capacity = {z: sum(room[(z, unit)] for unit in range(units)) for z in zones}
+    was = {(n.hostname, p.nic, p.port): (p.zone, p.leaf, p.leaf_port) for n in previous.nodes for p in n.ports} if previous else {}
+    ports_in = _rail_zones(hosts, slots_of, zones, capacity, was)
+    place_of = _kept_rail_places(hosts, ports_in, leaves, rails, room, was)
+    taken = {z: {where for (_, pz), where in place_of.items() if pz == z} for z in zones}
+    open_places = {z: iter([(unit, member) for unit in range(units) for member in range(room[(z, unit)])
+                            if (unit, member) not in taken[z]]) for z in zones}
     on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
     fixed_port: dict[tuple, int] = {}
     for host in hosts:
-        slots = slots_of[host.hostname]
-        if "*" in {zone for zone, _ in slots}:  # floating: all its ports go to the first zone with room for one more node
-            zone = next((z for z in zones if next_place(z) is not None), zones[-1])
-            slots = [(zone, slot) for _, slot in slots]
-        for zone in dict.fromkeys(z for z, _ in slots):
-            where = next_place(zone)
+        for zone, zone_slots in ports_in[host.hostname].items():
+            where = place_of.get((host.hostname, zone)) or next(open_places[zone], None)
             if where is None:
                 raise SizingError(f"rail-optimized placement runs out of scalable units in '{zone}' at node {host.hostname}: "
-                                  f"{units} units on {rails} rail leaves each, "
-                                  f"{sum(room[(zone, u)] for u in range(units))} nodes in all",
+                                  f"{units} units on {rails} rail leaves each, {capacity[zone]} nodes in all",
                                   "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes")
             unit, member = where
-            for rail, slot in enumerate(slot for z, slot in slots if z == zone):
+            for rail, slot in enumerate(zone_slots):
                 on_leaf[(zone, unit * rails + rail)].append(slot)
                 fixed_port[slot.ident] = member + 1
-            at[zone] = (unit, member + 1)
     result = PlacementSolution(counts={}, kept={}, moves=0, solver="rail-optimized", status="optimal", objective=0.0,
-                             gap=0.0, seconds=0.0, variables=0, constraints=0, slack={})
+                               gap=0.0, seconds=0.0, variables=0, constraints=0, slack={})
     return on_leaf, fixed_port, result
+
+
+def _rail_zones(hosts: list[ResolvedHost], slots_of: dict[str, list[tuple[str, PortSlot]]], zones: list[str],
+                capacity: dict[str, int], was: dict[tuple[str, str, int], tuple[str, str, int]],
+                ) -> dict[str, dict[str, list[PortSlot]]]:
+    """Each node's ports per zone, in NIC order (its rails there). A node free to go anywhere takes its previous
+    zone, else the first, that has room beside the nodes that must be there."""
+    must = Counter(z for slots in slots_of.values() for z in dict.fromkeys(z for z, _ in slots) if z != "*")
+    ports_in: dict[str, dict[str, list[PortSlot]]] = {}
+    for host in hosts:
+        slots = slots_of[host.hostname]
+        if "*" in {zone for zone, _ in slots}:
+            before = [was[slot.ident][0] for _, slot in slots if slot.ident in was and was[slot.ident][0] in zones]
+            zone = next((z for z in dict.fromkeys(before[:1] + zones) if must[z] < capacity[z]), zones[-1])
+            must[zone] += 1
+            slots = [(zone, slot) for _, slot in slots]
+        ports_in[host.hostname] = defaultdict(list)
+        for zone, slot in slots:
+            ports_in[host.hostname][zone].append(slot)
+    return ports_in
+
+
+def _kept_rail_places(hosts: list[ResolvedHost], ports_in: dict[str, dict[str, list[PortSlot]]],
+                      leaves: dict[str, list[Switch]], rails: int, room: dict[tuple[str, int], int],
+                      was: dict[tuple[str, str, int], tuple[str, str, int]]) -> dict[tuple[str, str], tuple[int, int]]:
+    """Re-planning: (node, zone) -> the (unit, position) it keeps, where every port it has in the zone was on that
+    unit's leaf of its rail, at that position, and the place still exists and is not already kept by another node."""
+    leaf_at = {leaf.name: (z, i) for z, zone_leaves in leaves.items() for i, leaf in enumerate(zone_leaves)}
+    place_of: dict[tuple[str, str], tuple[int, int]] = {}
+    kept_in: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for host in hosts:
+        for zone, zone_slots in ports_in[host.hostname].items():
+            places = set()
+            for rail, slot in enumerate(zone_slots):
+                prev_zone, prev_leaf, prev_port = was.get(slot.ident, ("", "", 0))
+                if prev_zone != zone or prev_leaf not in leaf_at:
+                    break
+                unit, prev_rail = divmod(leaf_at[prev_leaf][1], rails)
+                if prev_rail != rail:
+                    break
+                places.add((unit, prev_port - 1))
+            else:
+                if len(places) == 1:
+                    unit, member = kept = places.pop()
+                    if member < room.get((zone, unit), 0) and kept not in kept_in[zone]:
+                        place_of[(host.hostname, zone)] = kept
+                        kept_in[zone].add(kept)
+    return place_of
 
 
 def _host_slots(host: ResolvedHost, zones: list[str]) -> list[tuple[str, PortSlot]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ffplan.design import design
+from ffplan.design import DesignOptions, design
 from ffplan.design.cabling import Cabling, cable, floor
 from ffplan.design.placement import Placement, place
 from ffplan.design.sizing import SizedFabric, ThreeLayerTree, size_fabric
@@ -18,6 +18,7 @@ from tests.conftest import ROOT
 
 THREE_RAIL = Path(__file__).parent / "inventories" / "three-rail.yaml"  # 8 nodes x 4 NICs, 8-port switches
 LAB = ROOT / "inventories" / "lab.yaml"
+RAIL = ("  ports_per_zone: 16\n", "  ports_per_zone: 16\n  placement: rail-optimized\n")  # lab.yaml, rail-optimized
 
 
 def physical(path: Path) -> tuple[SizedFabric, Placement, Cabling]:
@@ -56,8 +57,7 @@ def planes_of_one_rail(tmp_path: Path) -> tuple[SizedFabric, Placement, Cabling]
 
 def zones_with_inter_zone_links(tmp_path: Path) -> tuple[SizedFabric, Placement, Cabling]:
     """Two zones joined by inter-zone cables, whose ends take leaves' highest down-ports; one rail per zone."""
-    return physical(variant(tmp_path, LAB, ("  ports_per_zone: 16\n", "  ports_per_zone: 16\n  placement: rail-optimized\n"),
-                            ("count: 18", "count: 10")))
+    return physical(variant(tmp_path, LAB, RAIL, ("count: 18", "count: 10")))
 
 
 FABRICS = {
@@ -124,11 +124,45 @@ def test_rail_units_leave_the_inter_zone_ends_their_ports(tmp_path):
 
 
 def test_rail_units_that_run_out_are_infeasible(tmp_path):
-    path = variant(tmp_path, LAB, ("  ports_per_zone: 16\n", "  ports_per_zone: 16\n  placement: rail-optimized\n"))
+    """Lint counts ports; a 1-NIC node still takes a place in a unit of 4 rails: 7 nodes of 4 NICs and 4 of one
+    fill the tree's 32 ports, but need 11 of its 8 places."""
+    one_nic = ("    hgx:\n", "    one-nic:\n      cpu: {sockets: 1, cores_per_socket: 8, threads_per_core: 2, nps: 1}\n"
+                              "      rack_units: 1\n      root_ports: [{name: rp0, numa: 0, pcie: {lanes: 16}}]\n"
+                              "      devices: [{name: mlx5_0, kind: nic, model: CX7, root_port: rp0, bus_id: \"0000:02:00.0\"}]\n"
+                              "    hgx:\n")
+    path = variant(tmp_path, THREE_RAIL, one_nic, ("count: 8,", "count: 7,"),
+                   ("first_u: 2}", "first_u: 2}\n  - {name: st, role: storage, model: one-nic, count: 4, "
+                                   "hostname: \"st{index}\", racks: [r2], per_rack: 4, first_u: 30}"))
+    loaded = load_inventory(path)
+    assert not loaded.collector.items, loaded.collector.items
     with pytest.raises(InfeasibleError) as err:
-        design(load_inventory(path))
+        design(loaded)
     (d,) = err.value.diagnostics
-    assert d.rule == "FF101" and "runs out of scalable units in 'za' at node stor1" in d.message
+    assert d.rule == "FF101" and "runs out of scalable units in 'z1' at node st2: 2 units on 4 rail leaves each, 8 nodes" in d.message
+
+
+def test_floating_nodes_leave_room_for_the_nodes_a_zone_must_take(tmp_path):
+    """The lab's 18 GPU nodes may go to either zone, its storage must go to both: the first 10 GPU nodes fill zone
+    za up to what its storage leaves, the others go to zb (the storage used to find za full)."""
+    plan = design(load_inventory(variant(tmp_path, LAB, RAIL)))
+    zones = {n.hostname: {p.zone for p in n.ports} for n in plan.nodes}
+    assert [h for h, z in zones.items() if z == {"za"}] == [f"gpu{i:02d}" for i in range(1, 11)]
+    assert {h for h, z in zones.items() if z == {"zb"}} == {f"gpu{i:02d}" for i in range(11, 19)} | {"mgmt1", "mgmt2"}
+    assert all(zones[f"stor{i}"] == {"za", "zb"} for i in range(1, 5))
+
+
+def test_replanning_keeps_every_remaining_node_on_its_leaf_port(tmp_path):
+    """Without gpu18, every other node keeps its leaf ports (the storage and management nodes after it in inventory
+    order used to move up a place); with it back, it takes the free place."""
+    full = variant(tmp_path, LAB, RAIL)
+    first = design(load_inventory(full))
+    (tmp_path / "less").mkdir()
+    less = design(load_inventory(variant(tmp_path / "less", full, ("count: 18", "count: 17"))), DesignOptions(previous=first))
+    where = {n.hostname: [(p.nic, p.leaf, p.leaf_port) for p in n.ports] for n in first.nodes}
+    assert {n.hostname: [(p.nic, p.leaf, p.leaf_port) for p in n.ports] for n in less.nodes} == \
+        {h: ports for h, ports in where.items() if h != "gpu18"}
+    again = design(load_inventory(full), DesignOptions(previous=less))
+    assert {n.hostname: [(p.nic, p.leaf, p.leaf_port) for p in n.ports] for n in again.nodes} == where
 
 
 def test_three_layer_pods_cabled_as_sized(three_layer):
