@@ -38,7 +38,6 @@ def address(loaded: LoadedInventory, sized: SizedFabric, placement: Placement, p
     return Addressing(switches, nodes, sm_hosts)
 
 
-
 def subnet_manager_hosts(loaded: LoadedInventory) -> list[str]:
     """The master and standby subnet manager: the first two management nodes (inventory order), else the first two
     nodes. On planes each runs one SM per plane, on its port in that plane."""

@@ -86,7 +86,6 @@ def place(loaded: LoadedInventory, sized: SizedFabric, floor: Floor, solver: str
     return Placement(ports, inter_zone, zone_specs, balance, result)
 
 
-
 def _inter_zone_ends(inv: Inventory, size: TreeSize, free: dict[tuple[str, int], int]) -> list[tuple[LinkEnd, LinkEnd]]:
     """Inter-zone cable ends spread evenly over each zone's leaves, on the leaves' highest down-ports."""
     ends_in_zone: dict[str, int] = defaultdict(int)
