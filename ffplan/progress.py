@@ -7,7 +7,7 @@ from typing import Callable
 
 StageCallback = Callable[[str], None]
 
-DESIGN_STAGES = ("sizing", "placement", "cabling", "addressing", "routing", "QoS", "host profiles")
+# the design's stages are its steps: ffplan.design.DESIGN_STEPS
 RENDER_STAGES = ("OpenSM files", "host profiles", "exports")
 
 

@@ -13,7 +13,6 @@ from rich.table import Table
 
 from ffplan.cli.common import out, stage_errors, stage_progress
 from ffplan.cli.diff import plan_file
-from ffplan.progress import DESIGN_STAGES
 
 if TYPE_CHECKING:
     from ffplan.plan.model import Plan
@@ -39,7 +38,7 @@ def design_command(
 
     Example: ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan
     """
-    from ffplan.design import DesignOptions, design
+    from ffplan.design import DESIGN_STEPS, DesignOptions, design
     from ffplan.lint.gate import require_clean
     from ffplan.outdir import write_folder
     from ffplan.plan import dump_plan, load_plan
@@ -51,7 +50,7 @@ def design_command(
         old_plan = load_plan(plan_file(previous)) if previous else None
         options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan,
                                 exclude_links=tuple(exclude_link))
-        with stage_progress(f"designing {loaded.inventory.name}", DESIGN_STAGES, quiet) as on_stage:
+        with stage_progress(f"designing {loaded.inventory.name}", DESIGN_STEPS, quiet) as on_stage:
             plan = design(loaded, options, on_stage)
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
         write_folder(output, files, kind="plan", force=force, inputs=[inventory])

@@ -13,7 +13,6 @@ from ffplan.catalog import Preset
 from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
-from ffplan.progress import DESIGN_STAGES
 from ffplan.report.designs import DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS
 from ffplan.report.output import ReportFormat, render, table_renderables
 
@@ -118,11 +117,11 @@ def _designs(compare: str) -> tuple[str, ...]:
 
 def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
     """Run the designer in-process, behind the same lint barrier as `ffplan design`."""
-    from ffplan.design import design
+    from ffplan.design import DESIGN_STEPS, design
     from ffplan.lint.gate import require_clean
 
     loaded = require_clean(path)
-    with stage_progress(f"designing {loaded.inventory.name} for the report", DESIGN_STAGES, quiet) as on_stage:
+    with stage_progress(f"designing {loaded.inventory.name} for the report", DESIGN_STEPS, quiet) as on_stage:
         return loaded, design(loaded, on_stage=on_stage)
 
 

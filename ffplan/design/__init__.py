@@ -1,6 +1,6 @@
-"""Design stage: inventory -> Plan. Size the zones, place ports (ILP), cable, address, route, QoS, hosts.
+"""Design stage: inventory -> Plan, in steps (DESIGN_STEPS): size, place, cable, address, route, QoS, host profiles.
 
-Public surface: `design(loaded, options) -> Plan`, `DesignOptions`. They are loaded on first use, so that
+Public surface: `design(loaded, options) -> Plan`, `DesignOptions`, `DESIGN_STEPS`. They are loaded on first use, so that
 importing `ffplan.design.sizing` (as lint does) does not pull in the solver and the routing code.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ffplan.design.pipeline import DesignOptions, design
+    from ffplan.design.pipeline import DESIGN_STEPS, DesignOptions, design
 
-__all__ = ["DesignOptions", "design"]
+__all__ = ["DESIGN_STEPS", "DesignOptions", "design"]
 
 
 def __getattr__(name: str) -> object:

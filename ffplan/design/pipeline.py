@@ -1,21 +1,44 @@
-"""The design pipeline: size, place, cable, address (fabric), then route, QoS and host profiles."""
+"""The design: an inventory through an ordered list of steps to a plan.
+
+DESIGN_STEPS is the order, and `design` runs it: each step is one module's entry and takes what the steps before
+it produced (as netlab's ordered topology transformations do), per zone or plane where that applies:
+
+  sizing        sizing.size_fabric        every zone or plane sized alike, its switches in their racks
+  placement     placement.place           NIC ports and inter-zone cable ends onto leaf ports
+  cabling       cabling.cable             every cable, its length, type and price
+  addressing    addressing.address        GUIDs and LIDs, per subnet
+  routing       routing.route             the LFTs, per subnet
+  QoS           qos.design_qos            SL/VL policy
+  host profiles hosts.design_hosts        per-host files' model (reads the nodes and the QoS SLs)
+
+The physical steps (sizing to addressing) become the plan's fabric; routing, QoS and host profiles read that plan.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Iterator, ParamSpec, TypeVar
 
 from ffplan import __version__
-from ffplan.design.fabric import PhysicalDesign, build_fabric
+from ffplan.design.addressing import Addressing, address
+from ffplan.design.cabling import Cabling, Floor, cable, floor
 from ffplan.design.hosts import design_hosts
+from ffplan.design.placement import Placement, place
 from ffplan.design.qos import design_qos
 from ffplan.design.routing import route
-from ffplan.design.sizing import SizingError
+from ffplan.design.sizing import SizingError, size_fabric
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.exports import cable_counts
 from ffplan.plan.model import (PLAN_VERSION, Design, InventoryRef, NicModelSpec, NodeModelSpec, Plan, SolverInfo,
                                SwitchModelSpec)
 from ffplan.progress import StageCallback, no_progress
+
+DESIGN_STEPS = ("sizing", "placement", "cabling", "addressing", "routing", "QoS", "host profiles")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
 
 @dataclass(frozen=True)
 class DesignOptions:
@@ -26,19 +49,48 @@ class DesignOptions:
     exclude_links: tuple[str, ...] = ()  # cables / switches to route around, on top of fabric.failed_links
 
 
+class _Steps:
+    """Runs the steps in DESIGN_STEPS order, telling the observer each as it starts."""
+
+    def __init__(self, on_stage: StageCallback):
+        self._on_stage = on_stage
+        self._order: Iterator[str] = iter(DESIGN_STEPS)
+
+    def __call__(self, name: str, entry: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        expected = next(self._order, None)
+        if name != expected:
+            raise AssertionError(f"design step '{name}' run where DESIGN_STEPS has {expected!r}")
+        self._on_stage(name)
+        return entry(*args, **kwargs)
+
+
 def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on_stage: StageCallback = no_progress) -> Plan:
-    """The plan of an inventory; `on_stage` is told each of DESIGN_STAGES as it starts."""
-    inv = loaded.inventory
+    """The plan of an inventory; `on_stage` is told each of DESIGN_STEPS as it starts."""
+    step = _Steps(on_stage)
     try:
-        fabric = build_fabric(loaded, options.solver, options.time_limit, options.previous, on_stage)
+        sized = step("sizing", size_fabric, loaded)
+        cable_floor = floor(loaded)  # how placement and cabling price a cable
+        placement = step("placement", place, loaded, sized, cable_floor, options.solver, options.time_limit,
+                         options.previous, options.allow_imbalance)
+        cabling = step("cabling", cable, loaded, sized, placement, cable_floor)
+        addressing = step("addressing", address, loaded, sized, placement, options.previous)
     except SizingError as exc:
         c = Collector(loaded.source.file, loaded.source.positions)
         c.error("FF101", ("fabric",), exc.message, exc.hint)
         raise InfeasibleError(c.items) from None
-    if not options.allow_imbalance and inv.fabric.placement == "balanced":
-        _refuse_imbalance(loaded, fabric)
-    p = fabric.placement
-    plan = Plan(
+    plan = _physical_plan(loaded, placement, cabling, addressing, cable_floor)
+    routing = step("routing", route, plan, options.exclude_links, loaded=loaded)
+    plan = plan.model_copy(update={"routing": routing})
+    plan = plan.model_copy(update={"qos": step("QoS", design_qos, loaded, plan)})
+    return plan.model_copy(update={"hosts": step("host profiles", design_hosts, loaded, plan)})
+
+
+def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabling, addressing: Addressing,
+                   cable_floor: Floor) -> Plan:
+    """The plan of the physical steps' results, with the inventory's models and catalog, before routing."""
+    inv = loaded.inventory
+    p = placement.solution
+    return Plan(
         plan_version=PLAN_VERSION,
         generator=f"ffplan {__version__}",
         inventory=InventoryRef(name=inv.name, file=loaded.source.file.split("/")[-1], sha256=loaded.sha256),
@@ -61,46 +113,17 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         fabric_switch_model=inv.fabric.switch_model,
         layout="planes" if inv.fabric.planes else "zones",
         placement=inv.fabric.placement,
-        zones=fabric.zones,
-        switches=fabric.switches,
-        nodes=fabric.nodes,
-        sm_hosts=fabric.sm_hosts,
-        cables=fabric.cables,
+        zones=placement.zones,
+        switches=addressing.switches,
+        nodes=addressing.nodes,
+        sm_hosts=addressing.sm_hosts,
+        cables=cabling.cables,
         design=Design(
             solver=SolverInfo(solver=p.solver, status=p.status, objective=p.objective, gap=p.gap,
                               variables=p.variables, constraints=p.constraints),
-            balance=fabric.balance,
-            cable_model=fabric.cable_model,
-            cable_cost=fabric.cable_cost,
-            cable_totals={f"{kind} {length:g}m": n for kind, length, n in cable_counts(fabric.cables)},
+            balance=placement.balance,
+            cable_model=cable_floor.model,
+            cable_cost=cabling.cost,
+            cable_totals={f"{kind} {length:g}m": n for kind, length, n in cable_counts(cabling.cables)},
         ),
     )
-    on_stage("routing")
-    routing = route(plan, options.exclude_links, loaded=loaded)
-    on_stage("QoS")
-    plan = plan.model_copy(update={"routing": routing, "qos": design_qos(loaded, plan)})
-    # Host profiles last: they read the plan's nodes and QoS (the SLs).
-    on_stage("host profiles")
-    plan = plan.model_copy(update={"hosts": design_hosts(loaded, plan)})
-    return plan
-
-
-def _refuse_imbalance(loaded: LoadedInventory, fabric: PhysicalDesign) -> None:
-    """Balance is a hard requirement: where the ILP needed slack, say which role and why, and stop."""
-    c = Collector(loaded.source.file, loaded.source.positions)
-    for b in fabric.balance:
-        if b.max_per_leaf - b.min_per_leaf <= 1:
-            continue
-        group = next(i for i, g in enumerate(loaded.inventory.groups) if g.role.value == b.role)
-        zones = {z.name: z.used_ports.get(b.role, 0) for z in fabric.zones}
-        c.error(
-            "FF152", ("groups", group),
-            f"role '{b.role}' cannot be spread within one per leaf: the best placement has {b.min_per_leaf}-{b.max_per_leaf} "
-            f"per leaf where {b.lower_bound}-{b.upper_bound} is the even share (per zone: "
-            + ", ".join(f"{z} {n}" for z, n in zones.items()) + ")",
-            "remove settings.zone pins or change counts so each zone can take an even share; "
-            "or pass --allow-imbalance to accept this placement",
-        )
-    if c.items:
-        raise InfeasibleError(c.items)
-

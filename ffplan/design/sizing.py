@@ -1,5 +1,6 @@
 """Fat-tree sizing for any radix: two-layer and three-layer (pod) trees for the design, and the cost comparison's
-partial three-layer counts.
+partial three-layer counts. The design's first step (`size_fabric`): every zone or plane sized, its switches in
+their racks.
 
 Two-layer, non-blocking: a leaf has k/2 ports down and k/2 up, every leaf reaches every spine, so a zone
 holds at most k leaves and k/2 spines: k*k/2 endpoint ports in 3k/2 switches (k=40: 800 ports, 60 switches).
@@ -12,10 +13,18 @@ as many core switches (ThreeLayerSize), as the paper's tables do.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from ffplan.design.guids import KIND_CORE, KIND_LEAF, KIND_SPINE, switch_guids, synthetic_guid
+from ffplan.diagnostics import Collector, InfeasibleError
+from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory
 from ffplan.inventory.resolve import ResolvedInventory
+
+if TYPE_CHECKING:  # lint imports the sizing math: the plan package stays unloaded until a design racks switches
+    from ffplan.plan.model import Switch, SwitchTier
 
 
 class SizingError(ValueError):
@@ -247,3 +256,101 @@ def zone_size(inv: Inventory, radix: int) -> TreeSize:
     if inv.fabric.topology == "three-layer-fat-tree":
         return size_three_layer_tree(radix, inv.fabric.oversubscription, inv.fabric.ports_per_zone)
     return size_two_layer(radix, inv.fabric.oversubscription, inv.fabric.ports_per_zone)
+
+
+def subnet_of_zone(inv: Inventory) -> dict[str, str]:
+    """Each plane is a subnet of its own; zones share one subnet, named after the inventory."""
+    return {z.name: z.name if inv.fabric.planes else inv.name for z in inv.fabric.trees}
+
+
+@dataclass(frozen=True)
+class SizedFabric:
+    """The sizing step's result: the shape every zone or plane shares and their switches in the racks, each with its
+    GUID (the inventory's, else a placeholder); LIDs come with addressing."""
+
+    size: TreeSize
+    zones: tuple[str, ...]  # the zones or planes, in inventory order
+    switches: tuple[Switch, ...]  # zone by zone: cores, spines, leaves, each in index order
+    _tiers: dict[tuple[str, str], list[Switch]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tiers: dict[tuple[str, str], list[Switch]] = defaultdict(list)
+        for sw in self.switches:
+            tiers[(sw.zone, sw.tier)].append(sw)
+        object.__setattr__(self, "_tiers", dict(tiers))
+
+    def tier(self, zone: str, tier: SwitchTier) -> list[Switch]:
+        """A zone's switches of one tier, in index order."""
+        return self._tiers.get((zone, tier), [])
+
+
+def size_fabric(loaded: LoadedInventory) -> SizedFabric:
+    """Size the zones or planes (all alike) and rack their switches."""
+    inv = loaded.inventory
+    size = zone_size(inv, inv.models.switches[inv.fabric.switch_model].ports)
+    return SizedFabric(size, tuple(z.name for z in inv.fabric.trees), tuple(_rack_switches(loaded, size)))
+
+
+def _switch_name(zone: str, tier: str, index: int, count: int) -> str:
+    return f"{zone}-{tier}{index:0{max(2, len(str(count)))}d}"
+
+
+def _place_in_racks(racks: list[str], count: int) -> list[str]:
+    """Fill racks in order, an even share each: switch i goes to racks[i * len // count]."""
+    return [racks[i * len(racks) // count] for i in range(count)]
+
+
+def _occupied_units(loaded: LoadedInventory) -> dict[str, set[int]]:
+    inv = loaded.inventory
+    used: dict[str, set[int]] = defaultdict(set)
+    for h in loaded.resolved.hosts:
+        units = inv.models.nodes[h.model].rack_units if h.model in inv.models.nodes else 1
+        used[h.rack].update(range(h.u, h.u + units))
+    return used
+
+
+def _pod(size: TreeSize, tier: str, index: int) -> int | None:
+    """1-based pod of a three-layer tree's leaf or spine (0-based index within its tier)."""
+    if not isinstance(size, ThreeLayerTree) or tier == "core":
+        return None
+    return index // (size.leaves_per_pod if tier == "leaf" else size.spines_per_pod) + 1
+
+
+def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
+    """Switches fill their racks top-down in the free units (hosts keep theirs); a full rack is an error."""
+    from ffplan.plan.model import Switch
+
+    inv = loaded.inventory
+    racks = loaded.resolved.racks
+    sw_model = inv.models.switches[inv.fabric.switch_model]
+    occupied = _occupied_units(loaded)
+    collector = Collector(loaded.source.file, loaded.source.positions)
+    switches = []
+    tiers: list[tuple[SwitchTier, int, list[str], int]]
+    next_u: dict[str, int] = {}  # switches fill racks top-down, whichever zone or tier comes first
+    for zi, zone in enumerate(inv.fabric.trees, start=1):
+        tiers = [("spine", size.spines, zone.spine_racks, KIND_SPINE), ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF)]
+        if isinstance(size, ThreeLayerTree):
+            tiers.insert(0, ("core", size.cores, zone.core_racks or zone.spine_racks, KIND_CORE))
+        for tier, count, rack_list, kind in tiers:
+            for i, rack in enumerate(_place_in_racks(list(rack_list), count)):
+                name = _switch_name(zone.name, tier, i + 1, count)
+                u = next_u.get(rack, racks[rack].units - sw_model.rack_units + 1)
+                while u >= 1 and occupied[rack] & set(range(u, u + sw_model.rack_units)):
+                    u -= 1
+                if u < 1:
+                    collector.error(
+                        "FF153", ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
+                        f"rack '{rack}' has no room left for {name} ({sw_model.rack_units} U)",
+                        f"add racks to {tier}_racks of zone '{zone.name}' or move hosts out of '{rack}'",
+                    )
+                    raise InfeasibleError(collector.items)
+                next_u[rack] = u - sw_model.rack_units
+                given = inv.fabric.switch_guids.get(name)
+                switches.append(Switch(
+                    name=name, zone=zone.name, tier=tier, index=i + 1, pod=_pod(size, tier, i), model=inv.fabric.switch_model,
+                    ports=sw_model.ports,
+                    lid=1, guid_placeholder=given is None, rack=rack, u=u,  # a valid stand-in: addressing numbers every switch
+                    **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1)),
+                ))
+    return switches

@@ -1,11 +1,11 @@
-"""Where the subnet manager hosts' ports get their LIDs (ffplan.design.fabric._sm_port_lids): one 64-LID block at
+"""Where the subnet manager hosts' ports get their LIDs (ffplan.design.addressing._sm_port_lids): one 64-LID block at
 or above every other LID, kept on re-planning when already there, moved otherwise."""
 
 from types import SimpleNamespace
 
 import pytest
 
-from ffplan.design.fabric import _sm_port_lids
+from ffplan.design.addressing import _sm_port_lids
 from ffplan.design.sizing import SizingError
 
 
