@@ -43,7 +43,7 @@ def verify_command(
     Checks: config accepted by OpenSM and equal to the plan; LFT file and guid2lid well-formed; SUBNET UP;
     cabling; LIDs; installed LFTs == plan; every CA pair reachable; SL2VL/VLArb per port class; path SLs per
     traffic class; OpenSM's log clean and naming the intended engine. A plan with planes: each plane (its own
-    subnet, files in opensm/<plane>/) is booted on its own, one after another, with a report each. Exit 0 only
+    subnet, files in opensm/PLANE/) is booted on its own, one after another, with a report each. Exit 0 only
     when all pass.
 
     Example: ffplan verify out/fire-flyer-2/files --zone z1

@@ -12,6 +12,7 @@ from typing import Callable
 
 from ffplan.plan.io import load_plan
 from ffplan.plan.model import Plan
+from ffplan.plan.subnets import check_plane
 from ffplan.render import opensm_layout as L
 from ffplan.verify.boot import boot
 from ffplan.verify.checks import check_cabling, check_log, check_reachability, check_routes
@@ -32,8 +33,8 @@ def verify_subnets(target: Path, *, plan_path: Path | None = None, plane: str | 
     `plane` picks one. A single-subnet plan gives one report, as `verify` does."""
     plan = load_plan(plan_file_of(Path(target), plan_path))
     subnets = plan.subnets
-    if plane is not None and plane not in subnets:
-        raise VerifyInputError(f"--plane {plane}: the plan's subnets are {', '.join(subnets)}")
+    if plane is not None:
+        check_plane(plan, plane)
     picked: list[str | None] = [None] if len(subnets) == 1 else [plane] if plane else list(subnets)
     reports = []
     for subnet in picked:
