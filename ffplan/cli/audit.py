@@ -23,6 +23,7 @@ def audit_command(
     fabric: Path = typer.Argument(..., help="The as-built fabric: the saved output of `ibnetdiscover`."),
     fmt: AuditFormat = typer.Option(AuditFormat.text, "--format", "-f",
                                     help="text, json, or markdown (a work order for the cabling crew)."),
+    plane: str = typer.Option(None, "--plane", help="A plan with planes: the plane (subnet) the discovery is of; required there."),
     write_guids: Path = typer.Option(None, "--write-guids", metavar="FILE",
                                      help="Write the discovered GUIDs as an inventory fragment "
                                           "(fabric.switch_guids, groups[].hosts[].guids) to FILE."),
@@ -30,14 +31,17 @@ def audit_command(
     """Compare the as-built fabric with the plan, cable by cable: missing, extra, wrong-port, wrong-switch and
     swapped cables, links at the wrong speed or width, unknown devices and devices whose GUID differs.
 
+    A plan with planes: ibnetdiscover sees one plane (the subnet of the port it runs on); name it with --plane.
+
     Example: ibnetdiscover > fabric.txt; ffplan audit out/fire-flyer-2/plan fabric.txt --format markdown > work-order.md
     """
     from ffplan.audit import audit, read_fabric
     from ffplan.audit.output import as_json, format_markdown, format_text, guid_fragment
     from ffplan.plan import load_plan
+    from ffplan.plan.subnets import plane_view
 
     with stage_errors():
-        the_plan = load_plan(plan_file(plan))
+        the_plan = plane_view(load_plan(plan_file(plan)), plane, "audit")
         result = audit(the_plan, read_fabric(fabric))
     if fmt is AuditFormat.json:
         typer.echo(as_json(result, str(fabric)), nl=False)

@@ -23,6 +23,7 @@ def reroute_command(
     fabric: Path = typer.Option(None, "--fabric", help="`ibnetdiscover` output of the live subnet: what the plan has and this lacks is failed."),
     failed: list[str] = typer.Option(None, "--failed", help="A failed cable label, switch name or switch\\[port] (repeatable)."),
     output: Path = typer.Option(..., "-o", "--output", help="The LFT file OpenSM reads (opensm.conf's lfts_file), or its folder (then lfts.dump in it)."),
+    plane: str = typer.Option(None, "--plane", help="A plan with planes: the plane (subnet) to re-route; required there (each plane has its own OpenSM and LFT file)."),
     hup: int = typer.Option(None, "--hup", help="PID of the running OpenSM: send it SIGHUP so a heavy sweep loads the new file."),
     fmt: Format = typer.Option(Format.table, "--format", help="table or json."),
 ) -> None:
@@ -32,10 +33,14 @@ def reroute_command(
     refused at its line (FF930, as in `ffplan audit`). Exit 0 when every CA pair and every switch LID of the degraded fabric is
     reachable, 1 when some are not (the file is written all the same: it is the best routing left), 2 on bad input.
 
+    A plan with planes: re-route one plane with --plane NAME and write that plane's LFT file
+    (/etc/opensm/NAME/lfts.dump), then SIGHUP that plane's OpenSM.
+
     Example: ibnetdiscover > now.txt; ffplan reroute out/fire-flyer-2/plan --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
     """
     from ffplan.audit import read_fabric
     from ffplan.plan import load_plan
+    from ffplan.plan.subnets import plane_view
     from ffplan.diagnostics import did_you_mean
     from ffplan.reroute import NotOpenSM, missing_from_discovery, request_heavy_sweep, reroute, resolve_items, write_atomically
 
@@ -46,7 +51,7 @@ def reroute_command(
     if not target.parent.is_dir():
         fail(escape(f"{target.parent} is not a folder"), "-o names the file OpenSM reads (lfts_file) or its folder")
     with stage_errors():
-        loaded = load_plan(plan / "plan.yaml" if plan.is_dir() else plan)
+        loaded = plane_view(load_plan(plan / "plan.yaml" if plan.is_dir() else plan), plane, "reroute")
         if loaded.routing is None:
             fail(escape(f"{plan} has no routing to start from"), "re-run `ffplan design`")
         missing = None

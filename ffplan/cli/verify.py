@@ -31,6 +31,7 @@ def verify_command(
     target: Path = typer.Argument(..., metavar="OUT", help="A rendered output folder (with opensm/) or a plan.yaml."),
     plan: Path = typer.Option(None, "--plan", help="The plan (plan.yaml or its folder) to compare with; default: plan.yaml in or next to the folder."),
     zone: str = typer.Option(None, "--zone", help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links)."),
+    plane: str = typer.Option(None, "--plane", help="A plan with planes: verify this plane (subnet) only; default: every plane, one after another."),
     engine: Engine = typer.Option(Engine.file, "--engine", help="file: ffplan's tables; ftree: OpenSM's fat-tree engine, compared side by side."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds to wait for the simulator and for SUBNET UP."),
     fmt: Format = typer.Option(Format.table, "--format", help="table (rich) or json (for CI)."),
@@ -41,11 +42,13 @@ def verify_command(
 
     Checks: config accepted by OpenSM and equal to the plan; LFT file and guid2lid well-formed; SUBNET UP;
     cabling; LIDs; installed LFTs == plan; every CA pair reachable; SL2VL/VLArb per port class; path SLs per
-    traffic class; OpenSM's log clean and naming the intended engine. Exit 0 only when all pass.
+    traffic class; OpenSM's log clean and naming the intended engine. A plan with planes: each plane (its own
+    subnet, files in opensm/PLANE/) is booted on its own, one after another, with a report each. Exit 0 only
+    when all pass.
 
     Example: ffplan verify out/fire-flyer-2/files --zone z1
     """
-    from ffplan.verify.run import VerifyInputError, verify
+    from ffplan.verify.run import VerifyInputError, verify_subnets
     from ffplan.verify.sim import Interrupted, ToolsMissing
 
     def progress(msg: str) -> None:
@@ -54,8 +57,8 @@ def verify_command(
 
     with stage_errors():
         try:
-            report = verify(target, plan_path=plan, zone=zone, engine=engine.value, timeout=timeout, keep=keep,
-                            progress=progress)
+            reports = verify_subnets(target, plan_path=plan, plane=plane, zone=zone, engine=engine.value,
+                                     timeout=timeout, keep=keep, progress=progress)
         except ToolsMissing as exc:
             fail(str(exc), "the integration needs the Debian packages opensm ibsim-utils infiniband-diags", EXIT_USAGE)
         except VerifyInputError as exc:
@@ -66,11 +69,20 @@ def verify_command(
         except Interrupted as exc:
             err.print(f"interrupted ({exc}): every process started was stopped")
             raise typer.Exit(128 + exc.signum) from None
+    ok = all(r.ok for r in reports)
     if fmt is Format.json:
-        sys.stdout.write(json.dumps(report.as_dict(), indent=1) + "\n")
+        # one subnet: its report; several: every subnet's report and the verdict over all of them
+        doc = reports[0].as_dict() if len(reports) == 1 and not reports[0].subnet else {
+            "ok": ok, "subnets": [r.as_dict() for r in reports]}
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
     else:
-        print_report(report)
-    raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
+        for report in reports:
+            print_report(report)
+        if len(reports) > 1:
+            failed = [r.subnet for r in reports if not r.ok]
+            out.print(f"[bold green]verify: all {len(reports)} subnets pass[/]" if ok else
+                      f"[bold red]verify: subnet(s) {', '.join(failed)} failed[/]")
+    raise typer.Exit(EXIT_OK if ok else EXIT_FINDINGS)
 
 
 def print_report(report: Report) -> None:

@@ -5,6 +5,7 @@ audit) takes the subnet's view: the same Plan restricted to that subnet's zones,
 
 from __future__ import annotations
 
+from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.plan.model import Plan
 
 
@@ -36,6 +37,28 @@ def subnet_view(plan: Plan, subnet: str) -> Plan:
             "failed": [f for f in plan.routing.failed if _item_device(f) in in_subnet | _cable_labels(plan, names)],
         })
     return plan.model_copy(update=update)
+
+
+def plane_view(plan: Plan, plane: str | None, command: str) -> Plan:
+    """The subnet a one-subnet command (`command`: reroute, audit) works on: `--plane` of a plan with several
+    subnets, the plan itself when it has one. Bad or missing --plane: a usage error naming the planes (exit 2)."""
+    subnets = plan.subnets
+    if plane is None and len(subnets) == 1:
+        return plan
+    if plane is None:
+        raise option_error("FF910", "--plane", f"the plan has {len(subnets)} subnets (planes) and {command} works on "
+                           "one: each has its own subnet manager, LIDs and routing tables",
+                           f"add --plane NAME (planes: {', '.join(subnets)})")
+    check_plane(plan, plane)
+    return subnet_view(plan, plane)
+
+
+def check_plane(plan: Plan, plane: str) -> None:
+    """--plane must name one of the plan's subnets (a usage error, exit 2, naming them otherwise)."""
+    subnets = plan.subnets
+    if plane not in subnets:
+        raise option_error("FF910", "--plane", f"plane {plane!r} is not in the plan",
+                           " ".join(filter(None, [did_you_mean(plane, subnets), "planes: " + ", ".join(subnets)])))
 
 
 def subnet_views(plan: Plan) -> list[tuple[str, Plan]]:

@@ -30,8 +30,10 @@ import numpy as np
 from ffplan.diagnostics import Collector, InputError, did_you_mean, option_error
 from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan, VlArbEntry
 from ffplan.render.env import render_template
+from ffplan.plan.subnets import subnet_views
 from ffplan.render.opensm_layout import (CN_GUIDS, CONF, DEFAULT_PREFIX, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS,
-                                         NODE_NAME_MAP, PARTITIONS, QOS_POLICY, ROOT_GUIDS, TOPOLOGY, View)
+                                         NODE_NAME_MAP, PARTITIONS, QOS_POLICY, README, ROOT_GUIDS, TOPOLOGY,
+                                         SmInstance, View, subnet_folders)
 
 # Port classes of the plan -> opensm.conf key prefix.
 QOS_PREFIX = {"default": "qos_", "ca": "qos_ca_", "swe": "qos_swe_", "sw0": "qos_sw0_"}
@@ -101,6 +103,11 @@ class Subnet:
     def standby_sm_cas(self) -> list[Ca]:
         """The ports of the plan's other subnet manager hosts in this view, in the plan's order."""
         return [ca for host in self.plan.sm_hosts[1:] for ca in self.cas if ca.hostname == host]
+
+    def sm_instance(self, subnet: str) -> SmInstance:
+        """The OpenSM of `subnet` (this fabric, one of several subnets), bound to the master SM's port in it."""
+        sm = self.sm_ca()
+        return SmInstance(subnet=subnet, port_guid=sm.ports[0].port_guid, port=sm.id)
 
 
 def _fail(message: str, hint: str, path: tuple = ()) -> InputError:
@@ -380,13 +387,16 @@ def qos_conf_values(pc: PortClassQos) -> list[tuple[str, str]]:
     ]
 
 
-def expected_conf(plan: Plan, prefix: str, engine: str = "file") -> dict[str, str]:
-    """Every key ffplan sets in opensm.conf with its value, as OpenSM's effective config prints it."""
+def expected_conf(plan: Plan, prefix: str, engine: str = "file", instance: SmInstance | None = None) -> dict[str, str]:
+    """Every key ffplan sets in opensm.conf with its value, as OpenSM's effective config prints it. With
+    `instance` (one subnet of several), the port it binds to and a log and dump folder of its own."""
     qos = plan.qos
     assert qos is not None
     op_vls = next(code for vls, code in _OP_VLS if vls >= min(qos.data_vls, 15))
     p = PurePosixPath(prefix)
     kv: dict[str, str] = {}
+    if instance is not None:
+        kv["guid"] = instance.port_guid
     if engine == "file":
         kv["routing_engine"] = "file,no_fallback"
         kv["lfts_file"] = str(p / LFTS)
@@ -406,9 +416,13 @@ def expected_conf(plan: Plan, prefix: str, engine: str = "file") -> dict[str, st
         "node_name_map_name": str(p / NODE_NAME_MAP),
         "log_flags": "0x03",
         "force_log_flush": "TRUE",
-        "log_file": "/var/log/opensm.log",
+        "log_file": instance.log_file if instance else "/var/log/opensm.log",
         "log_max_size": "1024",
         "accum_log_file": "TRUE",
+    })
+    if instance is not None:
+        kv["dump_files_dir"] = instance.dump_dir
+    kv.update({
         "qos": "TRUE",
         "qos_policy_file": str(p / QOS_POLICY),
     })
@@ -422,15 +436,16 @@ def expected_conf(plan: Plan, prefix: str, engine: str = "file") -> dict[str, st
 
 
 _CONF_GROUPS = [
+    ("The port this OpenSM manages its subnet through", ("guid",)),
     ("Routing: the tables come from the plan; never fall back to another engine", (
         "routing_engine", "lfts_file", "root_guid_file", "cn_guid_file", "io_guid_file")),
-    ("Addressing: the planned LIDs are pinned by guid2lid (copy it to /var/cache/opensm/guid2lid)", (
+    ("Addressing", (
         "lmc", "reassign_lids", "honor_guid2lid_file")),
     ("Sweeps", ("sweep_interval", "sweep_on_trap")),
     ("Virtual lanes in operation (4 = VL0-7)", ("max_op_vls",)),
     ("Partitions and node names", ("partition_config_file", "node_name_map_name")),
     ("Logging: flushed per line, so 'SUBNET UP' is visible at once", (
-        "log_flags", "force_log_flush", "log_file", "log_max_size", "accum_log_file")),
+        "log_flags", "force_log_flush", "log_file", "log_max_size", "accum_log_file", "dump_files_dir")),
     ("QoS: the policy file maps PathRecord queries to SLs; SL2VL and VL arbitration follow per port class", (
         "qos", "qos_policy_file")),
 ]
@@ -442,10 +457,15 @@ _QOS_TITLES = {
 }
 
 
-def conf_model(plan: Plan, prefix: str, engine: str) -> dict:
-    kv = expected_conf(plan, prefix, engine)
+def conf_model(plan: Plan, prefix: str, engine: str, instance: SmInstance | None = None) -> dict:
+    kv = expected_conf(plan, prefix, engine, instance)
+    cache = instance.cache_dir if instance else "/var/cache/opensm"
+    titles = {"guid": f"Subnet {instance.subnet}: one OpenSM per subnet, bound to {instance.port}; run it with "
+                      f"OSM_CACHE_DIR={cache}" if instance else "",
+              "lmc": f"Addressing: the planned LIDs are pinned by guid2lid (copy it to {cache}/guid2lid)"}
     groups = []
     for title, keys in _CONF_GROUPS:
+        title = titles.get(keys[0], title)
         items = [{"key": k, "value": kv[k]} for k in keys if k in kv]
         if items:
             groups.append({"title": title, "items": items})
@@ -457,7 +477,8 @@ def conf_model(plan: Plan, prefix: str, engine: str) -> dict:
             groups.append({"title": title, "items": items})
     variant = ("OpenSM's own fat-tree engine with ffplan's GUID files (LIDs still pinned by guid2lid)"
                if engine == "ftree" else "routing tables precomputed by ffplan (file engine)")
-    return {"title": plan.inventory.name, "variant": variant, "groups": groups}
+    title = f"{plan.inventory.name} subnet {instance.subnet}" if instance else plan.inventory.name
+    return {"title": title, "variant": variant, "groups": groups}
 
 
 def qos_classes(plan: Plan) -> dict:
@@ -607,13 +628,19 @@ def require_complete(plan: Plan) -> None:
 
 
 def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(),
-                 engines: Collection[str] = ("file", "ftree")) -> dict[str, str]:
-    """File name (no folder) -> text for the given view of the plan."""
+                 engines: Collection[str] = ("file", "ftree"), subnet: str | None = None) -> dict[str, str]:
+    """File name (no folder) -> text for the given view of the plan. `subnet` names the subnet when `plan` is
+    one subnet's view of a plan with several: its opensm.conf then binds to the SM port in that subnet."""
     prefix = check_prefix(prefix)
     require_complete(plan)
-    fab = build_fabric(plan, view)
+    return _subnet_files(build_fabric(plan, view), prefix, engines, subnet)
+
+
+def _subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: str | None) -> dict[str, str]:
+    plan = fab.plan
     if not fab.cas:
-        raise _fail(f"{view.describe()}: no CA ports to render", "check the zone name")
+        raise _fail(f"{fab.view.describe()}: no CA ports to render", "check the zone name")
+    instance = fab.sm_instance(subnet) if subnet else None
     files = {
         TOPOLOGY: render_template("opensm/topology.net.j2", **topology_model(fab)),
         NODE_NAME_MAP: render_template("opensm/node-name-map.j2", **node_name_map_model(fab)),
@@ -627,13 +654,31 @@ def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(),
                              (IO_GUIDS, "io", "storage and management port GUIDs")):
         files[fname] = render_template("opensm/guids.txt.j2", what=what, title=plan.inventory.name, entries=guids[key])
     if "file" in engines:
-        files[CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "file"))
+        files[CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "file", instance))
         files[LFTS] = lfts_text(fab)
     if "ftree" in engines:
-        files[FTREE_CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "ftree"))
+        files[FTREE_CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "ftree", instance))
     return files
 
 
 def render_opensm(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
-    """Relative path under the output folder (`opensm/...`) -> file text."""
-    return {f"opensm/{name}": text for name, text in sorted(opensm_files(plan, prefix).items())}
+    """Relative path under the output folder (`opensm/...`) -> file text: one subnet's files in opensm/, several
+    subnets' in opensm/<subnet>/ each (one OpenSM per subnet) with a README saying which SM host runs which."""
+    prefix = check_prefix(prefix)
+    folders = subnet_folders(plan.subnets)
+    if len(folders) == 1:
+        return {f"opensm/{name}": text for name, text in sorted(opensm_files(plan, prefix).items())}
+    require_complete(plan)
+    files: dict[str, str] = {}
+    instances = []
+    for subnet, view in subnet_views(plan):
+        where = f"{prefix.rstrip('/')}/{folders[subnet]}"
+        fab = build_fabric(view)
+        for name, text in _subnet_files(fab, where, ("file", "ftree"), subnet).items():
+            files[f"opensm/{folders[subnet]}/{name}"] = text
+        instances.append({"instance": fab.sm_instance(subnet), "prefix": where,
+                          "standby": [{"port": ca.id, "port_guid": ca.ports[0].port_guid}
+                                      for ca in fab.standby_sm_cas()]})
+    files[f"opensm/{README}"] = render_template("opensm/README.md.j2", title=plan.inventory.name,
+                                                subnets=instances, conf=CONF, guid2lid=GUID2LID)
+    return dict(sorted(files.items()))

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["DEFAULT_PREFIX", "CONF", "FTREE_CONF", "LFTS", "GUID2LID", "QOS_POLICY", "PARTITIONS", "ROOT_GUIDS",
-           "CN_GUIDS", "IO_GUIDS", "TOPOLOGY", "NODE_NAME_MAP", "PATH_KEYS", "View"]
+           "CN_GUIDS", "IO_GUIDS", "TOPOLOGY", "NODE_NAME_MAP", "README", "PATH_KEYS", "View", "SmInstance",
+           "subnet_folders"]
 
 DEFAULT_PREFIX = "/etc/opensm"  # where the files live on the SM host unless `render --prefix` says otherwise
 
@@ -24,6 +25,7 @@ CN_GUIDS = "cn_guids.txt"
 IO_GUIDS = "io_guids.txt"
 TOPOLOGY = "topology.net"
 NODE_NAME_MAP = "node-name-map"
+README = "README.md"  # several subnets only: which SM host runs which subnet's OpenSM, and how
 
 # opensm.conf keys whose value is a path to one of our files (verify rewrites them to its work folder).
 PATH_KEYS = {
@@ -35,6 +37,34 @@ PATH_KEYS = {
     "cn_guid_file": CN_GUIDS,
     "io_guid_file": IO_GUIDS,
 }
+
+
+def subnet_folders(subnets: list[str]) -> dict[str, str]:
+    """Subnet -> its folder under OUT/opensm/ (and under the prefix on the SM host): "" for a single subnet (the
+    files sit in opensm/ itself), the subnet's name when there are several (one OpenSM per subnet)."""
+    return {subnets[0]: ""} if len(subnets) == 1 else {s: s for s in subnets}
+
+
+@dataclass(frozen=True)
+class SmInstance:
+    """One of several OpenSM processes on an SM host, each bound to that host's port in its own subnet."""
+
+    subnet: str
+    port_guid: str  # opensm.conf `guid` (= `opensm -g`): the port this OpenSM manages its subnet through
+    port: str  # the port in words: "<hostname> <nic>"
+
+    @property
+    def log_file(self) -> str:
+        return f"/var/log/opensm-{self.subnet}.log"
+
+    @property
+    def dump_dir(self) -> str:
+        return f"/var/log/opensm-{self.subnet}"
+
+    @property
+    def cache_dir(self) -> str:
+        """OSM_CACHE_DIR of this instance: guid2lid and the other caches of one subnet must not meet another's."""
+        return f"/var/cache/opensm/{self.subnet}"
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ class Report:
     view: str
     engine: str
     excluded: list[str]
+    subnet: str = ""  # the subnet (plane) checked, when the plan has several
     checks: list[Check] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     comparison: list[dict] = field(default_factory=list)

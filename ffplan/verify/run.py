@@ -1,5 +1,6 @@
 """`ffplan verify`: boot the planned fabric in ibsim, run the real OpenSM on the rendered files, read back what it
-installed and compare it with the plan. Public entry: `verify(target, ...) -> Report`.
+installed and compare it with the plan. Public entries: `verify(target, ...) -> Report` (one subnet) and
+`verify_subnets(target, ...) -> [Report]` (every subnet of the plan, or one, one after another).
 """
 
 from __future__ import annotations
@@ -9,28 +10,53 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ffplan.plan.io import load_plan
+from ffplan.plan.model import Plan
+from ffplan.plan.subnets import check_plane
 from ffplan.render import opensm_layout as L
 from ffplan.verify.boot import boot
 from ffplan.verify.checks import check_cabling, check_log, check_reachability, check_routes
 from ffplan.verify.compare import ftree_comparison
-from ffplan.verify.inputs import load_inputs
+from ffplan.verify.inputs import load_inputs, plan_file_of
 from ffplan.verify.lifetime import work_folder
 from ffplan.verify.report import Report, VerifyInputError
 from ffplan.verify.sim import SimError, find_tools, signals_raise
 from ffplan.verify.static import static_checks
 
-__all__ = ["verify", "Report", "VerifyInputError"]
+__all__ = ["verify", "verify_subnets", "Report", "VerifyInputError"]
+
+
+def verify_subnets(target: Path, *, plan_path: Path | None = None, plane: str | None = None, zone: str | None = None,
+                   engine: str = "file", timeout: float = 60.0, keep: Path | None = None,
+                   progress: Callable[[str], None] = lambda s: None) -> list[Report]:
+    """One report per subnet, booted one after another (each plane is a fabric of its own, with its own OpenSM);
+    `plane` picks one. A single-subnet plan gives one report, as `verify` does."""
+    plan = load_plan(plan_file_of(Path(target), plan_path))
+    subnets = plan.subnets
+    if plane is not None:
+        check_plane(plan, plane)
+    picked: list[str | None] = [None] if len(subnets) == 1 else [plane] if plane else list(subnets)
+    reports = []
+    for subnet in picked:
+        if subnet:
+            progress(f"subnet {subnet}")
+        reports.append(verify(target, plan_path=plan_path, zone=zone, engine=engine, timeout=timeout, keep=keep,
+                              subnet=subnet, whole_plan=plan, progress=progress))
+    return reports
 
 
 def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = None, engine: str = "file",
-           timeout: float = 60.0, keep: Path | None = None, compare: bool = True,
-           progress: Callable[[str], None] = lambda s: None) -> Report:
-    """Run every check; never leaves a process behind (stops by PID on errors, Ctrl-C and SIGTERM)."""
+           timeout: float = 60.0, keep: Path | None = None, compare: bool = True, subnet: str | None = None,
+           whole_plan: Plan | None = None, progress: Callable[[str], None] = lambda s: None) -> Report:
+    """Run every check on one subnet (`subnet` of a plan with several, with `whole_plan` loaded once); never leaves
+    a process behind (stops by PID on errors, Ctrl-C and SIGTERM)."""
     tools = find_tools()
     view = L.View(zone=zone)
-    inp = load_inputs(Path(target), plan_path, view)
+    inp = load_inputs(Path(target), plan_path, view, subnet, whole_plan)
     fab = inp.fab
-    report = Report(target=str(target), source=inp.source, view=fab.view.describe(), engine=engine, excluded=fab.excluded)
+    described = f"subnet {subnet}: {fab.view.describe()}" if subnet else fab.view.describe()
+    report = Report(target=str(target), source=inp.source, view=described, engine=engine, excluded=fab.excluded,
+                    subnet=subnet or "")
     started = time.monotonic()
     base = work_folder(keep)
     report.workdir = str(base) if keep else ""

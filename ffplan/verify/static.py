@@ -111,7 +111,7 @@ def static_checks(report: Report, inp: Inputs, fab: Subnet, tools: dict[str, str
         return
     conf = P.parse_conf(text)
     prefix = str(Path(conf.get("qos_policy_file", f"{L.DEFAULT_PREFIX}/x")).parent)
-    lint_config(report, tools, workdir, conf_name, text, expected_conf(inp.plan, prefix, engine))
+    lint_config(report, tools, workdir, conf_name, text, expected_conf(inp.plan, prefix, engine, inp.instance))
     for name in (L.TOPOLOGY, L.GUID2LID) + ((L.LFTS,) if engine == "file" else (L.ROOT_GUIDS, L.CN_GUIDS, L.IO_GUIDS)):
         if name not in inp.files:
             report.add(f"file {name}", False, f"{name} is missing from the rendered folder")

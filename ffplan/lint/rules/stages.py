@@ -322,11 +322,12 @@ stage_code(
 )
 
 stage_code(
-    "FF910", "option-value-not-in-plan", "verify",
-    summary="an option names a zone the plan does not have",
+    "FF910", "option-value-not-in-plan", "verify, reroute, audit",
+    summary="an option names a zone or plane the plan does not have, or a plan with planes lacks --plane",
     explanation="""
-    `ffplan verify --zone` boots one zone of the plan. A zone the plan does not have is a mistake in the
-    command line, reported with the plan's zones and exit code 2.
+    `ffplan verify --zone` boots one zone of the plan, `--plane` one plane. A zone or plane the plan does not
+    have is a mistake in the command line, reported with the plan's zones or planes and exit code 2. Each
+    plane is a subnet of its own, so `reroute` and `audit` of a plan with several planes need `--plane`.
     """,
     bad="""
     ffplan verify out/fire-flyer-2/files --zone z3        # Fire-Flyer 2 has z1 and z2
