@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from ffplan.cli.main import app
 from ffplan.verify.run import verify
+from tests.integration.conftest import write_rendered
+from tests.opensm.planfix import designed
 
 HAVE_ROUTING = importlib.util.find_spec("ffplan.design.routing") is not None
 
@@ -40,6 +42,7 @@ def test_ftree_side_by_side_on_one_zone(ff2_out, no_leftovers):
 def test_missing_tools_exit_2_naming_the_packages(monkeypatch, tmp_path):
     monkeypatch.setenv("FFPLAN_UMAD2SIM", str(tmp_path / "nowhere.so"))
     monkeypatch.setattr("ffplan.verify.sim.UMAD2SIM_CANDIDATES", ())
-    result = CliRunner().invoke(app, ["verify", str(tmp_path)])
+    rendered = write_rendered(tmp_path / "out", designed("lab"))  # a valid folder: the tools are what is missing
+    result = CliRunner().invoke(app, ["verify", str(rendered)])
     assert result.exit_code == 2
     assert "opensm ibsim-utils infiniband-diags" in result.stderr
