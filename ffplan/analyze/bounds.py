@@ -12,8 +12,9 @@ link load is at least the classic makespan bounds:
 
 For equal weights w (all-to-all: every source of a leaf sends to every destination) the last one is exact:
 w * ceil(n / M). Cuts used: the links out of every leaf (bundles from that leaf to destinations elsewhere), the
-links into every leaf (bundles from other switches to destinations on it), and the inter-zone links out of every
-zone (bundles from the zone to destinations outside it).
+links into every leaf (bundles from other switches to destinations on it), the inter-zone links out of every
+zone (bundles from the zone to destinations outside it), and in a three-layer tree the spine-core links out of and
+into every pod (bundles from its leaves to destinations in other pods, and into it).
 """
 
 from __future__ import annotations
@@ -40,18 +41,26 @@ def lower_bound(topo: Topology, flows: list[tuple[int, int]], links: list[tuple[
     out_links: dict[str, int] = defaultdict(int)
     in_links: dict[str, int] = defaultdict(int)
     zone_out: dict[str, int] = defaultdict(int)
+    pod_out: dict[tuple[str, int], int] = defaultdict(int)
+    pod_in: dict[tuple[str, int], int] = defaultdict(int)
     for sw, port in links:
         peer, _ = topo.switch_peer(sw, port)
         out_links[sw] += 1
         in_links[peer] += 1
         if topo.zone_of[peer] != topo.zone_of[sw]:
             zone_out[topo.zone_of[sw]] += 1
+        if topo.tier[sw] == "spine" and topo.tier[peer] == "core":
+            pod_out[(topo.zone_of[sw], topo.pod[sw])] += 1
+        elif topo.tier[sw] == "core" and topo.tier[peer] == "spine":
+            pod_in[(topo.zone_of[peer], topo.pod[peer])] += 1
     bundles: dict[tuple[str, int], int] = defaultdict(int)
     for s, d in flows:
         bundles[(topo.ca_by_lid[s].leaf, d)] += 1
     by_src: dict[str, list[int]] = defaultdict(list)
     by_dst: dict[str, list[int]] = defaultdict(list)
     by_zone: dict[str, list[int]] = defaultdict(list)
+    by_pod_src: dict[tuple[str, int], list[int]] = defaultdict(list)
+    by_pod_dst: dict[tuple[str, int], list[int]] = defaultdict(list)
     for (sw, d), w in bundles.items():
         home = topo.ca_by_lid[d].leaf if d in topo.ca_by_lid else None
         if home == sw:
@@ -61,10 +70,17 @@ def lower_bound(topo: Topology, flows: list[tuple[int, int]], links: list[tuple[
             by_dst[home].append(w)
             if topo.zone_of[home] != topo.zone_of[sw]:
                 by_zone[topo.zone_of[sw]].append(w)
+            elif sw in topo.pod and topo.pod[sw] != topo.pod[home]:
+                by_pod_src[(topo.zone_of[sw], topo.pod[sw])].append(w)
+                by_pod_dst[(topo.zone_of[home], topo.pod[home])].append(w)
     best, where = 0, "no flow crosses a switch-to-switch link"
-    for cuts, machines, label in ((by_src, out_links, "links out of leaf {}"), (by_dst, in_links, "links into leaf {}"),
-                                  (by_zone, zone_out, "inter-zone links out of zone {}")):
-        for key, ws in cuts.items():
+    cuts: list[tuple[dict, dict, str]] = [
+        (by_src, out_links, "links out of leaf {}"), (by_dst, in_links, "links into leaf {}"),
+        (by_zone, zone_out, "inter-zone links out of zone {}"),
+        (by_pod_src, pod_out, "spine-core links out of pod {0[1]} of zone {0[0]}"),
+        (by_pod_dst, pod_in, "spine-core links into pod {0[1]} of zone {0[0]}")]
+    for bundles_by, machines, label in cuts:
+        for key, ws in bundles_by.items():
             b = bin_bound(ws, machines.get(key, 0))
             if b > best:
                 best, where = b, label.format(key)

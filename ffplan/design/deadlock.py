@@ -19,6 +19,8 @@ then up, and with both directions of one spine pair the leaf-spine turns of the 
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import networkx as nx
 import numpy as np
 
@@ -31,6 +33,8 @@ RULE_LOOP = "FF604"
 SCOPE = ("every route from a CA port (to every LID) and from a switch's port 0 to every CA port (data VLs); "
          "switch-to-switch routes (VL15) checked loop-free")
 MAX_HOPS = 64
+# A switch's LFT: a list of ports by LID, or a row of the (switches x LIDs) array the tree router builds.
+Tables = Mapping[str, "list[int] | np.ndarray"]
 
 
 class Channels:
@@ -82,13 +86,13 @@ class Channels:
         return f"{self.switches[i]}[{p}]"
 
 
-def table_array(topo: Topology, tables: dict[str, list[int]]) -> np.ndarray:
+def table_array(topo: Topology, tables: Tables) -> np.ndarray:
     """LFTs as one (switches x LIDs) array in `topo.lid` order."""
-    return np.array([tables[s] for s in topo.lid], dtype=np.int32)
+    return np.array([np.asarray(tables[s]) for s in topo.lid], dtype=np.int32)
 
 
 def channel_dependencies(
-    topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None,
+    topo: Topology, tables: Tables, ch: Channels | None = None,
 ) -> tuple[Channels, np.ndarray]:
     """(channels, dependency edges as an (E, 2) array of channel ids) of every route in the data-VL scope."""
     ch = ch or Channels(topo)
@@ -149,7 +153,7 @@ def find_cycle(ch: Channels, edges: np.ndarray, left: np.ndarray) -> list[int]:
     return [a for a, _ in nx.find_cycle(g)]
 
 
-def switch_route_loops(topo: Topology, tables: dict[str, list[int]], ch: Channels) -> list[tuple[str, str]]:
+def switch_route_loops(topo: Topology, tables: Tables, ch: Channels) -> list[tuple[str, str]]:
     """(source switch, destination switch) pairs whose route loops (switch-to-switch routes, VL15)."""
     lft = table_array(topo, tables)
     n = lft.shape[0]
@@ -168,8 +172,9 @@ def switch_route_loops(topo: Topology, tables: dict[str, list[int]], ch: Channel
 
 
 def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
-    """OpenSM updn-style ranking: BFS distance from the first zone's spines (roots), ties broken by GUID."""
-    roots = topo.spines[topo.zones[0]] if topo.zones else []
+    """OpenSM updn-style ranking: BFS distance from the first zone's top tier (roots: its cores in a three-layer
+    tree, else its spines), ties broken by GUID."""
+    roots = (topo.cores.get(topo.zones[0]) or topo.spines[topo.zones[0]]) if topo.zones else []
     adj: dict[str, set[str]] = {s: set() for s in topo.lid}
     for (s, _), what in topo.peer.items():
         if what[0] == "switch":
@@ -184,7 +189,7 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     return {s: (dist.get(s, 1 << 20), topo.guid[s]) for s in topo.lid}
 
 
-def prove_deadlock_free(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> DeadlockProof:
+def prove_deadlock_free(topo: Topology, tables: Tables, ch: Channels | None = None) -> DeadlockProof:
     ch, edges = channel_dependencies(topo, tables, ch)
     left = _acyclic(len(ch.ends), edges)
     c = Collector("<plan>")

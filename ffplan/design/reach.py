@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
+from ffplan.design.deadlock import MAX_HOPS, Channels, Tables, table_array
 from ffplan.plan.topology import Topology
 from ffplan.plan.model import RouteCheck
 
 ARRIVED, WALKING, LOST = 1, 0, 2
 
 
-def route_hops(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
+def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
     -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects."""
     ch = ch or Channels(topo)
@@ -48,30 +48,35 @@ def route_hops(topo: Topology, tables: dict[str, list[int]], ch: Channels | None
         pos[move] = nxt[move]
         hops[move] += 1
     hops[state != ARRIVED] = -1
-    dist = _distances(ch, n)
+    dist = switch_distances(ch, n)
     shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], -1)
     return hops, shortest
 
 
-def _distances(ch: Channels, n: int) -> np.ndarray:
-    """Fewest alive links between every pair of switches: a breadth-first search from all switches at once."""
-    adj = np.zeros((n, n), dtype=bool)
-    alive = ch.alive
-    adj[ch.src_of[alive], ch.peer_of[alive]] = True
+def switch_distances(ch: Channels, n: int) -> np.ndarray:
+    """Fewest alive links between every pair of switches (-1 where nothing connects): a breadth-first search from all
+    switches at once, a port at a time (no n x n x n product)."""
     dist = np.full((n, n), -1, dtype=np.int64)
     np.fill_diagonal(dist, 0)
-    frontier = np.eye(n, dtype=bool)
-    seen = frontier.copy()
+    seen = np.eye(n, dtype=bool)
+    frontier = seen.copy()
+    ports = np.nonzero((ch.next >= 0).any(axis=0))[0].tolist()
     for step in range(1, n):
-        frontier = (frontier.astype(np.int32) @ adj.astype(np.int32) > 0) & ~seen
-        if not frontier.any():
+        grown = np.zeros_like(frontier)
+        for p in ports:
+            hop = ch.next[:, p]
+            has = hop >= 0
+            grown[has] |= frontier[hop[has]]  # a switch is one step further than its neighbour's frontier
+        grown &= ~seen
+        if not grown.any():
             break
-        dist[frontier] = step
-        seen |= frontier
+        dist[grown] = step
+        seen |= grown
+        frontier = grown
     return dist
 
 
-def check_routes(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> RouteCheck:
+def check_routes(topo: Topology, tables: Tables, ch: Channels | None = None) -> RouteCheck:
     """Detours and unreachable destinations of the routes, over the alive part of the fabric."""
     ch = ch or Channels(topo)
     hops, shortest = route_hops(topo, tables, ch)
