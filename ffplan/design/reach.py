@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ffplan.design.deadlock import MAX_HOPS, Channels, Tables, table_array
+from ffplan.design.deadlock import BLOCK, MAX_HOPS, Channels, Tables, table_array
 from ffplan.plan.topology import Topology
 from ffplan.plan.model import RouteCheck
 
@@ -19,7 +19,8 @@ ARRIVED, WALKING, LOST = 1, 0, 2
 
 def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
-    -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects."""
+    -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects (int8: a
+    route has at most MAX_HOPS links). The LIDs are walked in blocks of about BLOCK entries."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
     n, width = lft.shape
@@ -30,9 +31,21 @@ def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tu
         dest[lid] = sid[s]
     for lid, ca in topo.ca_by_lid.items():
         dest[lid], port[lid] = sid[ca.leaf], ca.leaf_port
+    hops = np.full((n, width), -1, dtype=np.int8)
+    step = max(1, BLOCK // max(n, 1))
+    for a in range(0, width, step):
+        hops[:, a:a + step] = _walk(ch, lft[:, a:a + step], dest[a:a + step], port[a:a + step])
+    dist = switch_distances(ch, n).astype(np.int8)
+    shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], np.int8(-1))
+    return hops, shortest
+
+
+def _walk(ch: Channels, lft: np.ndarray, dest: np.ndarray, port: np.ndarray) -> np.ndarray:
+    """Links of every (switch, LID) route of one block of LID columns, -1 where it does not arrive."""
+    n, width = lft.shape
     cols = np.broadcast_to(np.arange(width), (n, width))
     pos = np.repeat(np.arange(n)[:, None], width, axis=1)
-    hops = np.zeros((n, width), dtype=np.int64)
+    hops = np.zeros((n, width), dtype=np.int8)
     state = np.full((n, width), WALKING, dtype=np.int8)
     for _ in range(MAX_HOPS):
         walking = state == WALKING
@@ -48,9 +61,7 @@ def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tu
         pos[move] = nxt[move]
         hops[move] += 1
     hops[state != ARRIVED] = -1
-    dist = switch_distances(ch, n)
-    shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], -1)
-    return hops, shortest
+    return hops
 
 
 def switch_distances(ch: Channels, n: int) -> np.ndarray:
@@ -96,13 +107,17 @@ def check_routes(topo: Topology, tables: Tables, ch: Channels | None = None) -> 
     lost = connected & (h < 0)
     detour = connected & (h > best)
     # CA sources: every CA port of the leaf but the destination itself
-    senders = cas_on[:, None] - (np.arange(len(ch.switches))[:, None] == np.array(own)[None, :])
+    columns = np.arange(len(ca_lids))
+
+    def ca_pairs(routes: np.ndarray) -> int:
+        return int((routes.sum(axis=1) * cas_on).sum() - routes[np.array(own, dtype=np.int64), columns].sum())
+
     hs, bs = hops[:, sw_lids], shortest[:, sw_lids]
     sw_lost = (bs >= 0) & alive_sw[:, None] & (hs < 0)
     return RouteCheck(
-        ca_pair_detours=int((senders * detour).sum()),
+        ca_pair_detours=ca_pairs(detour),
         switch_to_ca_detours=int(detour[alive_sw].sum()),
-        unreachable_ca_pairs=int((senders * lost).sum()),
+        unreachable_ca_pairs=ca_pairs(lost),
         unreachable_switch_to_ca=int(lost.sum()),
         unreachable_switch_lids=int(sw_lost.sum() + (cas_on[:, None] * sw_lost).sum()),
     )

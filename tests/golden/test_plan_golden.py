@@ -16,6 +16,7 @@ ROOT = HERE.parent.parent
 CASES = {
     "lab": ROOT / "inventories" / "lab.yaml",
     "one-zone-36": HERE / "inventories" / "one-zone-36.yaml",
+    "three-layer-8": HERE / "inventories" / "three-layer-8.yaml",
 }
 
 

@@ -1,5 +1,5 @@
 """Three-layer fat-tree inventories of any radix for the routing tests and benchmarks: the 8-port lab tree of
-tests/routing/inventories/three-layer-8.yaml scaled to `radix`-port switches and `ports` CA ports (4-NIC nodes,
+tests/golden/inventories/three-layer-8.yaml scaled to `radix`-port switches and `ports` CA ports (4-NIC nodes,
 rail-optimized)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-SMALL = Path(__file__).parent / "inventories" / "three-layer-8.yaml"
+SMALL = Path(__file__).parent.parent / "golden" / "inventories" / "three-layer-8.yaml"
 NICS = 4  # per node of the lab model
 NODES_PER_RACK = 8
 SWITCHES_PER_RACK = 40
