@@ -12,8 +12,9 @@ link load is at least the classic makespan bounds:
 
 For equal weights w (all-to-all: every source of a leaf sends to every destination) the last one is exact:
 w * ceil(n / M). Cuts used: the links out of every leaf (bundles from that leaf to destinations elsewhere), the
-links into every leaf (bundles from other switches to destinations on it), and the inter-zone links out of every
-zone (bundles from the zone to destinations outside it).
+links into every leaf (bundles from other switches to destinations on it), the inter-zone links out of every
+zone (bundles from the zone to destinations outside it), and in a three-layer tree the spine-core links out of and
+into every pod (bundles from its leaves to destinations in other pods, and into it).
 """
 
 from __future__ import annotations
@@ -47,11 +48,25 @@ def lower_bound(net: Network, demand: Demand) -> tuple[int, str]:
     away = home != demand.leaf  # bundles to a port on the source leaf cross no switch-to-switch link
     to_ca = away & (home >= 0)
     cross = to_ca & (zone[np.maximum(home, 0)] != zone[demand.leaf])
+    # three-layer trees: a pod is (zone, pod) as one key; 0 for switches in no pod (cores, two-layer trees)
+    pod = np.array([net.topo.pod.get(s, 0) for s in net.switches], dtype=np.int64)
+    pods = int(pod.max()) + 1
+    pod_key = zone * pods + pod
+    pod_names = [f"{p} of zone {z}" for z in net.topo.zones for p in range(pods)]
+    tier = np.array([net.topo.tier[s] for s in net.switches])
+    spine_core = (tier[ch.src_of] == "spine") & (tier[ch.peer_of] == "core")
+    core_spine = (tier[ch.src_of] == "core") & (tier[ch.peer_of] == "spine")
+    pod_out = np.bincount(pod_key[ch.src_of][spine_core], minlength=len(pod_names))
+    pod_in = np.bincount(pod_key[ch.peer_of][core_spine], minlength=len(pod_names))
+    home_key = pod_key[np.maximum(home, 0)]
+    inter_pod = to_ca & ~cross & (pod[demand.leaf] > 0) & (pod_key[demand.leaf] != home_key)
     best, where = 0, "no flow crosses a switch-to-switch link"
     for keys, weights, machines, names, label in (
             (demand.leaf[away], demand.weight[away], out_links, net.switches, "links out of leaf {}"),
             (home[to_ca], demand.weight[to_ca], in_links, net.switches, "links into leaf {}"),
-            (zone[demand.leaf[cross]], demand.weight[cross], zone_out, net.topo.zones, "inter-zone links out of zone {}")):
+            (zone[demand.leaf[cross]], demand.weight[cross], zone_out, net.topo.zones, "inter-zone links out of zone {}"),
+            (pod_key[demand.leaf[inter_pod]], demand.weight[inter_pod], pod_out, pod_names, "spine-core links out of pod {}"),
+            (home_key[inter_pod], demand.weight[inter_pod], pod_in, pod_names, "spine-core links into pod {}")):
         for key, ws in _groups(keys, weights):
             b = bin_bound(ws, int(machines[key]))
             if b > best:

@@ -33,6 +33,9 @@ RULE_LOOP = "FF604"
 SCOPE = ("every route from a CA port (to every LID) and from a switch's port 0 to every CA port (data VLs); "
          "switch-to-switch routes (VL15) checked loop-free")
 MAX_HOPS = 64
+BLOCK = 1 << 21  # (switch, LID) entries walked at once
+# A switch's LFT: a list of ports by LID, or a row of the (switches x LIDs) array the tree router builds.
+Tables = Mapping[str, LftLike]
 
 
 class Channels:
@@ -84,29 +87,42 @@ class Channels:
         return f"{self.switches[i]}[{p}]"
 
 
-def table_array(topo: Topology, tables: Mapping[str, LftLike]) -> np.ndarray:
-    """LFTs as one (switches x LIDs) array in `topo.lid` order."""
-    return np.array([tables[s] for s in topo.lid], dtype=np.int32)
+def table_array(topo: Topology, tables: Tables) -> np.ndarray:
+    """LFTs as one (switches x LIDs) array in `topo.lid` order (uint8: a port is at most 255)."""
+    return np.array([np.asarray(tables[s], dtype=np.uint8) for s in topo.lid], dtype=np.uint8)
 
 
 def channel_dependencies(
-    topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None,
+    topo: Topology, tables: Tables, ch: Channels | None = None,
 ) -> tuple[Channels, np.ndarray]:
-    """(channels, dependency edges as an (E, 2) array of channel ids) of every route in the data-VL scope."""
+    """(channels, dependency edges as an (E, 2) array of channel ids) of every route in the data-VL scope. The LIDs
+    are independent of each other: they are walked in blocks of about BLOCK entries, so memory stays flat."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
+    n, width = lft.shape
+    is_switch_lid = np.zeros(width, dtype=bool)
+    is_switch_lid[[topo.lid[s] for s in ch.switches]] = True
+    has_cas = np.array([bool(topo.cas.get(s)) for s in ch.switches], dtype=bool)
+    count = max(len(ch.ends), 1)
+    step = max(1, BLOCK // max(n, 1))
+    codes = [_dependencies(ch, lft[:, a:a + step], is_switch_lid[a:a + step], has_cas, count)
+             for a in range(0, width, step)]
+    code = np.unique(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
+    return ch, np.stack([code // count, code % count], axis=1)
+
+
+def _dependencies(ch: Channels, lft: np.ndarray, is_switch_lid: np.ndarray, has_cas: np.ndarray, count: int) -> np.ndarray:
+    """The dependencies of one block of LID columns, each (c1, c2) as the integer c1 * count + c2."""
     n, width = lft.shape
     rows = np.arange(n)[:, None]
     nxt = ch.next[rows, lft]  # next switch per (switch, LID), -1 at the end of the route or a dead end
     c1 = ch.chan[rows, lft]
-    is_switch_lid = np.zeros(width, dtype=bool)
-    is_switch_lid[[topo.lid[s] for s in ch.switches]] = True
     # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
     # on the path from a switch with CA ports
     active = np.zeros((n, width), dtype=bool)
     active[:, ~is_switch_lid] = True
     frontier = np.zeros((n, width), dtype=bool)
-    frontier[[bool(topo.cas.get(s)) for s in ch.switches], :] = True
+    frontier[has_cas, :] = True
     frontier[:, ~is_switch_lid] = False
     for _ in range(MAX_HOPS):
         if not frontier.any():
@@ -121,9 +137,7 @@ def channel_dependencies(
     i, lid = np.nonzero(active & (nxt >= 0))
     second = c1[nxt[i, lid], lid]
     keep = second >= 0
-    count = max(len(ch.ends), 1)
-    code = np.unique(c1[i, lid][keep].astype(np.int64) * count + second[keep])  # one integer per (c1, c2): a fast unique
-    return ch, np.stack([code // count, code % count], axis=1)
+    return np.unique(c1[i, lid][keep].astype(np.int64) * count + second[keep])  # one integer per (c1, c2): a fast unique
 
 
 def _acyclic(count: int, edges: np.ndarray) -> np.ndarray:
@@ -151,12 +165,12 @@ def find_cycle(ch: Channels, edges: np.ndarray, left: np.ndarray) -> list[int]:
     return [a for a, _ in nx.find_cycle(g)]
 
 
-def switch_route_loops(topo: Topology, tables: dict[str, list[int]], ch: Channels) -> list[tuple[str, str]]:
+def switch_route_loops(topo: Topology, tables: Tables, ch: Channels) -> list[tuple[str, str]]:
     """(source switch, destination switch) pairs whose route loops (switch-to-switch routes, VL15)."""
-    lft = table_array(topo, tables)
-    n = lft.shape[0]
     lids = np.array([topo.lid[s] for s in ch.switches])
-    nxt = ch.next[np.arange(n)[:, None], lft[:, lids]]  # (switch, destination switch index)
+    n = len(lids)
+    to_switches = np.array([np.asarray(tables[s])[lids] for s in topo.lid], dtype=np.int32)
+    nxt = ch.next[np.arange(n)[:, None], to_switches]  # (switch, destination switch index)
     pos = np.repeat(np.arange(n)[:, None], n, axis=1)
     cols = np.arange(n)[None, :].repeat(n, axis=0)
     for _ in range(MAX_HOPS):
@@ -170,8 +184,9 @@ def switch_route_loops(topo: Topology, tables: dict[str, list[int]], ch: Channel
 
 
 def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
-    """OpenSM updn-style ranking: BFS distance from the first zone's spines (roots), ties broken by GUID."""
-    roots = topo.spines[topo.zones[0]] if topo.zones else []
+    """OpenSM updn-style ranking: BFS distance from the first zone's top tier (roots: its cores in a three-layer
+    tree, else its spines), ties broken by GUID."""
+    roots = (topo.cores.get(topo.zones[0]) or topo.spines[topo.zones[0]]) if topo.zones else []
     adj: dict[str, set[str]] = {s: set() for s in topo.lid}
     for (s, _), what in topo.peer.items():
         if what[0] == "switch":
@@ -186,7 +201,7 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     return {s: (dist.get(s, 1 << 20), topo.guid[s]) for s in topo.lid}
 
 
-def prove_deadlock_free(topo: Topology, tables: dict[str, list[int]], ch: Channels | None = None) -> DeadlockProof:
+def prove_deadlock_free(topo: Topology, tables: Tables, ch: Channels | None = None) -> DeadlockProof:
     ch, edges = channel_dependencies(topo, tables, ch)
     left = _acyclic(len(ch.ends), edges)
     c = Collector("<plan>")

@@ -8,20 +8,19 @@ counted once per source CA port.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
-from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
+from ffplan.design.deadlock import BLOCK, MAX_HOPS, Channels, Tables, table_array
 from ffplan.plan.topology import Topology
-from ffplan.plan.model import LftLike, RouteCheck
+from ffplan.plan.model import RouteCheck
 
 ARRIVED, WALKING, LOST = 1, 0, 2
 
 
-def route_hops(topo: Topology, tables: Mapping[str, LftLike], ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
+def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
-    -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects."""
+    -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects (int8: a
+    route has at most MAX_HOPS links). The LIDs are walked in blocks of about BLOCK entries."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
     n, width = lft.shape
@@ -32,9 +31,21 @@ def route_hops(topo: Topology, tables: Mapping[str, LftLike], ch: Channels | Non
         dest[lid] = sid[s]
     for lid, ca in topo.ca_by_lid.items():
         dest[lid], port[lid] = sid[ca.leaf], ca.leaf_port
+    hops = np.full((n, width), -1, dtype=np.int8)
+    step = max(1, BLOCK // max(n, 1))
+    for a in range(0, width, step):
+        hops[:, a:a + step] = _walk(ch, lft[:, a:a + step], dest[a:a + step], port[a:a + step])
+    dist = switch_distances(ch, n).astype(np.int8)
+    shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], np.int8(-1))
+    return hops, shortest
+
+
+def _walk(ch: Channels, lft: np.ndarray, dest: np.ndarray, port: np.ndarray) -> np.ndarray:
+    """Links of every (switch, LID) route of one block of LID columns, -1 where it does not arrive."""
+    n, width = lft.shape
     cols = np.broadcast_to(np.arange(width), (n, width))
     pos = np.repeat(np.arange(n)[:, None], width, axis=1)
-    hops = np.zeros((n, width), dtype=np.int64)
+    hops = np.zeros((n, width), dtype=np.int8)
     state = np.full((n, width), WALKING, dtype=np.int8)
     for _ in range(MAX_HOPS):
         walking = state == WALKING
@@ -50,30 +61,33 @@ def route_hops(topo: Topology, tables: Mapping[str, LftLike], ch: Channels | Non
         pos[move] = nxt[move]
         hops[move] += 1
     hops[state != ARRIVED] = -1
-    dist = _distances(ch, n)
-    shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], -1)
-    return hops, shortest
+    return hops
 
 
-def _distances(ch: Channels, n: int) -> np.ndarray:
-    """Fewest alive links between every pair of switches: a breadth-first search from all switches at once."""
-    adj = np.zeros((n, n), dtype=bool)
-    alive = ch.alive
-    adj[ch.src_of[alive], ch.peer_of[alive]] = True
+def switch_distances(ch: Channels, n: int) -> np.ndarray:
+    """Fewest alive links between every pair of switches (-1 where nothing connects): a breadth-first search from all
+    switches at once, a port at a time (no n x n x n product)."""
     dist = np.full((n, n), -1, dtype=np.int64)
     np.fill_diagonal(dist, 0)
-    frontier = np.eye(n, dtype=bool)
-    seen = frontier.copy()
+    seen = np.eye(n, dtype=bool)
+    frontier = seen.copy()
+    ports = np.nonzero((ch.next >= 0).any(axis=0))[0].tolist()
     for step in range(1, n):
-        frontier = (frontier.astype(np.int32) @ adj.astype(np.int32) > 0) & ~seen
-        if not frontier.any():
+        grown = np.zeros_like(frontier)
+        for p in ports:
+            hop = ch.next[:, p]
+            has = hop >= 0
+            grown[has] |= frontier[hop[has]]  # a switch is one step further than its neighbour's frontier
+        grown &= ~seen
+        if not grown.any():
             break
-        dist[frontier] = step
-        seen |= frontier
+        dist[grown] = step
+        seen |= grown
+        frontier = grown
     return dist
 
 
-def check_routes(topo: Topology, tables: Mapping[str, LftLike], ch: Channels | None = None) -> RouteCheck:
+def check_routes(topo: Topology, tables: Tables, ch: Channels | None = None) -> RouteCheck:
     """Detours and unreachable destinations of the routes, over the alive part of the fabric."""
     ch = ch or Channels(topo)
     hops, shortest = route_hops(topo, tables, ch)
@@ -93,13 +107,17 @@ def check_routes(topo: Topology, tables: Mapping[str, LftLike], ch: Channels | N
     lost = connected & (h < 0)
     detour = connected & (h > best)
     # CA sources: every CA port of the leaf but the destination itself
-    senders = cas_on[:, None] - (np.arange(len(ch.switches))[:, None] == np.array(own)[None, :])
+    columns = np.arange(len(ca_lids))
+
+    def ca_pairs(routes: np.ndarray) -> int:
+        return int((routes.sum(axis=1) * cas_on).sum() - routes[np.array(own, dtype=np.int64), columns].sum())
+
     hs, bs = hops[:, sw_lids], shortest[:, sw_lids]
     sw_lost = (bs >= 0) & alive_sw[:, None] & (hs < 0)
     return RouteCheck(
-        ca_pair_detours=int((senders * detour).sum()),
+        ca_pair_detours=ca_pairs(detour),
         switch_to_ca_detours=int(detour[alive_sw].sum()),
-        unreachable_ca_pairs=int((senders * lost).sum()),
+        unreachable_ca_pairs=ca_pairs(lost),
         unreachable_switch_to_ca=int(lost.sum()),
         unreachable_switch_lids=int(sw_lost.sum() + (cas_on[:, None] * sw_lost).sum()),
     )

@@ -46,7 +46,8 @@ from ffplan.plan.subnets import subnet_views
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
 
 if TYPE_CHECKING:
-    from ffplan.design.deadlock import Channels
+    from ffplan.design.deadlock import Channels, Tables
+    from ffplan.design.routing_tree import TreeRouter
     from ffplan.inventory import LoadedInventory
 
 ENGINE = "ffplan d-mod-k"
@@ -74,7 +75,7 @@ class Dest:
 @dataclass
 class RoutingTables:
     topo: Topology  # the plan's topology with this case's failed cables and switches marked
-    tables: dict[str, list[int]]  # switch -> ports indexed by LID
+    tables: Tables  # switch -> ports indexed by LID
     max_lid: int
     failed: list[str]
 
@@ -104,12 +105,7 @@ def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded:
 def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInventory | None, inventory_items: int) -> Routing:
     from ffplan.design.reach import check_routes
 
-    if any(z.layers != 2 for z in plan.zones):
-        c = Collector(loaded.source.file if loaded else COMMAND_LINE)
-        c.error(RULE_UNSUPPORTED, ("fabric", "topology"), "ffplan cannot route three-layer trees yet",
-                "plan two-layer zones or planes")
-        raise StageError(c.items)
-    router = Router(build_topology(plan))
+    router = router_for(plan, loaded)
     proof = routes = None
     if check:
         rt, proof, channels = router.proven_tables(items, loaded=loaded, inventory_items=inventory_items)
@@ -119,6 +115,25 @@ def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInven
     lfts = [Lft(switch=s.name, ports=np.array(rt.tables[s.name], dtype=np.uint8)) for s in plan.switches]
     return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
                    check=routes, lfts=lfts)
+
+
+def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router | TreeRouter:
+    """The router of one subnet: the tree router for three-layer trees (pure fat trees: no inter-zone links), the
+    two-layer router with inter-zone links (Fire-Flyer 2's) otherwise."""
+    from ffplan.design.routing_tree import TreeRouter
+
+    topo = build_topology(plan)
+    if all(z.layers == 2 for z in plan.zones):
+        return Router(topo)
+    if topo.inter_zone:
+        c = Collector(loaded.source.file if loaded else COMMAND_LINE)
+        c.error(RULE_UNSUPPORTED, ("fabric", "inter_zone_links"), "ffplan cannot route three-layer trees joined by "
+                "inter-zone links", "plan each three-layer tree as a plane of its own, or use two-layer zones")
+        raise StageError(c.items)
+    slots: dict[int, int] = {}
+    for zone in topo.zones:
+        slots.update(intra_slots(topo, zone).slot)
+    return TreeRouter(topo, slots)
 
 
 def _merged(plan: Plan, parts: list[Routing], failed: list[str]) -> Routing:
@@ -259,48 +274,11 @@ class Router:
 
     def _intra_slots(self, zone: str) -> tuple[list[int], list[int]]:
         """Slots of the CA and leaf LIDs of `zone` (into self.slot); returns per-slot CA counts and hole counts."""
-        t = self.topo
-        leaves = t.leaves[zone]
-        U = len(t.uplinks[leaves[0]]) if leaves else 0
-        total = [0] * U
-        holes = [0] * U
-        if U == 0:
-            return total, holes
-        per_role: dict[str, list[int]] = {}
-        P = 0
-        for leaf in leaves:
-            ports = t.cas[leaf]
-            n = len(ports)
-            h = (-n) % U
-            self.holes[leaf] = [(P + j) % U for j in range(h)]
-            for j in range(h):
-                holes[(P + j) % U] += 1
-            start = (P + h) % U
-            cap = [0] * U
-            for j in range(n):
-                cap[(start + j) % U] += 1
-            P = start
-            by_role: dict[str, list] = {}
-            for c in ports:
-                by_role.setdefault(c.role, []).append(c)
-            # the largest role picks first from the slots it has used least; smaller roles share the rest
-            for role in sorted(by_role, key=lambda r: (-len(by_role[r]), ROLE_ORDER.get(r, 9), r)):
-                counts = per_role.setdefault(role, [0] * U)
-                for c in by_role[role]:
-                    u = min((u for u in range(U) if cap[u] > 0), key=lambda u: (counts[u], total[u], (u - start) % U))
-                    cap[u] -= 1
-                    self.used_slots.setdefault(leaf, set()).add(u)
-                    counts[u] += 1
-                    total[u] += 1
-                    self.slot[c.lid] = u
-        # leaf LIDs: one more destination each, water-filled over a separate counter
-        sw_count = [0] * U
-        for i, leaf in enumerate(leaves):
-            own_holes = set(self.holes.get(leaf, ()))
-            u = min(range(U), key=lambda u: (u in own_holes, sw_count[u], (u - i) % U))
-            sw_count[u] += 1
-            self.slot[t.lid[leaf]] = u
-        return total, holes
+        slots = intra_slots(self.topo, zone)
+        self.slot.update(slots.slot)
+        self.holes.update(slots.holes)
+        self.used_slots.update(slots.used)
+        return slots.total, slots.hole_count
 
     def _cross_slots(self, zone: str, total: list[int], holes: list[int]) -> dict[int, int]:
         """Uplink index of every destination outside `zone`, water-filled after the zone's own."""
@@ -321,6 +299,63 @@ class Router:
                 sw[u] += 1
             slot[d.lid] = u
         return slot
+
+
+@dataclass
+class IntraSlots:
+    """The slots of one zone's CA and leaf LIDs (see intra_slots)."""
+
+    slot: dict[int, int]  # CA / leaf LID -> uplink index in its zone
+    holes: dict[str, list[int]]  # leaf -> slots none of its CA ports own
+    used: dict[str, set[int]]  # leaf -> slots its CA ports own
+    total: list[int]  # CA ports per slot
+    hole_count: list[int]  # holes per slot
+
+
+def intra_slots(t: Topology, zone: str) -> IntraSlots:
+    """Slots of the CA and leaf LIDs of `zone`: the ports of one leaf distinct, holes dealt round-robin, roles
+    balanced per slot, each leaf LID water-filled off its own leaf's holes (docs/routing.md section 1)."""
+    leaves = t.leaves[zone]
+    U = len(t.uplinks[leaves[0]]) if leaves else 0
+    out = IntraSlots({}, {}, {}, [0] * U, [0] * U)
+    if U == 0:
+        return out
+    total, holes = out.total, out.hole_count
+    per_role: dict[str, list[int]] = {}
+    P = 0
+    for leaf in leaves:
+        ports = t.cas[leaf]
+        n = len(ports)
+        h = (-n) % U
+        out.holes[leaf] = [(P + j) % U for j in range(h)]
+        for j in range(h):
+            holes[(P + j) % U] += 1
+        start = (P + h) % U
+        cap = [0] * U
+        for j in range(n):
+            cap[(start + j) % U] += 1
+        P = start
+        by_role: dict[str, list] = {}
+        for c in ports:
+            by_role.setdefault(c.role, []).append(c)
+        # the largest role picks first from the slots it has used least; smaller roles share the rest
+        for role in sorted(by_role, key=lambda r: (-len(by_role[r]), ROLE_ORDER.get(r, 9), r)):
+            counts = per_role.setdefault(role, [0] * U)
+            for c in by_role[role]:
+                u = min((u for u in range(U) if cap[u] > 0), key=lambda u: (counts[u], total[u], (u - start) % U))
+                cap[u] -= 1
+                out.used.setdefault(leaf, set()).add(u)
+                counts[u] += 1
+                total[u] += 1
+                out.slot[c.lid] = u
+    # leaf LIDs: one more destination each, water-filled over a separate counter
+    sw_count = [0] * U
+    for i, leaf in enumerate(leaves):
+        own_holes = set(out.holes.get(leaf, ()))
+        u = min(range(U), key=lambda u: (u in own_holes, sw_count[u], (u - i) % U))
+        sw_count[u] += 1
+        out.slot[t.lid[leaf]] = u
+    return out
 
 
 @dataclass

@@ -25,6 +25,16 @@ class Uplink:
 
 
 @dataclass(frozen=True)
+class CoreUplink:
+    """A three-layer tree's spine-to-core cable, seen from the spine."""
+
+    spine_port: int
+    core: str
+    core_port: int
+    label: str
+
+
+@dataclass(frozen=True)
 class InterZone:
     a_leaf: str
     a_port: int
@@ -54,7 +64,7 @@ class Topology:
     spines: dict[str, list[str]]  # zone -> spine names by index
     leaves: dict[str, list[str]]  # zone -> leaf names by index
     zone_of: dict[str, str]  # switch -> zone
-    tier: dict[str, SwitchTier]  # switch -> "leaf" | "spine"
+    tier: dict[str, SwitchTier]  # switch -> "leaf" | "spine" | "core"
     index: dict[str, int]  # switch -> 0-based index within zone and tier
     lid: dict[str, int]  # switch -> LID
     guid: dict[str, str]  # switch -> node GUID
@@ -65,6 +75,12 @@ class Topology:
     cas: dict[str, list[CaPort]]  # leaf -> CA ports in port order
     ca_by_lid: dict[int, CaPort]
     peer: dict[tuple[str, int], Peer]  # (switch, port) -> what the port reaches
+    # three-layer trees: zone -> core names by index, switch -> 1-based pod (leaves and spines), spine -> its cables to
+    # the cores in spine-port order (uplink index x), core -> spine -> [(core port, spine port, label)]
+    cores: dict[str, list[str]] = field(default_factory=dict)
+    pod: dict[str, int] = field(default_factory=dict)
+    core_uplinks: dict[str, list[CoreUplink]] = field(default_factory=dict)
+    core_downlinks: dict[str, dict[str, list[tuple[int, int, str]]]] = field(default_factory=dict)
     failed_cables: set[str] = field(default_factory=set)
     failed_switches: set[str] = field(default_factory=set)
     by_label: dict[str, tuple] = field(default_factory=dict)  # cable label -> (kind, end a, end b)
@@ -94,10 +110,14 @@ def build_topology(plan: Plan) -> Topology:
     zones = [z.name for z in plan.zones]
     spines: dict[str, list[str]] = {z: [] for z in zones}
     leaves: dict[str, list[str]] = {z: [] for z in zones}
-    zone_of, tier, index, lid, guid, nports = {}, {}, {}, {}, {}, {}
+    cores: dict[str, list[str]] = {z: [] for z in zones}
+    by_tier = {"leaf": leaves, "spine": spines, "core": cores}
+    zone_of, tier, index, lid, guid, nports, pod = {}, {}, {}, {}, {}, {}, {}
     for s in sorted(plan.switches, key=lambda s: (zones.index(s.zone), s.tier, s.index)):
-        (spines if s.tier == "spine" else leaves)[s.zone].append(s.name)
+        by_tier[s.tier][s.zone].append(s.name)
     for s in plan.switches:
+        if s.pod is not None:
+            pod[s.name] = s.pod
         zone_of[s.name] = s.zone
         tier[s.name] = s.tier
         lid[s.name] = s.lid
@@ -108,8 +128,12 @@ def build_topology(plan: Plan) -> Topology:
             index[n] = i
         for i, n in enumerate(leaves[z]):
             index[n] = i
+        for i, n in enumerate(cores[z]):
+            index[n] = i
     uplinks: dict[str, list[Uplink]] = {n: [] for z in zones for n in leaves[z]}
     downlinks: dict[str, dict[str, list]] = {n: {} for z in zones for n in spines[z]}
+    core_uplinks: dict[str, list[CoreUplink]] = {n: [] for z in zones if cores[z] for n in spines[z]}
+    core_downlinks: dict[str, dict[str, list]] = {n: {} for z in zones for n in cores[z]}
     inter_zone: list[InterZone] = []
     peer: dict[tuple[str, int], Peer] = {}
     by_label: dict[str, tuple] = {}
@@ -127,11 +151,16 @@ def build_topology(plan: Plan) -> Topology:
         if c.kind == "leaf-spine":
             uplinks[a].append(Uplink(ap, b, bp, c.label))
             downlinks[b].setdefault(a, []).append((bp, ap, c.label))
+        elif c.kind == "spine-core":
+            core_uplinks[a].append(CoreUplink(ap, b, bp, c.label))
+            core_downlinks[b].setdefault(a, []).append((bp, ap, c.label))
         else:
             inter_zone.append(InterZone(a, ap, b, bp, c.label))
     for ups in uplinks.values():
         ups.sort(key=lambda u: u.leaf_port)
-    for d in downlinks.values():
+    for cups in core_uplinks.values():
+        cups.sort(key=lambda u: u.spine_port)
+    for d in [*downlinks.values(), *core_downlinks.values()]:
         for links in d.values():
             links.sort()
     for node in plan.nodes:
@@ -146,7 +175,8 @@ def build_topology(plan: Plan) -> Topology:
         lst.sort(key=lambda c: c.leaf_port)
     inter_zone.sort(key=lambda l: l.label)
     return Topology(plan, zones, spines, leaves, zone_of, tier, index, lid, guid, nports, uplinks, downlinks,
-                    inter_zone, cas, ca_by_lid, peer, by_label=by_label, port_label=port_label)
+                    inter_zone, cas, ca_by_lid, peer, cores=cores, pod=pod, core_uplinks=core_uplinks,
+                    core_downlinks=core_downlinks, by_label=by_label, port_label=port_label)
 
 
 def resolve_failed(topo: Topology, items: list[str]) -> tuple[set[str], set[str], list[int]]:

@@ -17,6 +17,7 @@ CASES = {
     "lab": ROOT / "inventories" / "lab.yaml",
     "one-zone-36": HERE / "inventories" / "one-zone-36.yaml",
     "hgx-h800": HERE / "inventories" / "hgx-h800.yaml",
+    "three-layer-8": HERE / "inventories" / "three-layer-8.yaml",
 }
 
 

@@ -145,16 +145,17 @@ stage_code(
 
 stage_code(
     "FF605", "routing-unsupported", "design",
-    summary="ffplan cannot route this fabric shape",
+    summary="ffplan cannot route three-layer trees joined by inter-zone links",
     explanation="""
-    The designer refuses a fabric whose trees it has no routing algorithm for, instead of writing a plan
-    without forwarding tables.
+    Three-layer trees are routed as pure fat trees (up*/down*, docs/routing.md section 5); the router for zones
+    joined by inter-zone links is Fire-Flyer 2's two-layer one. The designer refuses the mix instead of writing a
+    plan without forwarding tables.
     """,
     bad="""
-    fabric: {topology: three-layer-fat-tree, ...}
+    fabric: {topology: three-layer-fat-tree, inter_zone_links: [...], ...}
     """,
     good="""
-    fabric: {topology: two-layer-fat-tree, ...}
+    fabric: {topology: three-layer-fat-tree, planes: [...], ...}
     """,
 )
 

@@ -1,0 +1,499 @@
+"""Routing for pure fat trees (no inter-zone links): three-layer trees (leaf, spine, core), array-based.
+
+docs/routing.md section 5 has the long form. Every table is one row of a (switches x LIDs) numpy array.
+
+* **Up*/down*, d-mod-k on two levels.** Every CA and leaf LID d has a *slot* u (the leaf uplink it is reached
+  through: spine position u of every pod), dealt as in the two-layer router (distinct slots for the ports of one
+  leaf, holes round-robin, roles balanced), and a *core slot* x (the spine uplink it is reached through from
+  another pod): within a pod the destinations of one slot get distinct core slots, and over the pods each spine
+  position's destinations are water-grown over its uplinks, role by role. A leaf sends d up uplink u; a spine of
+  d's pod sends it down to d's leaf; a spine of another pod sends it up uplink x to a core, which sends it down to
+  the spine at its position in d's pod. So the slots fix the whole path whoever sends: a shift permutation is
+  contention-free and all-to-all reaches the bound on every link. Every route climbs then descends, so the
+  channel dependency graph of the CA routes has no cycle (ranking: cores, spines, leaves).
+* **Switch LIDs** (spines and cores; leaf LIDs are routed like CA ports) take a shortest next hop over the alive
+  fabric, spread by (source, destination): loop-free, and up*/down* from every leaf on the intact tree.
+* **Failures** never use a failed cable or switch. A (leaf, destination) pair whose uplink cannot reach the
+  destination any more, and a (spine, destination) pair whose core slot cannot, is *displaced* and placed on the
+  valid uplink that carries the fewest all-to-all flows after the move (a destination's pairs one after another);
+  every other pair keeps its route. Entries no up*/down* path serves (a switch's own route when its spine lost the
+  cable to the destination's leaf) grow the destination's in-tree from the switches that reach it, shortest first;
+  the deadlock proof decides whether they stay (ffplan.design.routing drops them when they close a cycle).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+
+from ffplan.design.deadlock import Channels, prove_deadlock_free
+from ffplan.diagnostics import StageError
+from ffplan.plan.model import DeadlockProof
+from ffplan.design.reach import switch_distances
+from ffplan.plan.model import UNROUTED
+from ffplan.plan.topology import Topology, resolve_failed
+
+if TYPE_CHECKING:
+    from ffplan.design.routing import RoutingTables
+    from ffplan.inventory import LoadedInventory
+
+NO = -1
+
+
+@dataclass
+class TreeTables:
+    topo: Topology  # with this case's failed cables and switches marked
+    lft: np.ndarray  # (switches in topo.lid order) x (max LID + 1), uint8
+    grown: np.ndarray  # bool, same shape: entries grown with down-then-up turns at transit switches only (_grow)
+    loose: np.ndarray  # bool: entries grown with such turns anywhere
+
+
+class TreeRouter:
+    """The failure-independent part of a pure fat tree's routes, computed once: destinations, slots and core slots,
+    and the port arrays. `tables(failed)` routes one case."""
+
+    def __init__(self, topo: Topology, slots: dict[int, int]):
+        self.topo = t = topo
+        self.names = list(t.lid)
+        sid = self.sid = {s: i for i, s in enumerate(self.names)}
+        n = len(self.names)
+        self.width = t.max_lid + 1
+        self.leaf_ids = np.array([sid[s] for z in t.zones for s in t.leaves[z]], dtype=np.int64)
+        self.spine_ids = np.array([sid[s] for z in t.zones for s in t.spines[z]], dtype=np.int64)
+        self.core_ids = np.array([sid[s] for z in t.zones for s in t.cores.get(z, [])], dtype=np.int64)
+        self.pod = np.array([t.pod.get(s, 0) for s in self.names], dtype=np.int64)
+        self.zone = np.array([t.zones.index(t.zone_of[s]) for s in self.names], dtype=np.int64)
+        self.position = np.full(n, NO, dtype=np.int64)  # spine: index within its pod; core: its group (spine position)
+        # leaf uplinks by slot u: port, spine, spine port, cable; spine uplinks by core slot x: port, core, core port
+        U = max((len(v) for v in t.uplinks.values()), default=0)
+        K = max((len(v) for v in t.core_uplinks.values()), default=0)
+        self.U, self.K = U, K
+        self.up_port = np.full((n, max(U, 1)), UNROUTED, dtype=np.int64)
+        self.up_to = np.full((n, max(U, 1)), NO, dtype=np.int64)
+        self.up_far_port = np.full((n, max(U, 1)), UNROUTED, dtype=np.int64)
+        self.up_label: dict[tuple[int, int], str] = {}
+        for leaf, ups in t.uplinks.items():
+            a = sid[leaf]
+            for u, link in enumerate(ups):
+                self.up_port[a, u], self.up_to[a, u], self.up_far_port[a, u] = link.leaf_port, sid[link.spine], link.spine_port
+                self.up_label[(a, u)] = link.label
+                self.position[sid[link.spine]] = u
+        self.cu_port = np.full((n, max(K, 1)), UNROUTED, dtype=np.int64)
+        self.cu_to = np.full((n, max(K, 1)), NO, dtype=np.int64)
+        self.cu_far_port = np.full((n, max(K, 1)), UNROUTED, dtype=np.int64)
+        self.cu_label: dict[tuple[int, int], str] = {}
+        for spine, cups in t.core_uplinks.items():
+            s = sid[spine]
+            for x, cl in enumerate(cups):
+                self.cu_port[s, x], self.cu_to[s, x], self.cu_far_port[s, x] = cl.spine_port, sid[cl.core], cl.core_port
+                self.cu_label[(s, x)] = cl.label
+                self.position[sid[cl.core]] = self.position[s]
+        pods = int(self.pod.max()) + 1 if n else 1
+        positions = int(self.position.max()) + 1 if n else 1
+        # (zone, pod, position) -> the spine there
+        self.spine_at = np.full((len(t.zones), pods, max(positions, 1)), NO, dtype=np.int64)
+        for s in self.spine_ids.tolist():
+            self.spine_at[self.zone[s], self.pod[s], self.position[s]] = s
+        # destinations: CA and leaf LIDs (routed by slots), spine and core LIDs (shortest next hop)
+        cas = sorted(t.ca_by_lid.items())
+        lids = [lid for lid, _ in cas] + [t.lid[s] for s in t.lid if t.tier[s] == "leaf"]
+        leaf_of = [sid[ca.leaf] for _, ca in cas] + [sid[s] for s in t.lid if t.tier[s] == "leaf"]
+        port = [ca.leaf_port for _, ca in cas] + [0] * (len(lids) - len(cas))
+        order = np.argsort(lids, kind="stable")
+        self.d_lid = np.array(lids, dtype=np.int64)[order]
+        self.d_leaf = np.array(leaf_of, dtype=np.int64)[order]
+        self.d_port = np.array(port, dtype=np.int64)[order]
+        self.d_ca = np.isin(self.d_lid, list(t.ca_by_lid))
+        self.d_slot = np.array([slots[lid] for lid in self.d_lid.tolist()], dtype=np.int64)
+        self.d_pod = self.pod[self.d_leaf]
+        self.d_zone = self.zone[self.d_leaf]
+        self.d_core_slot = self._core_slots()
+        self.switch_lids = np.array([t.lid[s] for s in self.names], dtype=np.int64)
+        self._intact: TreeTables | None = None
+
+    def _core_slots(self) -> np.ndarray:
+        """Core slot of every destination: its leaf's index in the zone mod K, d-mod-k one level up. The leaves of a
+        pod (at most K) get distinct core slots, and so do any K consecutive leaves: a leaf shift permutation, whose
+        sources of one pod send to consecutive leaves, never puts two destinations on one spine uplink."""
+        if self.K == 0:
+            return np.zeros(len(self.d_lid), dtype=np.int64)
+        index = np.array([self.topo.index[s] for s in self.names], dtype=np.int64)
+        return index[self.d_leaf] % self.K
+
+    # ------------------------------------------------------------------ one case
+
+    def case(self, failed: Iterable[str] = ()) -> TreeTables:
+        """The tables of one failure case (failed items already known to be cables or switches of the plan)."""
+        cables, switches, _ = resolve_failed(self.topo, list(failed))
+        if not cables and not switches and self._intact is not None:
+            return self._intact
+        topo = dataclasses.replace(self.topo, failed_cables=set(cables), failed_switches=set(switches))
+        out = _Case(self, topo).run()
+        if not cables and not switches:
+            self._intact = out
+        return out
+
+    def tables(self, failed: Iterable[str] = (), *, loaded: LoadedInventory | None = None, inventory_items: int = 0,
+               drop: tuple[str, ...] = ()) -> RoutingTables:
+        """`case(failed)` as the two-layer Router returns it (one table row per switch); `drop` names the grown entries
+        to leave open: "loose", "grown" (see TreeTables)."""
+        from ffplan.design.routing import RoutingTables, _unknown_failed
+
+        items = list(failed)
+        unknown = resolve_failed(self.topo, items)[2]
+        if unknown:
+            raise _unknown_failed(self.topo, items, unknown, loaded, inventory_items)
+        case = self.case(items)
+        lft = case.lft
+        for name in drop:
+            lft = np.where(getattr(case, name), np.uint8(UNROUTED), lft)
+        return RoutingTables(case.topo, dict(zip(self.names, lft)), case.topo.max_lid, sorted(set(items)))
+
+    def proven_tables(self, failed: Iterable[str], intact_channels: Channels | None = None, *,
+                      loaded: LoadedInventory | None = None,
+                      inventory_items: int = 0) -> tuple[RoutingTables, DeadlockProof, Channels]:
+        """(`tables(failed)`, its deadlock proof, its channels). When the grown entries close a cycle, the loose ones
+        are left open (ffplan.design.reach counts them), then all grown ones; StageError if nothing is acyclic."""
+        items = list(failed)
+        for drop in ((), ("loose",), ("loose", "grown")):
+            rt = self.tables(items, loaded=loaded, inventory_items=inventory_items, drop=drop)
+            channels = intact_channels.without(rt.topo) if intact_channels is not None else Channels(rt.topo)
+            try:
+                return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
+            except StageError:
+                if drop:
+                    raise
+        raise AssertionError("unreachable")
+
+
+class _Case:
+    def __init__(self, r: TreeRouter, topo: Topology):
+        self.r, self.t = r, topo
+        n = len(r.names)
+        self.alive = np.array([s not in topo.failed_switches for s in r.names])
+        self.ch = Channels(topo)
+        # port on a towards b over any alive cable (the lowest port), UNROUTED when none
+        self.link = np.full((n, n), UNROUTED, dtype=np.int64)
+        nxt = self.ch.next
+        for a in range(n):
+            ports = np.nonzero(nxt[a] >= 0)[0][::-1]
+            self.link[a, nxt[a, ports]] = ports
+        self.up_ok = self._alive_links(r.up_to, r.up_label)
+        self.cu_ok = self._alive_links(r.cu_to, r.cu_label)
+        self.lft = np.full((n, r.width), UNROUTED, dtype=np.uint8)
+        self.grown = np.zeros((n, r.width), dtype=bool)
+        self.loose = np.zeros((n, r.width), dtype=bool)
+
+    def _alive_links(self, to: np.ndarray, labels: dict[tuple[int, int], str]) -> np.ndarray:
+        ok = np.zeros(to.shape, dtype=bool)
+        for (a, u), label in labels.items():
+            ok[a, u] = self.t.cable_alive(label)
+        return ok
+
+    def run(self) -> TreeTables:
+        r = self.r
+        d_alive = self.alive[r.d_leaf] & np.array([
+            lid not in self.t.ca_by_lid or self.t.cable_alive(self.t.ca_by_lid[lid].label) for lid in r.d_lid.tolist()])
+        self.d = np.nonzero(d_alive)[0]  # alive destinations (indexes into r.d_*)
+        self.reach = self._spine_reach()
+        self._leaf_entries()
+        self._spine_entries()
+        self._core_entries()
+        intact = None if not self.t.failed_cables and not self.t.failed_switches else self.r.case([])
+        self._switch_lids(intact)
+        self._grow_in_trees()
+        return TreeTables(self.t, self.lft, self.grown, self.loose)
+
+    def _spine_reach(self) -> np.ndarray:
+        """reach[s, leaf]: spine s brings a destination down to `leaf` up*/down* (down directly in its pod; else up
+        some alive core slot whose core reaches the spine at s's position in the leaf's pod, which reaches the leaf)."""
+        r = self.r
+        n = len(r.names)
+        down = (self.link != UNROUTED) & self.alive[:, None] & self.alive[None, :]
+        reach = np.zeros((n, n), dtype=bool)
+        leaves = r.leaf_ids
+        for s in r.spine_ids.tolist():
+            if not self.alive[s]:
+                continue
+            same = (r.pod[leaves] == r.pod[s]) & (r.zone[leaves] == r.zone[s])
+            reach[s, leaves[same]] = down[s, leaves[same]]
+            if r.K == 0:
+                continue
+            other = leaves[~same & (r.zone[leaves] == r.zone[s])]
+            far = r.spine_at[r.zone[s], r.pod[other], r.position[s]]  # the spine at s's position in the leaf's pod
+            cores = r.cu_to[s][self.cu_ok[s]]
+            via = down[cores][:, far].any(axis=0) if len(cores) else np.zeros(len(other), dtype=bool)
+            reach[s, other] = via & down[far, other]
+        return reach
+
+    # ------------------------------------------------------------------ CA and leaf destinations
+
+    def _leaf_entries(self) -> None:
+        r, lft = self.r, self.lft
+        d = self.d
+        lid, dleaf, slot = r.d_lid[d], r.d_leaf[d], r.d_slot[d]
+        ca = r.d_ca[d]
+        sources = np.bincount(r.d_leaf[d][ca], minlength=len(r.names))  # CA ports per leaf
+        self.up_load = np.zeros(r.up_to.shape, dtype=np.int64)  # all-to-all flows per leaf uplink
+        self.down_load = np.zeros((len(r.names), len(r.names)), dtype=np.int64)  # per (spine, leaf) downlink
+        displaced: list[tuple[int, int]] = []  # (leaf, destination index)
+        for a in r.leaf_ids.tolist():
+            if not self.alive[a]:
+                continue
+            own = dleaf == a
+            lft[a, lid[own]] = r.d_port[d][own]
+            same_zone = r.d_zone[d] == r.zone[a]
+            spine = r.up_to[a, slot]
+            valid = ~own & same_zone & self.up_ok[a, slot] & self.reach[np.maximum(spine, 0), dleaf] & (spine >= 0)
+            lft[a, lid[valid]] = r.up_port[a, slot[valid]]
+            bad = np.nonzero(~own & same_zone & ~valid)[0]
+            displaced += [(a, int(i)) for i in bad]
+            w = sources[a] * ca[valid]
+            np.add.at(self.up_load[a], slot[valid], w)
+            far = self._last_spine(spine[valid], dleaf[valid])
+            np.add.at(self.down_load, (far, dleaf[valid]), w)
+        self._place(displaced, sources)
+
+    def _last_spine(self, spine: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+        """The spine that brings a destination down to `leaf` when it was sent up to `spine`."""
+        r = self.r
+        if r.K == 0:
+            return spine
+        far: np.ndarray = r.spine_at[r.zone[spine], r.pod[leaf], r.position[spine]]
+        return far
+
+    def _place(self, displaced: list[tuple[int, int]], sources: np.ndarray) -> None:
+        """Each displaced (leaf, destination) pair on the valid uplink whose uplink and last downlink carry the
+        fewest flows after the move; a destination's pairs one after another, so they spread over the spines."""
+        r, lft = self.r, self.lft
+        displaced.sort(key=lambda p: (int(r.d_lid[self.d[p[1]]]), p[0]))
+        for a, i in displaced:
+            di = self.d[i]
+            leaf = int(r.d_leaf[di])
+            spines = r.up_to[a]
+            ok = self.up_ok[a] & (spines >= 0) & self.reach[np.maximum(spines, 0), leaf]
+            cands = np.nonzero(ok)[0]
+            if not len(cands):
+                continue
+            far = self._last_spine(spines[cands], np.full(len(cands), leaf))
+            w = int(sources[a]) if r.d_ca[di] else 0
+            load = np.maximum(self.up_load[a, cands], self.down_load[far, leaf]) + w
+            rotation = (cands - a) % max(r.U, 1)
+            k = int(np.lexsort((rotation, self.up_load[a, cands] + self.down_load[far, leaf], load))[0])
+            u = int(cands[k])
+            lft[a, r.d_lid[di]] = r.up_port[a, u]
+            self.up_load[a, u] += w
+            self.down_load[far[k], leaf] += w
+
+    def _spine_entries(self) -> None:
+        """A spine sends a destination of its pod down to its leaf (the destination's own cable when it is the slot's
+        spine), and one of another pod up its core slot, or the valid core slot with the fewest flows."""
+        r, lft = self.r, self.lft
+        d = self.d
+        lid, dleaf, slot, x = r.d_lid[d], r.d_leaf[d], r.d_slot[d], r.d_core_slot[d]
+        pod_cas = np.bincount(r.d_pod[d][r.d_ca[d]], minlength=int(r.pod.max()) + 1)
+        up_load = np.zeros(r.cu_to.shape, dtype=np.int64)  # flows per spine uplink
+        down_load = np.zeros((len(r.names), len(r.names)), dtype=np.int64)  # flows per (core, spine) downlink
+        displaced: list[tuple[int, int]] = []
+        weight: dict[int, np.ndarray] = {}
+        for s in r.spine_ids.tolist():
+            if not self.alive[s]:
+                continue
+            zone = r.d_zone[d] == r.zone[s]
+            mine = zone & (r.d_pod[d] == r.pod[s])
+            own_cable = mine & (r.up_to[dleaf, slot] == s) & self.up_ok[dleaf, slot]
+            lft[s, lid[own_cable]] = r.up_far_port[dleaf[own_cable], slot[own_cable]]
+            other = mine & ~own_cable
+            lft[s, lid[other]] = self.link[s, dleaf[other]]
+            if r.K == 0:
+                continue
+            away = np.nonzero(zone & ~mine & self.reach[s, dleaf])[0]
+            far = r.spine_at[r.zone[s], r.d_pod[d][away], r.position[s]]
+            core = r.cu_to[s, x[away]]
+            valid = self.cu_ok[s, x[away]] & (self.link[core, far] != UNROUTED)
+            lft[s, lid[away[valid]]] = r.cu_port[s, x[away[valid]]]
+            # the pod's CA ports send through s only destinations of s's slot (the rest is s's own traffic)
+            carried = r.d_ca[d] & (slot == r.position[s])
+            w = carried[away[valid]] * pod_cas[r.pod[s]]
+            np.add.at(up_load[s], x[away[valid]], w)
+            np.add.at(down_load, (core[valid], far[valid]), w)
+            displaced += [(s, int(i)) for i in away[~valid]]
+            weight[s] = carried
+        # a destination's displaced pairs one after another: each source spine takes the valid core slot whose
+        # uplink and core downlink carry the fewest flows, so they spread over the cores into the destination's pod
+        displaced.sort(key=lambda p: (int(r.d_lid[self.d[p[1]]]), p[0]))
+        for s, i in displaced:
+            di = self.d[i]
+            far = r.spine_at[r.zone[s], r.d_pod[di], r.position[s]]
+            cands = np.nonzero(self.cu_ok[s] & (r.cu_to[s] >= 0))[0]
+            cores = r.cu_to[s, cands]
+            keep = self.link[cores, far] != UNROUTED
+            cands, cores = cands[keep], cores[keep]
+            if not len(cands):
+                continue
+            w = pod_cas[r.pod[s]] if weight[s][i] else 0
+            load = np.maximum(up_load[s, cands], down_load[cores, far]) + w
+            k = int(np.lexsort(((cands - s) % r.K, up_load[s, cands] + down_load[cores, far], load))[0])
+            lft[s, r.d_lid[di]] = r.cu_port[s, cands[k]]
+            up_load[s, cands[k]] += w
+            down_load[cores[k], far] += w
+
+    def _core_entries(self) -> None:
+        """A core sends a destination down to the spine at its position in the destination's pod: over the cable of
+        that spine's uplink at the destination's core slot when it is this core's, else any alive cable."""
+        r, lft = self.r, self.lft
+        d = self.d
+        lid, pod, x = r.d_lid[d], r.d_pod[d], r.d_core_slot[d]
+        for c in r.core_ids.tolist():
+            if not self.alive[c]:
+                continue
+            zone = r.d_zone[d] == r.zone[c]
+            far = r.spine_at[r.zone[c], pod[zone], r.position[c]]
+            mine = (r.cu_to[far, x[zone]] == c) & self.cu_ok[far, x[zone]]
+            ports = np.where(mine, r.cu_far_port[far, x[zone]], self.link[c, far])
+            ports = np.where(far >= 0, ports, UNROUTED)
+            lft[c, lid[zone]] = ports
+
+    # ------------------------------------------------------------------ switch LIDs and what up*/down* leaves open
+
+    def _switch_lids(self, intact: TreeTables | None) -> None:
+        """Every switch to every spine and core LID (and its own). Intact: a shortest next hop, the (source +
+        destination)-th of the equally short ones from a leaf, the first one from a spine or core (every route from a
+        leaf is then up*/down*). After a failure the intact entries stay wherever their route still arrives; the
+        others are grown like CA routes (_grow)."""
+        r, lft = self.r, self.lft
+        n = len(r.names)
+        targets = np.array([i for i in range(n) if r.names[i] not in self.t.cas and self.alive[i]], dtype=np.int64)
+        if intact is not None:
+            lft[:, r.switch_lids[targets]] = np.where(self.alive[:, None], intact.lft[:, r.switch_lids[targets]], UNROUTED)
+            for target in targets.tolist():
+                self._grow(int(r.switch_lids[target]), target, 0)
+            return
+        dist = switch_distances(self.ch, n)[:, targets]  # (switch, target)
+        nxt = self.ch.next
+        ports = np.nonzero((nxt >= 0).any(axis=0))[0]
+        want = dist - 1
+        count = np.zeros(dist.shape, dtype=np.int64)
+        for p in ports.tolist():
+            hop = nxt[:, p]
+            count += (hop[:, None] >= 0) & (dist[np.maximum(hop, 0)] == want) & (want >= 0)
+        pick = np.zeros(dist.shape, dtype=np.int64)
+        pick[r.leaf_ids] = ((r.leaf_ids[:, None] + targets[None, :]) % np.maximum(count[r.leaf_ids], 1))
+        seen = np.zeros(dist.shape, dtype=np.int64)
+        choice = np.full(dist.shape, UNROUTED, dtype=np.int64)
+        for p in ports.tolist():
+            hop = nxt[:, p]
+            cand = (hop[:, None] >= 0) & (dist[np.maximum(hop, 0)] == want) & (want >= 0)
+            choice[cand & (seen == pick)] = p
+            seen += cand
+        choice[np.arange(n)[:, None] == targets[None, :]] = 0
+        lft[:, r.switch_lids[targets]] = choice
+
+    def _transit(self) -> np.ndarray:
+        """The switches where a grown route may turn down then up: the spines and the first leaf of one pod with no
+        failure in it (the first such pod; else the first pod with an alive leaf). With every such turn in one pod,
+        and all of them at one leaf or between cores at its spines, no chain of them closes a cycle: after the turn a
+        route climbs to a core, whose way back into that pod is the spine it came from (a U-turn), and elsewhere it
+        only descends."""
+        r, t = self.r, self.t
+        where = np.zeros(len(r.names), dtype=bool)
+        if not len(r.leaf_ids):
+            return where
+        failed_ends = {e for label in t.failed_cables for e in t.by_label[label][1:]} | set(t.failed_switches)
+        pods = sorted({(int(r.zone[a]), int(r.pod[a])) for a in r.leaf_ids.tolist()})
+        members = {key: [i for i in np.concatenate([r.leaf_ids, r.spine_ids]).tolist()
+                         if (int(r.zone[i]), int(r.pod[i])) == key] for key in pods}
+        healthy = [key for key in pods if not any(r.names[i] in failed_ends for i in members[key])]
+        for key in healthy or pods:
+            leaves = [i for i in members[key] if r.names[i] in t.cas and self.alive[i]]
+            if leaves:
+                where[leaves[0]] = True
+                where[[i for i in members[key] if r.names[i] not in t.cas]] = True
+                break
+        return where
+
+    def _grow_in_trees(self) -> None:
+        """Every alive CA and leaf LID whose route does not arrive from some alive switch (only after failures)."""
+        r, lft = self.r, self.lft
+        if not self.t.failed_cables and not self.t.failed_switches:
+            return
+        for j in range(len(self.d)):
+            di = self.d[j]
+            self._grow(int(r.d_lid[di]), int(r.d_leaf[di]), int(r.d_port[di]))
+
+    def _grow(self, lid: int, at: int, port: int) -> None:
+        """Grow `lid`'s in-tree with down-then-up turns at transit switches only, then whatever is still open with
+        them anywhere (marked loose: the deadlock proof decides whether those stay)."""
+        self._grow_pass(lid, at, port, strict=True)
+        self._grow_pass(lid, at, port, strict=False)
+
+    def _grow_pass(self, lid: int, at: int, port: int, strict: bool) -> None:
+        """The in-tree of one LID (reached at switch `at`, port `port`): the entries of alive switches whose route
+        does not arrive are opened and grown from the switches whose route does, shortest total route first, ties to
+        the higher tier; a down-then-up turn only at a transit switch (_transit)."""
+        if not hasattr(self, "_valley_ok"):
+            self._valley_ok = self._transit()
+            self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[self.t.tier[s]] for s in self.r.names], dtype=np.int64)
+            used = np.nonzero((self.ch.next >= 0).any(axis=0))[0]
+            self._ports = used
+            self._hop = self.ch.next[:, used]
+        hops, clean = self._route_lengths(self.lft[:, lid].astype(np.int64), at, port)
+        grow_from = (hops < 0) & self.alive
+        if not grow_from.any():
+            return
+        hop, ports, tier = self._hop, self._ports, self._tier
+        if strict:
+            hops[~clean] = -1  # kept, but no strictly grown route continues over them
+        todo = grow_from.copy()
+        has = hop >= 0
+        nb = np.maximum(hop, 0)
+        # preference among equally short next hops: higher tier, then lower port
+        rank = np.where(has, tier[nb] * 1024 - ports[None, :], -(1 << 20))
+        col = self.lft[:, lid]
+        col[grow_from] = UNROUTED
+        succ = np.where(col == UNROUTED, -1, self.ch.next[np.arange(len(col)), np.minimum(col, 255)])
+        while True:
+            via = np.where(has, hops[nb], -1)  # route length from the next switch
+            valley = (tier[:, None] > tier[nb]) & (succ[nb] >= 0) & (tier[np.maximum(succ[nb], 0)] > tier[nb]) & ~self._valley_ok[nb]
+            valley &= strict
+            cand = (via >= 0) & ~valley & todo[:, None]
+            if not cand.any():
+                break
+            best = np.where(cand, via, 1 << 20).min(axis=1)
+            m = int(best.min())
+            grow = np.nonzero(best == m)[0]
+            k = np.where(cand[grow] & (via[grow] == m), rank[grow], -(1 << 30)).argmax(axis=1)
+            col[grow] = ports[k]
+            succ[grow] = hop[grow, k]
+            (self.grown if strict else self.loose)[grow, lid] = True
+            hops[grow] = m + 1
+            todo[grow] = False
+
+    def _route_lengths(self, col: np.ndarray, leaf: int, port: int) -> tuple[np.ndarray, np.ndarray]:
+        """(links, clean): switch-to-switch links of every switch's route (by `col`, one LID's entries) to `leaf`,
+        ending at `port` there, -1 where it does not arrive; and whether the route turns down then up only at a
+        transit switch (a grown route may continue only over such a route)."""
+        nxt = self.ch.next
+        tier = self._tier
+        n = len(col)
+        pos = np.arange(n)
+        prev = np.full(n, -1)
+        hops = np.zeros(n, dtype=np.int64)
+        done = np.zeros(n, dtype=bool)
+        clean = np.ones(n, dtype=bool)
+        for _ in range(64):
+            done |= (pos == leaf) & (col[pos] == port)
+            step = nxt[pos, np.minimum(col[pos], 255)]
+            moving = ~done & (step >= 0)
+            if not moving.any():
+                break
+            turn = moving & (prev >= 0)
+            clean &= ~(turn & (tier[np.maximum(prev, 0)] > tier[pos]) & (tier[np.maximum(step, 0)] > tier[pos])
+                       & ~self._valley_ok[pos])
+            prev = np.where(moving, pos, prev)
+            pos = np.where(moving, step, pos)
+            hops += moving
+        return np.where(done & self.alive, hops, -1), clean

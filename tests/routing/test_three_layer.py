@@ -1,0 +1,150 @@
+"""Routing of three-layer fat trees (ffplan.design.routing_tree): balanced, minimal, up*/down*, deadlock-free, and
+failures that move only the affected routes. A small 8-port tree (2 pods, 32 ports) and a 16-port one (16 pods,
+1,024 ports)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ffplan.analyze import analyze
+from ffplan.analyze.bounds import lower_bound
+from ffplan.analyze.flows import Network, pair_demand
+from ffplan.design import design
+from ffplan.design.routing import route
+from ffplan.inventory import load_inventory
+from ffplan.plan.model import UNROUTED
+from ffplan.plan.topology import build_topology
+from tests.routing.three_layer import SMALL, three_layer_inventory
+
+
+@pytest.fixture(scope="module")
+def small():
+    return design(load_inventory(SMALL))
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    path = tmp_path_factory.mktemp("three") / "three-layer-16.yaml"
+    path.write_text(three_layer_inventory(16, 1024))
+    return design(load_inventory(path))
+
+
+def lfts(routing) -> np.ndarray:
+    return np.array([t.ports for t in routing.lfts])
+
+
+def test_the_big_tree_has_three_tiers(big):
+    zone = big.zones[0]
+    assert (zone.layers, zone.pods, zone.leaves, zone.spines, zone.cores) == (3, 16, 128, 128, 64)
+    assert sum(1 for n in big.nodes for _ in n.ports) == 1024
+
+
+@pytest.mark.parametrize("tree", ["small", "big"])
+def test_all_to_all_and_shift_reach_the_bound(tree, request):
+    plan = request.getfixturevalue(tree)
+    a2a, shift = analyze(plan, ["all-to-all", "shift"])
+    assert a2a.unroutable == shift.unroutable == 0
+    assert a2a.max_load == a2a.bound  # every link at most the bound: balanced at the leaves and at the cores
+    assert shift.max_load == shift.bound == 1  # every phase of the leaf shift is contention-free
+
+
+def test_the_pod_cut_bounds_traffic_between_pods(big):
+    """analyze's lower bound knows the spine-core links: pod 1 to pod 2 with one core down is bound by the 63 links
+    out of pod 1 (512 bundles of 8 flows: 9 bundles on some link), not by the leaves' 8 uplinks (8 bundles each)."""
+    topo = build_topology(big)
+    topo.failed_switches = {"z1-core01"}
+    pod = {lid: topo.pod[ca.leaf] for lid, ca in topo.ca_by_lid.items()}
+    flows = [(s, d) for s in pod for d in pod if pod[s] == 1 and pod[d] == 2]
+    net = Network(topo)
+    assert lower_bound(net, pair_demand(net, flows)) == (72, "spine-core links out of pod 1 of zone z1")
+
+
+@pytest.mark.parametrize("tree", ["small", "big"])
+def test_routes_are_shortest_up_down_and_deadlock_free(tree, request):
+    plan = request.getfixturevalue(tree)
+    r = plan.routing
+    assert r.deadlock.acyclic and r.deadlock.valley_turns == 0  # up*/down* under the cores-first ranking
+    assert r.check.ca_pair_detours == r.check.switch_to_ca_detours == 0
+    assert r.check.unreachable_ca_pairs == r.check.unreachable_switch_to_ca == r.check.unreachable_switch_lids == 0
+
+
+def test_a_leaf_climbs_to_its_pods_spines_and_cores_only_go_down(small):
+    topo = build_topology(small)
+    table = {t.switch: t.ports for t in small.routing.lfts}
+    for core in topo.cores["z1"]:
+        for lid, ca in topo.ca_by_lid.items():
+            port = table[core][lid]
+            kind, (spine, _) = topo.peer[(core, port)]
+            assert topo.tier[spine] == "spine" and topo.pod[spine] == topo.pod[ca.leaf]
+
+
+def _affected(topo, before, failed_cables, failed_switches):
+    """(switch, LID) entries whose intact route used a failed cable or switch, or that belong to a dead switch or to
+    a LID of one."""
+    names = list(topo.lid)
+    dead_lids = {topo.lid[s] for s in failed_switches} | {
+        lid for lid, ca in topo.ca_by_lid.items() if ca.leaf in failed_switches}
+    out = set()
+    for i, sw in enumerate(names):
+        for lid in range(before.shape[1]):
+            if sw in failed_switches or lid in dead_lids:
+                out.add((i, lid))
+                continue
+            at, seen = sw, 0
+            while seen < 16:
+                port = int(before[names.index(at), lid])
+                if port in (0, UNROUTED):
+                    break
+                label = topo.port_label.get((at, port))
+                what = topo.peer.get((at, port))
+                if label in failed_cables or what is None or what[0] != "switch":
+                    if label in failed_cables:
+                        out.add((i, lid))
+                    break
+                at = what[1][0]
+                if at in failed_switches:
+                    out.add((i, lid))
+                    break
+                seen += 1
+    return out
+
+
+@pytest.mark.parametrize("failed", [["z1-leaf01-p05"], ["z1-spine01-p05"], ["z1-spine05"], ["z1-core02"]],
+                         ids=["leaf-spine cable", "spine-core cable", "spine", "core"])
+def test_failures_leave_nothing_unreachable_and_move_only_affected_routes(small, failed):
+    routing = route(small, failed)
+    check = routing.check
+    assert routing.deadlock.acyclic
+    assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
+    assert check.ca_pair_detours == 0  # every CA pair still on a shortest path
+    before, after = lfts(small.routing), lfts(routing)
+    topo = build_topology(small)
+    changed = {tuple(x) for x in np.argwhere(before != after).tolist()}
+    cables = {f for f in failed if f in topo.by_label}
+    switches = {f for f in failed if f in topo.lid}
+    assert changed and changed <= _affected(topo, before, cables, switches)
+    # a failed cable or switch is never used
+    names = list(topo.lid)
+    for i, sw in enumerate(names):
+        for port in set(after[i].tolist()) - {0, UNROUTED}:
+            assert topo.port_label.get((sw, port)) not in cables
+            what = topo.peer[(sw, port)]
+            assert what[0] == "ca" or what[1][0] not in switches
+
+
+@pytest.mark.parametrize("failed, worst", [
+    (["z1-leaf001-p09"], 1165), (["z1-spine001-p09"], 1152), (["z1-spine001"], 1165), (["z1-core01"], 1152)],
+    ids=["leaf-spine cable", "spine-core cable", "spine", "core"])
+def test_failures_in_the_big_tree_keep_every_ca_pair_balanced(big, failed, worst):
+    """All-to-all after a failure: 1,165 against the bound 1,158 when a leaf loses an uplink (a leaf cut), 1,152 against
+    1,013 when a spine loses a core (18 of 8 x 15 pods' 64-flow bundles on one of the 7 uplinks left: the fewest a
+    spine can do without moving healthy leaf routes)."""
+    routing = route(big, failed)
+    assert routing.deadlock.acyclic
+    assert routing.check.unreachable_ca_pairs == routing.check.unreachable_switch_to_ca == 0
+    assert routing.check.ca_pair_detours == 0
+    plan = big.model_copy(update={"routing": routing})
+    a2a = analyze(plan, ["all-to-all"])[0]
+    assert a2a.unroutable == 0
+    assert a2a.max_load <= worst, (a2a.max_load, a2a.bound)
