@@ -81,9 +81,9 @@ def print_curve(rows: dict[str, dict[str, tuple[float, float]]], ports: dict[str
     family = sorted((name for name in rows if name.startswith("synthetic-4x") and ports.get(name)), key=ports.__getitem__)
     if len(family) < 2:
         return
-    print("\ngrowth curve (four independent zones; x = growth against the previous size, ports grow by the first column's x)")
-    head = f"{'NIC ports':>16}" + "".join(f" {stage + ' s':>16} {stage + ' MiB':>16}" for stage in CURVE_STAGES)
-    print(head)
+    print("\ngrowth curve (four independent zones; x: growth against the previous size)")
+    print(f"{'':>16}" + "".join(f" {stage:^33}" for stage in CURVE_STAGES))
+    print(f"{'NIC ports':>9} {'x':>6}" + f" {'s':>9} {'x':>6} {'MiB':>9} {'x':>6}" * len(CURVE_STAGES))
     previous = None
     for name in family:
         line = f"{ports[name]:>9,}" + (f" {ports[name] / ports[previous]:>5.2f}x" if previous else " " * 7)

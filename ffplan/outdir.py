@@ -51,11 +51,15 @@ def _refuse(path: Path, message: str, hint: str) -> InputError:
     return InputError(c.items)
 
 
-def manifest_text(files: dict[str, bytes], kind: str) -> str:
-    entries = [
-        {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-        for name, data in sorted(files.items())
-    ]
+def _encoded(body: str | bytes) -> bytes:
+    return body.encode("utf-8") if isinstance(body, str) else body
+
+
+def manifest_text(files: Mapping[str, str | bytes], kind: str) -> str:
+    entries = []
+    for name, body in sorted(files.items()):
+        data = _encoded(body)  # one file's bytes at a time: a render of a large fabric is hundreds of MB of text
+        entries.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
     return json.dumps({"format": MARKER, "kind": kind, "files": entries}, indent=1, sort_keys=True) + "\n"
 
 
@@ -96,8 +100,8 @@ def write_folder(path: Path, files: Mapping[str, str | bytes], kind: str, force:
                  inputs: Iterable[Path] = ()) -> None:
     """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring."""
     path = Path(path)
-    data = {_relative_name(path, name): (body.encode("utf-8") if isinstance(body, str) else body) for name, body in files.items()}
-    data[MANIFEST] = manifest_text(data, kind).encode("utf-8")
+    data: dict[str, str | bytes] = {_relative_name(path, name): body for name, body in files.items()}
+    data[MANIFEST] = manifest_text(data, kind)
     _refuse_dangerous_target(path, inputs)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -165,7 +169,7 @@ def _listing(names: list[str]) -> str:
     return shown + (f" and {len(names) - SHOWN:,} more" if len(names) > SHOWN else "")
 
 
-def _check_existing(path: Path, data: dict[str, bytes], kind: str, force: bool) -> list[str]:
+def _check_existing(path: Path, data: Mapping[str, str | bytes], kind: str, force: bool) -> list[str]:
     """Refuse what would lose data; with force, the files ffplan did not write, to carry over."""
     if not path.is_dir():
         return []
@@ -237,7 +241,7 @@ def _sibling(path: Path, state: str, mode: int = 0o777) -> Path:
             continue
 
 
-def _stage(path: Path, data: dict[str, bytes], carried: list[str]) -> Path:
+def _stage(path: Path, data: Mapping[str, str | bytes], carried: list[str]) -> Path:
     staging = _sibling(path, "new")
     try:
         root = staging.resolve()
@@ -248,7 +252,7 @@ def _stage(path: Path, data: dict[str, bytes], carried: list[str]) -> Path:
                 raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
             with os.fdopen(fd, "wb") as fh:
-                fh.write(body)
+                fh.write(_encoded(body))
             if name.endswith(".sh"):
                 target.chmod(0o755)
         # The user's files, after ffplan's: a carried symlink can never redirect one of ffplan's writes.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ffplan.analyze.bounds import lower_bound
-from ffplan.analyze.flows import Network, count_loads
+from ffplan.analyze.flows import TopologyArrays, count_loads
 from ffplan.analyze.opensm import OpenSmTables, read_lfts, read_topology_lids
 from ffplan.analyze.patterns import PATTERNS, Pattern, Phase, build_pattern
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
@@ -76,7 +76,7 @@ def plan_tables(plan: Plan) -> Mapping[str, LftLike]:
 def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, scope: str | None = None,
             roles: tuple[str, ...] | None = None, tables: Mapping[str, LftLike] | None = None, top: int = 5,
             topo: Topology | None = None) -> list[PatternResult]:
-    net = Network(topo or topology_for(plan))
+    net = TopologyArrays(topo or topology_for(plan))
     lft = net.lft(tables if tables is not None else plan_tables(plan))
     results = []
     for name in patterns:
@@ -97,7 +97,7 @@ def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, sco
     return results
 
 
-def _result(net: Network, pat: Pattern, phase: Phase, load: np.ndarray, unroutable: int, mx: int, bound: int, cut: str,
+def _result(net: TopologyArrays, pat: Pattern, phase: Phase, load: np.ndarray, unroutable: int, mx: int, bound: int, cut: str,
             ratio: float, top: int) -> PatternResult:
     topo, ends = net.topo, net.channels.ends
     links = [(net.switches[i], port) for i, port in ends]

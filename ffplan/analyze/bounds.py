@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ffplan.analyze.flows import Demand, Network
+from ffplan.analyze.flows import Demand, TopologyArrays
 
 
 def bin_bound(weights: list[int] | np.ndarray, machines: int) -> int:
@@ -35,7 +35,7 @@ def bin_bound(weights: list[int] | np.ndarray, machines: int) -> int:
     return best
 
 
-def lower_bound(net: Network, demand: Demand) -> tuple[int, str]:
+def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
     """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`."""
     ch = net.channels
     zone = net.zone_of_switch

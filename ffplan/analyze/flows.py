@@ -68,9 +68,9 @@ class Walker:
         return out
 
 
-class Network:
-    """The topology as arrays: switches in `topo.lid` order, the alive switch-to-switch links as channels, and per
-    CA LID its leaf, leaf port, zone and host."""
+class TopologyArrays:
+    """The topology as arrays: switches in `topo.lid` order, the alive switch-to-switch links as channels, per CA
+    LID its leaf and leaf port, per switch its zone."""
 
     def __init__(self, topo: Topology):
         self.topo = topo
@@ -94,7 +94,7 @@ class Demand:
     """The flows of one phase as bundles, with what the report needs of the flows themselves. Bundles are in the
     order their first flow comes in the pattern (a tie between lower bounds names the first cut)."""
 
-    leaf: np.ndarray  # source switch of each bundle (index in Network.switches)
+    leaf: np.ndarray  # source switch of each bundle (index in TopologyArrays.switches)
     dst: np.ndarray  # destination LID of each bundle
     weight: np.ndarray  # flows in each bundle
     flows: int
@@ -103,7 +103,7 @@ class Demand:
     cross_zone: int  # flows between CA ports of two zones
 
 
-def pair_demand(net: Network, flows: list[tuple[int, int]]) -> Demand:
+def pair_demand(net: TopologyArrays, flows: list[tuple[int, int]]) -> Demand:
     """Bundles of explicit (source CA LID, destination LID) flows."""
     if not flows:
         empty = np.zeros(0, dtype=np.int64)
@@ -120,7 +120,7 @@ def pair_demand(net: Network, flows: list[tuple[int, int]]) -> Demand:
                   int(np.bincount(dst).max()), cross)
 
 
-def all_to_all_demand(net: Network, groups: list[list[int]]) -> Demand:
+def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
     """Every CA port of a group to every port of the group on another host (the groups are the zones), aggregated
     without listing the flows: from leaf L to port d, the ports on L less those of d's host."""
     host_of = {lid: ca.host for lid, ca in net.topo.ca_by_lid.items()}
@@ -160,7 +160,7 @@ def all_to_all_demand(net: Network, groups: list[list[int]]) -> Demand:
     return Demand(np.concatenate(leaves), np.concatenate(dsts), np.concatenate(weights), flows, inject, inject, 0)
 
 
-def count_loads(net: Network, lft: np.ndarray, demand: Demand) -> tuple[np.ndarray, int]:
+def count_loads(net: TopologyArrays, lft: np.ndarray, demand: Demand) -> tuple[np.ndarray, int]:
     """(flows per channel, unroutable flows): every bundle walked at once, one hop per step."""
     ch = net.channels
     pos, lid, bundle = demand.leaf, demand.dst, np.arange(len(demand.leaf))

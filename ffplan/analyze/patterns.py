@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ffplan.analyze.flows import Demand, Network, all_to_all_demand, pair_demand
+from ffplan.analyze.flows import Demand, TopologyArrays, all_to_all_demand, pair_demand
 from ffplan.plan.topology import Topology
 
 Roles = tuple[str, ...] | None  # the node roles a pattern covers; None: every role
@@ -73,7 +73,7 @@ class _Nodes:
         return next(iter(self.ports[host]))
 
 
-def build_pattern(net: Network, name: str, scope: str | None = None, roles: Roles = None) -> Pattern:
+def build_pattern(net: TopologyArrays, name: str, scope: str | None = None, roles: Roles = None) -> Pattern:
     if name not in PATTERNS:
         raise ValueError(f"unknown pattern {name!r}")
     scope = scope or DEFAULT_SCOPE[name]

@@ -15,12 +15,14 @@ the OpenSM QoS policy and the host files read it from there and never look at a 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Literal, Sequence
+from typing import TYPE_CHECKING, Iterator, Literal, Sequence
 
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Carries, Role, TrafficClass
-from ffplan.plan.model import Plan, PortClass, PortClassQos, Qos, TrafficClassPlan, VlArbEntry
+
+if TYPE_CHECKING:  # lint imports this module for carries_of: it need not load the plan model (and numpy)
+    from ffplan.plan.model import Plan, PortClass, PortClassQos, Qos, TrafficClassPlan
 
 RULE_QOS = "FF603"
 NUM_SLS = 16
@@ -83,6 +85,8 @@ def purpose_conflicts(classes: Sequence[tuple[str, Carries | None]]) -> Iterator
 
 
 def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
+    from ffplan.plan.model import PortClassQos, Qos, TrafficClassPlan, VlArbEntry
+
     inv = loaded.inventory
     c = Collector(loaded.source.file, loaded.source.positions)
     switch_vls = next((m.data_vls for m in plan.switch_models if m.name == plan.fabric_switch_model), 8)

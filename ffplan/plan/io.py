@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -182,69 +182,73 @@ def _build_from_events(text: str) -> object:
     loader = _PlanLoader("")  # its resolver and scalar constructors only
     plain: dict[str, object] = {}  # plain scalar text -> its value
     anchors: dict[str, object] = {}
-    frames: list[list] = []  # open collections: [list] or [dict, key or _NO_KEY]
+    no_key: Any = anchors  # a sentinel no key can equal
     root: list[object] = []
-    no_key = frames  # a sentinel no key can equal
-
-    def scalar(event: yaml.ScalarEvent) -> object:
-        if event.tag is None or event.tag == "!":
-            if not event.implicit[0]:
-                return event.value  # quoted, or tagged `!`: a string
-            value = plain.get(event.value, no_key)
-            if value is no_key:
-                tag = loader.resolve(yaml.ScalarNode, event.value, (True, False))
-                if tag == _MERGE_TAG:
-                    raise _Unusual
-                value = event.value if tag == _STR_TAG else loader.construct_object(yaml.ScalarNode(tag, event.value))
-                plain[event.value] = value
-            return value
-        return loader.construct_object(yaml.ScalarNode(event.tag, event.value, style=event.style))
-
-    def add(value: object) -> None:
-        if not frames:
-            root.append(value)
-            return
-        frame = frames[-1]
-        if len(frame) == 1:
-            frame[0].append(value)
-        elif frame[1] is no_key:
-            if isinstance(value, (dict, list)):
-                raise _Unusual
-            if value in frame[0]:
-                raise _DuplicateKey
-            frame[1] = value
-        else:
-            frame[0][frame[1]] = value
-            frame[1] = no_key
-
-    for event in yaml.parse(text, Loader=_Loader):
-        value: object
-        if isinstance(event, yaml.ScalarEvent):
-            value = scalar(event)
-        elif isinstance(event, yaml.CollectionStartEvent):
+    stack: list[tuple[Any, Any]] = []  # (collection, pending key) of each enclosing collection
+    container: Any = None  # the open collection; None at the document's top
+    key: Any = no_key  # in a mapping, its key waiting for a value
+    scalar_event, map_start, seq_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    parser = _Loader(text)
+    next_event: Callable[[], Any] = parser.get_event  # libyaml's parser, one call per event (yaml.parse adds two)
+    stream_end = yaml.StreamEndEvent
+    while True:  # the loop runs once per scalar of the plan: kept flat (no calls, no isinstance)
+        event = next_event()
+        kind = event.__class__
+        if kind is stream_end:
+            break
+        if kind is scalar_event:
+            tag = event.tag
+            if tag is None or tag == "!":
+                if event.implicit[0]:
+                    value = plain.get(event.value, no_key)
+                    if value is no_key:
+                        value = plain[event.value] = _plain_value(loader, event.value)
+                else:
+                    value = event.value  # quoted, or tagged `!`: a string
+            else:
+                value = loader.construct_object(yaml.ScalarNode(tag, event.value, style=event.style))
+        elif kind is map_start or kind is seq_start:
             if event.tag is not None and event.tag != "!":
                 raise _Unusual
-            mapping = isinstance(event, yaml.MappingStartEvent)
-            value = {} if mapping else []
-            add(value)
-            frames.append([value, no_key] if mapping else [value])
-        elif isinstance(event, yaml.CollectionEndEvent):
-            frames.pop()
+            value = {} if kind is map_start else []
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            container, key = stack.pop()
             continue
-        elif isinstance(event, yaml.AliasEvent):
+        elif kind is yaml.AliasEvent:
             if event.anchor not in anchors:
                 raise _Unusual  # the full loader reports the undefined alias
-            add(anchors[event.anchor])
-            continue
-        elif isinstance(event, yaml.DocumentStartEvent) and root:
+            value = anchors[event.anchor]
+        elif kind is yaml.DocumentStartEvent and root:
             raise _Unusual  # a second document: the full loader refuses it
         else:
             continue
-        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+        if kind is not yaml.AliasEvent and event.anchor is not None:
             anchors[event.anchor] = value
-        if isinstance(event, yaml.ScalarEvent):
-            add(value)
+        if container is None:
+            root.append(value)
+        elif container.__class__ is list:
+            container.append(value)
+        elif key is no_key:
+            if value.__class__ is dict or value.__class__ is list:
+                raise _Unusual  # a collection as a key
+            if value in container:
+                raise _DuplicateKey
+            key = value
+        else:
+            container[key] = value
+            key = no_key
+        if kind is map_start or kind is seq_start:
+            stack.append((container, key))
+            container, key = value, no_key
+    parser.dispose()
     return root[0] if root else None
+
+
+def _plain_value(loader: _PlanLoader, text: str) -> object:
+    tag = loader.resolve(yaml.ScalarNode, text, (True, False))
+    if tag == _MERGE_TAG:
+        raise _Unusual
+    return text if tag == _STR_TAG else loader.construct_object(yaml.ScalarNode(tag, text))
 
 
 def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:

@@ -137,11 +137,11 @@ def test_analyze_cli_json(tmp_path, lab_routed):
 def test_all_to_all_bundles_count_every_flow(lab_routed, roles):
     """All-to-all is aggregated per (leaf, destination) without listing its flows: the bundles must be exactly those
     of the flows themselves (every port to every port of its zone on another host)."""
-    from ffplan.analyze.flows import Network, all_to_all_demand, pair_demand
+    from ffplan.analyze.flows import TopologyArrays, all_to_all_demand, pair_demand
     from ffplan.analyze.patterns import _ports
 
     topo = topology_for(lab_routed)
-    net = Network(topo)
+    net = TopologyArrays(topo)
     groups = [_ports(topo, z, roles) for z in topo.zones]
     flows = [(a, b) for ports in groups for a in ports for b in ports
              if topo.ca_by_lid[a].host != topo.ca_by_lid[b].host]
