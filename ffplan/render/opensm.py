@@ -400,7 +400,8 @@ def expected_conf(plan: Plan, prefix: str, engine: str = "file", instance: SmIns
         kv["routing_engine"] = "ftree,no_fallback"
         kv["root_guid_file"] = str(p / ROOT_GUIDS)
         kv["cn_guid_file"] = str(p / CN_GUIDS)
-        kv["io_guid_file"] = str(p / IO_GUIDS)
+        if any(n.role != "compute" for n in plan.nodes):  # ftree refuses an I/O GUID file without GUIDs (AB29)
+            kv["io_guid_file"] = str(p / IO_GUIDS)
     kv.update({
         "lmc": "0",
         "reassign_lids": "FALSE",
