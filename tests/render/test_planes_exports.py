@@ -69,3 +69,15 @@ def test_three_layer_tree_adds_cores(three_plan):
     assert '"core 4, leaf 8, spine 8"' in bom
     roots = [ln.split()[1] for ln in R.opensm_files(three_plan)[R.ROOT_GUIDS].splitlines() if ln.startswith("0x")]
     assert roots == [f"z1-core0{i}" for i in range(1, 5)]
+
+
+def test_three_layer_diagrams_draw_the_cores(three_plan):
+    from ffplan.render.diagrams import render_diagrams
+
+    files = render_diagrams(three_plan)
+    diagram = files["exports/diagram-z1.svg"]
+    assert "4 cores, 8 spines, 8 leaves" in diagram
+    assert all(f"z1-core0{i} (U" in diagram for i in range(1, 5))  # a cell per core, named on hover
+    assert "32 spine-core links" in diagram and "every spine of its pod (2 pods)" in diagram
+    elevation = files["exports/elevation-z1.svg"]
+    assert "z1-core01" in elevation  # the core racks are drawn with the others
