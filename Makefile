@@ -15,12 +15,13 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-# OpenSM, ibsim and infiniband-diags back the integration tests; shellcheck lints the rendered scripts.
+# OpenSM, ibsim and infiniband-diags back the integration tests; shellcheck lints the rendered scripts;
+# slurmctld reads the rendered Slurm topology.conf.
 # They are installed when we are root with apt (CI); elsewhere those tests skip with a visible reason.
-SYSTEM_PACKAGES := opensm ibsim-utils infiniband-diags shellcheck
+SYSTEM_PACKAGES := opensm ibsim-utils infiniband-diags shellcheck slurmctld
 system-deps:
 	@if command -v opensm >/dev/null 2>&1 && command -v ibsim >/dev/null 2>&1 && command -v dump_fts >/dev/null 2>&1 \
-		&& command -v shellcheck >/dev/null 2>&1; then :; \
+		&& command -v shellcheck >/dev/null 2>&1 && command -v slurmctld >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 	else echo "note: $(SYSTEM_PACKAGES) missing and not root: the tests that need them will be skipped"; fi

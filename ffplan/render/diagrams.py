@@ -121,7 +121,7 @@ def port_uses(plan: Plan) -> dict[str, dict[int, PortUse]]:
         if c.kind == "inter-zone":
             uses[c.a.device][int(c.a.port)] = PortUse("inter-zone", f"{c.b.device} port {c.b.port}")
             uses[c.b.device][int(c.b.port)] = PortUse("inter-zone", f"{c.a.device} port {c.a.port}")
-        elif c.kind == "leaf-spine":
+        elif c.kind in ("leaf-spine", "spine-core"):  # a is the lower end: the leaf, or the spine under a core
             uses[c.a.device][int(c.a.port)] = PortUse("uplink", f"{c.b.device} port {c.b.port}")
             uses[c.b.device][int(c.b.port)] = PortUse("downlink", f"{c.a.device} port {c.a.port}")
     return uses
@@ -149,6 +149,7 @@ def _counts_text(counts: Counter) -> str:
 def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None = None) -> Shapes:
     spec = next(z for z in plan.zones if z.name == zone)
     spines = sorted((s for s in plan.switches if s.zone == zone and s.tier == "spine"), key=lambda s: s.index)
+    cores = sorted((s for s in plan.switches if s.zone == zone and s.tier == "core"), key=lambda s: s.index)
     leaves = [s for s in plan.switches if s.zone == zone and s.tier == "leaf"]
     uses = uses if uses is not None else port_uses(plan)
     down = spec.down_ports
@@ -163,27 +164,26 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
     uplinks = Counter(c.a.device for c in plan.cables if c.kind == "leaf-spine" and c.zone == zone)
 
     d = Shapes()
-    d.title = (f"{plan.inventory.name}, zone {zone}: {_plural(len(spines), 'spine')}, "
+    d.title = (f"{plan.inventory.name}, zone {zone}: " + (f"{_plural(len(cores), 'core')}, " if cores else "")
+               + f"{_plural(len(spines), 'spine')}, "
                f"{_plural(len(leaves), 'leaf', 'leaves')} in {_plural(len(groups), 'rack')}")
     d.text(MARGIN, 30, d.title, size=17, weight="bold")
     d.text(MARGIN, 52, f"leaf down-ports ({down} per leaf, {down * len(leaves)} in all): "
            + ", ".join(f"{k} {total[k]}" for k in DOWN_KINDS if total.get(k)), fill=MUTED)
     d.legend(64, DOWN_KINDS)
 
-    # Spines: one block across the width, a cell per spine; every leaf has uplinks to every spine.
-    spine_y, spine_h = 96, 64
-    d.rect(MARGIN, spine_y, WIDTH - 2 * MARGIN, spine_h, "#eef2f7", LINE, rx=6)
-    spine_racks = ", ".join(rack for rack, _ in _rack_groups(spines))
-    model = spines[0].model if spines else ""
-    d.text(MARGIN + 10, spine_y + 20, f"spines: {len(spines)} x {model} (rack {spine_racks}); "
-           f"{spec.links_per_leaf_spine} link{'s' if spec.links_per_leaf_spine != 1 else ''} from every leaf to every spine", weight="bold")
-    if spines:
-        cell = min(48, (WIDTH - 2 * MARGIN - 20) // len(spines))
-        for i, s in enumerate(spines):
-            x = MARGIN + 10 + i * cell
-            d.rect(x, spine_y + 30, cell - 3, 24, "#ffffff", LINE, title=f"{s.name} (U{s.u}, LID {s.lid})", rx=3)
-            if cell >= 22:
-                d.text(x + (cell - 3) / 2, spine_y + 46, f"{s.index:02d}", size=11, anchor="middle")
+    # Spines (and cores above them in a three-layer tree): one block across the width each, a cell per switch.
+    spine_y = 96
+    leaf_links = f"{spec.links_per_leaf_spine} link{'s' if spec.links_per_leaf_spine != 1 else ''} from every leaf to every spine"
+    if cores:
+        spine_core = sum(1 for c in plan.cables if c.kind == "spine-core" and c.zone == zone)
+        _tier_block(d, spine_y, "cores", cores, "spine position j of every pod to the cores of group j")
+        spine_y += BLOCK_H + 50
+        d.line([(WIDTH // 2, spine_y), (WIDTH // 2, spine_y - 50)], COLORS["uplink"], 8, f"{spine_core} spine-core links")
+        d.badge(WIDTH // 2, spine_y - 25, _plural(spine_core, "link"), LINE)
+        leaf_links += f" of its pod ({_plural(spec.pods, 'pod')})"
+    _tier_block(d, spine_y, "spines", spines, leaf_links)
+    spine_h = BLOCK_H
 
     # Leaf racks: one panel each, a row per leaf with a cell per down-port.
     cell = max(3, min(14, 140 // max(down, 1)))  # 7 px for 20 down-ports
@@ -236,6 +236,24 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
     return d
 
 
+BLOCK_H = 64
+
+
+def _tier_block(d: Shapes, y: float, tier: str, switches: list[Switch], note: str) -> None:
+    """One tier of a zone's upper switches as a block across the width, a cell per switch (hover: name, U, LID)."""
+    d.rect(MARGIN, y, WIDTH - 2 * MARGIN, BLOCK_H, "#eef2f7", LINE, rx=6)
+    racks = ", ".join(rack for rack, _ in _rack_groups(switches))
+    model = switches[0].model if switches else ""
+    d.text(MARGIN + 10, y + 20, f"{tier}: {len(switches)} x {model} (rack {racks}); {note}", weight="bold")
+    if switches:
+        cell = min(48, (WIDTH - 2 * MARGIN - 20) // len(switches))
+        for i, s in enumerate(switches):
+            x = MARGIN + 10 + i * cell
+            d.rect(x, y + 30, max(cell - 3, 1), 24, "#ffffff", LINE, title=f"{s.name} (U{s.u}, LID {s.lid})", rx=3)
+            if cell >= 22:
+                d.text(x + (cell - 3) / 2, y + 46, f"{s.index:02d}", size=11, anchor="middle")
+
+
 def _zone_of(plan: Plan, switch: str) -> str:
     return next((s.zone for s in plan.switches if s.name == switch), "")
 
@@ -265,8 +283,9 @@ def _leaf_panel(d: Shapes, x: float, y: float, w: float, heading: str, group: li
 def elevation_view(plan: Plan, zone: str, sheet: "_Elevation | None" = None) -> Shapes:
     """The racks that hold the zone's switches, U by U, with every port of every switch."""
     switches = [s for s in plan.switches if s.zone == zone]
-    names = [rack for rack, _ in _rack_groups([s for s in switches if s.tier == "spine"])]
-    names += [rack for rack, _ in _rack_groups([s for s in switches if s.tier == "leaf"]) if rack not in names]
+    names: list[str] = []
+    for tier in ("core", "spine", "leaf"):
+        names += [rack for rack, _ in _rack_groups([s for s in switches if s.tier == tier]) if rack not in names]
     sheet = sheet or _Elevation(plan)
     racks = [sheet.layout(name) for name in names]
     d = sheet.heading(f"{plan.inventory.name}, zone {zone}: elevation of the switch racks ({', '.join(names)})",

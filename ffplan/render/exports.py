@@ -11,6 +11,7 @@ from typing import Any
 
 from ffplan.plan.exports import bom_csv
 from ffplan.plan.model import Plan
+from ffplan.plan.subnets import subnet_view
 from ffplan.render.diagrams import render_diagrams
 from ffplan.render.env import render_template
 from ffplan.render.netbox import render_netbox
@@ -80,27 +81,47 @@ def expand_hostlist(expr: str) -> list[str]:
 
 
 def topology_conf(plan: Plan) -> str:
-    compute = {n.hostname for n in plan.nodes if n.role == "compute"}
+    """topology/tree: every compute node under exactly one leaf (Slurm's tree plugin places a node by its leaf),
+    switches above it as cabled. Planes are identical subnets with every node in each, so the first plane stands
+    for all; a node with several ports in the subnet (rail-optimized) sits under the leaf of its first port,
+    the rail-0 leaf of its scalable unit, which groups the same nodes as every other rail's leaf."""
+    stands_for = plan.subnets[0]
+    view = subnet_view(plan, stands_for)
+    compute = [n for n in view.nodes if n.role == "compute"]
     leaf_nodes: dict[str, list[str]] = defaultdict(list)
-    for n in plan.nodes:
-        if n.hostname in compute:
-            for pt in n.ports:
-                if n.hostname not in leaf_nodes[pt.leaf]:
-                    leaf_nodes[pt.leaf].append(n.hostname)
+    for n in compute:
+        leaf_nodes[n.ports[0].leaf].append(n.hostname)
+    below: dict[str, list[str]] = defaultdict(list)  # upper switch -> the switches cabled below it
+    tier = {s.name: s.tier for s in view.switches}
+    for c in view.cables:
+        if c.kind != "node-leaf" and c.a.device not in below[c.b.device]:
+            below[c.b.device].append(c.a.device)
     zones: list[dict[str, Any]] = []  # the template's view of each zone
-    for z in plan.zones:
-        leaves = [s.name for s in plan.switches if s.zone == z.name and s.tier == "leaf" and leaf_nodes.get(s.name)]
-        spines = [s.name for s in plan.switches if s.zone == z.name and s.tier == "spine"]
+    for z in view.zones:
+        switches = [s for s in view.switches if s.zone == z.name]
+        leaves = [s.name for s in switches if s.tier == "leaf" and leaf_nodes.get(s.name)]
         if not leaves:
             continue
+        listed = set(leaves)
+        uppers = []
+        for level in ("spine", "core"):
+            for s in (s for s in switches if s.tier == level):
+                children = [c for c in below[s.name] if c in listed and tier[c] != level]
+                if children:
+                    uppers.append({"name": s.name, "switches": hostlist(children)})
+                    listed.add(s.name)
+        top_tier = "core" if any(s.tier == "core" and s.name in listed for s in switches) else "spine"
+        tops = [s.name for s in switches if s.tier == top_tier and s.name in listed] or leaves
         zones.append({
             "name": z.name,
             "leaves": [{"name": leaf, "nodes": hostlist(leaf_nodes[leaf]), "count": len(leaf_nodes[leaf])} for leaf in leaves],
-            "spines": [{"name": s, "switches": hostlist(leaves)} for s in spines],
-            "top": {"name": z.name, "switches": hostlist(spines) if spines else hostlist(leaves)},
+            "uppers": uppers,
+            "top": {"name": z.name, "switches": hostlist(tops)},
         })
-    return render_template("exports/topology.conf", plan_name=plan.inventory.name, zones=zones,
-                           root_example=hostlist([z["name"] for z in zones]), compute_count=len(compute))
+    planes = plan.subnets if plan.layout == "planes" and len(plan.subnets) > 1 else []
+    return render_template("exports/topology.conf", plan_name=plan.inventory.name, zones=zones, planes=planes,
+                           stands_for=stands_for, rail_optimized=plan.placement == "rail-optimized", root_example=hostlist([z["name"] for z in zones]),
+                           compute_count=len(compute))
 
 
 # ---------------------------------------------------------------- Ansible
@@ -112,6 +133,7 @@ def _group_name(kind: str, name: str) -> str:
 
 
 def ansible_inventory(plan: Plan) -> str:
+    planes = plan.layout == "planes"
     profile_of = {h: p.name for p in plan.hosts or [] for h in p.hosts}
     hosts = []
     groups: dict[str, dict[str, None]] = defaultdict(dict)  # group -> its hosts, in plan order, each once
@@ -124,6 +146,8 @@ def ansible_inventory(plan: Plan) -> str:
                      ("ffplan_rack", n.rack), ("ffplan_u", n.u)]
                     + ([("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port),
                         ("ffplan_lid", first.lid), ("ffplan_port_guid", first.port_guid)] if first else []),
+            # planes: the NIC each plane reaches the host through (a plane's OpenSM, NCCL_IB_HCA, per-plane tests)
+            "planes": [(p.zone, p.nic) for p in n.ports] if planes else [],
             "ports": [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port),
                        ("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)] for p in n.ports],
         })
@@ -139,7 +163,7 @@ def ansible_inventory(plan: Plan) -> str:
     if clashes:
         raise ValueError(f"Ansible group names collide after sanitising: {', '.join(clashes)}")
     ordered = sorted(groups.items())
-    return render_template("exports/ansible-inventory.yaml", plan_name=plan.inventory.name, hosts=hosts,
+    return render_template("exports/ansible-inventory.yaml", plan_name=plan.inventory.name, hosts=hosts, planes=planes,
                            groups=[{"name": g, "hosts": list(h)} for g, h in ordered])
 
 

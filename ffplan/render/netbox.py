@@ -28,7 +28,8 @@ RACK_WIDTH_INCHES = 19
 RACK_HEIGHT_U = 42  # a taller rack when a device sits higher
 # Device roles: (name, colour as NetBox stores it, description).
 SWITCH_ROLES = {"leaf": ("InfiniBand leaf", "76b7b2", "fat-tree leaf switch"),
-                "spine": ("InfiniBand spine", "e15759", "fat-tree spine switch")}
+                "spine": ("InfiniBand spine", "e15759", "fat-tree spine switch"),
+                "core": ("InfiniBand core", "b07aa1", "three-layer fat-tree core switch")}
 NODE_ROLES = {"compute": ("compute", "4e79a7", "GPU compute node"), "storage": ("storage", "f28e2b", "storage server"),
               "management": ("management", "59a14f", "management node")}
 
@@ -113,7 +114,7 @@ def netbox_files(plan: Plan) -> dict[str, str]:
     manufacturers = sorted({t.manufacturer for t in types})
     _unique_slugs("manufacturer", manufacturers)
     _unique_slugs("device type", [f"{t.manufacturer}-{t.model}" for t in types])
-    switch_roles = [SWITCH_ROLES[tier] for tier in ("leaf", "spine") if any(s.tier == tier for s in plan.switches)]
+    switch_roles = [SWITCH_ROLES[tier] for tier in SWITCH_ROLES if any(s.tier == tier for s in plan.switches)]
     node_roles = [NODE_ROLES[role] for role in NODE_ROLES if any(n.role == role for n in plan.nodes)]
     devices = [[s.name, SWITCH_ROLES[s.tier][0], manufacturer_of[s.model], s.model, "planned", site, s.rack, s.u, "front"]
                for s in plan.switches]

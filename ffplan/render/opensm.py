@@ -404,7 +404,8 @@ def expected_conf(plan: Plan, prefix: str, engine: str = "file", instance: SmIns
         kv["routing_engine"] = "ftree,no_fallback"
         kv["root_guid_file"] = str(p / ROOT_GUIDS)
         kv["cn_guid_file"] = str(p / CN_GUIDS)
-        kv["io_guid_file"] = str(p / IO_GUIDS)
+        if any(n.role != "compute" for n in plan.nodes):  # ftree refuses an I/O GUID file without GUIDs (AB29)
+            kv["io_guid_file"] = str(p / IO_GUIDS)
     kv.update({
         "lmc": "0",
         "reassign_lids": "FALSE",
@@ -576,10 +577,12 @@ def _one_line(text: str) -> str:
 
 
 def guid_files_model(fab: Subnet) -> dict:
-    roots = [{"guid": s.node_guid, "name": s.name} for s in fab.switches if s.tier == "spine"]
+    # ftree's roots are the top tier: the spines of a two-layer tree, the cores of a three-layer one
+    top = "core" if any(s.tier == "core" for s in fab.switches) else "spine"
+    roots = [{"guid": s.node_guid, "name": s.name} for s in fab.switches if s.tier == top]
     cn = [{"guid": p.port_guid, "name": ca.id} for ca in fab.cas if ca.role == "compute" for p in ca.ports]
     io = [{"guid": p.port_guid, "name": ca.id} for ca in fab.cas if ca.role != "compute" for p in ca.ports]
-    return {"root": roots, "cn": cn, "io": io}
+    return {"root": roots, "root_tier": top, "cn": cn, "io": io}
 
 
 # IB rate enum (IBA PathRecord/MCMemberRecord rate; OpenSM's IB_PATH_RECORD_RATE_* in iba/ib_types.h), which
@@ -649,7 +652,7 @@ def _subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: st
         PARTITIONS: render_template("opensm/partitions.conf.j2", **partitions_model(fab)),
     }
     guids = guid_files_model(fab)
-    for fname, key, what in ((ROOT_GUIDS, "root", "spine (root) switch node GUIDs"),
+    for fname, key, what in ((ROOT_GUIDS, "root", f"{guids['root_tier']} (root) switch node GUIDs"),
                              (CN_GUIDS, "cn", "compute node port GUIDs"),
                              (IO_GUIDS, "io", "storage and management port GUIDs")):
         files[fname] = render_template("opensm/guids.txt.j2", what=what, title=plan.inventory.name, entries=guids[key])

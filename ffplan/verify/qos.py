@@ -65,9 +65,7 @@ def check_qos(plan: Plan, fab: Subnet, sim: Simulation) -> list[Check]:
         by_role.setdefault(ca.role, ca)
     for ca in by_role.values():
         sample("ca", ca.ports[0].lid, ca.ports[0].port, f"{ca.id} (LID {ca.ports[0].lid})", [0], "ca")
-    leaf = next((s for s in fab.switches if s.tier == "leaf"), None)
-    spine = next((s for s in fab.switches if s.tier == "spine"), None)
-    for sw in (leaf, spine):
+    for sw in (next((s for s in fab.switches if s.tier == tier), None) for tier in ("leaf", "spine", "core")):
         if sw is None:
             continue
         ports = sorted({p for a, pa, b, pb in fab.links for n, p in ((a, pa), (b, pb)) if n == sw.name})
@@ -77,7 +75,7 @@ def check_qos(plan: Plan, fab: Subnet, sim: Simulation) -> list[Check]:
     limits = {cls: pc.high_limit for cls, pc in pcs.items()}
     checks = [
         new_check("SL2VL per port class", not items_sl2vl,
-                  "CA ports per role; leaf and spine: every in port to out ports 0, first and last (in 0 -> out 0 "
+                  "CA ports per role; leaf, spine and core: every in port to out ports 0, first and last (in 0 -> out 0 "
                   f"is sw0, the rest swe); sampled {len(sampled)}: " + "; ".join(sampled), items_sl2vl),
         new_check("VLArb per port class", not items_vlarb,
                   "high and low tables (entries beyond the plan's must weigh 0)", items_vlarb),

@@ -76,3 +76,11 @@ def test_audit_of_one_planes_real_discovery(sim_tools, tmp_path, no_leftovers):
     result = CliRunner().invoke(app, ["audit", str(out), str(tmp_path / "p1.txt"), "--plane", "p1"])
     assert result.exit_code == 0, result.output
     assert "22 devices and 32 links found, 32 cables planned; the fabric matches the plan" in result.output
+
+
+def test_one_plane_on_opensms_ftree(planes_out, no_leftovers):
+    """The ftree variant of a plane without storage nodes: no io_guid_file (ftree refuses an empty one, AB29)."""
+    code, data = _json([str(planes_out), "--plane", "p3", "--engine", "ftree"])
+    assert code == 0, data
+    checks = {c["name"]: c for c in data["subnets"][0]["checks"]}
+    assert checks["OpenSM log: routing engine"]["status"] == "pass"

@@ -80,3 +80,26 @@ def stand_in_qos() -> Qos:
                       vlarb_low=[VlArbEntry(vl=0, weight=32), VlArbEntry(vl=2, weight=128), VlArbEntry(vl=3, weight=128)],
                       sl2vl=sl2vl)
     return Qos(data_vls=8, classes=classes, port_classes={"default": pc, "ca": pc, "swe": pc, "sw0": pc})
+
+
+def design_routed(inventory: Path) -> Plan:
+    """The plan of `inventory`; a three-layer tree, which ffplan's router refuses until its three-layer router
+    lands (FF605), is routed by the stand-in instead so its OpenSM files, ibsim boot and exports can be tested."""
+    from unittest import mock
+
+    from ffplan.design import design
+    from ffplan.design import pipeline
+    from ffplan.design.routing import RULE_UNSUPPORTED, route
+    from ffplan.diagnostics import StageError
+    from ffplan.inventory import load_inventory
+
+    def route_or_stand_in(plan: Plan, *args: object, **kwargs: object) -> Routing:
+        try:
+            return route(plan, *args, **kwargs)  # type: ignore[arg-type]
+        except StageError as exc:
+            if not all(d.rule == RULE_UNSUPPORTED for d in exc.diagnostics):
+                raise
+            return stand_in_routing(plan)
+
+    with mock.patch.object(pipeline, "route", route_or_stand_in):
+        return design(load_inventory(inventory))
