@@ -9,7 +9,7 @@ import pytest
 
 from ffplan.analyze import analyze
 from ffplan.analyze.bounds import lower_bound
-from ffplan.analyze.flows import Network, pair_demand
+from ffplan.analyze.flows import TopologyArrays, pair_demand
 from ffplan.design import design
 from ffplan.design.routing import route
 from ffplan.inventory import load_inventory
@@ -56,7 +56,7 @@ def test_the_pod_cut_bounds_traffic_between_pods(big):
     topo.failed_switches = {"z1-core01"}
     pod = {lid: topo.pod[ca.leaf] for lid, ca in topo.ca_by_lid.items()}
     flows = [(s, d) for s in pod for d in pod if pod[s] == 1 and pod[d] == 2]
-    net = Network(topo)
+    net = TopologyArrays(topo)
     assert lower_bound(net, pair_demand(net, flows)) == (72, "spine-core links out of pod 1 of zone z1")
 
 
