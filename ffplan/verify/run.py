@@ -31,6 +31,7 @@ def verify_subnets(target: Path, *, plan_path: Path | None = None, plane: str | 
                    progress: Callable[[str], None] = lambda s: None) -> list[Report]:
     """One report per subnet, booted one after another (each plane is a fabric of its own, with its own OpenSM);
     `plane` picks one. A single-subnet plan gives one report, as `verify` does."""
+    find_tools()  # missing tools first: nothing else can be checked without them
     plan = load_plan(plan_file_of(Path(target), plan_path))
     subnets = plan.subnets
     if plane is not None:
