@@ -36,6 +36,8 @@ def verify_subnets(target: Path, *, plan_path: Path | None = None, plane: str | 
     subnets = plan.subnets
     if plane is not None:
         check_plane(plan, plane)
+    elif zone is not None and len(subnets) > 1:  # a zone lives in one plane: verify that one
+        plane = next((z.subnet for z in plan.zones if z.name == zone), None)
     picked: list[str | None] = [None] if len(subnets) == 1 else [plane] if plane else list(subnets)
     reports = []
     for subnet in picked:
