@@ -31,10 +31,13 @@ def verify_subnets(target: Path, *, plan_path: Path | None = None, plane: str | 
                    progress: Callable[[str], None] = lambda s: None) -> list[Report]:
     """One report per subnet, booted one after another (each plane is a fabric of its own, with its own OpenSM);
     `plane` picks one. A single-subnet plan gives one report, as `verify` does."""
+    find_tools()  # missing tools first: nothing else can be checked without them
     plan = load_plan(plan_file_of(Path(target), plan_path))
     subnets = plan.subnets
     if plane is not None:
         check_plane(plan, plane)
+    elif zone is not None and len(subnets) > 1:  # a zone lives in one plane: verify that one
+        plane = next((z.subnet for z in plan.zones if z.name == zone), None)
     picked: list[str | None] = [None] if len(subnets) == 1 else [plane] if plane else list(subnets)
     reports = []
     for subnet in picked:

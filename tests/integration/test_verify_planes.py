@@ -84,3 +84,9 @@ def test_one_plane_on_opensms_ftree(planes_out, no_leftovers):
     assert code == 0, data
     checks = {c["name"]: c for c in data["subnets"][0]["checks"]}
     assert checks["OpenSM log: routing engine"]["status"] == "pass"
+
+
+def test_zone_of_a_plane_verifies_that_plane(planes_out, no_leftovers):
+    code, data = _json([str(planes_out), "--zone", "p1"])
+    assert code == 0, data
+    assert [r["subnet"] for r in data["subnets"]] == ["p1"]
