@@ -11,9 +11,9 @@ docs/routing.md section 5 has the long form. Every table is one row of a (switch
   the spine at its position in d's pod. So the slots fix the whole path whoever sends: a shift permutation is
   contention-free and all-to-all reaches the bound on every link. Every route climbs then descends, so the
   channel dependency graph of the CA routes has no cycle (ranking: cores, spines, leaves).
-* **Switch LIDs** (spines and cores; leaf LIDs are routed like CA ports) grow from their switch, shortest first,
-  turning down then up only in one *transit pod* (at its first leaf, or between cores at its spines): loop-free,
-  up*/down* from every leaf, and no chain of turns can close a cycle.
+* **Switch LIDs** (spines and cores; leaf LIDs are routed like CA ports): up*/down* from every leaf; a spine or
+  core that must turn down then up does so only in one *transit pod* (at its first leaf, or between cores at its
+  spines): loop-free, and no chain of such turns can close a cycle.
 * **Failures** never use a failed cable or switch. A (leaf, destination) pair whose uplink cannot reach the
   destination any more, and a (spine, destination) pair whose core slot cannot, is *displaced* and placed on the
   valid uplink that carries the fewest all-to-all flows after the move (a destination's pairs one after another);
@@ -360,22 +360,66 @@ class _Case:
     # ------------------------------------------------------------------ switch LIDs and what up*/down* leaves open
 
     def _switch_lids(self, intact: TreeTables | None) -> None:
-        """Every switch to every spine and core LID (and its own), grown from the target like the open CA routes
-        (_grow): shortest among the routes that turn down then up only at the transit pod, so every route from a leaf
-        is up*/down* and a spine's route to another spine turns at the transit leaf. After a failure the intact
-        entries stay wherever their route still arrives; only the others are grown again."""
+        """Every switch to every spine and core LID (and its own). Intact: straight up*/down* from every leaf, and from
+        a spine or core that must turn down then up, through the transit pod (_intact_switch_routes). After a failure
+        the intact entries stay wherever their route still arrives; only the others are grown again (_grow)."""
         r, lft = self.r, self.lft
         n = len(r.names)
         targets = np.array([i for i in range(n) if r.names[i] not in self.t.cas and self.alive[i]], dtype=np.int64)
         if intact is not None:
             lft[:, r.switch_lids[targets]] = np.where(self.alive[:, None], intact.lft[:, r.switch_lids[targets]], UNROUTED)
         else:
-            lft[:, r.switch_lids[targets]] = UNROUTED
-            lft[targets, r.switch_lids[targets]] = 0
+            for target in targets.tolist():
+                lft[:, r.switch_lids[target]] = self._intact_switch_routes(target)
         for target in targets.tolist():
-            self._grow(int(r.switch_lids[target]), target, 0)
+            self._grow(int(r.switch_lids[target]), target, 0)  # a no-op where every route arrives
         if intact is None:
             self.grown[:, r.switch_lids[targets]] = False  # the intact routes: nothing to drop
+
+    def _intact_switch_routes(self, target: int) -> np.ndarray:
+        """Every switch's port towards spine or core `target` in the intact tree (UNROUTED outside its zone): a leaf
+        climbs at the target's position, a spine at that position climbs to a core (or, for a core target, goes
+        straight to it), a core of that group goes down to the target spine (or, for a core target, to the transit
+        pod's spine there); every other spine and core reaches the transit pod (a spine of it goes down to the
+        transit leaf, the others up to a core, a core down to the transit pod's spine at its position), whose
+        transit leaf climbs at the target's position."""
+        r, link = self.r, self.link
+        if not hasattr(self, "_valley_ok"):
+            self._prepare_growth()
+        n = len(r.names)
+        zone = r.zone[target]
+        transit = self._transit_leaf.get(int(zone), NO)
+        out = np.full(n, UNROUTED, dtype=np.int64)
+        if transit == NO:
+            return out
+        pod_t = r.pod[transit]
+        j = r.position[target]
+        core_target = self.t.tier[r.names[target]] == "core"
+        ids = np.arange(n)
+        mine = r.zone == zone
+        leaves, spines, cores = (mine & (self._tier == k) for k in range(3))
+        out[leaves] = r.up_port[leaves, j]
+        climb = r.cu_port[ids, r.pod % max(r.K, 1)]  # a spine's uplink to a core of its group
+        at_j = spines & (r.position == j)
+        out[at_j] = link[at_j, target] if core_target else climb[at_j]
+        elsewhere = spines & (r.position != j)
+        out[elsewhere & (r.pod == pod_t)] = link[elsewhere & (r.pod == pod_t), transit]
+        out[elsewhere & (r.pod != pod_t)] = climb[elsewhere & (r.pod != pod_t)]
+        group = cores & (r.position == j)
+        below = r.spine_at[zone, pod_t, np.maximum(r.position, 0)]  # the transit pod's spine at a core's position
+        out[group] = link[group, below[group]] if core_target else link[group, target]
+        other = cores & (r.position != j)
+        out[other] = link[other, below[other]]
+        out[target] = 0
+        return out
+
+    def _prepare_growth(self) -> None:
+        self._transit_leaf: dict[int, int] = {}  # zone index -> its transit leaf
+        self._valley_ok = self._transit()
+        self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[self.t.tier[s]] for s in self.r.names], dtype=np.int64)
+        used = np.nonzero((self.ch.next >= 0).any(axis=0))[0]
+        self._ports = used
+        self._hop = self.ch.next[:, used]
 
     def _transit(self) -> np.ndarray:
         """The switches where a grown route may turn down then up: the spines and the first leaf of one pod, the first
@@ -392,6 +436,7 @@ class _Case:
                 a = self.r.sid[leaf]
                 pod = [self.r.sid[s] for s in spines if self.t.pod.get(s) == self.t.pod.get(leaf)]
                 if self.alive[a] and self.alive[pod].all() and self.up_ok[a][r.up_to[a] >= 0].all():
+                    self._transit_leaf[int(r.zone[a])] = a
                     where[a] = True
                     where[pod] = True
                     break
@@ -417,11 +462,7 @@ class _Case:
         does not arrive are opened and grown from the switches whose route does, shortest total route first, ties to
         the higher tier; a down-then-up turn only at a transit switch (_transit)."""
         if not hasattr(self, "_valley_ok"):
-            self._valley_ok = self._transit()
-            self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[self.t.tier[s]] for s in self.r.names], dtype=np.int64)
-            used = np.nonzero((self.ch.next >= 0).any(axis=0))[0]
-            self._ports = used
-            self._hop = self.ch.next[:, used]
+            self._prepare_growth()
         hops, clean = self._route_lengths(self.lft[:, lid].astype(np.int64), at, port)
         grow_from = ((hops < 0) | (~clean if reroute_valleys else False)) & self.alive
         if not grow_from.any():
