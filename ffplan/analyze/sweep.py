@@ -1,5 +1,5 @@
-"""Failure sweep: re-route a plan around every single leaf-spine cable, every single spine and N random sets of
-cables, and measure each case with the balance patterns of docs/routing.md.
+"""Failure sweep: re-route a plan (one subnet) around every single leaf-spine cable, every single spine (three-layer
+trees: also every spine-core cable and every core) and N random sets of cables, and measure each case with the balance patterns of docs/routing.md.
 
 Speed (the whole single-cable sweep of Fire-Flyer 2 is 1,600 cases): one `Router` serves every case (only what a
 failure touches is re-routed), and flows are counted per (source leaf, destination) bundle with numpy: a pattern is
@@ -18,7 +18,8 @@ import numpy as np
 from ffplan.analyze.bounds import bin_bound
 from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
 from ffplan.design.reach import check_routes
-from ffplan.design.routing import Router
+from ffplan.design.routing import Router, router_for
+from ffplan.design.routing_tree import TreeRouter
 from ffplan.plan.topology import Topology, build_topology
 from ffplan.diagnostics import StageError
 from ffplan.plan.model import Plan
@@ -66,7 +67,7 @@ class SweepResult:
     def summary(self) -> dict:
         """Per kind of case (cable, spine, random): the worst case per pattern, and totals."""
         out: dict[str, dict] = {}
-        for kind in ("cable", "spine", "random"):
+        for kind in ("cable", "spine", "core", "random"):
             group = [c for c in self.cases if c.case.startswith(kind)]
             if not group:
                 continue
@@ -85,9 +86,10 @@ class SweepResult:
 
 
 def sweep_cases(topo: Topology, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0) -> list[tuple[str, list[str]]]:
-    cables = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind == "leaf-spine")
+    cables = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind in ("leaf-spine", "spine-core"))
     out = [(f"cable {c}", [c]) for c in cables]
     out += [(f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]]
+    out += [(f"core {c}", [c]) for z in topo.zones for c in topo.cores.get(z, [])]
     rng = random.Random(seed)
     for i in range(random_cases):
         pick = sorted(rng.sample(cables, min(cables_per_case, len(cables))))
@@ -230,7 +232,7 @@ _WORKER: dict = {}  # one process's sweep state: router, patterns, intact tables
 
 def _start_worker(plan: Plan) -> None:
     topo = build_topology(plan)
-    router = Router(topo)
+    router = router_for(plan)
     _WORKER.update(router=router, patterns=_Patterns(topo), base=table_array(topo, router.tables().tables),
                    channels=Channels(topo))
 
@@ -240,7 +242,7 @@ def _worker_chunk(cases: list[tuple[str, list[str]]]) -> list[CaseResult]:
     return [_measure(w["router"], w["patterns"], w["base"], w["channels"], name, failed) for name, failed in cases]
 
 
-def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
+def _measure(router: Router | TreeRouter, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
              failed: list[str]) -> CaseResult:
     try:
         rt, _, ch = router.proven_tables(failed, channels)

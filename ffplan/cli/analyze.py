@@ -15,7 +15,8 @@ from ffplan.inventory.models import Role
 
 if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
     from ffplan.analyze import PatternResult
-    from ffplan.plan.model import Plan
+    from ffplan.analyze.sweep import SweepResult
+    from ffplan.plan.model import Plan, RouteCheck
 
 
 class Format(str, Enum):
@@ -43,6 +44,7 @@ def analyze_command(
     seed: int = typer.Option(0, "--seed", help="With --random: the random generator's seed (same seed, same cases)."),
     only_random: bool = typer.Option(False, "--only-random", help="With --sweep: skip the single-cable and single-spine cases."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="With --sweep: worker processes (cases are shared in chunks)."),
+    plane: str = typer.Option(None, "--plane", help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Count flows on every switch-to-switch link for traffic patterns; compare the worst link with the lower bound.
@@ -50,10 +52,9 @@ def analyze_command(
     Example: ffplan analyze out/fire-flyer-2/plan --pattern all-to-all --pattern shift
     Example: ffplan analyze out/fire-flyer-2/plan --sweep --random 20 --cables 5 --seed 1 --format json > sweep.json
     """
-    from ffplan.analyze import PATTERNS, analyze, read_lfts, read_topology_lids, topology_for
-    from ffplan.inventory.source import read_text
+    from ffplan.analyze import PATTERNS
     from ffplan.plan import load_plan
-    from ffplan.plan.io import MAX_PLAN_BYTES
+    from ffplan.plan.subnets import subnet_view
 
     names = pattern or list(PATTERNS)
     bad = [p for p in names if p not in PATTERNS]
@@ -64,12 +65,52 @@ def analyze_command(
         plan = load_plan(path)
     if plan.routing is None and lfts is None:
         fail("the plan has no routing tables", "re-run `ffplan design`, or pass OpenSM's tables with --lfts")
+    subnets = plan.subnets
+    if plane is not None:
+        if plane not in subnets:
+            fail(f"no plane '{plane}' in the plan", f"use one of {', '.join(subnets)}")
+        subnets = [plane]
+    if lfts is not None and len(subnets) > 1:
+        fail("--lfts reads one subnet's tables (one OpenSM's dump) and the plan has several planes",
+             f"add --plane with the plane the dump is from ({', '.join(subnets)})")
+    views = [(name, subnet_view(plan, name)) for name in subnets]
     if sweep:
         if lfts is not None or pattern:
             fail("--sweep re-routes the plan with ffplan's router and measures its own patterns A, B, C, X",
                  "drop --lfts and --pattern, or run without --sweep")
-        _sweep(plan, path, fmt, random_cases, cables, seed, only_random, jobs, quiet)
+        _sweep(views, len(plan.subnets) > 1, path, fmt, random_cases, cables, seed, only_random, jobs, quiet)
         return
+    reports = [(name, _analyze(view, names, scope, role, lfts, topology, top)) for name, view in views]
+    if len(plan.subnets) == 1:
+        _, (results, check, source) = reports[0]
+        if fmt is Format.json:
+            out.print_json(json.dumps({"plan": str(path), "routes": source, "route_check": check.model_dump(),
+                                       "patterns": [r.as_dict() for r in results]}))
+        else:
+            _print_report(results, check, source)
+    elif fmt is Format.json:
+        out.print_json(json.dumps({"plan": str(path), "planes": [
+            {"plane": name, "routes": source, "route_check": check.model_dump(), "patterns": [r.as_dict() for r in results]}
+            for name, (results, check, source) in reports], "worst": _worst(reports)}))
+    else:
+        for name, (results, check, source) in reports:
+            out.print(f"[bold]plane {name}[/]")
+            _print_report(results, check, source)
+        worst = _worst(reports)
+        out.print("[bold]worst plane per pattern[/]: " + "; ".join(
+            f"{p['pattern']} {p['max_load']}/{p['bound']} ({p['ratio']:.2f}) in {p['plane']}" for p in worst["patterns"]))
+    if any(r.unroutable for _, (results, _, _) in reports for r in results):
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _analyze(plan: Plan, names: list[str], scope: Scope | None, role: list[Role], lfts: Path | None,
+             topology: Path | None, top: int) -> tuple[list[PatternResult], RouteCheck, str]:
+    """One subnet's patterns and route check, over its plan's tables or a dump of OpenSM's."""
+    from ffplan.analyze import analyze, plan_tables, read_lfts, read_topology_lids, topology_for
+    from ffplan.design.reach import check_routes
+    from ffplan.inventory.source import read_text
+    from ffplan.plan.io import MAX_PLAN_BYTES
+
     topo = topology_for(plan)
     tables = None
     source = "plan"
@@ -85,23 +126,31 @@ def analyze_command(
         if read.missing_switches or read.unknown_switches or read.unmapped_lids:
             err.print(f"[yellow]note:[/] {len(read.missing_switches)} plan switches not in the dump (empty tables), "
                       f"{len(read.unknown_switches)} dump switches not in the plan, {read.unmapped_lids} entries not mapped")
-    from ffplan.analyze import plan_tables
-    from ffplan.design.reach import check_routes
-
     roles = tuple(r.value for r in role) or None
     results = analyze(plan, names, scope=scope.value if scope else None, roles=roles, tables=tables, top=top, topo=topo)
-    check = check_routes(topo, tables if tables is not None else plan_tables(plan))
-    if fmt is Format.json:
-        out.print_json(json.dumps({"plan": str(path), "routes": source, "route_check": check.model_dump(),
-                                   "patterns": [r.as_dict() for r in results]}))
-    else:
-        _print_table(results, source)
-        out.print(f"routes: {check.ca_pair_detours} CA pairs and {check.switch_to_ca_detours} switch-to-CA routes longer "
-                  f"than the shortest path; unreachable: {check.unreachable_ca_pairs} CA pairs, "
-                  f"{check.unreachable_switch_to_ca} switch-to-CA routes, {check.unreachable_switch_lids} routes to switch "
-                  "LIDs (docs/routing.md)", markup=False)
-    if any(r.unroutable for r in results):
-        raise typer.Exit(EXIT_FINDINGS)
+    return results, check_routes(topo, tables if tables is not None else plan_tables(plan)), source
+
+
+def _worst(reports: list[tuple[str, tuple[list[PatternResult], RouteCheck, str]]]) -> dict:
+    """Per pattern the plane with the highest max / bound, and the route checks summed over the planes."""
+    by_pattern: dict[str, dict] = {}
+    for name, (results, _, _) in reports:
+        for r in results:
+            best = by_pattern.get(r.pattern)
+            if best is None or (r.ratio, r.max_load) > (best["ratio"], best["max_load"]):
+                by_pattern[r.pattern] = {"pattern": r.pattern, "plane": name, "max_load": r.max_load, "bound": r.bound,
+                                         "ratio": round(r.ratio, 4)}
+    checks = [check for _, (_, check, _) in reports]
+    total = {field: sum(getattr(c, field) for c in checks) for field in type(checks[0]).model_fields} if checks else {}
+    return {"patterns": list(by_pattern.values()), "route_check": total}
+
+
+def _print_report(results: list[PatternResult], check: RouteCheck, source: str) -> None:
+    _print_table(results, source)
+    out.print(f"routes: {check.ca_pair_detours} CA pairs and {check.switch_to_ca_detours} switch-to-CA routes longer "
+              f"than the shortest path; unreachable: {check.unreachable_ca_pairs} CA pairs, "
+              f"{check.unreachable_switch_to_ca} switch-to-CA routes, {check.unreachable_switch_lids} routes to switch "
+              "LIDs (docs/routing.md)", markup=False)
 
 
 def _print_table(results: list[PatternResult], source: str) -> None:
@@ -122,40 +171,61 @@ def _print_table(results: list[PatternResult], source: str) -> None:
             out.print(f"    {s.flows:>8}  {s.link}", markup=False)
 
 
-def _sweep(plan: Plan, path: Path, fmt: Format, random_cases: int, cables: int, seed: int, only_random: bool, jobs: int,
-           quiet: bool) -> None:
-    from rich.progress import Progress
+def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format, random_cases: int, cables: int, seed: int,
+           only_random: bool, jobs: int, quiet: bool) -> None:
+    """The failure sweep of every subnet on its own (each plane's failures stay in that plane)."""
+    from rich.progress import Progress, TaskID
 
     from ffplan.analyze.sweep import SWEEP_PATTERNS, run_sweep
 
+    results: list[tuple[str, SweepResult]] = []
     with Progress(console=err, transient=True, disable=quiet) as bar:
-        task = bar.add_task("failure cases", total=None)
-        result = run_sweep(plan, random_cases=random_cases, cables_per_case=cables, seed=seed, singles=not only_random,
-                           jobs=jobs, progress=lambda done, total: bar.update(task, completed=done, total=total))
-    summary = result.summary()
+        for name, view in views:
+            task = bar.add_task(f"failure cases{f' ({name})' if planes else ''}", total=None)
+
+            def progress(done: int, total: int, task: TaskID = task) -> None:
+                bar.update(task, completed=done, total=total)
+
+            results.append((name, run_sweep(view, random_cases=random_cases, cables_per_case=cables, seed=seed,
+                                            singles=not only_random, jobs=jobs, progress=progress)))
     if fmt is Format.json:
-        out.print_json(json.dumps({"plan": str(path), "patterns": {k: v[0] for k, v in SWEEP_PATTERNS.items()},
-                                   "intact": result.intact.as_dict(), "summary": summary,
-                                   "cases": [c.as_dict() for c in result.cases]}))
+        def as_json(result: SweepResult) -> dict:
+            return {"intact": result.intact.as_dict(), "summary": result.summary(),
+                    "cases": [c.as_dict() for c in result.cases]}
+
+        patterns = {k: v[0] for k, v in SWEEP_PATTERNS.items()}
+        if planes:
+            out.print_json(json.dumps({"plan": str(path), "patterns": patterns,
+                                       "planes": [{"plane": name, **as_json(r)} for name, r in results]}))
+        else:
+            out.print_json(json.dumps({"plan": str(path), "patterns": patterns, **as_json(results[0][1])}))
     else:
-        t = Table(title="failure sweep: worst case per pattern (max flows on one link / lower bound)", title_justify="left")
-        for col in ("cases", "count", *SWEEP_PATTERNS, "unreachable CA pairs", "unreachable switch LIDs", "not deadlock-free",
-                    "most routes changed"):
-            t.add_column(col, justify="left" if col == "cases" else "right")
-        intact = result.intact
-        t.add_row("intact", "1", *(f"{p.max_load}/{p.bound} ({p.ratio:.2f})" for p in intact.patterns.values()),
-                  str(intact.unreachable_ca_pairs), str(intact.unreachable_switch_lids), "0" if intact.deadlock_free else "1", "0")
-        for kind, s in summary.items():
-            t.add_row(kind, str(s["cases"]), *(f"{w['max']}/{w['bound']} ({w['ratio']:.2f})" for w in s["worst"].values()),
-                      str(s["unreachable_ca_pairs"]), str(s["unreachable_switch_lids"]), str(s["cases_not_deadlock_free"]),
-                      str(s["max_routes_changed"]))
-        out.print(t)
+        for name, result in results:
+            _print_sweep(result, f" of plane {name}" if planes else "")
         for name, (text, *_) in SWEEP_PATTERNS.items():
             out.print(f"{name}: {text}", markup=False)
-        for kind, s in summary.items():
-            out.print(f"worst {kind} cases: " + "; ".join(f"{k} {w['case']}" for k, w in s["worst"].items()), markup=False)
-    if any(c.unreachable_ca_pairs or c.unreachable_switch_lids or not c.deadlock_free for c in result.cases):
+    if any(c.unreachable_ca_pairs or c.unreachable_switch_lids or not c.deadlock_free for _, r in results for c in r.cases):
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _print_sweep(result: SweepResult, where: str) -> None:
+    from ffplan.analyze.sweep import SWEEP_PATTERNS
+
+    summary = result.summary()
+    t = Table(title=f"failure sweep{where}: worst case per pattern (max flows on one link / lower bound)", title_justify="left")
+    for col in ("cases", "count", *SWEEP_PATTERNS, "unreachable CA pairs", "unreachable switch LIDs", "not deadlock-free",
+                "most routes changed"):
+        t.add_column(col, justify="left" if col == "cases" else "right")
+    intact = result.intact
+    t.add_row("intact", "1", *(f"{p.max_load}/{p.bound} ({p.ratio:.2f})" for p in intact.patterns.values()),
+              str(intact.unreachable_ca_pairs), str(intact.unreachable_switch_lids), "0" if intact.deadlock_free else "1", "0")
+    for kind, s in summary.items():
+        t.add_row(kind, str(s["cases"]), *(f"{w['max']}/{w['bound']} ({w['ratio']:.2f})" for w in s["worst"].values()),
+                  str(s["unreachable_ca_pairs"]), str(s["unreachable_switch_lids"]), str(s["cases_not_deadlock_free"]),
+                  str(s["max_routes_changed"]))
+    out.print(t)
+    for kind, s in summary.items():
+        out.print(f"worst {kind} cases: " + "; ".join(f"{k} {w['case']}" for k, w in s["worst"].items()), markup=False)
 
 
 def register(app: typer.Typer) -> None:

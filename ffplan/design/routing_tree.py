@@ -11,8 +11,9 @@ docs/routing.md section 5 has the long form. Every table is one row of a (switch
   the spine at its position in d's pod. So the slots fix the whole path whoever sends: a shift permutation is
   contention-free and all-to-all reaches the bound on every link. Every route climbs then descends, so the
   channel dependency graph of the CA routes has no cycle (ranking: cores, spines, leaves).
-* **Switch LIDs** (spines and cores; leaf LIDs are routed like CA ports) take a shortest next hop over the alive
-  fabric, spread by (source, destination): loop-free, and up*/down* from every leaf on the intact tree.
+* **Switch LIDs** (spines and cores; leaf LIDs are routed like CA ports): up*/down* from every leaf; a spine or
+  core that must turn down then up does so only in one *transit pod* (at its first leaf, or between cores at its
+  spines): loop-free, and no chain of such turns can close a cycle.
 * **Failures** never use a failed cable or switch. A (leaf, destination) pair whose uplink cannot reach the
   destination any more, and a (spine, destination) pair whose core slot cannot, is *displaced* and placed on the
   valid uplink that carries the fewest all-to-all flows after the move (a destination's pairs one after another);
@@ -32,7 +33,6 @@ import numpy as np
 from ffplan.design.deadlock import Channels, prove_deadlock_free
 from ffplan.diagnostics import StageError
 from ffplan.plan.model import DeadlockProof
-from ffplan.design.reach import switch_distances
 from ffplan.plan.model import UNROUTED
 from ffplan.plan.topology import Topology, resolve_failed
 
@@ -360,59 +360,86 @@ class _Case:
     # ------------------------------------------------------------------ switch LIDs and what up*/down* leaves open
 
     def _switch_lids(self, intact: TreeTables | None) -> None:
-        """Every switch to every spine and core LID (and its own). Intact: a shortest next hop, the (source +
-        destination)-th of the equally short ones from a leaf, the first one from a spine or core (every route from a
-        leaf is then up*/down*). After a failure the intact entries stay wherever their route still arrives; the
-        others are grown like CA routes (_grow)."""
+        """Every switch to every spine and core LID (and its own). Intact: straight up*/down* from every leaf, and from
+        a spine or core that must turn down then up, through the transit pod (_intact_switch_routes). After a failure
+        the intact entries stay wherever their route still arrives; only the others are grown again (_grow)."""
         r, lft = self.r, self.lft
         n = len(r.names)
         targets = np.array([i for i in range(n) if r.names[i] not in self.t.cas and self.alive[i]], dtype=np.int64)
         if intact is not None:
             lft[:, r.switch_lids[targets]] = np.where(self.alive[:, None], intact.lft[:, r.switch_lids[targets]], UNROUTED)
+        else:
             for target in targets.tolist():
-                self._grow(int(r.switch_lids[target]), target, 0)
-            return
-        dist = switch_distances(self.ch, n)[:, targets]  # (switch, target)
-        nxt = self.ch.next
-        ports = np.nonzero((nxt >= 0).any(axis=0))[0]
-        want = dist - 1
-        count = np.zeros(dist.shape, dtype=np.int64)
-        for p in ports.tolist():
-            hop = nxt[:, p]
-            count += (hop[:, None] >= 0) & (dist[np.maximum(hop, 0)] == want) & (want >= 0)
-        pick = np.zeros(dist.shape, dtype=np.int64)
-        pick[r.leaf_ids] = ((r.leaf_ids[:, None] + targets[None, :]) % np.maximum(count[r.leaf_ids], 1))
-        seen = np.zeros(dist.shape, dtype=np.int64)
-        choice = np.full(dist.shape, UNROUTED, dtype=np.int64)
-        for p in ports.tolist():
-            hop = nxt[:, p]
-            cand = (hop[:, None] >= 0) & (dist[np.maximum(hop, 0)] == want) & (want >= 0)
-            choice[cand & (seen == pick)] = p
-            seen += cand
-        choice[np.arange(n)[:, None] == targets[None, :]] = 0
-        lft[:, r.switch_lids[targets]] = choice
+                lft[:, r.switch_lids[target]] = self._intact_switch_routes(target)
+        for target in targets.tolist():
+            self._grow(int(r.switch_lids[target]), target, 0)  # a no-op where every route arrives
+        if intact is None:
+            self.grown[:, r.switch_lids[targets]] = False  # the intact routes: nothing to drop
+
+    def _intact_switch_routes(self, target: int) -> np.ndarray:
+        """Every switch's port towards spine or core `target` in the intact tree (UNROUTED outside its zone): a leaf
+        climbs at the target's position, a spine at that position climbs to a core (or, for a core target, goes
+        straight to it), a core of that group goes down to the target spine (or, for a core target, to the transit
+        pod's spine there); every other spine and core reaches the transit pod (a spine of it goes down to the
+        transit leaf, the others up to a core, a core down to the transit pod's spine at its position), whose
+        transit leaf climbs at the target's position."""
+        r, link = self.r, self.link
+        if not hasattr(self, "_valley_ok"):
+            self._prepare_growth()
+        n = len(r.names)
+        zone = r.zone[target]
+        transit = self._transit_leaf.get(int(zone), NO)
+        out = np.full(n, UNROUTED, dtype=np.int64)
+        if transit == NO:
+            return out
+        pod_t = r.pod[transit]
+        j = r.position[target]
+        core_target = self.t.tier[r.names[target]] == "core"
+        ids = np.arange(n)
+        mine = r.zone == zone
+        leaves, spines, cores = (mine & (self._tier == k) for k in range(3))
+        out[leaves] = r.up_port[leaves, j]
+        climb = r.cu_port[ids, r.pod % max(r.K, 1)]  # a spine's uplink to a core of its group
+        at_j = spines & (r.position == j)
+        out[at_j] = link[at_j, target] if core_target else climb[at_j]
+        elsewhere = spines & (r.position != j)
+        out[elsewhere & (r.pod == pod_t)] = link[elsewhere & (r.pod == pod_t), transit]
+        out[elsewhere & (r.pod != pod_t)] = climb[elsewhere & (r.pod != pod_t)]
+        group = cores & (r.position == j)
+        below = r.spine_at[zone, pod_t, np.maximum(r.position, 0)]  # the transit pod's spine at a core's position
+        out[group] = link[group, below[group]] if core_target else link[group, target]
+        other = cores & (r.position != j)
+        out[other] = link[other, below[other]]
+        out[target] = 0
+        return out
+
+    def _prepare_growth(self) -> None:
+        self._transit_leaf: dict[int, int] = {}  # zone index -> its transit leaf
+        self._valley_ok = self._transit()
+        self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[self.t.tier[s]] for s in self.r.names], dtype=np.int64)
+        used = np.nonzero((self.ch.next >= 0).any(axis=0))[0]
+        self._ports = used
+        self._hop = self.ch.next[:, used]
 
     def _transit(self) -> np.ndarray:
-        """The switches where a grown route may turn down then up: the spines and the first leaf of one pod with no
-        failure in it (the first such pod; else the first pod with an alive leaf). With every such turn in one pod,
-        and all of them at one leaf or between cores at its spines, no chain of them closes a cycle: after the turn a
-        route climbs to a core, whose way back into that pod is the spine it came from (a U-turn), and elsewhere it
-        only descends."""
-        r, t = self.r, self.t
+        """The switches where a grown route may turn down then up: the spines and the first leaf of one pod, the first
+        pod whose first leaf, its uplinks and its spines are alive (the intact switch routes turn there too). With
+        every such turn in one pod, and all of them at one leaf or between cores at its spines, no chain of them
+        closes a cycle: after the turn a route climbs to a core, whose way back into that pod is the spine it came
+        from (a U-turn), and elsewhere it only descends."""
+        r = self.r
         where = np.zeros(len(r.names), dtype=bool)
-        if not len(r.leaf_ids):
-            return where
-        failed_ends = {e for label in t.failed_cables for e in t.by_label[label][1:]} | set(t.failed_switches)
-        pods = sorted({(int(r.zone[a]), int(r.pod[a])) for a in r.leaf_ids.tolist()})
-        members = {key: [i for i in np.concatenate([r.leaf_ids, r.spine_ids]).tolist()
-                         if (int(r.zone[i]), int(r.pod[i])) == key] for key in pods}
-        healthy = [key for key in pods if not any(r.names[i] in failed_ends for i in members[key])]
-        for key in healthy or pods:
-            leaves = [i for i in members[key] if r.names[i] in t.cas and self.alive[i]]
-            if leaves:
-                where[leaves[0]] = True
-                where[[i for i in members[key] if r.names[i] not in t.cas]] = True
-                break
+        for zone, leaves in self.t.leaves.items():
+            spines = self.t.spines[zone]
+            for leaf in (name for name in leaves if self.t.index[name] % len(leaves) == 0 or
+                         self.t.pod.get(name) != self.t.pod.get(leaves[self.t.index[name] - 1])):
+                a = self.r.sid[leaf]
+                pod = [self.r.sid[s] for s in spines if self.t.pod.get(s) == self.t.pod.get(leaf)]
+                if self.alive[a] and self.alive[pod].all() and self.up_ok[a][r.up_to[a] >= 0].all():
+                    self._transit_leaf[int(r.zone[a])] = a
+                    where[a] = True
+                    where[pod] = True
+                    break
         return where
 
     def _grow_in_trees(self) -> None:
@@ -424,24 +451,20 @@ class _Case:
             di = self.d[j]
             self._grow(int(r.d_lid[di]), int(r.d_leaf[di]), int(r.d_port[di]))
 
-    def _grow(self, lid: int, at: int, port: int) -> None:
+    def _grow(self, lid: int, at: int, port: int, reroute_valleys: bool = False) -> None:
         """Grow `lid`'s in-tree with down-then-up turns at transit switches only, then whatever is still open with
         them anywhere (marked loose: the deadlock proof decides whether those stay)."""
-        self._grow_pass(lid, at, port, strict=True)
+        self._grow_pass(lid, at, port, strict=True, reroute_valleys=reroute_valleys)
         self._grow_pass(lid, at, port, strict=False)
 
-    def _grow_pass(self, lid: int, at: int, port: int, strict: bool) -> None:
+    def _grow_pass(self, lid: int, at: int, port: int, strict: bool, reroute_valleys: bool = False) -> None:
         """The in-tree of one LID (reached at switch `at`, port `port`): the entries of alive switches whose route
         does not arrive are opened and grown from the switches whose route does, shortest total route first, ties to
         the higher tier; a down-then-up turn only at a transit switch (_transit)."""
         if not hasattr(self, "_valley_ok"):
-            self._valley_ok = self._transit()
-            self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[self.t.tier[s]] for s in self.r.names], dtype=np.int64)
-            used = np.nonzero((self.ch.next >= 0).any(axis=0))[0]
-            self._ports = used
-            self._hop = self.ch.next[:, used]
+            self._prepare_growth()
         hops, clean = self._route_lengths(self.lft[:, lid].astype(np.int64), at, port)
-        grow_from = (hops < 0) & self.alive
+        grow_from = ((hops < 0) | (~clean if reroute_valleys else False)) & self.alive
         if not grow_from.any():
             return
         hop, ports, tier = self._hop, self._ports, self._tier
