@@ -160,12 +160,12 @@ def _plan_title(plan: Plan, fabric: Network, sized: bool) -> str:
     return f"this plan{' (sized)' if sized else ''}: {fabric.name}"
 
 
-def _plan_description(plan: Plan, shape: ClusterShape, sized: bool) -> str:
+def _plan_description(plan: Plan, shape: ClusterShape, fabric: Network, sized: bool) -> str:
     subnets = ("a subnet each, NIC i of a node in plane i" if plan.layout == "planes"
                else "one subnet" + (", dual-homed storage" if shape.storage_ports else ""))
     nics = f"{shape.nics_per_node} NIC port{'' if shape.nics_per_node == 1 else 's'} per compute node"
     basis = "sized for the GPUs, not placed" if sized else "counted from the plan"
-    return f"{layout_name(plan)} ({subnets}), {nics}, {plan.placement} placement; {basis}"
+    return f"{fabric.name} ({subnets}), {nics}, {plan.placement} placement; {basis}"
 
 
 def plan_design(plan: Plan, shape: ClusterShape) -> DesignCounts:
@@ -178,7 +178,7 @@ def plan_design(plan: Plan, shape: ClusterShape) -> DesignCounts:
     fabric = Network(name=layout_name(plan), topology=LAYER_WORDS[layers], basis="plan",
                      access_points=shape.access_points, switch_model=model, radix=radix,
                      switches={layer: tiers[layer] for layer in ("leaf", "spine", "core")}, cables=lots)
-    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=False), _plan_description(plan, shape, sized=False),
+    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=False), _plan_description(plan, shape, fabric, sized=False),
                         "plan", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
 
 
@@ -192,11 +192,11 @@ def plan_design_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) ->
         fabric = multi_plane(model, radix, planes, math.ceil(shape.access_points / planes), catalog)
         notes: tuple[str, ...] = ()
     elif plan.zones[0].layers == 3:
-        fabric = tree(layout_name(plan), model, radix, shape.access_points, catalog, three_layers=True)
+        fabric = tree("one three-layer tree", model, radix, shape.access_points, catalog, three_layers=True)
         notes = ()
     else:
         fabric, notes = _zones_sized(plan, shape, model, radix, catalog)
-    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=True), _plan_description(plan, shape, sized=True),
+    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=True), _plan_description(plan, shape, fabric, sized=True),
                         "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric], notes)
 
 
