@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -25,6 +25,7 @@ from ffplan.inventory.models import Catalog as CatalogOverride
 from ffplan.inventory.source import load_source
 
 __all__ = [
+    "CableKind",
     "CableType",
     "CatalogOverride",
     "Figure",
@@ -111,19 +112,40 @@ class SwitchEntry(Frozen):
     power_w: Figure | None = None
 
 
+CableKind = Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"]
+
+
 class CableEntry(Frozen):
-    """Price of one cable: base + per_m x length, by type. DAC up to `dac_max_m`, AOC beyond."""
+    """Price of one cable: base + per_m x length, by type. DAC up to `dac_max_m`, AOC beyond. A price per
+    kind (`leaf_spine_price`, ...), when given, prices every cable of that kind whatever its type and length:
+    a catalog calibrated to a paper that prices links by what they join (DeepSeek-V3's Table 3 prices the
+    switch-to-switch links and leaves the endpoint links out) prices a plan's own cables the same way."""
 
     dac_max_m: Figure
     dac_base: Figure
     dac_per_m: Figure
     aoc_base: Figure
     aoc_per_m: Figure
+    node_leaf_price: Figure | None = None
+    leaf_spine_price: Figure | None = None
+    spine_core_price: Figure | None = None
+    inter_zone_price: Figure | None = None
 
     def price(self, cable_type: str, length_m: float) -> float:
         if cable_type == "DAC":
             return self.dac_base.value + self.dac_per_m.value * length_m
         return self.aoc_base.value + self.aoc_per_m.value * length_m
+
+    def price_of(self, kind: CableKind, cable_type: str, length_m: float) -> float:
+        """One cable of a design: its kind's price when the catalog gives one, else by type and length."""
+        by_kind = self.kind_prices().get(kind)
+        return self.price(cable_type, length_m) if by_kind is None else by_kind
+
+    def kind_prices(self) -> dict[CableKind, float]:
+        """The kinds the catalog prices per cable, and their price."""
+        kinds: tuple[CableKind, ...] = get_args(CableKind)
+        figures = {kind: getattr(self, f"{kind.replace('-', '_')}_price") for kind in kinds}
+        return {kind: figure.value for kind, figure in figures.items() if figure is not None}
 
     def type_for(self, length_m: float) -> CableType:
         return "DAC" if length_m <= self.dac_max_m.value else "AOC"
@@ -187,7 +209,7 @@ class PriceCatalog(Frozen):
             out += [(f"gpus.{name}.gemm_tflops.{k}", f) for k, f in gpu.gemm_tflops.items()]
         for name, sw in self.switches.items():
             out += [(f"switches.{name}.{k}", f) for k in ("price", "power_w") if (f := getattr(sw, k))]
-        out += [(f"cables.{k}", getattr(self.cables, k)) for k in CableEntry.model_fields]
+        out += [(f"cables.{k}", f) for k in CableEntry.model_fields if (f := getattr(self.cables, k))]
         out += [(f"sized_lengths.{k}", getattr(self.sized_lengths, k)) for k in SizedLengths.model_fields]
         return out
 

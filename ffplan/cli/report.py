@@ -1,5 +1,5 @@
-"""`ffplan report cost [INVENTORY_OR_PLAN]`: the Fire-Flyer design against a three-layer tree and reference-node
-fabrics (three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`."""
+"""`ffplan report cost [INVENTORY_OR_PLAN]`: the plan's design (Fire-Flyer zones, planes, a three-layer tree) against
+a three-layer tree and 8-NIC-node fabrics (three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ffplan.catalog import Preset
 from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
-from ffplan.report.designs import DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS
+from ffplan.report.designs import DEFAULT_WITH_MULTI_NIC_PLAN, DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS
 from ffplan.report.output import ReportFormat, render, table_renderables
 
 if TYPE_CHECKING:
@@ -41,8 +41,8 @@ def _is_plan(path: Path) -> bool:
 
 def cost_command(
     input_file: Path = typer.Argument(None, metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
-    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and zone shape (sizing only, no placement); required without INVENTORY_OR_PLAN."),
-    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
+    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and layout (sizing only, no placement); required without INVENTORY_OR_PLAN."),
+    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (fire-flyer is the plan's own design, whatever its layout; default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}, or {','.join(DEFAULT_WITH_MULTI_NIC_PLAN)} when its nodes have several NICs; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
     catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),
     fmt: ReportFormat = typer.Option("table", "--format", "-f", help="Output format."),
@@ -52,12 +52,14 @@ def cost_command(
     kwh_price: float = typer.Option(None, "--kwh-price", min=0, help="Price per kWh, with --years (in the catalog's currency to be added to the total)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress messages."),
 ) -> None:
-    """Compare the Fire-Flyer design with the same nodes on one three-layer fat-tree and with the catalog's
-    reference node (DGX-A100, HGX-H800) on a three-layer, rail-optimized or multi-plane fabric at equal GPU
-    count: switches, links, cost, cost per endpoint, power, and the papers' figures beside them.
+    """Compare the plan's design (Fire-Flyer zones, planes, a three-layer tree) with the same nodes on one
+    three-layer fat-tree and with 8-NIC nodes (the catalog's DGX-A100 or HGX-H800, or the plan's own when
+    they have a NIC per plane or rail) on a three-layer, rail-optimized or multi-plane fabric at equal GPU
+    count: switches, cables per kind, cost, cost per endpoint, power, and the papers' figures beside them.
 
     Example: ffplan report cost inventories/fire-flyer-2.yaml --format html -o cost.html
     Example: ffplan report cost --gpus 16384 --compare mpft,ft3,rail-optimized --preset deepseek-v3
+    Example: ffplan report cost inventories/dgx-superpod-4k.yaml -f markdown
     """
     if (years is None) != (kwh_price is None):
         fail("--years and --kwh-price go together", "give both, e.g. --years 5 --kwh-price 0.12")

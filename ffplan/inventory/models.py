@@ -312,7 +312,7 @@ class TrafficClass(Strict):
 class Catalog(Strict):
     """Price/power overrides; the keys are those of the built-in catalog (see `ffplan report cost --help`)."""
 
-    preset: Literal["paper", "list-price"] | None = None
+    preset: Literal["paper", "list-price", "deepseek-v3"] | None = None  # ffplan.catalog.PRESETS
     currency: Annotated[str, StringConstraints(pattern=r"^[A-Za-z ._-]{1,20}$")] | None = None
     prices: dict[Name, Amount] = {}
     power_w: dict[Name, Amount] = {}

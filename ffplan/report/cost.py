@@ -291,7 +291,7 @@ def _network_price(fabrics: Iterable[Network], pricer: Pricer) -> tuple[float | 
     switch_prices, cable_price = [], 0.0
     for fabric in fabrics:
         switch_prices.append(_times(sum(fabric.switches.values()), pricer.switch_price(fabric.switch_model)))
-        cable_price += sum(lot.count * cables.price(lot.type, lot.length_m) for lot in fabric.cables)
+        cable_price += sum(lot.count * cables.price_of(lot.kind, lot.type, lot.length_m) for lot in fabric.cables)
     return _sum(switch_prices), cable_price
 
 
@@ -360,8 +360,9 @@ def _ratio(numerator: float | None, denominator: float | None) -> float | None:
     return None if numerator is None or not denominator else numerator / denominator
 
 
-def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
-    """The papers' ratios between two designs, for each pair the report has."""
+def _ratios(by_key: dict[str, DesignReport], plan: Plan | None) -> list[Ratio]:
+    """The papers' ratios between two designs, for each pair the report has: the Fire-Flyer paper's for a
+    Fire-Flyer plan, DeepSeek-V3 Table 3's MPFT / FT3 for the mpft design and for a plan of two-layer planes."""
     paper, table_3 = paper_reference(), fabric_reference()["deepseek_v3_table_3"]
     t2, t3 = paper["table_ii"], paper["table_iii"]
     ff, pcie, ft3, mpft = d.FIRE_FLYER, d.PCIE_THREE_LAYER, d.THREE_LAYER, d.MULTI_PLANE
@@ -372,7 +373,10 @@ def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
     def power(field: str) -> Callable[[DesignReport], float | None]:
         return lambda r: getattr(r.power, field)
 
-    rows = [
+    table_3_ratio = (cost("network_per_endpoint"),
+                     table_3["mpft"]["cost_per_endpoint_usd"] / table_3["ft3"]["cost_per_endpoint_usd"],
+                     "DeepSeek-V3 Table 3 cost per endpoint $4.39k / $7.5k")
+    rows = [] if plan is not None and not d.is_fire_flyer(plan) else [
         ("total price", ff, ft3, cost("total"),
          t3["total_price"]["fire_flyer"] / t3["total_price"]["dgx"], "Table III total price 11,600 / 23,000"),
         ("server price", ff, ft3, cost("servers"),
@@ -387,15 +391,15 @@ def _ratios(by_key: dict[str, DesignReport]) -> list[Ratio]:
          t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power 2,500 W / 4,200 W per node"),
         ("power with switches", ff, ft3, power("average_w"),
          t2["power_w"]["fire_flyer"] / t2["power_w"]["dgx"], "Table II power per node (switches not counted)"),
-        ("network per endpoint", mpft, ft3, cost("network_per_endpoint"),
-         table_3["mpft"]["cost_per_endpoint_usd"] / table_3["ft3"]["cost_per_endpoint_usd"],
-         "DeepSeek-V3 Table 3 cost per endpoint $4.39k / $7.5k"),
     ]
+    rows.append(("network per endpoint", mpft, ft3, *table_3_ratio))
+    if plan is not None and d.is_multi_plane(plan):
+        rows.append(("network per endpoint", ff, ft3, *table_3_ratio))
     out = []
     for name, a, b, value, ref, basis in rows:
         if a in by_key and b in by_key and (computed := _ratio(value(by_key[a]), value(by_key[b]))) is not None:
             out.append(Ratio(name=name, numerator=a, denominator=b, computed=computed, paper=ref, paper_basis=basis))
-    if ff in by_key and ft3 in by_key:
+    if ff in by_key and ft3 in by_key and (plan is None or d.is_fire_flyer(plan)):
         if (relative := by_key[ff].relative_performance) is not None:
             out.append(Ratio(name="relative performance", numerator=ff, denominator=ft3,
                              computed=relative, paper=t2["relative_performance"],
@@ -510,16 +514,17 @@ def build_report(
     where: Location | None = None,
     compare: Sequence[str] | None = None,
 ) -> CostReport:
-    """The designs named in `compare` (default: the plan's design, its nodes on a three-layer tree and the
-    reference node's three-layer design; without a plan: the reference node three-layer, rail-optimized and
-    multi-plane) at the plan's GPU count, or at `gpus` (sizing only, with the plan's node models and zone
-    shape). Without a plan, `gpus` is required and the catalog's fabric switch sizes every design.
+    """The designs named in `compare` at the plan's GPU count, or at `gpus` (sizing only, with the plan's node
+    models and layout). Default: the plan's design, its nodes on a three-layer tree and the reference node's
+    three-layer design (the Fire-Flyer paper's Table III); for a plan whose nodes have a NIC per plane or
+    rail, the plan's design and its nodes three-layer, rail-optimized and multi-plane; without a plan, the
+    reference node three-layer, rail-optimized and multi-plane. Without a plan, `gpus` is required and the
+    catalog's fabric switch sizes every design.
 
     A figure the catalog lacks leaves the totals that need it None and is listed in `unpriced` and, located by
     `where` (default: in the plan, named by `input_name`), in `warnings`. Raises ComparisonError for a
     design that needs a plan without one, or does not fit the switch's radix."""
-    compare = tuple(compare or (d.DEFAULT_WITH_PLAN if plan else d.DEFAULT_WITHOUT_PLAN))
-    if plan is None and (needs := [key for key in compare if key in d.FROM_PLAN]):
+    if plan is None and compare and (needs := [key for key in compare if key in d.FROM_PLAN]):
         raise ComparisonError(f"{', '.join(needs)} compare{'s' if len(needs) == 1 else ''} the inventory's own design, "
                               "and no INPUT was given",
                               f"give an inventory or plan as INPUT, or compare {', '.join(d.DESIGNS[2:])}")
@@ -537,6 +542,10 @@ def build_report(
         switch_model = plan.fabric_switch_model
         radix = next(s.ports for s in plan.switch_models if s.name == switch_model)
         shape = d.shape_from_plan(plan) if gpus is None else d.shape_for_gpus(plan, gpus)
+    if not compare:
+        compare = (d.DEFAULT_WITHOUT_PLAN if plan is None else
+                   d.DEFAULT_WITH_MULTI_NIC_PLAN if shape.own_nodes else d.DEFAULT_WITH_PLAN)
+    fire_flyer_plan = plan is not None and d.is_fire_flyer(plan)
     counts = [_counts(key, plan, shape, switch_model, radix, catalog, from_plan=gpus is None) for key in compare]
     ref = catalog.reference
     priced = {c.key: _price(c, pricer) for c in counts}
@@ -547,10 +556,10 @@ def build_report(
     reports = [_design_report(priced[c.key], base, catalog, energy) for c in counts]
     by_key = {r.key: r for r in reports}
     checks: list[PaperCheck] = []
-    if d.FIRE_FLYER in by_key:
+    if d.FIRE_FLYER in by_key and fire_flyer_plan:
         ft3 = by_key.get(d.THREE_LAYER)
         checks += paper_checks(sum(ft3.fabrics[1].switches.values()) if ft3 and len(ft3.fabrics) > 1 else None)
-    if plan is None or {d.RAIL_OPTIMIZED, d.MULTI_PLANE} & by_key.keys():
+    if plan is None or not fire_flyer_plan or {d.RAIL_OPTIMIZED, d.MULTI_PLANE} & by_key.keys():
         checks += fabric_checks(pricer)
     others = ", ".join(r.title for r in reports if r.key != d.FIRE_FLYER)
     fire_flyer = next((c for c in counts if c.key == d.FIRE_FLYER), None)
@@ -559,8 +568,8 @@ def build_report(
         input=input_name or (plan.inventory.file if plan else "command line"), inventory=plan.inventory.name if plan else "",
         basis=shape.basis, gpus=shape.gpus,
         catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
-        designs=reports, ratios=_ratios(by_key), paper_checks=checks,
-        notes=_unpriced_notes(pricer) + _notes(catalog, fire_flyer, by_key, gpus is None, energy) + sorted(set(pricer.notes)),
+        designs=reports, ratios=_ratios(by_key, plan), paper_checks=checks,
+        notes=_unpriced_notes(pricer) + _notes(catalog, shape, fire_flyer, by_key, gpus is None, energy) + sorted(set(pricer.notes)),
         unpriced=[message for _, message, _ in pricer.missing],
         warnings=pricer.warnings(where or _default_location(plan, input_name)) if pricer.missing else [],
         sources=[SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
@@ -574,12 +583,12 @@ def _counts(key: str, plan: Plan | None, shape: d.ClusterShape, switch_model: st
     try:
         if key == d.FIRE_FLYER:
             assert plan is not None, "build_report refuses the designs FROM_PLAN without a plan"
-            return d.fire_flyer_from_plan(plan, shape) if from_plan else d.fire_flyer_sized(plan, shape, catalog)
+            return d.plan_design(plan, shape) if from_plan else d.plan_design_sized(plan, shape, catalog)
         if key == d.PCIE_THREE_LAYER:
             node_cables = None
             if from_plan:
                 assert plan is not None, "build_report refuses the designs FROM_PLAN without a plan"  # same nodes, same leaves: the plan's node cables
-                node_cables = [lot for lot in d.fire_flyer_from_plan(plan, shape).fabrics[0].cables if lot.kind == "node-leaf"]
+                node_cables = [lot for lot in d.plan_design(plan, shape).fabrics[0].cables if lot.kind == "node-leaf"]
             return d.pcie_three_layer(shape, switch_model, radix, catalog, node_cables)
         return d.reference_design(key, shape, switch_model, radix, catalog)
     except SizingError as exc:
@@ -611,11 +620,10 @@ def _unpriced_notes(pricer: Pricer) -> list[str]:
             f"n/a; {pricer.missing[0][2]}."]
 
 
-def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts | None, by_key: dict[str, DesignReport],
-           from_plan: bool, energy: EnergyOptions | None) -> list[str]:
+def _notes(catalog: PriceCatalog, shape: d.ClusterShape, fire_flyer: d.DesignCounts | None,
+           by_key: dict[str, DesignReport], from_plan: bool, energy: EnergyOptions | None) -> list[str]:
     lengths = catalog.sized_lengths
-    ref = catalog.reference
-    ref_name = ref.title
+    _, node = d.comparison_node(shape, catalog)
     pcie_keeps_cables = from_plan and d.PCIE_THREE_LAYER in by_key
     notes = [
         "Servers are the GPU compute nodes; storage and management servers are the same in every design and are "
@@ -630,14 +638,20 @@ def _notes(catalog: PriceCatalog, fire_flyer: d.DesignCounts | None, by_key: dic
         "(DeepSeek-V3 Table 3's cost per endpoint). 'Switch-to-switch links' are the cables between switches, "
         "the links Table 3 counts.",
         "Cost-performance is relative GEMM performance over relative server price per GPU (the paper's Table II); "
-        f"'with network' uses the total price per GPU instead, against the {ref_name} three-layer design.",
+        f"'with network' uses the total price per GPU instead, against the {node.title} three-layer design.",
     ]
     if {d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE} & by_key.keys():
-        notes.append(
-            f"{ref_name}: {ref.compute_nics} compute NICs per node on the compute fabric (three-layer: the Fire-Flyer "
-            "paper's access points); " + ("a storage fabric connects its storage NICs and the plan's storage and "
-                                          "management ports, which the Fire-Flyer paper does not count." if ref.storage_nics
-                                          or from_plan or fire_flyer else "no storage fabric is counted (as Table 3)."))
+        storage = any(len(r.fabrics) > 1 for key, r in by_key.items() if key in d.LAYOUTS)
+        whose = (f"{node.title}: the plan's own compute nodes, their {node.compute_nics} NICs on the compute fabric "
+                 "(one per rail or plane); " if shape.own_nodes else
+                 f"{node.title}: {node.compute_nics} compute NICs per node on the compute fabric (three-layer: the "
+                 "Fire-Flyer paper's access points); ")
+        notes.append(whose + ("a storage fabric connects its storage NICs and the plan's storage and management ports, "
+                              "which the Fire-Flyer paper does not count." if storage
+                              else "no storage fabric is counted (as Table 3)."))
+    if by_kind := catalog.cables.kind_prices():
+        notes.append("Cables priced by kind, whatever their type and length: " + ", ".join(
+            f"{kind} {price:,g}" for kind, price in by_kind.items()) + f" {catalog.currency} each.")
     if d.RAIL_OPTIMIZED in by_key:
         notes.append("Rail-optimized: scalable units of k/2 nodes (32 with 64-port switches, as the DGX SuperPOD); a "
                      "partial unit still gets its rail leaves.")

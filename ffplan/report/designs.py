@@ -1,10 +1,12 @@
 """The comparison designs, counted: switches per layer and cables per kind, type and length.
 
-The Fire-Flyer design is read from a Plan (what the designer built) or, with `--gpus`, sized with the
-plan's node models and zone shape. Everything here reads only the plan. The comparisons are sized with
-`ffplan.design.sizing`: the plan's nodes on one three-layer tree, and the catalog's reference node
-(8 GPUs, 8 compute NICs) with its compute NICs on a three-layer tree, rail-optimized or in planes.
-Designs that are sized rather than placed get the catalog's assumed cable lengths.
+The plan's own design is read from a Plan (what the designer built: zones or planes, two or three layers)
+or, with `--gpus`, sized with the plan's node models and layout. Everything here reads only the plan. The
+comparisons are sized with `ffplan.design.sizing`: the plan's nodes on one three-layer tree, and 8-NIC
+nodes on a three-layer tree, rail-optimized or in planes: the catalog's reference node (DGX-A100 against
+Fire-Flyer's one-NIC PCIe nodes, as the paper compares them), or the plan's own nodes when they have a NIC
+per plane or rail (HGX-class nodes: then the designs differ only in their fabric). Designs that are sized
+rather than placed get the catalog's assumed cable lengths.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ffplan.catalog import CableType, PriceCatalog
+from ffplan.catalog import CableKind, CableType, PriceCatalog, ReferenceNode
 from ffplan.design.sizing import size_three_layer, size_two_layer
-from ffplan.report.model import Basis, CableKind, CableLot, Network
+from ffplan.report.model import Basis, CableLot, Network
 
 if TYPE_CHECKING:  # the plan model loads numpy; the CLI imports this module for the design names
     from ffplan.plan.model import Plan
@@ -26,7 +28,9 @@ THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE = "ft3", "rail-optimized", "mpft"  # th
 DESIGNS = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
 FROM_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER)
 DEFAULT_WITH_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER)  # the Fire-Flyer paper's Table III
+DEFAULT_WITH_MULTI_NIC_PLAN = (FIRE_FLYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)  # nodes with a NIC per plane or rail
 DEFAULT_WITHOUT_PLAN = (THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
+LAYER_WORDS = {2: "two-layer", 3: "three-layer"}
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ class DesignCounts:
 
 @dataclass(frozen=True)
 class ClusterShape:
-    """What the three designs share: GPUs, compute nodes, and the NIC ports of storage and management."""
+    """What the designs share: GPUs, compute nodes, and the NIC ports of storage and management."""
 
     gpus: int
     compute_nodes: dict[str, int]
@@ -53,6 +57,9 @@ class ClusterShape:
     storage_ports: int  # all storage NIC ports (dual-homed storage: both)
     management_ports: int
     basis: Basis
+    node_model: str  # the main compute node model
+    nics_per_node: int  # its NIC ports
+    own_nodes: bool  # the 8-NIC comparisons are built of these nodes, not of the catalog's reference node
 
     @property
     def access_points(self) -> int:
@@ -76,31 +83,38 @@ def shape_from_plan(plan: Plan) -> ClusterShape:
         ports[node.role] += len(node.ports)
     gpus = sum(count * gpus_of(plan, model) for model, count in compute.items())
     per_node = max((gpus_of(plan, m) for m in compute), default=0)
+    model, nics = _main_compute_model(plan)
     return ClusterShape(gpus, dict(sorted(compute.items())), per_node, ports["compute"], ports["storage"],
-                        ports["management"], "plan")
+                        ports["management"], "plan", model, nics, nics > 1)
+
+
+def _main_compute_model(plan: Plan) -> tuple[str, int]:
+    """The compute node model most nodes have, and its NIC ports."""
+    compute_nodes = [n for n in plan.nodes if n.role == "compute"]
+    model = Counter(n.model for n in compute_nodes).most_common(1)[0][0]
+    return model, next(len(n.ports) for n in compute_nodes if n.model == model)
 
 
 def shape_for_gpus(plan: Plan, gpus: int) -> ClusterShape:
     """The plan's node models at another GPU count: its main compute model, as many nodes as the GPUs
     need; storage and management NIC ports as in the plan."""
-    compute_nodes = [n for n in plan.nodes if n.role == "compute"]
-    model = Counter(n.model for n in compute_nodes).most_common(1)[0][0]
+    model, nic_ports = _main_compute_model(plan)
     per_node = gpus_of(plan, model)
     nodes = math.ceil(gpus / per_node)
-    nic_ports = next(len(n.ports) for n in compute_nodes if n.model == model)
 
     def ports(role: str) -> int:
         return sum(len(n.ports) for n in plan.nodes if n.role == role)
 
     return ClusterShape(gpus, {model: nodes}, per_node, nodes * nic_ports, ports("storage"),
-                        ports("management"), "sizing")
+                        ports("management"), "sizing", model, nic_ports, nic_ports > 1)
 
 
 def shape_of_reference(catalog: PriceCatalog, gpus: int) -> ClusterShape:
     """No plan: the catalog's reference node for `gpus`, no storage or management ports."""
     ref = catalog.reference
     nodes = math.ceil(gpus / ref.gpus)
-    return ClusterShape(gpus, {catalog.reference_node: nodes}, ref.gpus, nodes * ref.compute_nics, 0, 0, "sizing")
+    return ClusterShape(gpus, {catalog.reference_node: nodes}, ref.gpus, nodes * ref.compute_nics, 0, 0, "sizing",
+                        catalog.reference_node, ref.compute_nics, False)
 
 
 def _lot(kind: CableKind, count: int, length_m: float, catalog: PriceCatalog) -> CableLot:
@@ -116,23 +130,79 @@ def _merge(lots: list[CableLot]) -> list[CableLot]:
             for (k, t, m), n in sorted(counts.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])) if n]
 
 
-def fire_flyer_from_plan(plan: Plan, shape: ClusterShape) -> DesignCounts:
+def is_fire_flyer(plan: Plan) -> bool:
+    """Fire-Flyer 2's shape: two-layer zones of one subnet, one NIC port per compute node."""
+    return (plan.layout == "zones" and all(z.layers == 2 for z in plan.zones)
+            and all(len(n.ports) == 1 for n in plan.nodes if n.role == "compute"))
+
+
+def is_multi_plane(plan: Plan) -> bool:
+    """DeepSeek-V3's MPFT shape: planes of two-layer trees."""
+    return plan.layout == "planes" and all(z.layers == 2 for z in plan.zones)
+
+
+def layout_name(plan: Plan) -> str:
+    """"8 two-layer planes of 2,048 ports", "1 three-layer zone, 4 pods": what the plan's trees are."""
+    trees = plan.zones
+    word = "plane" if plan.layout == "planes" else "zone"
+    layers = " and ".join(LAYER_WORDS[n] for n in sorted({z.layers for z in trees}))
+    name = f"{len(trees)} {layers} {word}{'' if len(trees) == 1 else 's'}"
+    pods = sorted({z.pods for z in trees if z.layers == 3})
+    ports = {z.endpoint_ports for z in trees}
+    if pods:
+        return name + f", {'/'.join(map(str, pods))} pods" + (" each" if len(trees) > 1 else "")
+    return name + (f" of {ports.pop():,} ports" if len(ports) == 1 else "")
+
+
+def _plan_title(plan: Plan, fabric: Network, sized: bool) -> str:
+    if is_fire_flyer(plan):
+        return "Fire-Flyer (sized)" if sized else "Fire-Flyer (this plan)"
+    return f"this plan{' (sized)' if sized else ''}: {fabric.name}"
+
+
+def _plan_description(plan: Plan, shape: ClusterShape, fabric: Network, sized: bool) -> str:
+    subnets = ("a subnet each, NIC i of a node in plane i" if plan.layout == "planes"
+               else "one subnet" + (", dual-homed storage" if shape.storage_ports else ""))
+    nics = f"{shape.nics_per_node} NIC port{'' if shape.nics_per_node == 1 else 's'} per compute node"
+    basis = "sized for the GPUs, not placed" if sized else "counted from the plan"
+    return f"{fabric.name} ({subnets}), {nics}, {plan.placement} placement; {basis}"
+
+
+def plan_design(plan: Plan, shape: ClusterShape) -> DesignCounts:
+    """The plan's own design as built: switches by tier, every cable with its kind, type and length."""
     model = plan.fabric_switch_model
     radix = next(s.ports for s in plan.switch_models if s.name == model)
     tiers = Counter(s.tier for s in plan.switches)
     lots = _merge([CableLot(kind=c.kind, type=c.type, length_m=c.length_m, count=1) for c in plan.cables])
-    fabric = Network(name=f"{len(plan.zones)} two-layer zones", topology="two-layer", basis="plan",
-                    access_points=shape.access_points, switch_model=model, radix=radix,
-                    switches={"leaf": tiers["leaf"], "spine": tiers["spine"], "core": 0}, cables=lots)
-    return DesignCounts(FIRE_FLYER, "Fire-Flyer (this plan)",
-                        "two-layer fat-tree zones, one NIC per node, dual-homed storage (from the plan)",
+    layers = max(z.layers for z in plan.zones)
+    fabric = Network(name=layout_name(plan), topology=LAYER_WORDS[layers], basis="plan",
+                     access_points=shape.access_points, switch_model=model, radix=radix,
+                     switches={layer: tiers[layer] for layer in ("leaf", "spine", "core")}, cables=lots)
+    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=False), _plan_description(plan, shape, fabric, sized=False),
                         "plan", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
 
 
-def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
-    """Zones of the plan's shape, as many as the ports need (sizing only, no placement)."""
+def plan_design_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
+    """The plan's layout at `shape`'s GPUs (sizing only, no placement): as many planes as it has, each sized
+    for its share of the ports; one three-layer tree; or zones of its shape, as many as the ports need."""
     model = plan.fabric_switch_model
     radix = next(s.ports for s in plan.switch_models if s.name == model)
+    if plan.layout == "planes":
+        planes = len(plan.zones)
+        fabric = multi_plane(model, radix, planes, math.ceil(shape.access_points / planes), catalog)
+        notes: tuple[str, ...] = ()
+    elif plan.zones[0].layers == 3:
+        fabric = tree("one three-layer tree", model, radix, shape.access_points, catalog, three_layers=True)
+        notes = ()
+    else:
+        fabric, notes = _zones_sized(plan, shape, model, radix, catalog)
+    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=True), _plan_description(plan, shape, fabric, sized=True),
+                        "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric], notes)
+
+
+def _zones_sized(plan: Plan, shape: ClusterShape, model: str, radix: int,
+                 catalog: PriceCatalog) -> tuple[Network, tuple[str, ...]]:
+    """Two-layer zones of the plan's shape, as many as the ports (NICs and inter-zone link ends) need."""
     zone = plan.zones[0]  # every zone of a plan has the same shape
     planned = len(plan.zones)
     inter_zone = sum(1 for c in plan.cables if c.kind == "inter-zone")
@@ -140,7 +210,7 @@ def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> 
     zones = max(planned, math.ceil(ports / zone.endpoint_ports))
     notes: tuple[str, ...] = ()
     if zones > planned:
-        notes = (f"Fire-Flyer: {ports:,} ports (NICs and inter-zone link ends) exceed the plan's "
+        notes = (f"This plan's layout: {ports:,} ports (NICs and inter-zone link ends) exceed the plan's "
                  f"{planned} zones of {zone.endpoint_ports:,}, so the sized design has {zones} zones.",)
     lengths = catalog.sized_lengths
     lots = [
@@ -148,12 +218,10 @@ def fire_flyer_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> 
         _lot("leaf-spine", zones * zone.leaves * zone.up_ports, lengths.leaf_spine_m.value, catalog),
         _lot("inter-zone", inter_zone, lengths.leaf_spine_m.value, catalog),
     ]
-    fabric = Network(name=f"{zones} two-layer zones", topology="two-layer", basis="sizing",
-                    access_points=shape.access_points, switch_model=model, radix=radix,
-                    switches={"leaf": zones * zone.leaves, "spine": zones * zone.spines, "core": 0}, cables=_merge(lots))
-    return DesignCounts(FIRE_FLYER, "Fire-Flyer (sized)",
-                        f"{zones} two-layer zones of {zone.endpoint_ports} ports, one NIC per node (sized, not placed)",
-                        "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric], notes)
+    fabric = Network(name=f"{zones} two-layer zones of {zone.endpoint_ports:,} ports", topology="two-layer",
+                     basis="sizing", access_points=shape.access_points, switch_model=model, radix=radix,
+                     switches={"leaf": zones * zone.leaves, "spine": zones * zone.spines, "core": 0}, cables=_merge(lots))
+    return fabric, notes
 
 
 def tree(name: str, switch_model: str, radix: int, access_points: int, catalog: PriceCatalog,
@@ -185,8 +253,9 @@ def pcie_three_layer(shape: ClusterShape, switch_model: str, radix: int, catalog
     """The same nodes and NIC ports on one three-layer tree. With a plan, the node cables are the plan's:
     same nodes, same leaf positions; only the layers above the leaves change."""
     fabric = tree("three-layer tree", switch_model, radix, shape.access_points, catalog, node_leaf, three_layers=True)
-    return DesignCounts(PCIE_THREE_LAYER, "PCIe three-layer",
-                        "the same PCIe nodes and NIC ports on one three-layer fat-tree",
+    own = shape.own_nodes  # HGX-class nodes are not the paper's PCIe nodes
+    return DesignCounts(PCIE_THREE_LAYER, "same nodes, three-layer" if own else "PCIe three-layer",
+                        f"the same {'' if own else 'PCIe '}nodes and NIC ports on one three-layer fat-tree",
                         "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
 
 
@@ -219,12 +288,23 @@ LAYOUTS = {  # layout -> (title, description)
 }
 
 
+def comparison_node(shape: ClusterShape, catalog: PriceCatalog) -> tuple[str, ReferenceNode]:
+    """The nodes the 8-NIC designs are built of: the plan's own when they have a NIC per plane or rail
+    (all their NICs on the compute fabric), else the catalog's reference node."""
+    if not shape.own_nodes:
+        return catalog.reference_node, catalog.reference
+    entry = catalog.nodes.get(shape.node_model)
+    title = entry.title if entry and entry.title else shape.node_model
+    return shape.node_model, ReferenceNode(title, shape.gpus_per_node, shape.nics_per_node, 0)
+
+
 def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix: int,
                      catalog: PriceCatalog) -> DesignCounts:
-    """The catalog's reference node (DGX-A100, HGX-H800) for the same GPUs, its compute NICs in `layout`,
-    and a storage fabric for its storage NICs plus the shape's storage and management ports (the
-    Fire-Flyer fabric carries storage in-band, so the other cluster must carry it somewhere too)."""
-    ref = catalog.reference
+    """The comparison node (`comparison_node`: DGX-A100, HGX-H800, or the plan's own) for the same GPUs,
+    its compute NICs in `layout`, and a storage fabric for its storage NICs plus the shape's storage and
+    management ports (the Fire-Flyer fabric carries storage in-band, so the other cluster must carry it
+    somewhere too)."""
+    model, ref = comparison_node(shape, catalog)
     nodes = math.ceil(shape.gpus / ref.gpus)
     compute_ports = nodes * ref.compute_nics
     if layout == THREE_LAYER:
@@ -240,7 +320,7 @@ def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix:
     title, description = LAYOUTS[layout]
     return DesignCounts(
         layout, f"{ref.title} {title}",
-        f"{ref.gpus} GPUs, {ref.compute_nics} compute + {ref.storage_nics} storage NICs per node; {description}"
-        + ("; separate storage fabric" if storage_points else ""),
-        "sizing", nodes * ref.gpus, {catalog.reference_node: nodes}, ref.gpus, fabrics,
+        ("the plan's nodes, " if shape.own_nodes else "") + f"{ref.gpus} GPUs, {ref.compute_nics} compute + "
+        f"{ref.storage_nics} storage NICs per node; {description}" + ("; separate storage fabric" if storage_points else ""),
+        "sizing", nodes * ref.gpus, {model: nodes}, ref.gpus, fabrics,
     )

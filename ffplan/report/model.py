@@ -6,11 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ffplan.catalog import CableType
+from ffplan.catalog import CableKind, CableType
 from ffplan.diagnostics import Diagnostic
 
 Basis = Literal["plan", "sizing"]
-CableKind = Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"]
 LAYERS = ("leaf", "spine", "core")
 
 

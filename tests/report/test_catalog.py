@@ -2,6 +2,7 @@
 
 import csv
 import io
+from typing import get_args
 
 import pytest
 from pydantic import ValidationError
@@ -179,3 +180,9 @@ def test_a_lint_clean_inventory_reports_its_unpriced_switch_as_such(root):
     assert report.unpriced == ["no price for 'LAB8' in catalog 'paper'"]
     assert "Unpriced: no price for 'LAB8'" in render(report, "markdown") and render(report, "html").count("<svg") == 2
     assert all(r.name not in ("total price", "network price") for r in report.ratios)
+
+
+def test_an_inventory_names_every_preset():
+    """The inventory's `catalog.preset` takes what `--preset` takes."""
+    presets, none = get_args(CatalogOverride.model_fields["preset"].annotation)  # Literal[...] | None
+    assert get_args(presets) == PRESETS and none is type(None)
