@@ -40,6 +40,17 @@ def split_ports(radix: int, oversubscription: float) -> tuple[int, int]:
     return down, radix - down
 
 
+def leaf_ports(radix: int, oversubscription: float) -> tuple[int, int]:
+    """split_ports, refusing a leaf left without a down or an up port."""
+    down, up = split_ports(radix, oversubscription)
+    if down < 1 or up < 1:
+        raise SizingError(
+            f"a {radix}-port leaf at {oversubscription}:1 leaves {down} down and {up} up ports",
+            "use a lower oversubscription ratio or a switch with more ports",
+        )
+    return down, up
+
+
 @dataclass(frozen=True)
 class TwoLayerSize:
     radix: int
@@ -73,12 +84,7 @@ def size_two_layer(radix: int, oversubscription: float = 1.0, endpoint_ports: in
     divisor of the leaf up-ports whose ports take every uplink, so each leaf has the same number of
     parallel cables to every spine (what balanced static routing needs).
     """
-    down, up = split_ports(radix, oversubscription)
-    if down < 1 or up < 1:
-        raise SizingError(
-            f"a {radix}-port leaf at {oversubscription}:1 leaves {down} down and {up} up ports",
-            "use a lower oversubscription ratio or a switch with more ports",
-        )
+    down, up = leaf_ports(radix, oversubscription)
     max_ports = radix * down
     wanted = max_ports if endpoint_ports is None else endpoint_ports
     leaves = max(1, math.ceil(wanted / down))
@@ -153,14 +159,9 @@ def size_three_layer_tree(radix: int, oversubscription: float = 1.0, endpoint_po
     core group takes the same spine position of every pod; its cores are the fewest that divide the spines'
     uplinks evenly and have ports for every pod.
     """
-    down, up = split_ports(radix, oversubscription)
+    down, up = leaf_ports(radix, oversubscription)
     spine_down = radix // 2
     spine_up = radix - spine_down
-    if down < 1 or up < 1:
-        raise SizingError(
-            f"a {radix}-port leaf at {oversubscription}:1 leaves {down} down and {up} up ports",
-            "use a lower oversubscription ratio or a switch with more ports",
-        )
     max_ports = radix * spine_down * down
     wanted = max_ports if endpoint_ports is None else endpoint_ports
     leaves = max(1, math.ceil(wanted / down))
