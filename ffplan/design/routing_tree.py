@@ -17,9 +17,10 @@ docs/routing.md section 5 has the long form. Every table is one row of a (switch
 * **Failures** never use a failed cable or switch. A (leaf, destination) pair whose uplink cannot reach the
   destination any more, and a (spine, destination) pair whose core slot cannot, is *displaced* and placed on the
   valid uplink that carries the fewest all-to-all flows after the move (a destination's pairs one after another);
-  every other pair keeps its route. Entries no up*/down* path serves (a switch's own route when its spine lost the
-  cable to the destination's leaf) grow the destination's in-tree from the switches that reach it, shortest first;
-  the deadlock proof decides whether they stay (ffplan.design.routing drops them when they close a cycle).
+  every other pair keeps its route. Entries whose route no longer arrives (a switch's own route when its spine lost
+  the cable to the destination's leaf, switch LIDs) grow the destination's in-tree from the switches that reach it,
+  shortest first, turning down then up only in the transit pod; where that finds no way, anywhere (those the
+  deadlock proof drops when they close a cycle, see TreeRouter.proven_tables).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class TreeRouter:
         self.spine_at = np.full((len(t.zones), pods, max(positions, 1)), NO, dtype=np.int64)
         for s in self.spine_ids.tolist():
             self.spine_at[self.zone[s], self.pod[s], self.position[s]] = s
-        # destinations: CA and leaf LIDs (routed by slots), spine and core LIDs (shortest next hop)
+        # destinations routed by slots: CA and leaf LIDs (spine and core LIDs: _Case._switch_lids)
         cas = sorted(t.ca_by_lid.items())
         lids = [lid for lid, _ in cas] + [t.lid[s] for s in t.lid if t.tier[s] == "leaf"]
         leaf_of = [sid[ca.leaf] for _, ca in cas] + [sid[s] for s in t.lid if t.tier[s] == "leaf"]
