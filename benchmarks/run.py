@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -53,20 +54,29 @@ def measure(cmd: list[str], repeat: int) -> tuple[float, float, float, int]:
     return min(cpus), min(walls), peak, code
 
 
-def stages(inventory: Path, work: Path) -> list[tuple[str, list[str]]]:
+def stages(inventory: Path, work: Path) -> list[tuple[str, list[str] | Callable[[], list[str]]]]:
     plan_dir = work / f"{inventory.stem}-plan"
+    out = work / f"{inventory.stem}-out"
     return [
         ("lint", FFPLAN + ["lint", str(inventory)]),
         ("design", FFPLAN + ["design", str(inventory), "-o", str(plan_dir), "-q", "--force"]),
-        ("render", FFPLAN + ["render", str(plan_dir / "plan.yaml"), "-o", str(work / f"{inventory.stem}-out"), "--force"]),
+        ("render", FFPLAN + ["render", str(plan_dir / "plan.yaml"), "-o", str(out), "--force"]),
         ("analyze", FFPLAN + ["analyze", str(plan_dir / "plan.yaml"), "--pattern", "all-to-all", "--format", "json"]),
-        # the rendered topology.net is what ibnetdiscover prints for the fabric as planned: a full audit, exit 0
-        ("audit", FFPLAN + ["audit", str(plan_dir / "plan.yaml"), str(work / f"{inventory.stem}-out" / "opensm" / "topology.net")]),
+        # the rendered topology.net is what ibnetdiscover prints for the fabric (of the first plane) as planned: a
+        # full audit, exit 0
+        ("audit", lambda: FFPLAN + ["audit", str(plan_dir / "plan.yaml"), *discovered(out)]),
         # live re-route from a discovered fabric (the rendered topology: discovery match, routing, walks, write)
-        ("reroute", FFPLAN + ["reroute", str(plan_dir / "plan.yaml"), "--fabric",
-                              str(work / f"{inventory.stem}-out" / "opensm" / "topology.net"), "-o",
-                              str(work / f"{inventory.stem}.lfts")]),
+        ("reroute", lambda: FFPLAN + ["reroute", str(plan_dir / "plan.yaml"), "--fabric", *discovered(out), "-o",
+                                      str(work / f"{inventory.stem}.lfts")]),
     ]
+
+
+def discovered(out: Path) -> list[str]:
+    """The rendered topology.net, with `--plane` when the plan has several subnets (opensm/<plane>/ each)."""
+    if (out / "opensm" / "topology.net").exists():
+        return [str(out / "opensm" / "topology.net")]
+    plane = sorted(p.name for p in (out / "opensm").iterdir() if p.is_dir())[0] if (out / "opensm").is_dir() else "?"
+    return [str(out / "opensm" / plane / "topology.net"), "--plane", plane]
 
 
 def available(command: str) -> bool:
@@ -133,7 +143,7 @@ def main() -> None:
                 if not available(stage):
                     print(f"{inventory.stem:<24} {stage:<8} {'(not available)':>17}")
                     continue
-                cpu, wall, peak, code = measure(cmd, args.repeat)
+                cpu, wall, peak, code = measure(cmd() if callable(cmd) else cmd, args.repeat)
                 rows.setdefault(inventory.stem, {})[stage] = (cpu, peak)
                 print(f"{inventory.stem:<24} {stage:<8} {cpu:>8.2f} {wall:>8.2f} {peak:>9.1f}  {code}", flush=True)
                 if stage == "design":
