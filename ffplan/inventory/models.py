@@ -157,6 +157,18 @@ class NodeModel(Strict):
     devices: list[Device] = []
     nvlink_pairs: list[tuple[DeviceName, DeviceName]] = []
 
+    def pcie_switch_loops(self) -> list[list[str]]:
+        """Each loop of PCIe switches whose upstream chain comes back to itself, once, from its first-listed member."""
+        upstream = {sw.name: sw.upstream for sw in self.pcie_switches}
+        loops: list[list[str]] = []
+        for sw in self.pcie_switches:
+            chain = [sw.name]
+            while upstream.get(chain[-1]) in upstream and upstream[chain[-1]] not in chain:
+                chain.append(upstream[chain[-1]])
+            if upstream.get(chain[-1]) == sw.name and not any(sw.name in loop for loop in loops):
+                loops.append(chain)
+        return loops
+
 
 class Models(Strict):
     switches: dict[Name, SwitchModel] = {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterator
 
-from ffplan.design.hosts import switch_loops
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory.models import NodeModel
 from ffplan.lint.context import LintContext
@@ -323,7 +322,7 @@ def pcie_switch_loop(ctx: LintContext) -> Iterator[Finding]:
     """
     for name, node, base in _node_models(ctx):
         index = {sw.name: i for i, sw in reversed(list(enumerate(node.pcie_switches)))}
-        for loop in switch_loops(node):
+        for loop in node.pcie_switch_loops():
             yield Finding(base + ("pcie_switches", index[loop[0]], "upstream"),
                           f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' hang under each other and reach no root port",
                           "set the upstream of the top switch to its root port (lspci -tv shows the tree)")
