@@ -1,0 +1,188 @@
+"""verify's table checks on arrays, for subnets where the hop-by-hop walk (walk.py) and the entry-by-entry
+comparison (expect.compare_tables) are too slow or too large: installed LFTs == plan, every CA pair reachable and
+every switch LID reachable, computed per destination LID over all switches at once (the tables towards one LID
+form an in-tree, as analyze walks them). A 16,384-endpoint subnet has 22 M entries and 268 M CA pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ffplan.render.opensm import Subnet
+from ffplan.verify import parse as P
+from ffplan.verify.expect import fabric_topo, lid_name
+
+_HEADER = re.compile(P._FT_HEADER.pattern, re.M)
+_ENTRY = re.compile(r"^0x([0-9a-fA-F]+)\s+(\d+)", re.M)
+PORTS = 256  # an LFT entry is one byte: 255 is "unrouted"
+LID_BLOCK = 512  # destination LIDs walked together (switches x LID_BLOCK cells per array)
+
+
+def installed_array(dump_fts: str, guids: list[str], width: int, unrouted: int) -> tuple[np.ndarray, int]:
+    """`dump_fts -n` output as a (switches x width) array in `guids` order, `unrouted` where no entry is listed;
+    and the number of entries read."""
+    row = {g: i for i, g in enumerate(guids)}
+    out = np.full((len(guids), width), unrouted, dtype=np.uint8)
+    heads = list(_HEADER.finditer(dump_fts))
+    entries = 0
+    for k, m in enumerate(heads):
+        block = dump_fts[m.end():heads[k + 1].start() if k + 1 < len(heads) else len(dump_fts)]
+        pairs = _ENTRY.findall(block)
+        if not pairs or P.guid(m.group(1)) not in row:
+            continue
+        lids = np.array([int(lid, 16) for lid, _ in pairs], dtype=np.int64)
+        ports = np.array([int(port) for _, port in pairs], dtype=np.int64)
+        keep = lids < width
+        out[row[P.guid(m.group(1))], lids[keep]] = ports[keep]
+        entries += len(pairs)
+    return out, entries
+
+
+def planned_array(fab: Subnet, width: int) -> np.ndarray:
+    routing = fab.plan.routing
+    assert routing is not None
+    lfts = {lft.switch: lft.ports for lft in routing.lfts}
+    out = np.full((len(fab.switches), width), routing.unrouted_port, dtype=np.uint8)
+    for i, s in enumerate(fab.switches):
+        table = lfts.get(s.name)
+        if table is not None:
+            n = min(width, len(table))
+            out[i, :n] = table[:n]
+    return out
+
+
+@dataclass
+class Reach:
+    pairs: int
+    reachable: int
+    hops: dict[int, int]  # switches traversed -> pairs (CA pairs only)
+    failures: list[str]
+
+    @property
+    def broken(self) -> int:
+        return self.pairs - self.reachable
+
+
+class ArrayWalk:
+    """The discovered topology as arrays: per switch and port the peer switch (index) or the peer CA port's LID."""
+
+    def __init__(self, topo: P.DiscoveredFabric, guids: list[str]):
+        self.guids = guids
+        index = {g: i for i, g in enumerate(guids)}
+        n = len(guids)
+        self.peer_switch = np.full((n, PORTS), -1, dtype=np.int64)
+        self.peer_ca_lid = np.full((n, PORTS), -1, dtype=np.int64)
+        self.sources = np.zeros(n, dtype=np.int64)  # CA ports cabled to each switch
+        self.leaf_of_ca_lid: dict[int, int] = {}
+        for end, other in topo.neighbours().items():
+            if end[0] not in index:
+                continue
+            i, port = index[end[0]], end[1]
+            if other[0] in index:
+                self.peer_switch[i, port] = index[other[0]]
+            elif topo.kind.get(other[0]) == "Ca" and other in topo.port_lid:
+                self.peer_ca_lid[i, port] = topo.port_lid[other]
+                self.sources[i] += 1
+                self.leaf_of_ca_lid[topo.port_lid[other]] = i
+        self.switch_lid = np.array([topo.port_lid.get((g, 0), -1) for g in guids], dtype=np.int64)
+
+    def resolve(self, lft: np.ndarray, lids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For packets to each of `lids` entering each switch: (reached, switches traversed, switch where the walk
+        ended) as (switches x len(lids)) arrays. Loops end unreached after as many hops as there are switches."""
+        n = lft.shape[0]
+        cur = np.repeat(np.arange(n, dtype=np.int64)[:, None], len(lids), axis=1)
+        col = np.broadcast_to(lids[None, :], cur.shape)
+        reached = np.zeros(cur.shape, dtype=bool)
+        done = np.zeros(cur.shape, dtype=bool)
+        hops = np.ones(cur.shape, dtype=np.int64)
+        for _ in range(n):
+            active = ~done
+            if not active.any():
+                break
+            c, dl = cur[active], col[active]
+            port = lft[c, dl].astype(np.int64)
+            nxt = self.peer_switch[c, port]
+            own = (port == 0) & (self.switch_lid[c] == dl)
+            to_ca = (port != 0) & (nxt < 0)
+            ok = own | (to_ca & (self.peer_ca_lid[c, port] == dl))
+            stop = ok | (port == 0) | to_ca
+            reached[active] = ok
+            done[active] = stop
+            moving = ~stop
+            idx = np.flatnonzero(active)[moving]
+            cur.flat[idx] = nxt[moving]
+            hops.flat[idx] += 1
+        return reached, hops, cur
+
+
+def _reach(walker: ArrayWalk, lft: np.ndarray, dests: list[int], sources_of: Callable[[int], np.ndarray],
+           fab: Subnet, names: list[str], max_failures: int = 8) -> Reach:
+    """Pairs (source, destination LID) for every LID of `dests`, `sources_of(lid)` sources at each switch."""
+    res = Reach(0, 0, {}, [])
+    hops_count = np.zeros(len(walker.guids) + 2, dtype=np.int64)  # a walk traverses at most every switch once
+    for a in range(0, len(dests), LID_BLOCK):
+        lids = np.array(dests[a:a + LID_BLOCK], dtype=np.int64)
+        reached, hops, end = walker.resolve(lft, lids)
+        for j, lid in enumerate(lids.tolist()):
+            n_src = sources_of(lid)
+            ok = reached[:, j]
+            res.pairs += int(n_src.sum())
+            res.reachable += int(n_src[ok].sum())
+            hops_count += np.bincount(hops[ok, j], weights=n_src[ok], minlength=len(hops_count)).astype(np.int64)
+            for i in np.flatnonzero(~ok & (n_src > 0))[: max_failures - len(res.failures)].tolist():
+                res.failures.append(f"{names[i]} -> {lid_name(fab, lid)}: dropped at {names[int(end[i, j])]}")
+    res.hops = {h: int(c) for h, c in enumerate(hops_count.tolist()) if c}
+    return res
+
+
+def table_checks(fab: Subnet, topo: P.DiscoveredFabric, dump_fts: str,
+                 max_items: int = 12) -> list[tuple[str, bool, str]]:
+    """(check, passed, detail) for a booted (sub-)fabric: its discovered topology and `dump_fts -n` output."""
+    routing = fab.plan.routing
+    assert routing is not None
+    guids = [s.node_guid for s in fab.switches]
+    names = [s.name for s in fab.switches]
+    width = max(fab.lid_owner) + 1
+    installed, entries = installed_array(dump_fts, guids, width, routing.unrouted_port)
+    planned = planned_array(fab, width)
+    valid = np.array(sorted(fab.lid_owner), dtype=np.int64)
+    differ = installed[:, valid] != planned[:, valid]
+    rows, cols = np.nonzero(differ)
+    items = [f"{names[i]} {lid_name(fab, int(valid[j]))}: plan port {planned[i, valid[j]]}, installed port "
+             f"{installed[i, valid[j]]}" for i, j in zip(rows[:max_items].tolist(), cols[:max_items].tolist())]
+    out = [("LFTs installed == plan", not len(rows),
+            f"{entries} entries on {len(guids)} switches; {len(rows)} differences" + (f" ({'; '.join(items)})" if items else ""))]
+    planned_topo = fabric_topo(fab)
+    missing, extra = planned_topo.links - topo.links, topo.links - planned_topo.links
+    out.append(("cabling", not missing and not extra,
+                f"{len(topo.links)} links discovered, {len(planned_topo.links)} planned; {len(missing)} missing, "
+                f"{len(extra)} unexpected"))
+    walker = ArrayWalk(topo, guids)
+    ca_lids = sorted(walker.leaf_of_ca_lid)
+
+    def ca_sources(lid: int) -> np.ndarray:
+        n = walker.sources.copy()
+        n[walker.leaf_of_ca_lid[lid]] -= 1
+        return n
+
+    ca = _reach(walker, installed, ca_lids, ca_sources, fab, names)
+    hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(ca.hops.items()))
+    out.append(("every CA pair reachable", ca.broken == 0,
+                f"{ca.reachable}/{ca.pairs} pairs by walking the installed tables per destination ({hops})"
+                + (f"; {'; '.join(ca.failures)}" if ca.failures else "")))
+    switch_of_lid = {int(lid): i for i, lid in enumerate(walker.switch_lid.tolist()) if lid >= 0}
+
+    def switch_sources(lid: int) -> np.ndarray:
+        n = walker.sources + 1
+        n[switch_of_lid[lid]] -= 1
+        return n
+
+    sw = _reach(walker, installed, sorted(switch_of_lid), switch_sources, fab, names)
+    out.append(("every switch LID reachable", sw.broken == 0,
+                f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port"
+                + (f"; {'; '.join(sw.failures)}" if sw.failures else "")))
+    return out
