@@ -7,8 +7,9 @@ import pytest
 
 from ffplan.render import opensm as R
 from ffplan.verify.arrays import table_checks
+from ffplan.verify.checks import check_reachability
 from ffplan.verify.expect import compare_tables, fabric_topo, planned_tables
-from ffplan.verify.walk import walk, walk_switch_lids
+from ffplan.verify.report import Report
 
 
 def dump_fts(tables: dict[str, dict[int, int]]) -> str:
@@ -21,23 +22,15 @@ def dump_fts(tables: dict[str, dict[int, int]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def expected(fab, topo, tables) -> dict[str, tuple[bool, str]]:
-    """The checks as the walk and compare_tables compute them."""
+def walked(fab, topo, tables) -> dict[str, tuple[bool, str]]:
+    """The checks as the hop-by-hop walk and compare_tables compute them."""
     diffs, _ = compare_tables(fab, planned_tables(fab), tables, "installed")
-    ca, sw = walk(topo, tables, count_loads=False), walk_switch_lids(topo, tables)
-    hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(ca.hops.items()))
-    return {"LFTs installed == plan": (diffs == 0, f"{sum(len(t) for t in tables.values())} entries on "
-                                       f"{len(tables)} switches; {diffs} differences"),
-            "every CA pair reachable": (ca.broken == 0, f"{ca.reachable}/{ca.pairs} pairs by walking the installed "
-                                        f"tables per destination ({hops})"),
-            "every switch LID reachable": (sw.broken == 0, f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs "
-                                           "from every other switch and every CA port")}
-
-
-def arrays(fab, topo, tables) -> dict[str, tuple[bool, str]]:
-    # the first part of each detail: the failures listed after it name switches, checked separately
-    return {name: (ok, detail.split(" (")[0] if name == "LFTs installed == plan" else detail.split("; ")[0])
-            for name, ok, detail in table_checks(fab, topo, dump_fts(tables))}
+    report = Report(target="", source="", view="", engine="file", excluded=[])
+    check_reachability(report, fab, topo, tables, "installed tables")
+    out = {c.name: (c.status == "pass", c.detail) for c in report.checks}
+    out["LFTs installed == plan"] = (diffs == 0, f"{sum(len(t) for t in tables.values())} entries on {len(tables)} "
+                                     f"switches; {diffs} differences")
+    return out
 
 
 @pytest.mark.parametrize("case", ["intact", "missing entry", "wrong port", "loop"])
@@ -57,12 +50,10 @@ def test_array_checks_equal_the_walk(lab_plan, case):
         tables[leaf.node_guid][lid] = next(p.leaf_port for ca in fab.cas for p in ca.ports if p.leaf == leaf.name)
     elif case == "loop":
         tables[leaf.node_guid][lid], tables[spine.node_guid][lid] = up, down
-    want = expected(fab, topo, tables)
-    got = {name: detail for name, detail in arrays(fab, topo, tables).items() if name in want}
-    want_short = {name: (ok, detail.split(" (")[0] if name == "LFTs installed == plan" else detail)
-                  for name, (ok, detail) in want.items()}
-    assert got == want_short
+    got = {name: (ok, detail) for name, ok, detail, _items in table_checks(fab, topo, dump_fts(tables))}
+    assert got == walked(fab, topo, tables)
     assert all(ok for ok, _ in got.values()) == (case == "intact")
     if case != "intact":
-        checks = {name: detail for name, _ok, detail in table_checks(fab, topo, dump_fts(tables))}
-        assert "installed port" in checks["LFTs installed == plan"] and "dropped at" in checks["every CA pair reachable"]
+        items = {name: items for name, _ok, _detail, items in table_checks(fab, topo, dump_fts(tables))}
+        assert "installed port" in items["LFTs installed == plan"][0]
+        assert "dropped at" in items["every CA pair reachable"][0]
