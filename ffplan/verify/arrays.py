@@ -6,8 +6,9 @@ tables, whose link loads it counts) do not scale: a 16,384-endpoint subnet has 2
 
 from __future__ import annotations
 
+import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -189,4 +190,74 @@ def table_checks(fab: Subnet, topo: P.DiscoveredFabric, dump_fts: str,
     out.append(("every switch LID reachable", sw.broken == 0,
                 f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port by "
                 "walking the installed tables", sw.failures))
+    return out
+
+
+@dataclass
+class LftFileArrays:
+    """An LFT file read in one pass into (switches x width) arrays: the port of each entry (-1: none) and its line."""
+
+    ports: np.ndarray  # int16
+    lines: np.ndarray  # int32, 0 where no entry
+    header_line: np.ndarray  # line of each switch's block, 0 if it has none
+    blocks: int = 0  # blocks in the file, the fabric's and any other
+    entries: int = 0
+    beyond: int = 0  # entries of the fabric's switches for LIDs no switch or CA has
+    no_portguid: int = 0
+    foreign: list[tuple[int, str]] = field(default_factory=list)  # (header line, guid): switches not in the fabric
+    duplicates: list[tuple[int, str]] = field(default_factory=list)
+    junk: list[tuple[int, str]] = field(default_factory=list)
+    portguid_mismatch: list[tuple[int, int, str]] = field(default_factory=list)  # (line, LID, portguid named)
+
+
+def read_lft_file(text: str, fab: Subnet) -> LftFileArrays:
+    """ffplan's lfts.dump (or any dump_fts-style text) against the fabric, without a dict per entry."""
+    row = {s.node_guid: i for i, s in enumerate(fab.switches)}
+    width = max(fab.lid_owner) + 1
+    owner = [""] * width
+    for lid, (g, _name) in fab.lid_owner.items():
+        owner[lid] = g
+    out = LftFileArrays(ports=np.full((len(row), width), -1, dtype=np.int16),
+                        lines=np.zeros((len(row), width), dtype=np.int32),
+                        header_line=np.zeros(len(row), dtype=np.int64))
+    current = -1  # row of the block being read; -2: a block of a switch not in the fabric
+    seen: set[str] = set()
+    ports, lines = out.ports, out.lines
+    for no, raw in enumerate(io.StringIO(text), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = P._FT_ENTRY.match(line)
+        if m is None:
+            h = P._FT_HEADER.match(line)
+            if h:
+                g = P.guid(h.group(1))
+                if g in seen:
+                    out.duplicates.append((no, line))
+                seen.add(g)
+                out.blocks += 1
+                current = row.get(g, -2)
+                if current >= 0:
+                    out.header_line[current] = no
+                else:
+                    out.foreign.append((no, g))
+            elif current != -1 and (line.startswith("0x") or line[:1].isdigit() and "valid lids dumped" not in line
+                                    and "lids listed" not in line):
+                out.junk.append((no, line))
+            continue
+        if current == -1:
+            continue
+        out.entries += 1
+        pg = P._FT_PORTGUID.search(line)
+        if pg is None:
+            out.no_portguid += 1
+        if current < 0:
+            continue
+        lid = int(m.group(1), 16)
+        if lid >= width:
+            out.beyond += 1
+            continue
+        ports[current, lid], lines[current, lid] = int(m.group(2)), no
+        if pg is not None and owner[lid] and P.guid(pg.group(1)) != owner[lid]:
+            out.portguid_mismatch.append((no, lid, P.guid(pg.group(1))))
     return out
