@@ -1,7 +1,8 @@
-"""verify's checks of the installed tables, on arrays: installed LFTs == plan, every CA pair reachable and every
-switch LID reachable, computed per destination LID over all switches at once (the tables towards one LID form an
-in-tree, as analyze walks them). Dicts of entries and the hop-by-hop walk (walk.py, still used for OpenSM's ftree
-tables, whose link loads it counts) do not scale: a 16,384-endpoint subnet has 22.6 M entries and 268 M CA pairs.
+"""verify's table checks on arrays: the rendered LFT file read in one pass (read_lft_file), installed LFTs == plan,
+every CA pair reachable and every switch LID reachable, computed per destination LID over all switches at once (the
+tables towards one LID form an in-tree, as analyze walks them). Dicts of entries and the hop-by-hop walk (walk.py,
+still used for OpenSM's ftree tables, whose link loads it counts) do not scale: a 16,384-endpoint subnet has
+22.6 M entries and 268 M CA pairs.
 """
 
 from __future__ import annotations
