@@ -7,10 +7,9 @@ still used for OpenSM's ftree tables, whose link loads it counts) do not scale: 
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -211,6 +210,16 @@ class LftFileArrays:
     portguid_mismatch: list[tuple[int, int, str]] = field(default_factory=list)  # (line, LID, portguid named)
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of `text` one at a time (io.StringIO would hold a 4-byte-per-character copy: 7 GB for 1.7 GB)."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        stop = end if stop < 0 else stop
+        yield text[start:stop]
+        start = stop + 1
+
+
 def read_lft_file(text: str, fab: Subnet) -> LftFileArrays:
     """ffplan's lfts.dump (or any dump_fts-style text) against the fabric, without a dict per entry."""
     row = {s.node_guid: i for i, s in enumerate(fab.switches)}
@@ -224,7 +233,7 @@ def read_lft_file(text: str, fab: Subnet) -> LftFileArrays:
     current = -1  # row of the block being read; -2: a block of a switch not in the fabric
     seen: set[str] = set()
     ports, lines = out.ports, out.lines
-    for no, raw in enumerate(io.StringIO(text), 1):
+    for no, raw in enumerate(_lines(text), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
