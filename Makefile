@@ -43,6 +43,7 @@ test: typecheck system-deps
 
 bench: venv
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/ibsim_scale.py --case mpft-plane
 
 golden: venv
 	$(PY) -m pytest -q tests --update-golden

@@ -1,21 +1,21 @@
-"""ibsim at scale: three-layer trees booted in ibsim with the real OpenSM, timed, with peak memory.
+"""ibsim at scale: big subnets booted in ibsim with the real OpenSM on ffplan's own tables, timed, with peak memory.
 
     python benchmarks/ibsim_scale.py --case three-16     # 16-port switches, 16 pods: 320 switches, 1,024 CA ports
     python benchmarks/ibsim_scale.py --case three-64     # 64-port switches: 1,280 switches, 16,384 CA ports
+    python benchmarks/ibsim_scale.py --case mpft-plane   # one plane of inventories/deepseek-v3-mpft.yaml
 
-three-16 runs `ffplan verify` (file engine, ffplan's LFT file, every check). three-64 measures what OpenSM does
-with a full-size LFT file: OpenSM's ftree computes the tables from ffplan's GUID files (OpenSM dumps them as
-opensm-lfts.dump, the file engine's format), then a fresh simulation boots the file engine on that dump: time to
-SUBNET UP and peak memory (VmHWM) of OpenSM and ibsim for each. ibsim's node/switch/port limits are raised with
-its -N/-S/-P options (ffplan verify does the same); no rebuild is needed.
-
-Until ffplan routes three-layer trees (FF605), the plan's tables come from the stand-in shortest-path router of
-the tests (tests/opensm/planfix.py) for three-16; three-64 needs no ffplan tables. Figures: docs/verify.md.
+three-16 and mpft-plane run `ffplan verify` (file engine, ffplan's LFT file, every check). three-64 renders the
+full-size LFT file (22.6 M entries), boots OpenSM's file engine on it, reads the installed tables back with
+dump_fts and ibnetdiscover and runs verify's checks of them (cabling, LIDs, installed == plan, every CA pair and
+every switch LID reachable, on arrays: ffplan/verify/arrays.py); it prints the time and peak memory (VmHWM) of
+each phase. ibsim's node/switch/port limits are raised with its -N/-S/-P options
+(ffplan verify does the same); no rebuild is needed. Figures: docs/verify.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import sys
 import tempfile
@@ -30,13 +30,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from synth import three_layer_inventory  # noqa: E402
 
-from ffplan.plan.model import Plan, Routing  # noqa: E402
+from ffplan.plan.model import Plan  # noqa: E402
 from ffplan.render import opensm as R  # noqa: E402
 from ffplan.render import opensm_layout as L  # noqa: E402
-from ffplan.render.env import render_template  # noqa: E402
-from ffplan.verify.boot import _sizes, rewrite_paths  # noqa: E402
+from ffplan.verify.boot import Boot, _route_time, _sizes, rewrite_paths  # noqa: E402
+from ffplan.verify.checks import check_cabling, check_routes  # noqa: E402
+from ffplan.verify.parse import parse_topology  # noqa: E402
+from ffplan.verify.report import Report  # noqa: E402
 from ffplan.verify.sim import Simulation, find_tools  # noqa: E402
 
+SHIPPED = {"mpft-plane": ("deepseek-v3-mpft", "plane0")}  # a shipped inventory, the plane verified
 CASES = {  # radix, compute nodes (4 NICs each, rail-optimized)
     "three-16": (16, 256),
     "three-64": (64, 4096),
@@ -48,25 +51,15 @@ def inventory(case: str) -> dict:
     return three_layer_inventory(case, *CASES[case])
 
 
-def _designed(path: Path, routed: bool) -> Plan:
-    """The plan; `routed=False` leaves the tables empty (only OpenSM's own engine runs on it)."""
-    sys.path.insert(0, str(ROOT / "tests" / "opensm"))
-    from unittest import mock
+def _designed(path: Path) -> Plan:
+    from ffplan.design import design
+    from ffplan.inventory import load_inventory
+    return design(load_inventory(path))
 
-    from planfix import design_routed  # type: ignore[import-not-found]
 
-    from ffplan.design import pipeline
-
-    if routed:
-        return design_routed(path)
-
-    def no_tables(plan: Plan, *args: object, **kwargs: object) -> Routing:
-        return Routing(engine="none (OpenSM computes the tables)", max_lid=1, unrouted_port=255, failed=[], lfts=[])
-
-    with mock.patch.object(pipeline, "route", no_tables):
-        from ffplan.design import design
-        from ffplan.inventory import load_inventory
-        return design(load_inventory(path))
+def _rss_mb() -> float:
+    """Peak resident memory of this process (design, render)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _hwm_mb(pid: int) -> float:
@@ -76,72 +69,94 @@ def _hwm_mb(pid: int) -> float:
     return float("nan")
 
 
-def boot_once(fab: R.Subnet, tools: dict[str, str], work: Path, files: dict[str, str], conf_name: str,
-              timeout: float, dump_routes: bool, lfts: Path | None = None) -> dict[str, float]:
+def boot_read_back(fab: R.Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float,
+                   read_back: Path) -> dict[str, float]:
+    """One boot of OpenSM's file engine until SUBNET UP, then ibnetdiscover's and `dump_fts -n`'s outputs are
+    written to `read_back`; the time of each phase and the peak memory of OpenSM and ibsim."""
     work.mkdir(parents=True)
     for name, text in files.items():
         (work / name).write_text(text)
-    if lfts is not None:
-        shutil.copyfile(lfts, work / L.LFTS)
-    (work / "run.conf").write_text(rewrite_paths(files[conf_name], work))
+    (work / "run.conf").write_text(rewrite_paths(files[L.CONF], work))
     (work / "cache").mkdir()
     shutil.copyfile(work / L.GUID2LID, work / "cache" / "guid2lid")
     (work / "ibsim.net").write_text(R.simulator_topology(fab))
     out: dict[str, float] = {}
     with Simulation(workdir=work, tools=tools, sm_host=fab.sm_ca().id) as sim:
         out["ibsim ready s"] = sim.start_ibsim(work / "ibsim.net", _sizes(fab), timeout)
-        # -D 0x43: error, info and routing log levels; the routing level makes OpenSM dump its LFTs
-        sim.start_opensm(work / "run.conf", work / "cache", ["-D", "0x43"] if dump_routes else [])
+        sim.start_opensm(work / "run.conf", work / "cache", [])
         out["SUBNET UP s"] = sim.wait_subnet_up(timeout)
+        out["routing s"] = _route_time((work / "osm.log").read_text(errors="replace"))
         assert sim.opensm is not None and sim.ibsim is not None
         out["OpenSM peak MB"] = _hwm_mb(sim.opensm.pid)
         out["ibsim peak MB"] = _hwm_mb(sim.ibsim.pid)
-        if dump_routes:
-            dump = work / "dump" / "opensm-lfts.dump"
-            deadline = time.monotonic() + timeout
-            while not dump.exists() and time.monotonic() < deadline:
-                time.sleep(1)
-            time.sleep(5)  # let the dump finish (it is written after SUBNET UP's heavy sweep)
+        read_back.mkdir(parents=True, exist_ok=True)
+        for argv in (["ibnetdiscover"], ["dump_fts", "-n"]):
+            t = time.monotonic()
+            (read_back / f"{argv[0]}.out").write_text(sim.diag(argv, timeout))
+            out[f"{argv[0]} s"] = round(time.monotonic() - t, 1)
     return out
+
+
+def _verify(plan: Plan, work: Path, timeout: float, plane: str | None) -> None:
+    """`ffplan verify` of the plan (one plane of it), every check, with its timings."""
+    from ffplan.plan.io import dump_plan
+    from ffplan.verify.run import verify_subnets
+    out = work / "out"
+    (out / "opensm").mkdir(parents=True)
+    (out / "plan.yaml").write_text(dump_plan(plan))
+    t = time.monotonic()
+    for name, text in R.opensm_files(plan).items():
+        (out / "opensm" / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / "opensm" / name).write_text(text)
+    print(f"render (OpenSM files): {time.monotonic() - t:.1f} s", flush=True)
+    for report in verify_subnets(out, plane=plane, timeout=timeout, progress=lambda s: print(f"  {s}", flush=True)):
+        print("verify:", "all checks pass" if report.ok else "FAILED", report.timings, flush=True)
+        for c in report.checks:
+            print(f"  {c.status} {c.name}: {c.detail}", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", choices=sorted(CASES), default="three-16")
+    ap.add_argument("--case", choices=sorted(CASES) + sorted(SHIPPED), default="three-16")
     ap.add_argument("--timeout", type=float, default=3600.0)
     ap.add_argument("--keep", type=Path, help="keep the work folder here")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ffplan-ibsim-scale-", dir=args.keep))
-    inv = work / f"{args.case}.yaml"
-    inv.write_text(yaml.safe_dump(inventory(args.case), sort_keys=False))
+    if args.case in SHIPPED:
+        inv, plane = ROOT / "inventories" / f"{SHIPPED[args.case][0]}.yaml", SHIPPED[args.case][1]
+    else:
+        inv, plane = work / f"{args.case}.yaml", None
+        inv.write_text(yaml.safe_dump(inventory(args.case), sort_keys=False))
     t = time.monotonic()
-    plan = _designed(inv, routed=args.case == "three-16")
-    fab = R.build_fabric(plan)
-    print(f"{args.case}: {len(fab.switches)} switches, {sum(len(c.ports) for c in fab.cas)} CA ports, "
-          f"{len(fab.links)} links; design {time.monotonic() - t:.1f} s", flush=True)
+    plan = _designed(inv)
+    print(f"{args.case}: {len(plan.switches)} switches, {sum(len(n.ports) for n in plan.nodes)} CA ports, "
+          f"{len(plan.cables)} cables; design {time.monotonic() - t:.1f} s, peak {_rss_mb():.0f} MB", flush=True)
     tools = find_tools()
     try:
-        if args.case == "three-16":
-            from ffplan.plan.io import dump_plan
-            from ffplan.verify.run import verify
-            out = work / "out"
-            (out / "opensm").mkdir(parents=True)
-            (out / "plan.yaml").write_text(dump_plan(plan))
-            for name, text in R.opensm_files(plan).items():
-                (out / "opensm" / name).write_text(text)
-            print(f"LFT file: {(out / 'opensm' / L.LFTS).stat().st_size / 1e6:.1f} MB", flush=True)
-            report = verify(out, timeout=args.timeout, progress=lambda s: print(f"  {s}", flush=True))
-            print("verify:", "all checks pass" if report.ok else "FAILED", report.timings)
+        if args.case != "three-64":
+            _verify(plan, work, args.timeout, plane)
             return
-        files = R.opensm_files(plan, engines=("ftree",))
-        ftree = boot_once(fab, tools, work / "ftree", files, L.FTREE_CONF, args.timeout, dump_routes=True)
-        print("OpenSM ftree (ffplan's GUID files):", ftree, flush=True)
-        dump = work / "ftree" / "dump" / "opensm-lfts.dump"
-        size, entries = dump.stat().st_size, sum(1 for line in open(dump) if line.startswith("0x"))
-        print(f"its LFT dump: {size / 1e9:.2f} GB, {entries} entries", flush=True)
-        files[L.CONF] = render_template("opensm/opensm.conf.j2", **R.conf_model(plan, L.DEFAULT_PREFIX, "file"))
-        engine = boot_once(fab, tools, work / "file", files, L.CONF, args.timeout, dump_routes=False, lfts=dump)
-        print("OpenSM file engine on that dump:", engine, flush=True)
+        fab = R.build_fabric(plan)
+        routing = plan.routing
+        assert routing is not None
+        t = time.monotonic()
+        files = R.opensm_files(plan)
+        entries = sum(int((lft.ports != routing.unrouted_port).sum()) for lft in routing.lfts)
+        print(f"render (OpenSM files): {time.monotonic() - t:.1f} s; LFT file {len(files[L.LFTS]) / 1e9:.2f} GB, "
+              f"{entries} entries; "
+              f"peak {_rss_mb():.0f} MB", flush=True)
+        read_back = work / "read-back"
+        engine = boot_read_back(fab, tools, work / "file", files, args.timeout, read_back)
+        print("OpenSM file engine on ffplan's LFT file:", engine, flush=True)
+        del files
+        t = time.monotonic()
+        report = Report(target=str(work), source="rendered", view=fab.view.describe(), engine="file", excluded=[])
+        topo = parse_topology((read_back / "ibnetdiscover.out").read_text())
+        check_cabling(report, fab, topo)
+        check_routes(report, fab, Boot(topo, (read_back / "dump_fts.out").read_text(), "", {}, []))
+        print(f"verify's checks of the read-back: {time.monotonic() - t:.1f} s; peak {_rss_mb():.0f} MB", flush=True)
+        for c in report.checks:
+            print(f"  {c.status} {c.name}: {c.detail} {c.items[:3]}", flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

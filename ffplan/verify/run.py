@@ -79,7 +79,7 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
                     report.timings.update(b.timings)
                     check_cabling(report, fab, b.topo)
                     if engine == "file":
-                        res = check_routes(report, fab, b)
+                        check_routes(report, fab, b)
                     else:
                         report.skip("LFTs installed == plan", "ftree computes its own tables (see the comparison)")
                         res = check_reachability(report, fab, b.topo, b.tables, "installed ftree tables",

@@ -1,7 +1,7 @@
 """ibsim at scale: a three-layer tree of 16-port switches (16 pods: 128 leaves, 128 spines, 64 cores = 320
 switches, 1,024 CA ports, 3,072 links) boots in ibsim with the real OpenSM on ffplan's LFT file and passes every
 verify check. 320 switches are past ibsim's compiled-in 256 (MAXNETSWITCHS): verify raises it with -S. The
-tables come from the stand-in router until ffplan routes three-layer trees (tests/opensm/planfix.py)."""
+tables are ffplan's own (the three-layer tree router)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import yaml
 from ffplan.verify.run import verify
 from ffplan.verify.sim import IBSIM_MAX_SWITCHES
 from tests.integration.conftest import write_rendered
-from tests.opensm.planfix import design_routed
+from tests.opensm.planfix import design_file
 
 pytestmark = pytest.mark.integration
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "ibsim_scale.py"
@@ -31,7 +31,7 @@ def _inventory(case: str) -> dict:
 def test_three_layer_tree_of_1024_ca_ports_boots_on_ffplans_tables(sim_tools, tmp_path, no_leftovers):
     inv = tmp_path / "three-16.yaml"
     inv.write_text(yaml.safe_dump(_inventory("three-16"), sort_keys=False))
-    plan = design_routed(inv)
+    plan = design_file(inv)
     assert len(plan.switches) == 320 > IBSIM_MAX_SWITCHES
     out = write_rendered(tmp_path / "out", plan)
     report = verify(out, timeout=300)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ffplan.render.exports import expand_hostlist, topology_conf
-from tests.opensm.planfix import design_routed, designed
+from tests.opensm.planfix import design_file, designed
 
 pytestmark = pytest.mark.integration
 INVENTORIES = Path(__file__).resolve().parents[1] / "golden" / "inventories"
@@ -72,7 +72,7 @@ def _switches(log: str) -> list[tuple[int, str, list[str]]]:
 @pytest.mark.parametrize("case", ["lab", "planes-lab", "three-lab"])
 def test_slurmctld_reads_one_leaf_per_node(case, tmp_path):
     _slurmctld()
-    plan = designed("lab") if case == "lab" else design_routed(INVENTORIES / f"{case}.yaml")
+    plan = designed("lab") if case == "lab" else design_file(INVENTORIES / f"{case}.yaml")
     compute = sorted(n.hostname for n in plan.nodes if n.role == "compute")
     log = read_by_slurmctld(tmp_path, topology_conf(plan), compute)
     assert "Multiple leaf switches" not in log

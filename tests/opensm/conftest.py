@@ -1,4 +1,4 @@
-"""Fixtures for the OpenSM render tests: the lab and Fire-Flyer 2 plans, completed by planfix."""
+"""Fixtures for the OpenSM render tests: the lab and Fire-Flyer 2 plans, designed by planfix."""
 
 from __future__ import annotations
 

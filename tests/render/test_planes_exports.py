@@ -16,7 +16,7 @@ from ffplan.render import opensm as R
 from ffplan.render.exports import render_exports
 from ffplan.render.netbox import netbox_files
 from tests.goldens import assert_golden_folder
-from tests.opensm.planfix import design_routed
+from tests.opensm.planfix import design_file
 
 INVENTORIES = Path(__file__).resolve().parents[1] / "golden" / "inventories"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "planes-lab"
@@ -29,7 +29,7 @@ def planes_plan():
 
 @pytest.fixture(scope="module")
 def three_plan():
-    return design_routed(INVENTORIES / "three-lab.yaml")
+    return design_file(INVENTORIES / "three-lab.yaml")
 
 
 def test_planes_exports_match_golden(planes_plan, update_golden):

@@ -1,0 +1,273 @@
+"""verify's table checks on arrays: the rendered LFT file read in one pass (read_lft_file), installed LFTs == plan,
+every CA pair reachable and every switch LID reachable, computed per destination LID over all switches at once (the
+tables towards one LID form an in-tree, as analyze walks them). Dicts of entries and the hop-by-hop walk (walk.py,
+still used for OpenSM's ftree tables, whose link loads it counts) do not scale: a 16,384-endpoint subnet has
+22.6 M entries and 268 M CA pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ffplan.render import opensm_layout as L
+from ffplan.render.opensm import Subnet
+from ffplan.verify import parse as P
+from ffplan.verify.expect import lid_name
+
+_HEADER = re.compile(P._FT_HEADER.pattern, re.M)
+_ENTRY = re.compile(r"^0x([0-9a-fA-F]+)\s+(\d+)", re.M)
+PORTS = 256  # an LFT entry is one byte: 255 is "unrouted"
+LID_BLOCK = 512  # destination LIDs walked together (switches x LID_BLOCK cells per array)
+
+
+def installed_array(dump_fts: str, guids: list[str], width: int, unrouted: int) -> tuple[np.ndarray, np.ndarray]:
+    """`dump_fts -n` output as a (switches x width) array in `guids` order, `unrouted` where no entry is listed;
+    and the entries read per switch (-1 for a switch with no table in the output)."""
+    row = {g: i for i, g in enumerate(guids)}
+    out = np.full((len(guids), width), unrouted, dtype=np.uint8)
+    entries = np.full(len(guids), -1, dtype=np.int64)
+    heads = list(_HEADER.finditer(dump_fts))
+    for k, m in enumerate(heads):
+        i = row.get(P.guid(m.group(1)))
+        if i is None:
+            continue
+        block = dump_fts[m.end():heads[k + 1].start() if k + 1 < len(heads) else len(dump_fts)]
+        pairs = _ENTRY.findall(block)
+        entries[i] = max(entries[i], 0) + len(pairs)
+        if pairs:
+            lids = np.array([int(lid, 16) for lid, _ in pairs], dtype=np.int64)
+            ports = np.array([int(port) for _, port in pairs], dtype=np.int64)
+            keep = lids < width
+            out[i, lids[keep]] = ports[keep]
+    return out, entries
+
+
+def planned_array(fab: Subnet, width: int) -> np.ndarray:
+    routing = fab.plan.routing
+    assert routing is not None
+    lfts = {lft.switch: lft.ports for lft in routing.lfts}
+    out = np.full((len(fab.switches), width), routing.unrouted_port, dtype=np.uint8)
+    for i, s in enumerate(fab.switches):
+        table = lfts.get(s.name)
+        if table is not None:
+            n = min(width, len(table))
+            out[i, :n] = table[:n]
+    return out
+
+
+@dataclass
+class Reach:
+    pairs: int
+    reachable: int
+    hops: dict[int, int]  # switches traversed -> pairs (CA pairs only)
+    failures: list[str]
+
+    @property
+    def broken(self) -> int:
+        return self.pairs - self.reachable
+
+
+class ArrayWalk:
+    """The discovered topology as arrays: per switch and port the peer switch (index) or the peer CA port's LID."""
+
+    def __init__(self, topo: P.DiscoveredFabric, guids: list[str]):
+        self.guids = guids
+        index = {g: i for i, g in enumerate(guids)}
+        n = len(guids)
+        self.peer_switch = np.full((n, PORTS), -1, dtype=np.int64)
+        self.peer_ca_lid = np.full((n, PORTS), -1, dtype=np.int64)
+        self.sources = np.zeros(n, dtype=np.int64)  # CA ports cabled to each switch
+        self.leaf_of_ca_lid: dict[int, int] = {}
+        for end, other in topo.neighbours().items():
+            if end[0] not in index:
+                continue
+            i, port = index[end[0]], end[1]
+            if other[0] in index:
+                self.peer_switch[i, port] = index[other[0]]
+            elif topo.kind.get(other[0]) == "Ca" and other in topo.port_lid:
+                self.peer_ca_lid[i, port] = topo.port_lid[other]
+                self.sources[i] += 1
+                self.leaf_of_ca_lid[topo.port_lid[other]] = i
+        self.switch_lid = np.array([topo.port_lid.get((g, 0), -1) for g in guids], dtype=np.int64)
+
+    def resolve(self, lft: np.ndarray, lids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For packets to each of `lids` entering each switch: (reached, switches traversed, switch where the walk
+        ended) as (switches x len(lids)) arrays. Loops end unreached after as many hops as there are switches."""
+        n = lft.shape[0]
+        cur = np.repeat(np.arange(n, dtype=np.int64)[:, None], len(lids), axis=1)
+        col = np.broadcast_to(lids[None, :], cur.shape)
+        reached = np.zeros(cur.shape, dtype=bool)
+        done = np.zeros(cur.shape, dtype=bool)
+        hops = np.ones(cur.shape, dtype=np.int64)
+        for _ in range(n):
+            active = ~done
+            if not active.any():
+                break
+            c, dl = cur[active], col[active]
+            port = lft[c, dl].astype(np.int64)
+            nxt = self.peer_switch[c, port]
+            own = (port == 0) & (self.switch_lid[c] == dl)
+            to_ca = (port != 0) & (nxt < 0)
+            ok = own | (to_ca & (self.peer_ca_lid[c, port] == dl))
+            stop = ok | (port == 0) | to_ca
+            reached[active] = ok
+            done[active] = stop
+            moving = ~stop
+            idx = np.flatnonzero(active)[moving]
+            cur.flat[idx] = nxt[moving]
+            hops.flat[idx] += 1
+        return reached, hops, cur
+
+
+def _reach(walker: ArrayWalk, lft: np.ndarray, dests: list[int], sources_of: Callable[[int], np.ndarray],
+           fab: Subnet, names: list[str], max_failures: int = 8) -> Reach:
+    """Pairs (source, destination LID) for every LID of `dests`, `sources_of(lid)` sources at each switch."""
+    res = Reach(0, 0, {}, [])
+    hops_count = np.zeros(len(walker.guids) + 2, dtype=np.int64)  # a walk traverses at most every switch once
+    for a in range(0, len(dests), LID_BLOCK):
+        lids = np.array(dests[a:a + LID_BLOCK], dtype=np.int64)
+        reached, hops, end = walker.resolve(lft, lids)
+        for j, lid in enumerate(lids.tolist()):
+            n_src = sources_of(lid)
+            ok = reached[:, j]
+            res.pairs += int(n_src.sum())
+            res.reachable += int(n_src[ok].sum())
+            hops_count += np.bincount(hops[ok, j], weights=n_src[ok], minlength=len(hops_count)).astype(np.int64)
+            for i in np.flatnonzero(~ok & (n_src > 0))[: max_failures - len(res.failures)].tolist():
+                res.failures.append(f"{names[i]} -> {lid_name(fab, lid)}: dropped at {names[int(end[i, j])]}")
+    res.hops = {h: int(c) for h, c in enumerate(hops_count.tolist()) if c}
+    return res
+
+
+def table_checks(fab: Subnet, topo: P.DiscoveredFabric, dump_fts: str,
+                 max_items: int = 12) -> list[tuple[str, bool, str, list[str]]]:
+    """(check, passed, detail, items) for a booted (sub-)fabric: its discovered topology and `dump_fts -n` output;
+    the details read as the walk's (checks.check_reachability)."""
+    routing = fab.plan.routing
+    assert routing is not None
+    guids = [s.node_guid for s in fab.switches]
+    names = [s.name for s in fab.switches]
+    width = max(fab.lid_owner) + 1
+    installed, entries = installed_array(dump_fts, guids, width, routing.unrouted_port)
+    planned = planned_array(fab, width)
+    valid = np.array(sorted(fab.lid_owner), dtype=np.int64)
+    planned_entries = (planned[:, valid] != routing.unrouted_port).sum(axis=1)
+    rows, cols = np.nonzero(installed[:, valid] != planned[:, valid])
+    items = [f"{names[i]}: no table in installed" for i in np.flatnonzero(entries < 0).tolist()]
+    empty = (entries == 0) & (planned_entries > 0)
+    items += [f"{names[i]}: EMPTY table in installed ({planned_entries[i]} planned entries; is its block missing "
+              f"from {L.LFTS}?)" for i in np.flatnonzero(empty).tolist()]
+    listed = entries > 0
+    shown = listed[rows]
+    items += [f"{names[i]} {lid_name(fab, int(valid[j]))}: plan port {planned[i, valid[j]]}, installed port "
+              f"{installed[i, valid[j]]}" for i, j in zip(rows[shown][:max_items].tolist(), cols[shown][:max_items].tolist())]
+    out = [("LFTs installed == plan", not len(rows),
+            f"{int(entries[entries > 0].sum())} entries on {int((entries >= 0).sum())} switches; {len(rows)} "
+            "differences", items)]
+    walker = ArrayWalk(topo, guids)
+
+    def ca_sources(lid: int) -> np.ndarray:
+        n = walker.sources.copy()
+        n[walker.leaf_of_ca_lid[lid]] -= 1
+        return n
+
+    ca = _reach(walker, installed, sorted(walker.leaf_of_ca_lid), ca_sources, fab, names)
+    hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(ca.hops.items()))
+    out.append(("every CA pair reachable", ca.broken == 0,
+                f"{ca.reachable}/{ca.pairs} pairs by walking the installed tables ({hops})", ca.failures))
+    switch_of_lid = {int(lid): i for i, lid in enumerate(walker.switch_lid.tolist()) if lid >= 0}
+
+    def switch_sources(lid: int) -> np.ndarray:
+        n = walker.sources + 1
+        n[switch_of_lid[lid]] -= 1
+        return n
+
+    sw = _reach(walker, installed, sorted(switch_of_lid), switch_sources, fab, names)
+    out.append(("every switch LID reachable", sw.broken == 0,
+                f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port by "
+                "walking the installed tables", sw.failures))
+    return out
+
+
+@dataclass
+class LftFileArrays:
+    """An LFT file read in one pass into (switches x width) arrays: the port of each entry (-1: none) and its line."""
+
+    ports: np.ndarray  # int16
+    lines: np.ndarray  # int32, 0 where no entry
+    header_line: np.ndarray  # line of each switch's block, 0 if it has none
+    blocks: int = 0  # blocks in the file, the fabric's and any other
+    entries: int = 0
+    beyond: int = 0  # entries of the fabric's switches for LIDs no switch or CA has
+    no_portguid: int = 0
+    foreign: list[tuple[int, str]] = field(default_factory=list)  # (header line, guid): switches not in the fabric
+    duplicates: list[tuple[int, str]] = field(default_factory=list)
+    junk: list[tuple[int, str]] = field(default_factory=list)
+    portguid_mismatch: list[tuple[int, int, str]] = field(default_factory=list)  # (line, LID, portguid named)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of `text` one at a time (io.StringIO would hold a 4-byte-per-character copy: 7 GB for 1.7 GB)."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        stop = end if stop < 0 else stop
+        yield text[start:stop]
+        start = stop + 1
+
+
+def read_lft_file(text: str, fab: Subnet) -> LftFileArrays:
+    """ffplan's lfts.dump (or any dump_fts-style text) against the fabric, without a dict per entry."""
+    row = {s.node_guid: i for i, s in enumerate(fab.switches)}
+    width = max(fab.lid_owner) + 1
+    owner = [""] * width
+    for lid, (g, _name) in fab.lid_owner.items():
+        owner[lid] = g
+    out = LftFileArrays(ports=np.full((len(row), width), -1, dtype=np.int16),
+                        lines=np.zeros((len(row), width), dtype=np.int32),
+                        header_line=np.zeros(len(row), dtype=np.int64))
+    current = -1  # row of the block being read; -2: a block of a switch not in the fabric
+    seen: set[str] = set()
+    ports, lines = out.ports, out.lines
+    for no, raw in enumerate(_lines(text), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = P._FT_ENTRY.match(line)
+        if m is None:
+            h = P._FT_HEADER.match(line)
+            if h:
+                g = P.guid(h.group(1))
+                if g in seen:
+                    out.duplicates.append((no, line))
+                seen.add(g)
+                out.blocks += 1
+                current = row.get(g, -2)
+                if current >= 0:
+                    out.header_line[current] = no
+                else:
+                    out.foreign.append((no, g))
+            elif current != -1 and (line.startswith("0x") or line[:1].isdigit() and "valid lids dumped" not in line
+                                    and "lids listed" not in line):
+                out.junk.append((no, line))
+            continue
+        if current == -1:
+            continue
+        out.entries += 1
+        pg = P._FT_PORTGUID.search(line)
+        if pg is None:
+            out.no_portguid += 1
+        if current < 0:
+            continue
+        lid = int(m.group(1), 16)
+        if lid >= width:
+            out.beyond += 1
+            continue
+        ports[current, lid], lines[current, lid] = int(m.group(2)), no
+        if pg is not None and owner[lid] and P.guid(pg.group(1)) != owner[lid]:
+            out.portguid_mismatch.append((no, lid, P.guid(pg.group(1))))
+    return out
