@@ -1,7 +1,8 @@
 """Routing of sparsely filled leaves (ffplan.design.routing_tree): a destination on a leaf with fewer CA ports than
 uplinks also owns the leaf's unused slots, and source leaves spread its traffic over them. The 4-plane synthetic of
 32-port switches filled to 141 of 512 ports per plane (benchmarks/synth.py): d-mod-k brought a destination's whole
-incoming traffic down one spine-to-leaf link (137 flows against the bound 45)."""
+incoming traffic down one spine-to-leaf link (137 flows against the bound 45). And the 8-port three-layer lab tree
+with 5 of its 8 nodes, 3 per rack (4 leaves of one CA port each: 16 flows against the bound 13)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ffplan.inventory import load_inventory
 from ffplan.plan.subnets import subnet_view
 from ffplan.plan.topology import build_topology
 from tests.routing.failures import assert_only_affected_moved
+from tests.routing.three_layer import SMALL
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +24,13 @@ def plane(tmp_path_factory):
     path = tmp_path_factory.mktemp("sparse") / "sparse.yaml"
     path.write_text(make_inventory("s", 4, 32, 400, 40, 4, planes=True))
     return subnet_view(design(load_inventory(path)), "z1")
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sparse") / "three-layer-8-sparse.yaml"
+    path.write_text(SMALL.read_text().replace("count: 8,", "count: 5,").replace("per_rack: 4", "per_rack: 3"))
+    return design(load_inventory(path))
 
 
 def test_the_plane_is_sparse(plane):
@@ -39,8 +48,17 @@ def test_all_to_all_nearly_reaches_the_bound(plane):
     assert two_layer.max_load == 137  # d-mod-k: one slot per destination
 
 
-def test_routes_are_shortest_up_down_and_deadlock_free(plane):
-    r = plane.routing
+def test_the_sparse_three_layer_tree_reaches_the_bound(tree):
+    topo = build_topology(tree)
+    assert tree.zones[0].layers == 3 and len(topo.ca_by_lid) == 20
+    assert min(len(topo.cas[leaf]) for leaf in topo.leaves["z1"]) < len(topo.uplinks["z1-leaf01"])
+    a2a = analyze(tree, ["all-to-all"])[0]
+    assert a2a.unroutable == 0 and a2a.max_load == a2a.bound == 13  # one slot per destination: 16
+
+
+@pytest.mark.parametrize("name", ["plane", "tree"])
+def test_routes_are_shortest_up_down_and_deadlock_free(name, request):
+    r = request.getfixturevalue(name).routing
     assert r.deadlock.acyclic and r.deadlock.valley_turns == 0
     assert r.check.ca_pair_detours == r.check.switch_to_ca_detours == 0
     assert r.check.unreachable_ca_pairs == r.check.unreachable_switch_to_ca == r.check.unreachable_switch_lids == 0
@@ -55,11 +73,14 @@ def test_one_destination_comes_down_several_spines(plane):
     assert len(spines) > 1
 
 
-@pytest.mark.parametrize("failed", [["z1-leaf01-p17"], ["z1-spine01"]], ids=["leaf-spine cable", "spine"])
-def test_failures_move_only_affected_routes(plane, failed):
-    routing = route(plane, failed)
+@pytest.mark.parametrize("name, failed", [
+    ("plane", ["z1-leaf01-p17"]), ("plane", ["z1-spine01"]), ("tree", ["z1-leaf01-p05"]), ("tree", ["z1-spine01-p05"]),
+    ("tree", ["z1-spine02"]), ("tree", ["z1-core02"])])
+def test_failures_move_only_affected_routes(name, failed, request):
+    plan = request.getfixturevalue(name)
+    routing = route(plan, failed)
     check = routing.check
     assert routing.deadlock.acyclic
     assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
     assert check.ca_pair_detours == 0
-    assert_only_affected_moved(plane, routing, failed)
+    assert_only_affected_moved(plan, routing, failed)
