@@ -118,14 +118,15 @@ def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInven
 
 
 def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router | TreeRouter:
-    """The router of one subnet: the tree router for three-layer trees (pure fat trees: no inter-zone links), the
-    two-layer router with inter-zone links (Fire-Flyer 2's) otherwise."""
+    """The router of one subnet: the tree router for pure fat trees (no inter-zone links: planes, single zones,
+    three-layer trees; it balances sparsely filled leaves), the two-layer router for zones joined by inter-zone links
+    (Fire-Flyer 2's)."""
     from ffplan.design.routing_tree import TreeRouter
 
     topo = build_topology(plan)
-    if all(z.layers == 2 for z in plan.zones):
-        return Router(topo)
     if topo.inter_zone:
+        if all(z.layers == 2 for z in plan.zones):
+            return Router(topo)
         c = Collector(loaded.source.file if loaded else COMMAND_LINE)
         c.error(RULE_UNSUPPORTED, ("fabric", "inter_zone_links"), "ffplan cannot route three-layer trees joined by "
                 "inter-zone links", "plan each three-layer tree as a plane of its own, or use two-layer zones")

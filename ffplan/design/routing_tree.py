@@ -1,4 +1,5 @@
-"""Routing for pure fat trees (no inter-zone links): three-layer trees (leaf, spine, core), array-based.
+"""Routing for pure fat trees (no inter-zone links): planes, single zones and three-layer trees (leaf, spine,
+core), array-based.
 
 docs/routing.md section 5 has the long form. Every table is one row of a (switches x LIDs) numpy array.
 
@@ -11,6 +12,10 @@ docs/routing.md section 5 has the long form. Every table is one row of a (switch
   the spine at its position in d's pod. So the slots fix the whole path whoever sends: a shift permutation is
   contention-free and all-to-all reaches the bound on every link. Every route climbs then descends, so the
   channel dependency graph of the CA routes has no cycle (ranking: cores, spines, leaves).
+* **Sparse leaves.** A CA port on a leaf with fewer CA ports than uplinks also owns some of that leaf's unused
+  slots; each source leaf picks one of them for it (TreeRouter._choose_slots), so its incoming traffic comes down
+  several spine-to-leaf links instead of one. Spines and cores route by destination as before, so any slot of the
+  set gives a shortest up*/down* path.
 * **Switch LIDs** (spines and cores; leaf LIDs are routed like CA ports): up*/down* from every leaf; a spine or
   core that must turn down then up does so only in one *transit pod* (at its first leaf, or between cores at its
   spines): loop-free, and no chain of such turns can close a cycle.
@@ -109,11 +114,78 @@ class TreeRouter:
         self.d_port = np.array(port, dtype=np.int64)[order]
         self.d_ca = np.isin(self.d_lid, list(t.ca_by_lid))
         self.d_slot = np.array([slots[lid] for lid in self.d_lid.tolist()], dtype=np.int64)
+        self.d_slots, self.d_size = self._slot_sets()
+        self.leaf_index = np.array([t.index[s] for s in self.names], dtype=np.int64)
+        self._choice = self._choose_slots()
         self.d_pod = self.pod[self.d_leaf]
         self.d_zone = self.zone[self.d_leaf]
         self.d_core_slot = self._core_slots()
         self.switch_lids = np.array([t.lid[s] for s in self.names], dtype=np.int64)
         self._intact: TreeTables | None = None
+
+    def _slot_sets(self) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, size): every destination's uplink slots, its own slot first, padded to U. A CA port on a leaf with
+        fewer ports than uplinks also owns some of that leaf's unused slots (its holes, dealt round-robin over the
+        leaf's CA ports in slot order), so its incoming traffic comes down several spine-to-leaf links instead of
+        one; every other destination owns its slot only. The leaf's slots are taken cyclically from its first own
+        slot after a hole (its own slots are dealt consecutively, intra_slots), so whichever k-th slot of their sets
+        a source leaf picks, one leaf's destinations take a nearly contiguous run of slots, and the runs of the
+        leaves (each starting elsewhere) spread a source leaf's traffic evenly over its uplinks."""
+        sets = np.repeat(self.d_slot[:, None], max(self.U, 1), axis=1)
+        size = np.ones(len(self.d_lid), dtype=np.int64)
+        cas = np.nonzero(self.d_ca)[0]
+        for leaf in np.unique(self.d_leaf[cas]).tolist():
+            mine = cas[self.d_leaf[cas] == leaf]
+            uplinks = int((self.up_to[leaf] >= 0).sum())
+            own = set(self.d_slot[mine].tolist())
+            if len(mine) >= uplinks or not uplinks:
+                continue
+            start = min((u for u in own if (u - 1) % uplinks not in own), default=min(own))
+            mine = mine[np.argsort((self.d_slot[mine] - start) % uplinks, kind="stable")]
+            holes = sorted(set(range(uplinks)) - own, key=lambda u: (u - start) % uplinks)
+            for j, u in enumerate(holes):
+                i = mine[j % len(mine)]
+                sets[i, size[i]] = u
+                size[i] += 1
+        return sets, size
+
+    def _choose_slots(self) -> dict[int, np.ndarray]:
+        """Source leaf -> the slot it sends every destination up (only when some destination owns several slots).
+        Each leaf's LFT entry is its own, so different source leaves may reach one destination through different
+        spines; every route still climbs then descends, shortest. Leaf by leaf, each destination of several slots
+        takes the one whose uplink of this leaf and whose way down to the destination carry the fewest all-to-all
+        flows after the move, ties to the k-th slot by the leaf's index: both the source leaf's uplinks and the
+        destination's spine-to-leaf links fill evenly. Failure-independent: a failure moves only affected pairs."""
+        spread = np.nonzero(self.d_size > 1)[0].tolist()
+        if not spread:
+            return {}
+        sources = np.bincount(self.d_leaf[self.d_ca], minlength=len(self.names))
+        sets = [self.d_slots[i, :self.d_size[i]].tolist() for i in spread]
+        down = [[0] * len(slots) for slots in sets]  # flows per (destination, its k-th slot)
+        single = self.d_ca & (self.d_size == 1)
+        out = {}
+        for a in self.leaf_ids.tolist():
+            w = int(sources[a])
+            fixed = single & (self.d_leaf != a)
+            up = (np.bincount(self.d_slot[fixed], minlength=max(self.U, 1)) * w).tolist()
+            chosen = self.d_slot.copy()
+            index = int(self.leaf_index[a])
+            for j, i in enumerate(spread):
+                if self.d_leaf[i] == a:
+                    continue
+                slots, load = sets[j], down[j]
+                k = min(range(len(slots)), key=lambda k: (max(up[slots[k]], load[k]), up[slots[k]] + load[k],
+                                                          (k - index) % len(slots)))
+                chosen[i] = slots[k]
+                if self.d_ca[i]:
+                    up[slots[k]] += w
+                    load[k] += w
+            out[a] = chosen
+        return out
+
+    def chosen_slots(self, leaf: int) -> np.ndarray:
+        """The slot source `leaf` sends every destination up (_choose_slots)."""
+        return self._choice.get(leaf, self.d_slot)
 
     def _core_slots(self) -> np.ndarray:
         """Core slot of every destination: its leaf's index in the zone mod K, d-mod-k one level up. The leaves of a
@@ -235,7 +307,7 @@ class _Case:
     def _leaf_entries(self) -> None:
         r, lft = self.r, self.lft
         d = self.d
-        lid, dleaf, slot = r.d_lid[d], r.d_leaf[d], r.d_slot[d]
+        lid, dleaf = r.d_lid[d], r.d_leaf[d]
         ca = r.d_ca[d]
         sources = np.bincount(r.d_leaf[d][ca], minlength=len(r.names))  # CA ports per leaf
         self.up_load = np.zeros(r.up_to.shape, dtype=np.int64)  # all-to-all flows per leaf uplink
@@ -244,6 +316,7 @@ class _Case:
         for a in r.leaf_ids.tolist():
             if not self.alive[a]:
                 continue
+            slot = r.chosen_slots(a)[d]
             own = dleaf == a
             lft[a, lid[own]] = r.d_port[d][own]
             same_zone = r.d_zone[d] == r.zone[a]
@@ -294,8 +367,9 @@ class _Case:
         spine), and one of another pod up its core slot, or the valid core slot with the fewest flows."""
         r, lft = self.r, self.lft
         d = self.d
-        lid, dleaf, slot, x = r.d_lid[d], r.d_leaf[d], r.d_slot[d], r.d_core_slot[d]
-        pod_cas = np.bincount(r.d_pod[d][r.d_ca[d]], minlength=int(r.pod.max()) + 1)
+        lid, dleaf, x = r.d_lid[d], r.d_leaf[d], r.d_core_slot[d]
+        slots, size = r.d_slots[d], r.d_size[d]
+        pod_sends: dict[tuple[int, int], np.ndarray] = {}  # (zone, pod) -> CA ports sending each destination per slot
         up_load = np.zeros(r.cu_to.shape, dtype=np.int64)  # flows per spine uplink
         down_load = np.zeros((len(r.names), len(r.names)), dtype=np.int64)  # flows per (core, spine) downlink
         displaced: list[tuple[int, int]] = []
@@ -305,8 +379,12 @@ class _Case:
                 continue
             zone = r.d_zone[d] == r.zone[s]
             mine = zone & (r.d_pod[d] == r.pod[s])
-            own_cable = mine & (r.up_to[dleaf, slot] == s) & self.up_ok[dleaf, slot]
-            lft[s, lid[own_cable]] = r.up_far_port[dleaf[own_cable], slot[own_cable]]
+            own_cable = np.zeros(len(d), dtype=bool)
+            for k in reversed(range(int(size.max(initial=1)))):  # the destination's first such slot wins
+                slot = slots[:, k]
+                cable = mine & (k < size) & (r.up_to[dleaf, slot] == s) & self.up_ok[dleaf, slot]
+                lft[s, lid[cable]] = r.up_far_port[dleaf[cable], slot[cable]]
+                own_cable |= cable
             other = mine & ~own_cable
             lft[s, lid[other]] = self.link[s, dleaf[other]]
             if r.K == 0:
@@ -316,9 +394,12 @@ class _Case:
             core = r.cu_to[s, x[away]]
             valid = self.cu_ok[s, x[away]] & (self.link[core, far] != UNROUTED)
             lft[s, lid[away[valid]]] = r.cu_port[s, x[away[valid]]]
-            # the pod's CA ports send through s only destinations of s's slot (the rest is s's own traffic)
-            carried = r.d_ca[d] & (slot == r.position[s])
-            w = carried[away[valid]] * pod_cas[r.pod[s]]
+            # the pod's CA ports send a destination through s when their leaf chose s's slot for it
+            key = (int(r.zone[s]), int(r.pod[s]))
+            if key not in pod_sends:
+                pod_sends[key] = self._pod_sends(*key)
+            carried = pod_sends[key][:, r.position[s]] * r.d_ca[d]
+            w = carried[away[valid]]
             np.add.at(up_load[s], x[away[valid]], w)
             np.add.at(down_load, (core[valid], far[valid]), w)
             displaced += [(s, int(i)) for i in away[~valid]]
@@ -335,12 +416,23 @@ class _Case:
             cands, cores = cands[keep], cores[keep]
             if not len(cands):
                 continue
-            w = pod_cas[r.pod[s]] if weight[s][i] else 0
+            w = int(weight[s][i])
             load = np.maximum(up_load[s, cands], down_load[cores, far]) + w
             k = int(np.lexsort(((cands - s) % r.K, up_load[s, cands] + down_load[cores, far], load))[0])
             lft[s, r.d_lid[di]] = r.cu_port[s, cands[k]]
             up_load[s, cands[k]] += w
             down_load[cores[k], far] += w
+
+    def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
+        """(alive destinations x U): the CA ports of one pod's alive leaves that send each destination up each slot."""
+        r = self.r
+        out = np.zeros((len(self.d), max(r.U, 1)), dtype=np.int64)
+        sources = np.bincount(r.d_leaf[self.d][r.d_ca[self.d]], minlength=len(r.names))
+        rows = np.arange(len(self.d))
+        for a in r.leaf_ids[(r.zone[r.leaf_ids] == zone) & (r.pod[r.leaf_ids] == pod)].tolist():
+            if self.alive[a]:
+                np.add.at(out, (rows, r.chosen_slots(a)[self.d]), sources[a])
+        return out
 
     def _core_entries(self) -> None:
         """A core sends a destination down to the spine at its position in the destination's pod: over the cable of

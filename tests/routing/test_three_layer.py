@@ -4,7 +4,6 @@ failures that move only the affected routes. A small 8-port tree (2 pods, 32 por
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from ffplan.analyze import analyze
@@ -15,6 +14,7 @@ from ffplan.design.routing import route
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
 from ffplan.plan.topology import build_topology
+from tests.routing.failures import assert_only_affected_moved, lfts
 from tests.routing.three_layer import SMALL, three_layer_inventory
 
 
@@ -28,10 +28,6 @@ def big(tmp_path_factory):
     path = tmp_path_factory.mktemp("three") / "three-layer-16.yaml"
     path.write_text(three_layer_inventory(16, 1024))
     return design(load_inventory(path))
-
-
-def lfts(routing) -> np.ndarray:
-    return np.array([t.ports for t in routing.lfts])
 
 
 def test_the_big_tree_has_three_tiers(big):
@@ -79,37 +75,6 @@ def test_a_leaf_climbs_to_its_pods_spines_and_cores_only_go_down(small):
             assert topo.tier[spine] == "spine" and topo.pod[spine] == topo.pod[ca.leaf]
 
 
-def _affected(topo, before, failed_cables, failed_switches):
-    """(switch, LID) entries whose intact route used a failed cable or switch, or that belong to a dead switch or to
-    a LID of one."""
-    names = list(topo.lid)
-    dead_lids = {topo.lid[s] for s in failed_switches} | {
-        lid for lid, ca in topo.ca_by_lid.items() if ca.leaf in failed_switches}
-    out = set()
-    for i, sw in enumerate(names):
-        for lid in range(before.shape[1]):
-            if sw in failed_switches or lid in dead_lids:
-                out.add((i, lid))
-                continue
-            at, seen = sw, 0
-            while seen < 16:
-                port = int(before[names.index(at), lid])
-                if port in (0, UNROUTED):
-                    break
-                label = topo.port_label.get((at, port))
-                what = topo.peer.get((at, port))
-                if label in failed_cables or what is None or what[0] != "switch":
-                    if label in failed_cables:
-                        out.add((i, lid))
-                    break
-                at = what[1][0]
-                if at in failed_switches:
-                    out.add((i, lid))
-                    break
-                seen += 1
-    return out
-
-
 @pytest.mark.parametrize("failed", [["z1-leaf01-p05"], ["z1-spine01-p05"], ["z1-spine05"], ["z1-core02"]],
                          ids=["leaf-spine cable", "spine-core cable", "spine", "core"])
 def test_failures_leave_nothing_unreachable_and_move_only_affected_routes(small, failed):
@@ -118,12 +83,10 @@ def test_failures_leave_nothing_unreachable_and_move_only_affected_routes(small,
     assert routing.deadlock.acyclic
     assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
     assert check.ca_pair_detours == 0  # every CA pair still on a shortest path
-    before, after = lfts(small.routing), lfts(routing)
-    topo = build_topology(small)
-    changed = {tuple(x) for x in np.argwhere(before != after).tolist()}
+    assert_only_affected_moved(small, routing, failed)
+    after, topo = lfts(routing), build_topology(small)
     cables = {f for f in failed if f in topo.by_label}
     switches = {f for f in failed if f in topo.lid}
-    assert changed and changed <= _affected(topo, before, cables, switches)
     # a failed cable or switch is never used
     names = list(topo.lid)
     for i, sw in enumerate(names):
