@@ -34,13 +34,13 @@ def render_command(
     """
     from ffplan.outdir import write_folder
     from ffplan.plan import load_plan
-    from ffplan.render import render_plan
+    from ffplan.render import render_plan_chunked
 
     with stage_errors():
         started = time.perf_counter()
         loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))
         with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES, quiet) as on_stage:
-            files = render_plan(loaded, prefix, on_stage)
+            files = render_plan_chunked(loaded, prefix, on_stage)
         write_folder(output, files, kind="render", force=force, inputs=[plan])
         elapsed = time.perf_counter() - started
     if not quiet:

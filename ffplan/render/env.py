@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 from functools import lru_cache
+from typing import Iterator
 
 import jinja2
 
@@ -30,3 +31,9 @@ def environment() -> jinja2.Environment:
 
 def render_template(name: str, **context: object) -> str:
     return environment().get_template(name).render(**context)
+
+
+def stream_template(name: str, **context: object) -> Iterator[str]:
+    """The same text as render_template, in pieces as the template is run: with lazy values in `context`, a file
+    far larger than memory is never held whole."""
+    return environment().get_template(name).generate(**context)
