@@ -12,7 +12,9 @@ manifest), files changed since (checksum), or written by another command is refu
 force, ffplan replaces what it wrote, edits included, and carries every other file over into the new
 folder: force never deletes a user's file. No folder that holds the current directory or an
 input is replaced, and an output path that is a symbolic link is refused rather than silently replaced.
-Every file name is a relative path that stays inside the folder.
+Every file name is a relative path that stays inside the folder. A file's body is text, bytes or an iterable of
+text chunks (a file too large to hold, such as the LFT file of a large subnet, written as it is generated); the
+manifest's checksums are computed while the files are written and the manifest is written last.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Collection, Iterable, Iterator, Mapping, Union
 
 from ffplan.diagnostics import Collector, InputError
 
@@ -39,6 +41,8 @@ MANIFEST = "manifest.json"
 MARKER = "ffplan-output"
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 SHOWN = 20  # files listed in a refusal; the rest are counted
+
+FileBody = Union[str, bytes, Iterable[str]]  # an iterable of chunks is read once, while the file is written
 
 _LEFTOVER = re.compile(r"\..+\.(new|old)-[A-Za-z0-9_]+")
 _RENAME_EXCHANGE = 2
@@ -51,15 +55,18 @@ def _refuse(path: Path, message: str, hint: str) -> InputError:
     return InputError(c.items)
 
 
-def _encoded(body: str | bytes) -> bytes:
-    return body.encode("utf-8") if isinstance(body, str) else body
+def _byte_chunks(body: FileBody) -> Iterator[bytes]:
+    if isinstance(body, bytes):
+        yield body
+    elif isinstance(body, str):
+        yield body.encode("utf-8")
+    else:
+        for chunk in body:
+            yield chunk.encode("utf-8")
 
 
-def manifest_text(files: Mapping[str, str | bytes], kind: str) -> str:
-    entries = []
-    for name, body in sorted(files.items()):
-        data = _encoded(body)  # one file's bytes at a time: a render of a large fabric is hundreds of MB of text
-        entries.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+def _manifest_text(entries: list[dict[str, object]], kind: str) -> str:
+    """`entries`: path, sha256 and bytes of every file, sorted by path."""
     return json.dumps({"format": MARKER, "kind": kind, "files": entries}, indent=1, sort_keys=True) + "\n"
 
 
@@ -96,19 +103,18 @@ def is_leftover(name: str) -> bool:
     return _LEFTOVER.fullmatch(name) is not None
 
 
-def write_folder(path: Path, files: Mapping[str, str | bytes], kind: str, force: bool = False,
+def write_folder(path: Path, files: Mapping[str, FileBody], kind: str, force: bool = False,
                  inputs: Iterable[Path] = ()) -> None:
     """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring."""
     path = Path(path)
-    data: dict[str, str | bytes] = {_relative_name(path, name): body for name, body in files.items()}
-    data[MANIFEST] = manifest_text(data, kind)
+    data: dict[str, FileBody] = {_relative_name(path, name): body for name, body in files.items()}
     _refuse_dangerous_target(path, inputs)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(path):
             _recover(path)
-            carried = _check_existing(path, data, kind, force)
-            staging = _stage(path, data, carried)
+            carried = _check_existing(path, set(data) | {MANIFEST}, kind, force)
+            staging = _stage(path, data, kind, carried)
             try:
                 _swap(staging, path)
             finally:
@@ -169,7 +175,7 @@ def _listing(names: list[str]) -> str:
     return shown + (f" and {len(names) - SHOWN:,} more" if len(names) > SHOWN else "")
 
 
-def _check_existing(path: Path, data: Mapping[str, str | bytes], kind: str, force: bool) -> list[str]:
+def _check_existing(path: Path, names: Collection[str], kind: str, force: bool) -> list[str]:
     """Refuse what would lose data; with force, the files ffplan did not write, to carry over."""
     if not path.is_dir():
         return []
@@ -197,9 +203,9 @@ def _check_existing(path: Path, data: Mapping[str, str | bytes], kind: str, forc
                           "(edits included) and keeps every other file")
         return []
     special = [p for p in foreign if present[p] == "special"]
-    new_dirs = {"/".join(name.split("/")[:i]) for name in data for i in range(1, name.count("/") + 1)}
-    clashes = [p for p in foreign if p in data or p in new_dirs
-               or any("/".join(p.split("/")[:i]) in data for i in range(1, p.count("/") + 1))]
+    new_dirs = {"/".join(name.split("/")[:i]) for name in names for i in range(1, name.count("/") + 1)}
+    clashes = [p for p in foreign if p in names or p in new_dirs
+               or any("/".join(p.split("/")[:i]) in names for i in range(1, p.count("/") + 1))]
     if special or clashes:
         raise _refuse(path, f"refusing to replace {path} even with --force: "
                       + "; ".join(([f"files ffplan did not write would be overwritten: {_listing(clashes)}"] if clashes else [])
@@ -241,20 +247,32 @@ def _sibling(path: Path, state: str, mode: int = 0o777) -> Path:
             continue
 
 
-def _stage(path: Path, data: Mapping[str, str | bytes], carried: list[str]) -> Path:
+def _write_file(target: Path, body: FileBody) -> dict[str, object]:
+    """Write one new file, hashing it on the way (a chunked body is never held whole); its manifest entry."""
+    digest, size = hashlib.sha256(), 0
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    with os.fdopen(fd, "wb") as fh:
+        for chunk in _byte_chunks(body):
+            digest.update(chunk)
+            size += len(chunk)
+            fh.write(chunk)
+    return {"sha256": digest.hexdigest(), "bytes": size}
+
+
+def _stage(path: Path, data: Mapping[str, FileBody], kind: str, carried: list[str]) -> Path:
     staging = _sibling(path, "new")
     try:
         root = staging.resolve()
+        entries: list[dict[str, object]] = []
         for name, body in sorted(data.items()):
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
             if target.parent.resolve() != root and root not in target.parent.resolve().parents:
                 raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_encoded(body))
+            entries.append({"path": name, **_write_file(target, body)})
             if name.endswith(".sh"):
                 target.chmod(0o755)
+        _write_file(staging / MANIFEST, _manifest_text(entries, kind))
         # The user's files, after ffplan's: a carried symlink can never redirect one of ffplan's writes.
         for name in carried:
             source, target = path / name, staging / name

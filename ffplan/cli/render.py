@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ffplan.cli.common import out, stage_errors, stage_progress
-from ffplan.progress import RENDER_STAGES
+from ffplan.progress import RENDER_STAGES, RENDER_WRITING
 from ffplan.render.opensm_layout import DEFAULT_PREFIX
 
 
@@ -34,14 +34,15 @@ def render_command(
     """
     from ffplan.outdir import write_folder
     from ffplan.plan import load_plan
-    from ffplan.render import render_plan
+    from ffplan.render import render_plan_chunked
 
     with stage_errors():
         started = time.perf_counter()
         loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))
-        with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES, quiet) as on_stage:
-            files = render_plan(loaded, prefix, on_stage)
-        write_folder(output, files, kind="render", force=force, inputs=[plan])
+        with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES + (RENDER_WRITING,), quiet) as on_stage:
+            files = render_plan_chunked(loaded, prefix, on_stage)
+            on_stage(RENDER_WRITING)
+            write_folder(output, files, kind="render", force=force, inputs=[plan])
         elapsed = time.perf_counter() - started
     if not quiet:
         tops: dict[str, int] = {}

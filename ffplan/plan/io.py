@@ -70,7 +70,7 @@ class _PlanWriter:
     def mapping(self, data: dict, indent: int, out: list[str], first_prefix: str | None = None) -> None:
         pad = " " * indent
         for i, (key, value) in enumerate(data.items()):
-            head = (first_prefix if i == 0 and first_prefix is not None else pad) + self.scalar(key, flow=False, key=True) + ":"
+            head = (first_prefix if i == 0 and first_prefix is not None else pad) + self.scalar(key, False, True) + ":"
             if isinstance(value, (dict, list)) and not self.flat(value):
                 out.append(head)
                 if isinstance(value, dict):
@@ -92,15 +92,18 @@ class _PlanWriter:
 
     @staticmethod
     def flat(value: dict | list) -> bool:
-        items = value.values() if isinstance(value, dict) else value
-        return not any(isinstance(v, (dict, list)) for v in items)
+        for v in value.values() if isinstance(value, dict) else value:
+            if isinstance(v, (dict, list)):
+                return False
+        return True
 
     def inline(self, value: object) -> str:
+        # positional arguments and lists, not generators: a plan is a hundred thousand scalars
         if isinstance(value, dict):
-            return "{" + ", ".join(f"{self.scalar(k, flow=True, key=True)}: {self.scalar(v, flow=True)}" for k, v in value.items()) + "}"
+            return "{" + ", ".join([f"{self.scalar(k, True, True)}: {self.scalar(v, True)}" for k, v in value.items()]) + "}"
         if isinstance(value, list):
-            return "[" + ", ".join(self.scalar(v, flow=True) for v in value) + "]"
-        return self.scalar(value, flow=False)
+            return "[" + ", ".join([self.scalar(v, True) for v in value]) + "]"
+        return self.scalar(value, False)
 
     def scalar(self, value: object, flow: bool, key: bool = False) -> str:
         cache_key = (type(value), value, flow, key)

@@ -57,7 +57,8 @@ PortClass = Literal["default", "ca", "swe", "sw0"]  # OpenSM's QoS port classes 
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # defer_build: a command builds the validators of the plan models it uses, on first use (render: 25 ms less import)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
 
 class InventoryRef(Frozen):

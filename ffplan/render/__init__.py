@@ -3,12 +3,14 @@
 Public surface: `render_plan(plan, prefix) -> {relative path: text}`: the OpenSM files (opensm/), the host
 profiles (hosts/), the exports (exports/) and the plan they came from (plan.yaml, so `ffplan verify OUT`
 and later diffs have it at hand). Pure and deterministic: identical plans give byte-identical
-files, with no timestamps. Writing them (atomically, with a manifest) is `ffplan.outdir.write_folder`'s job.
+files, with no timestamps. Writing them (atomically, with a manifest) is `ffplan.outdir.write_folder`'s job;
+`render_plan_chunked` gives it the LFT files as chunks made while they are written (1.7 GB for one
+16,384-endpoint subnet).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TypeVar
 
 from ffplan.progress import StageCallback, no_progress
 from ffplan.render.opensm_layout import DEFAULT_PREFIX
@@ -16,21 +18,37 @@ from ffplan.render.opensm_layout import DEFAULT_PREFIX
 if TYPE_CHECKING:
     from ffplan.plan.model import Plan
 
-__all__ = ["render_plan", "DEFAULT_PREFIX"]
+__all__ = ["render_plan", "render_plan_chunked", "DEFAULT_PREFIX"]
+
+Body = TypeVar("Body", str, "str | Iterator[str]")
 
 
 def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress) -> dict[str, str]:
     """Relative path under the output folder -> file text, sorted by path; `on_stage` is told each of
     RENDER_STAGES as it starts."""
+    from ffplan.render.opensm import render_opensm
+
+    return _render(plan, lambda: render_opensm(plan, prefix), on_stage)
+
+
+def render_plan_chunked(plan: Plan, prefix: str = DEFAULT_PREFIX,
+                        on_stage: StageCallback = no_progress) -> dict[str, str | Iterator[str]]:
+    """render_plan, each LFT file an iterator of its text's pieces, made as `ffplan.outdir.write_folder` writes it
+    (so the "OpenSM files" stage leaves the LFT files' work to the writing)."""
+    from ffplan.render.opensm import render_opensm_chunked
+
+    return _render(plan, lambda: render_opensm_chunked(plan, prefix), on_stage)
+
+
+def _render(plan: Plan, opensm: Callable[[], Mapping[str, Body]], on_stage: StageCallback) -> dict[str, Body]:
     # Imported here: the CLI imports this package for DEFAULT_PREFIX, and `ffplan lint` need not load jinja2.
     from ffplan.plan import dump_plan
     from ffplan.render.exports import render_exports
     from ffplan.render.hosts import render_hosts
-    from ffplan.render.opensm import render_opensm
 
-    files: dict[str, str] = {"plan.yaml": dump_plan(plan)}
-    parts = (("OpenSM files", lambda: render_opensm(plan, prefix)), ("host profiles", lambda: render_hosts(plan)),
-             ("exports", lambda: render_exports(plan)))
+    files: dict[str, Body] = {"plan.yaml": dump_plan(plan)}
+    parts: tuple[tuple[str, Callable[[], Mapping[str, Body]]], ...] = (
+        ("OpenSM files", opensm), ("host profiles", lambda: render_hosts(plan)), ("exports", lambda: render_exports(plan)))
     for stage, render_part in parts:
         on_stage(stage)
         for path, text in render_part().items():

@@ -23,13 +23,13 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Collection, Iterable
+from typing import Callable, Collection, Iterable, Iterator, TypeVar
 
 import numpy as np
 
 from ffplan.diagnostics import Collector, InputError, did_you_mean, option_error
 from ffplan.plan.model import Plan, PortClassQos, TrafficClassPlan, VlArbEntry
-from ffplan.render.env import render_template
+from ffplan.render.env import render_template, stream_template
 from ffplan.plan.subnets import subnet_views
 from ffplan.render.opensm_layout import (CN_GUIDS, CONF, DEFAULT_PREFIX, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS,
                                          NODE_NAME_MAP, PARTITIONS, QOS_POLICY, README, ROOT_GUIDS, TOPOLOGY,
@@ -332,6 +332,8 @@ _PORT_FIELD = [f"{port:03d}" for port in range(256)]  # an LFT entry's port, as 
 
 
 def lft_model(fab: Subnet) -> dict:
+    """The LFT file's view model; its blocks (one per switch, about a MB each on a 16,384-endpoint subnet) are
+    made as the template asks for them."""
     plan = fab.plan
     routing = plan.routing
     assert routing is not None
@@ -351,25 +353,32 @@ def lft_model(fab: Subnet) -> dict:
         kind = "Switch" if guid in is_switch else "Channel Adapter"
         before.append(f"0x{lid:04x} ")
         after.append(f" : ({kind} portguid {guid}: '{name}')")
-    blocks = []
-    for s in fab.switches:
-        table = lfts[s.name]
-        present = np.flatnonzero(lids < len(table))
-        ports = table[lids[present]]
-        routed = ports != routing.unrouted_port
-        listed = present[routed].tolist()
-        entries = "\n".join([before[i] + _PORT_FIELD[port] + after[i] for i, port in zip(listed, ports[routed].tolist())])
-        blocks.append({"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
-                       "entries": entries, "count": len(listed)})
-    return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks}
+
+    def blocks() -> Iterator[dict]:
+        for s in fab.switches:
+            table = lfts[s.name]
+            present = np.flatnonzero(lids < len(table))
+            ports = table[lids[present]]
+            routed = ports != routing.unrouted_port
+            listed = present[routed].tolist()
+            entries = "\n".join([before[i] + _PORT_FIELD[port] + after[i] for i, port in zip(listed, ports[routed].tolist())])
+            yield {"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
+                   "entries": entries, "count": len(listed)}
+
+    return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks()}
 
 
-def lfts_text(fab: Subnet) -> str:
+def lfts_chunks(fab: Subnet) -> Iterator[str]:
     """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
     file entries unchecked into a table that ends with the 64-LID block of the highest LID present; the design
     puts the SM hosts' ports in the top block, so the running SM's port keeps every entry inside it
-    (docs/operations.md)."""
-    return render_template("opensm/lfts.dump.j2", **lft_model(fab))
+    (docs/operations.md). In pieces, one switch's block at a time: the file of a 16,384-endpoint subnet is 1.7 GB."""
+    return stream_template("opensm/lfts.dump.j2", **lft_model(fab))
+
+
+def lfts_text(fab: Subnet) -> str:
+    """lfts_chunks as one string."""
+    return "".join(lfts_chunks(fab))
 
 
 def _vlarb(entries: Iterable[VlArbEntry]) -> str:
@@ -636,15 +645,19 @@ def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(),
     one subnet's view of a plan with several: its opensm.conf then binds to the SM port in that subnet."""
     prefix = check_prefix(prefix)
     require_complete(plan)
-    return _subnet_files(build_fabric(plan, view), prefix, engines, subnet)
+    return _subnet_files(build_fabric(plan, view), prefix, engines, subnet, lfts_text)
 
 
-def _subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: str | None) -> dict[str, str]:
+LftBody = TypeVar("LftBody", str, Iterator[str])
+
+
+def _subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: str | None,
+                  lfts: Callable[[Subnet], LftBody]) -> dict[str, str | LftBody]:
     plan = fab.plan
     if not fab.cas:
         raise _fail(f"{fab.view.describe()}: no CA ports to render", "check the zone name")
     instance = fab.sm_instance(subnet) if subnet else None
-    files = {
+    files: dict[str, str | LftBody] = {
         TOPOLOGY: render_template("opensm/topology.net.j2", **topology_model(fab)),
         NODE_NAME_MAP: render_template("opensm/node-name-map.j2", **node_name_map_model(fab)),
         GUID2LID: render_template("opensm/guid2lid.j2", **guid2lid_model(fab)),
@@ -658,7 +671,7 @@ def _subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: st
         files[fname] = render_template("opensm/guids.txt.j2", what=what, title=plan.inventory.name, entries=guids[key])
     if "file" in engines:
         files[CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "file", instance))
-        files[LFTS] = lfts_text(fab)
+        files[LFTS] = lfts(fab)
     if "ftree" in engines:
         files[FTREE_CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "ftree", instance))
     return files
@@ -667,17 +680,27 @@ def _subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: st
 def render_opensm(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
     """Relative path under the output folder (`opensm/...`) -> file text: one subnet's files in opensm/, several
     subnets' in opensm/<subnet>/ each (one OpenSM per subnet) with a README saying which SM host runs which."""
+    return _render_opensm(plan, prefix, lfts_text)
+
+
+def render_opensm_chunked(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str | Iterator[str]]:
+    """render_opensm with each LFT file as lfts_chunks, made while it is written (`ffplan.outdir.write_folder`)."""
+    return _render_opensm(plan, prefix, lfts_chunks)
+
+
+def _render_opensm(plan: Plan, prefix: str, lfts: Callable[[Subnet], LftBody]) -> dict[str, str | LftBody]:
     prefix = check_prefix(prefix)
     folders = subnet_folders(plan.subnets)
-    if len(folders) == 1:
-        return {f"opensm/{name}": text for name, text in sorted(opensm_files(plan, prefix).items())}
     require_complete(plan)
-    files: dict[str, str] = {}
+    if len(folders) == 1:
+        one = _subnet_files(build_fabric(plan), prefix, ("file", "ftree"), None, lfts)
+        return {f"opensm/{name}": text for name, text in sorted(one.items())}
+    files: dict[str, str | LftBody] = {}
     instances = []
     for subnet, view in subnet_views(plan):
         where = f"{prefix.rstrip('/')}/{folders[subnet]}"
         fab = build_fabric(view)
-        for name, text in _subnet_files(fab, where, ("file", "ftree"), subnet).items():
+        for name, text in _subnet_files(fab, where, ("file", "ftree"), subnet, lfts).items():
             files[f"opensm/{folders[subnet]}/{name}"] = text
         instances.append({"instance": fab.sm_instance(subnet), "prefix": where,
                           "standby": [{"port": ca.id, "port_guid": ca.ports[0].port_guid}

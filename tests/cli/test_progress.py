@@ -8,7 +8,7 @@ from ffplan.cli.main import app
 from ffplan.design import DESIGN_STEPS, design
 from ffplan.inventory import load_inventory
 from ffplan.plan import load_plan
-from ffplan.progress import RENDER_STAGES
+from ffplan.progress import RENDER_STAGES, RENDER_WRITING
 from ffplan.render import render_plan
 from tests.conftest import ROOT
 
@@ -38,7 +38,7 @@ def test_progress_on_a_terminal_names_the_stages(stderr_is_a_terminal, lab_plan_
         assert f"designing lab: {stage}" in res.stderr
     assert "designing lab" not in res.stdout  # data and progress stay apart
     res = runner.invoke(app, ["render", str(lab_plan_dir), "-o", str(tmp_path / "files")])
-    for stage in RENDER_STAGES:
+    for stage in RENDER_STAGES + (RENDER_WRITING,):
         assert f"rendering lab: {stage}" in res.stderr
 
 

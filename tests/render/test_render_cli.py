@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from renderfix import design_file
 from ffplan.cli.main import app
 from ffplan.plan import dump_plan
-from ffplan.render import render_plan
+from ffplan.render import render_plan, render_plan_chunked
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -50,6 +50,17 @@ def test_render_writes_every_file_with_a_manifest(tmp_path, lab_plan):
     assert (out / "hosts/gpu-node/host-check.sh").stat().st_mode & 0o111
     for name, data in tree.items():
         assert not DATE.search(data.decode()), f"{name} carries a date or time"
+
+
+def test_the_folder_is_render_plan_byte_for_byte_with_the_lft_file_streamed(tmp_path, lab_plan):
+    # the CLI writes the LFT file from chunks made while it is written; the bytes are render_plan's text
+    assert not isinstance(render_plan_chunked(lab_plan)["opensm/lfts.dump"], str)
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["render", str(_write_plan(tmp_path, lab_plan)), "-o", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    tree = _tree(out)
+    tree.pop("manifest.json")
+    assert tree == {name: text.encode() for name, text in render_plan(lab_plan).items()}
 
 
 def test_identical_plans_render_byte_identical_folders(tmp_path, lab_plan):

@@ -284,3 +284,27 @@ def test_a_folder_that_cannot_be_written_is_a_located_error(lab_design_dir):
     # root ignores permissions, so the test writes where no one can: below /proc
     result = _render(lab_design_dir, Path("/proc/ffplan-no-such-folder/out"))
     assert result.exit_code == 2 and "FF904 cannot write" in result.output and "Traceback" not in result.output
+
+
+def test_a_file_given_as_chunks_is_written_and_hashed_as_it_streams(tmp_path):
+    chunks = iter(["Unicast lids\n", "0x0001 001 : (Channel Adapter portguid 0x1: 'é')\n"])  # read once
+    write_folder(tmp_path / "out", {"opensm/lfts.dump": chunks, "a.txt": "a"}, kind="render")
+    data = (tmp_path / "out" / "opensm" / "lfts.dump").read_bytes()
+    assert data == "Unicast lids\n0x0001 001 : (Channel Adapter portguid 0x1: 'é')\n".encode()
+    entry = {e["path"]: e for e in json.loads((tmp_path / "out" / "manifest.json").read_text())["files"]}["opensm/lfts.dump"]
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["bytes"] == len(data)
+    assert read_manifest(tmp_path / "out").sha256["a.txt"] == hashlib.sha256(b"a").hexdigest()
+
+
+def test_a_stream_that_fails_midway_leaves_the_old_folder(tmp_path):
+    out = tmp_path / "out"
+    write_folder(out, {"opensm/lfts.dump": "old\n"}, kind="render")
+
+    def failing():
+        yield "new\n"
+        raise InputError([])
+
+    with pytest.raises(InputError):
+        write_folder(out, {"opensm/lfts.dump": failing()}, kind="render")
+    assert (out / "opensm" / "lfts.dump").read_text() == "old\n" and read_manifest(out) is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
