@@ -91,14 +91,16 @@ def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded:
     items = inv_failed + list(failed)
     if len(plan.subnets) == 1:
         return _route_subnet(plan, items, check, loaded, len(inv_failed))
-    _, _, unknown = resolve_failed(build_topology(plan), items)
+    topo = build_topology(plan)
+    _, _, unknown = resolve_failed(topo, items)
     if unknown:
-        raise _unknown_failed(build_topology(plan), items, unknown, loaded, len(inv_failed))
-    parts = []
-    for _, view in subnet_views(plan):
-        topo = build_topology(view)
-        mine = [item for item in items if not resolve_failed(topo, [item])[2]]
-        parts.append(_route_subnet(view, mine, check, None, 0))
+        raise _unknown_failed(topo, items, unknown, loaded, len(inv_failed))
+    subnet_of = {z.name: z.subnet for z in plan.zones}
+    # a cable's end a (node-leaf: its leaf) or the switch of `switch[port]` names the item's subnet
+    item_subnet = [subnet_of[topo.zone_of[topo.by_label[item][1] if item in topo.by_label else item.split("[", 1)[0]]]
+                   for item in items]
+    parts = [_route_subnet(view, [item for item, sub in zip(items, item_subnet) if sub == subnet], check, None, 0)
+             for subnet, view in subnet_views(plan)]
     return _merged(plan, parts, sorted(set(items)))
 
 

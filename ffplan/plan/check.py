@@ -61,11 +61,13 @@ def plan_problems(plan: Plan) -> list[Problem]:
     switches = _check_switches(p, plan, zones, models)
     _check_nodes(p, plan, zones, switches)
     _check_cables(p, plan, zones, switches)
-    _check_addresses(p, plan)
-    _check_routing(p, plan, switches)
+    subnet_of = _subnet_of(plan)
+    max_lid = _max_lids(plan, subnet_of)
+    _check_addresses(p, plan, subnet_of, max_lid)
+    _check_routing(p, plan, switches, subnet_of, max_lid)
     _check_qos(p, plan)
     _check_hosts(p, plan)
-    _check_subnet_managers(p, plan)
+    _check_subnet_managers(p, plan, subnet_of, max_lid)
     _check_catalog(p, plan)
     return list(p)
 
@@ -155,9 +157,8 @@ def _subnet_of(plan: Plan) -> dict[str, str]:
     return defaultdict(str, {z.name: z.subnet for z in plan.zones})
 
 
-def _max_lids(plan: Plan) -> dict[str, int]:
+def _max_lids(plan: Plan, subnet_of: dict[str, str]) -> dict[str, int]:
     """The highest LID of each subnet."""
-    subnet_of = _subnet_of(plan)
     top: dict[str, int] = defaultdict(int)
     for s in plan.switches:
         top[subnet_of[s.zone]] = max(top[subnet_of[s.zone]], s.lid)
@@ -167,10 +168,9 @@ def _max_lids(plan: Plan) -> dict[str, int]:
     return top
 
 
-def _check_addresses(p: _Problems, plan: Plan) -> None:
+def _check_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_lid: dict[str, int]) -> None:
     """LIDs unique within a subnet. A GUID names one device: a switch, or one NIC of one host (whose ports may share
     its node GUID, or carry it as their port GUID); a port GUID names one port."""
-    subnet_of = _subnet_of(plan)
     lids: dict[tuple[str, int], str] = {}
     devices: dict[str, str] = {}  # GUID -> the device it belongs to
     ports: dict[str, str] = {}  # port GUID -> the port
@@ -190,19 +190,18 @@ def _check_addresses(p: _Problems, plan: Plan) -> None:
             claim(devices, pt.node_guid.lower(), f"{n.hostname} {pt.nic}", at + ("node_guid",), "GUID")
             claim(devices, pt.port_guid.lower(), f"{n.hostname} {pt.nic}", at + ("port_guid",), "GUID")
             claim(ports, pt.port_guid.lower(), port, at + ("port_guid",), "port GUID")
-    top = max(_max_lids(plan).values(), default=0)
+    top = max(max_lid.values(), default=0)
     if plan.routing is not None and lids and plan.routing.max_lid != top:
         p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {top}")
 
 
-def _check_routing(p: _Problems, plan: Plan, switches: dict) -> None:
+def _check_routing(p: _Problems, plan: Plan, switches: dict, subnet_of: dict[str, str], max_lid: dict[str, int]) -> None:
     if plan.routing is None:
         return
     r = plan.routing
     p.unique(("routing", "lfts"), (t.switch for t in r.lfts), "forwarding table of switch", "switch")
     for name in sorted(set(switches) - {t.switch for t in r.lfts}):
         p.add(("routing", "lfts"), f"switch {name} has no forwarding table")
-    subnet_of, max_lid = _subnet_of(plan), _max_lids(plan)
     for i, t in enumerate(r.lfts):
         if not p.known(("routing", "lfts", i, "switch"), t.switch, switches, "switch"):
             continue
@@ -296,11 +295,10 @@ def _check_profile(p: _Problems, at: YamlPath, h: HostProfile, classes: set[str]
             p.known(at + ("sls", i, "traffic_class"), s.traffic_class, classes, "traffic class")
 
 
-def _check_subnet_managers(p: _Problems, plan: Plan) -> None:
+def _check_subnet_managers(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_lid: dict[str, int]) -> None:
     """The SM hosts are nodes, and their ports share the 64-LID block of the highest LID: OpenSM sizes its tables
     from the highest LID present, and the running SM's own port always is (docs/operations.md)."""
     nodes = {n.hostname: n for n in plan.nodes}
-    subnet_of, max_lid = _subnet_of(plan), _max_lids(plan)
     for i, hostname in enumerate(plan.sm_hosts):
         if p.known(("sm_hosts", i), hostname, nodes, "subnet manager host"):
             for j, pt in enumerate(nodes[hostname].ports):

@@ -25,16 +25,18 @@ def subnet_view(plan: Plan, subnet: str) -> Plan:
         ports = [p for p in node.ports if p.zone in names]
         if ports:
             nodes.append(node.model_copy(update={"ports": ports}))
+    cables = [c for c in plan.cables if c.zone in names]
+    hostnames = {n.hostname for n in nodes}
     update: dict[str, object] = {
-        "zones": zones, "switches": switches, "nodes": nodes,
-        "cables": [c for c in plan.cables if c.zone in names],
-        "sm_hosts": [h for h in plan.sm_hosts if any(n.hostname == h for n in nodes)],
+        "zones": zones, "switches": switches, "nodes": nodes, "cables": cables,
+        "sm_hosts": [h for h in plan.sm_hosts if h in hostnames],
     }
     if plan.routing is not None:
         lfts = [t for t in plan.routing.lfts if t.switch in in_subnet]
+        known = in_subnet | {c.label for c in cables}  # what a failed item of this subnet names
         update["routing"] = plan.routing.model_copy(update={
             "lfts": lfts, "max_lid": max(len(t.ports) for t in lfts) - 1 if lfts else plan.routing.max_lid,
-            "failed": [f for f in plan.routing.failed if _item_device(f) in in_subnet | _cable_labels(plan, names)],
+            "failed": [f for f in plan.routing.failed if f.split("[", 1)[0] in known],
         })
     return plan.model_copy(update=update)
 
@@ -64,12 +66,3 @@ def check_plane(plan: Plan, plane: str) -> None:
 def subnet_views(plan: Plan) -> list[tuple[str, Plan]]:
     """(subnet, view) for every subnet in plan order."""
     return [(subnet, subnet_view(plan, subnet)) for subnet in plan.subnets]
-
-
-def _item_device(item: str) -> str:
-    """The switch of `switch[port]`, else the item (a cable label or a switch name)."""
-    return item.split("[", 1)[0]
-
-
-def _cable_labels(plan: Plan, zones: set[str]) -> set[str]:
-    return {c.label for c in plan.cables if c.zone in zones}
