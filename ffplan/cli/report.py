@@ -13,7 +13,7 @@ from ffplan.catalog import Preset
 from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
-from ffplan.report.designs import DEFAULT_WITH_MULTI_NIC_PLAN, DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS
+from ffplan.report.designs import DEFAULT_WITH_MULTI_NIC_PLAN, DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS, RENAMED
 from ffplan.report.output import ReportFormat, render, table_renderables
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _is_plan(path: Path) -> bool:
 def cost_command(
     input_file: Path = typer.Argument(None, metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
     gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and layout (sizing only, no placement); required without INVENTORY_OR_PLAN."),
-    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (fire-flyer is the plan's own design, whatever its layout; default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}, or {','.join(DEFAULT_WITH_MULTI_NIC_PLAN)} when its nodes have several NICs; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
+    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (plan is the plan's own design, whatever its layout, plan-ft3 its nodes on a three-layer tree; default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}, or {','.join(DEFAULT_WITH_MULTI_NIC_PLAN)} when its nodes have several NICs; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
     catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),
     fmt: ReportFormat = typer.Option("table", "--format", "-f", help="Output format."),
@@ -109,6 +109,9 @@ def _designs(compare: str) -> tuple[str, ...]:
 
     names = tuple(dict.fromkeys(name.strip() for name in compare.split(",") if name.strip()))
     for name in names:
+        if name in RENAMED:
+            raise option_error(RULE_COMPARISON, "--compare", f"the design '{name}' is now named '{RENAMED[name]}'",
+                               f"use --compare {RENAMED[name]} (it is the plan's own layout, whatever it is)")
         if name not in DESIGNS:
             raise option_error(RULE_COMPARISON, "--compare", f"no design named '{name}'",
                                did_you_mean(name, DESIGNS) or "designs: " + ", ".join(DESIGNS))

@@ -23,7 +23,8 @@ from ffplan.report.model import Basis, CableLot, Network
 if TYPE_CHECKING:  # the plan model loads numpy; the CLI imports this module for the design names
     from ffplan.plan.model import Plan
 
-FIRE_FLYER, PCIE_THREE_LAYER = "fire-flyer", "pcie-three-layer"  # the inventory's nodes
+FIRE_FLYER, PCIE_THREE_LAYER = "plan", "plan-ft3"  # the plan's own design; the plan's nodes on a three-layer tree
+RENAMED = {"fire-flyer": FIRE_FLYER, "pcie-three-layer": PCIE_THREE_LAYER}  # the names before the plan layouts
 THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE = "ft3", "rail-optimized", "mpft"  # the catalog's reference node
 DESIGNS = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
 FROM_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER)

@@ -207,7 +207,9 @@ def test_cli_without_input_in_every_format(fmt):
     "args, message",
     [
         (["report", "cost", "--gpus", "64", "--compare", "mpf"], "no design named 'mpf'"),
-        (["report", "cost", "--gpus", "64", "--compare", "fire-flyer"], "no INPUT was given"),
+        (["report", "cost", "--gpus", "64", "--compare", "plan"], "no INPUT was given"),
+        (["report", "cost", "--gpus", "64", "--compare", "fire-flyer"], "the design 'fire-flyer' is now named 'plan'"),
+        (["report", "cost", "--gpus", "64", "--compare", "pcie-three-layer"], "is now named 'plan-ft3'"),
         (["report", "cost", "--compare", "mpft"], "without INVENTORY_OR_PLAN, --gpus is required"),
         (["report", "cost", "--gpus", "20000", "--compare", "ft3"], "exceed a three-layer tree of 40-port switches"),
     ],
@@ -223,9 +225,9 @@ def test_cli_refuses_a_comparison_it_cannot_build(args, message):
 
 def test_cli_with_an_inventory_and_compare(root):
     result = runner.invoke(app, ["report", "cost", str(root / "inventories" / "fire-flyer-2.yaml"), "-q",
-                                 "--compare", "fire-flyer,rail-optimized", "--format", "json"])
+                                 "--compare", "plan,rail-optimized", "--format", "json"])
     assert result.exit_code == 0, result.output
-    assert [x["key"] for x in json.loads(result.stdout)["designs"]] == ["fire-flyer", "rail-optimized"]
+    assert [x["key"] for x in json.loads(result.stdout)["designs"]] == ["plan", "rail-optimized"]
 
 
 def test_without_a_plan_or_gpus_the_library_refuses_with_a_comparison_error():

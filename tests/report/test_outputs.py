@@ -42,13 +42,13 @@ def test_markdown_has_a_column_per_design(ff2_report):
 
 def test_json_round_trips(ff2_report):
     data = json.loads(render(ff2_report, "json"))
-    assert [d["key"] for d in data["designs"]] == ["fire-flyer", "pcie-three-layer", "ft3"]
+    assert [d["key"] for d in data["designs"]] == ["plan", "plan-ft3", "ft3"]
     assert data["designs"][0]["switches"] == {"leaf": 80, "spine": 40, "core": 0}
 
 
 def test_csv_keeps_raw_numbers(ff2_report):
     table = list(csv.reader(io.StringIO(render(ff2_report, "csv"))))
-    assert table[0] == ["group", "metric", "fire-flyer", "pcie-three-layer", "ft3"]
+    assert table[0] == ["group", "metric", "plan", "plan-ft3", "ft3"]
     power = next(r for r in table if r[1] == "nodes, average (W)")
     assert float(power[2]) == 1200 * 2500
 

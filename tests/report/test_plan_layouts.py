@@ -131,7 +131,7 @@ def test_cli_report_of_a_planes_plan_names_its_layout(tmp_path, planes_plan, lab
     result = runner.invoke(app, ["report", "cost", str(plan_file), "--catalog", str(lab_catalog), "-f", "csv"])
     assert result.exit_code == 0, result.output
     header = result.stdout.splitlines()[0]
-    assert header == "group,metric,fire-flyer,ft3,rail-optimized,mpft"
+    assert header == "group,metric,plan,ft3,rail-optimized,mpft"
     rows = {tuple(line.split(",")[:2]): line.split(",")[2:] for line in result.stdout.splitlines()[1:]}
     assert rows[("Network", "leaf-spine cables")] == ["64", "64", "64", "64"]
     assert rows[("Network", "spine-core cables")] == ["0", "64", "64", "0"]
