@@ -17,7 +17,7 @@ from ffplan.design.placement_ilp import DemandGroup, LeafGroup, PlacementSolutio
 from ffplan.design.sizing import SizedFabric, SizingError, ThreeLayerTree, TreeSize, subnet_of_zone
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import Attach, Inventory, Rack
+from ffplan.inventory.models import Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost
 from ffplan.plan.model import Balance, Plan, Switch, ZoneSpec
 
@@ -260,15 +260,9 @@ def _kept_rail_places(hosts: list[ResolvedHost], ports_in: dict[str, dict[str, l
 
 def _host_slots(host: ResolvedHost, zones: list[str]) -> list[tuple[str, PortSlot]]:
     """A host's NIC ports in NIC order with the zone each must land in ("*": any zone, the planner chooses)."""
-    slots = []
-    for ni, nic in enumerate(host.nics):
-        for port in range(1, nic.ports + 1):
-            if host.settings.attach is Attach.EVERY_ZONE:
-                zone = zones[ni % len(zones)]
-            else:
-                zone = host.settings.zone or "*"
-            slots.append((zone, PortSlot(host, nic.name, nic.model, ni, port, nic.guid)))
-    return slots
+    slots = [PortSlot(host, nic.name, nic.model, ni, port, nic.guid) for ni, nic in enumerate(host.nics)
+             for port in range(1, nic.ports + 1)]
+    return list(zip(host.port_zones(zones), slots))
 
 
 def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], result: PlacementSolution,

@@ -76,6 +76,15 @@ class ResolvedHost:
         group: YamlPath = ("groups", self.group_index)
         return group if self.host_index is None else group + ("hosts", self.host_index)
 
+    def port_zones(self, zones: list[str]) -> list[str]:
+        """The zone (or plane) of each NIC port, in NIC and port order: for a host on every zone its k-th port is
+        in the k-th zone (one port per zone, FF104, whether the ports are on one NIC or several); else every port
+        is in the host's zone, or "*" where the planner chooses."""
+        ports = sum(nic.ports for nic in self.nics)
+        if self.settings.attach is Attach.EVERY_ZONE:
+            return [zones[k % len(zones)] for k in range(ports)]
+        return [self.settings.zone or "*"] * ports
+
 
 @dataclass
 class ResolvedInventory:

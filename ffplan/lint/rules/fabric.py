@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -400,8 +401,8 @@ def _rails(ctx: LintContext) -> tuple[int, ResolvedHost] | None:
     """The most NIC ports one host has in one tree under rail-optimized placement (the rails), and that host."""
     best: tuple[int, ResolvedHost] | None = None
     for host in ctx.resolved.hosts:
-        ports = sum(nic.ports for nic in host.nics)
-        per_tree = math.ceil(ports / len(ctx.zone_names)) if host.settings.attach is Attach.EVERY_ZONE else ports
+        per_zone = Counter(host.port_zones(ctx.zone_names))  # as placement deals them
+        per_tree = max(per_zone.values(), default=0)
         if per_tree and (best is None or per_tree > best[0]):
             best = (per_tree, host)
     return best
