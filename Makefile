@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 FFPLAN := $(VENV)/bin/ffplan
 OUT ?= out
 
-.PHONY: run test typecheck venv system-deps bench clean golden
+.PHONY: run test typecheck venv system-deps nccl-deps bench clean golden
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,15 +16,20 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed
 
 # OpenSM, ibsim and infiniband-diags back the integration tests; shellcheck lints the rendered scripts;
-# slurmctld reads the rendered Slurm topology.conf.
+# slurmctld reads the rendered Slurm topology.conf; g++ compiles NCCL's topology loader (nccl-deps).
 # They are installed when we are root with apt (CI); elsewhere those tests skip with a visible reason.
-SYSTEM_PACKAGES := opensm ibsim-utils infiniband-diags shellcheck slurmctld
+SYSTEM_PACKAGES := opensm ibsim-utils infiniband-diags shellcheck slurmctld g++
 system-deps:
 	@if command -v opensm >/dev/null 2>&1 && command -v ibsim >/dev/null 2>&1 && command -v dump_fts >/dev/null 2>&1 \
-		&& command -v shellcheck >/dev/null 2>&1 && command -v slurmctld >/dev/null 2>&1; then :; \
+		&& command -v shellcheck >/dev/null 2>&1 && command -v slurmctld >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 	else echo "note: $(SYSTEM_PACKAGES) missing and not root: the tests that need them will be skipped"; fi
+
+# NCCL's source and the CUDA headers that tests/render/test_nccl_loader.py compiles NCCL's topology loader with,
+# pinned, fetched once from the package registries into .cache/ (tests/render/nccl_sources.py).
+nccl-deps: venv
+	$(PY) tests/render/nccl_sources.py
 
 # The main job on the shipped Fire-Flyer 2 inventory: lint, design, render, analyze, cost report.
 run: venv
@@ -38,7 +43,7 @@ run: venv
 typecheck: venv
 	$(PY) -m mypy
 
-test: typecheck system-deps
+test: typecheck system-deps nccl-deps
 	$(PY) -m pytest -q
 
 bench: venv

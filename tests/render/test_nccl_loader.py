@@ -1,10 +1,13 @@
 """The rendered topology files through NCCL's own loader: src/graph/xml.cc, topo.cc and paths.cc of an NCCL
-source tree, compiled on the CPU with tests/render/nccl_harness (no GPU needed). NCCL must load every file
-without a warning, keep its tree, and agree with each profile's path type, GPUDirect RDMA decision and NIC.
+source tree, compiled on the CPU with tests/render/nccl_harness (no GPU needed), once per session. NCCL must load
+every file without a warning, keep its tree, and agree with each profile's path type, GPUDirect RDMA decision
+and NIC.
 
-Needs FFPLAN_NCCL_SRC (an NCCL source tree, or a bare git repository of one), g++ and the CUDA headers
-(FFPLAN_CUDA_HOME, default /usr/local/cuda, with include/cccl); otherwise every test here is skipped with the
-reason. Checked with NCCL 2.30.7 (master 5067397c).
+By default NCCL's source is Debian's nvidia-nccl 2.29.7 upstream tarball and the CUDA headers come from three
+pinned wheels, both fetched by `make nccl-deps` (part of `make test`) into .cache/ (nccl_sources.py).
+FFPLAN_NCCL_SRC (an NCCL source tree, or a bare git repository of one) and FFPLAN_CUDA_HOME (with
+include/cuda_runtime.h and include/cccl) override them. Without g++ or those files the tests skip with the
+reason, and fail in CI (CI=true), so that a broken install step cannot hide. Checked with NCCL 2.29.7 and 2.30.7.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ import shutil
 import subprocess
 import tarfile
 from pathlib import Path
+from typing import NamedTuple, NoReturn
 
 import pytest
+from nccl_sources import (CUDA_HEADERS, NCCL_ARCHIVE, NCCL_ARCHIVE_SHA256, NCCL_ARCHIVE_TOP, cuda_headers_ready,
+                          sha256)
 from pcie_variants import variant_plan
 from renderfix import designed
 
@@ -26,33 +32,73 @@ from ffplan.render.hosts import render_hosts
 HARNESS = Path(__file__).resolve().parent / "nccl_harness"
 GRAPH_FILES = ["xml.cc", "topo.cc"]
 CXXFLAGS = ["-std=c++17", "-O0", "-ffunction-sections", "-fdata-sections", "-DNCCL_OS_LINUX=1", "-w"]
+# NCCL 2.30 starts a GPU's NIC search at its CUDA index among the GPUs nearest to its NICs (before: its CUDA
+# index), the rule ffplan's profile follows
+CHANNEL0_RULE = (2, 30)
+
+
+class Harness(NamedTuple):
+    binary: Path
+    version: tuple[int, int, int]
+
+
+def _unavailable(reason: str) -> NoReturn:
+    """A prerequisite is missing: skip on a developer's machine, fail in CI where `make test` installs it."""
+    message = f"NCCL loader harness not built: {reason}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _extract(tar: tarfile.TarFile, into: Path, top: str = "") -> None:
+    """The src/ and makefiles/ trees of an NCCL archive whose paths start with `top`."""
+    members = []
+    for member in tar.getmembers():
+        if member.name.startswith(top) and member.name[len(top):].split("/")[0] in ("src", "makefiles"):
+            member.name = member.name[len(top):]
+            members.append(member)
+    tar.extractall(into, members=members, filter="data")
 
 
 def _source(tmp: Path) -> Path:
     given = os.environ.get("FFPLAN_NCCL_SRC")
     if not given:
-        pytest.skip("NCCL loader harness not built: set FFPLAN_NCCL_SRC to an NCCL source tree (or its bare git repository)")
+        if not NCCL_ARCHIVE.is_file():
+            _unavailable(f"no {NCCL_ARCHIVE} (run `make nccl-deps`, or set FFPLAN_NCCL_SRC to an NCCL source tree)")
+        assert sha256(NCCL_ARCHIVE) == NCCL_ARCHIVE_SHA256, f"{NCCL_ARCHIVE} is not the pinned NCCL source"
+        with tarfile.open(NCCL_ARCHIVE) as tar:
+            _extract(tar, tmp / "nccl", NCCL_ARCHIVE_TOP + "/")
+        return tmp / "nccl"
     path = Path(given)
     if (path / "src" / "graph" / "xml.cc").is_file():
         return path
     if (path / "objects").is_dir() and (path / "HEAD").is_file():
         archive = subprocess.run(["git", f"--git-dir={path}", "archive", "HEAD", "src", "makefiles"], capture_output=True, check=False)
         if archive.returncode != 0:
-            pytest.skip(f"NCCL loader harness not built: git archive of {path} failed: {archive.stderr.decode()[:200]}")
+            pytest.fail(f"git archive of FFPLAN_NCCL_SRC={path} failed: {archive.stderr.decode()[:200]}")
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(tmp / "nccl", filter="data")
+            _extract(tar, tmp / "nccl")
         return tmp / "nccl"
-    pytest.skip(f"NCCL loader harness not built: FFPLAN_NCCL_SRC={given} has no src/graph/xml.cc")
+    pytest.fail(f"FFPLAN_NCCL_SRC={given} has no src/graph/xml.cc")
+
+
+def _cuda_include() -> Path:
+    given = os.environ.get("FFPLAN_CUDA_HOME")
+    if given:
+        return Path(given) / "include"
+    return CUDA_HEADERS / "include" if cuda_headers_ready() else Path("/usr/local/cuda/include")
 
 
 @pytest.fixture(scope="module")
-def harness(tmp_path_factory) -> Path:
+def harness(tmp_path_factory) -> Harness:
     tmp = tmp_path_factory.mktemp("nccl-harness")
-    src = _source(tmp)
-    cuda = Path(os.environ.get("FFPLAN_CUDA_HOME", "/usr/local/cuda")) / "include"
     compiler = shutil.which("g++")
-    if compiler is None or not (cuda / "cuda_runtime.h").is_file() or not (cuda / "cccl").is_dir():
-        pytest.skip(f"NCCL loader harness not built: needs g++ and the CUDA headers in {cuda} (set FFPLAN_CUDA_HOME)")
+    if compiler is None:
+        _unavailable("no g++ (`make system-deps` installs it as root)")
+    cuda = _cuda_include()
+    if not (cuda / "cuda_runtime.h").is_file() or not (cuda / "cccl").is_dir():
+        _unavailable(f"no CUDA headers in {cuda} (run `make nccl-deps`, or set FFPLAN_CUDA_HOME)")
+    src = _source(tmp)
     version = dict(re.findall(r"^NCCL_(MAJOR|MINOR|PATCH)\s*:=\s*(\d+)", (src / "makefiles" / "version.mk").read_text(), re.M))
     header = (src / "src" / "nccl.h.in").read_text()
     for key, value in {"Major": version["MAJOR"], "Minor": version["MINOR"], "Patch": version["PATCH"], "Suffix": "",
@@ -67,16 +113,15 @@ def harness(tmp_path_factory) -> Path:
     binary = tmp / "topo_harness"
     build = subprocess.run([compiler, *CXXFLAGS, *includes, *map(str, sources), "-Wl,--gc-sections", "-o", str(binary)],
                            capture_output=True, text=True, check=False)
-    if build.returncode != 0:
-        pytest.skip(f"NCCL loader harness not built: g++ failed (NCCL source changed?): {build.stderr[-600:]}")
-    return binary
+    assert build.returncode == 0, f"g++ failed on the harness (NCCL source changed?): {build.stderr[-600:]}"
+    return Harness(binary, (int(version["MAJOR"]), int(version["MINOR"]), int(version["PATCH"])))
 
 
-def _run(harness: Path, xml: str, tmp: Path, gdr_level: str) -> tuple[list[list[str]], str]:
+def _run(harness: Harness, xml: str, tmp: Path, gdr_level: str) -> tuple[list[list[str]], str]:
     path = tmp / "topo.xml"
     path.write_text(xml)
     env = {**os.environ, "NCCL_NET_GDR_LEVEL": gdr_level}
-    result = subprocess.run([str(harness), str(path), "90"], capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run([str(harness.binary), str(path), "90"], capture_output=True, text=True, env=env, check=False)
     assert result.returncode == 0, result.stderr
     return [line.split() for line in result.stdout.splitlines()], result.stderr
 
@@ -113,10 +158,13 @@ def test_nccl_loads_the_file_and_agrees_with_the_profile(harness, plans, name, t
         assert int(counts[2]) == len(gpus) and int(counts[6]) == len(profile.devices) - len(gpus)
         # and computes what the profile says: path type and GDR to the NIC the GPU takes on channel 0
         paths = {(row[1], row[2]): (row[3], row[6] == "1") for row in rows if row[0] == "path"}
+        local = {row[1]: row[2:] for row in rows if row[0] == "local"}
         channel0 = {row[1]: row[2] for row in rows if row[0] == "channel0"}
         for d in gpus:
-            assert channel0[d.topo_bus_id] == d.nearest_nic, d.name
             assert paths[(d.topo_bus_id, d.nearest_nic)] == (d.nic_path, d.gdr), d.name
+            assert d.nearest_nic in local[d.topo_bus_id] and channel0[d.topo_bus_id] in local[d.topo_bus_id], d.name
+            if harness.version >= CHANNEL0_RULE:
+                assert channel0[d.topo_bus_id] == d.nearest_nic, d.name
 
 
 @pytest.mark.parametrize("old, new", [
@@ -129,4 +177,4 @@ def test_the_harness_fails_where_nccl_refuses_the_file(harness, plans, tmp_path,
     assert old in text
     path = tmp_path / "topo.xml"
     path.write_text(text.replace(old, new))
-    assert subprocess.run([str(harness), str(path), "90"], capture_output=True, check=False).returncode != 0
+    assert subprocess.run([str(harness.binary), str(path), "90"], capture_output=True, check=False).returncode != 0

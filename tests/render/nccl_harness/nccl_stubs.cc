@@ -13,17 +13,33 @@ int ncclDebugLevel = NCCL_LOG_INFO;
 uint64_t ncclDebugMask = ~0ULL;
 thread_local int ncclDebugNoWarn = 0;
 
-void ncclDebugLogInternal(ncclDebugLogLevel level, unsigned long flags, const char* file, const char* func, int line,
-                          const char* fmt, ...) {
+// Allocation traces: NCCL_ALLOC, and NCCL_ALLOC_HOST (0x20000, NCCL 2.30 on; no subsystem uses the bit before)
+static const unsigned long allocationTraces = NCCL_ALLOC | 0x20000UL;
+
+static void logLine(ncclDebugLogLevel level, unsigned long flags, const char* fmt, va_list args) {
   if (level == NCCL_LOG_WARN && ncclDebugNoWarn != 0) level = NCCL_LOG_INFO;
   if (level != NCCL_LOG_WARN && level != NCCL_LOG_INFO) return;
-  if (flags & (NCCL_ALLOC | NCCL_ALLOC_HOST)) return;  // allocation traces
+  if (flags & allocationTraces) return;
   fprintf(stderr, "NCCL %s ", level == NCCL_LOG_WARN ? "WARN" : "INFO");
+  vfprintf(stderr, fmt, args);
+  fprintf(stderr, "\n");
+}
+
+// NCCL 2.30 on: WARN, INFO and TRACE call ncclDebugLogInternal
+void ncclDebugLogInternal(ncclDebugLogLevel level, unsigned long flags, const char* file, const char* func, int line,
+                          const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  vfprintf(stderr, fmt, args);
+  logLine(level, flags, fmt, args);
   va_end(args);
-  fprintf(stderr, "\n");
+}
+
+// NCCL up to 2.29 (the default source, Debian's nvidia-nccl): they call ncclDebugLog
+void ncclDebugLog(ncclDebugLogLevel level, unsigned long flags, const char* filefunc, int line, const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  logLine(level, flags, fmt, args);
+  va_end(args);
 }
 
 const char* ncclGetEnv(const char* name) { return getenv(name); }
