@@ -183,13 +183,13 @@ def _check_existing(path: Path, names: Collection[str], kind: str, force: bool) 
     manifest = read_manifest(path)
     written = manifest.sha256 if manifest else {}
     foreign = sorted(p for p in present if p not in written and not (manifest and p == MANIFEST))
-    changed = sorted(p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p]))
     if manifest is None and present:  # ffplan wrote nothing here, so even --force has nothing to replace
         raise _refuse(path, f"refusing to replace {path}: it was not written by ffplan ({len(present):,} files: "
                       f"{_listing(sorted(present))})", "choose another folder (--force replaces only folders ffplan wrote)")
     if manifest is None:
         return []  # an empty folder
-    if not force:
+    if not force:  # edits are refused only without --force (which replaces them): only then is every file read
+        changed = sorted(p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p]))
         problems = []
         if manifest.kind != kind:
             problems.append(f"it holds the output of another command (a {manifest.kind} folder, not a {kind} folder)")
