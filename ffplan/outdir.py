@@ -20,9 +20,9 @@ manifest's checksums are computed while the files are written and the manifest i
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -301,23 +301,23 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def _load_renameat2() -> Callable[..., int] | None:
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's renameat2, from the symbols already loaded (ctypes.util.find_library would run `ldconfig -p`)."""
     try:
-        function = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).renameat2
+        function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):  # not Linux, or a libc before glibc 2.28
         return None
     function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     return function
 
 
-_RENAMEAT2 = _load_renameat2()
-
-
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two folders in one step; False where the system or the file system cannot."""
-    if _RENAMEAT2 is None:
+    renameat2 = _renameat2()
+    if renameat2 is None:
         return False
-    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
     code = ctypes.get_errno()
     if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
