@@ -34,7 +34,8 @@ class CliConsole(Console):
 
 def make_console(stderr: bool = False) -> Console:
     """The one console factory of the CLI: every command prints through `out` (data) or `err` (progress, errors)."""
-    return CliConsole(stderr=stderr, highlight=False, soft_wrap=True)
+    # emoji=False: a name such as `rack:ok:` is printed as written (and rich's 3 MB emoji table is never loaded)
+    return CliConsole(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
 
 
 out = make_console()
