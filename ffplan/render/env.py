@@ -70,7 +70,7 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
                     env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
                     env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
                     env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized,
-                    sorted(env.extensions), sorted(env.filters), sorted(env.tests), env.finalize is None)
+                    env.is_async, sorted(env.extensions), sorted(env.filters), sorted(env.tests), env.finalize is None)
         self.env = env
         fingerprint = hashlib.sha256(repr(settings).encode()).hexdigest()[:16]
         super().__init__(str(root / f"templates-{fingerprint}"), "%s.jinja")
