@@ -264,11 +264,15 @@ def _stage(path: Path, data: Mapping[str, FileBody], kind: str, carried: list[st
     try:
         root = staging.resolve()
         entries: list[dict[str, object]] = []
+        inside: set[Path] = set()  # folders made and found to resolve inside the staging folder (once each, not per file)
         for name, body in sorted(data.items()):
             target = staging / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.parent.resolve() != root and root not in target.parent.resolve().parents:
-                raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
+            if target.parent not in inside:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                resolved = target.parent.resolve()
+                if resolved != root and root not in resolved.parents:
+                    raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
+                inside.add(target.parent)
             entries.append({"path": name, **_write_file(target, body)})
             if name.endswith(".sh"):
                 target.chmod(0o755)
