@@ -51,7 +51,7 @@ COMMAND_MODULES = {"lint": "lint", "rules": "lint", "explain": "lint", "schema":
 
 
 def build_app(modules: Sequence[str] = tuple(dict.fromkeys(COMMAND_MODULES.values()))) -> typer.Typer:
-    """The `ffplan` app with these modules' commands registered (and `help`)."""
+    """The `ffplan` app with these modules' commands registered, their help in the docs' words (use_help_command)."""
     built = typer.Typer(
         name="ffplan",
         help="Plan, configure and verify cost-effective InfiniBand GPU clusters (Fire-Flyer 2 style).",
