@@ -84,13 +84,12 @@ def available(command: str) -> bool:
 
 
 def nic_ports(plan_dir: Path) -> int:
-    """NIC ports of the designed plan (0 if the design failed)."""
-    from ffplan.plan import load_plan
-
-    try:
-        return sum(len(n.ports) for n in load_plan(plan_dir / "plan.yaml").nodes)
-    except Exception:  # noqa: BLE001  (a failed design is reported by its exit code)
-        return 0
+    """NIC ports of the designed plan (0 if the design failed), counted in a child process: a plan loaded here would
+    stay in this process, and a child started with vfork (as subprocess starts them) reports the memory of this
+    process as its own peak (ru_maxrss is kept across exec), so every later measurement's peak would be this one's."""
+    count = "import sys; from ffplan.plan import load_plan; print(sum(len(n.ports) for n in load_plan(sys.argv[1]).nodes))"
+    proc = subprocess.run([sys.executable, "-c", count, str(plan_dir / "plan.yaml")], cwd=ROOT, capture_output=True, text=True)
+    return int(proc.stdout) if proc.returncode == 0 else 0  # a failed design is reported by its exit code
 
 
 def print_curve(rows: dict[str, dict[str, tuple[float, float]]], ports: dict[str, int]) -> None:

@@ -20,9 +20,9 @@ manifest's checksums are computed while the files are written and the manifest i
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -183,13 +183,13 @@ def _check_existing(path: Path, names: Collection[str], kind: str, force: bool) 
     manifest = read_manifest(path)
     written = manifest.sha256 if manifest else {}
     foreign = sorted(p for p in present if p not in written and not (manifest and p == MANIFEST))
-    changed = sorted(p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p]))
     if manifest is None and present:  # ffplan wrote nothing here, so even --force has nothing to replace
         raise _refuse(path, f"refusing to replace {path}: it was not written by ffplan ({len(present):,} files: "
                       f"{_listing(sorted(present))})", "choose another folder (--force replaces only folders ffplan wrote)")
     if manifest is None:
         return []  # an empty folder
-    if not force:
+    if not force:  # edits are refused only without --force (which replaces them): only then is every file read
+        changed = sorted(p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p]))
         problems = []
         if manifest.kind != kind:
             problems.append(f"it holds the output of another command (a {manifest.kind} folder, not a {kind} folder)")
@@ -264,11 +264,15 @@ def _stage(path: Path, data: Mapping[str, FileBody], kind: str, carried: list[st
     try:
         root = staging.resolve()
         entries: list[dict[str, object]] = []
+        inside: set[Path] = set()  # folders made and found to resolve inside the staging folder (once each, not per file)
         for name, body in sorted(data.items()):
             target = staging / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.parent.resolve() != root and root not in target.parent.resolve().parents:
-                raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
+            if target.parent not in inside:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                resolved = target.parent.resolve()
+                if resolved != root and root not in resolved.parents:
+                    raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
+                inside.add(target.parent)
             entries.append({"path": name, **_write_file(target, body)})
             if name.endswith(".sh"):
                 target.chmod(0o755)
@@ -301,23 +305,23 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def _load_renameat2() -> Callable[..., int] | None:
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's renameat2, from the symbols already loaded (ctypes.util.find_library would run `ldconfig -p`)."""
     try:
-        function = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).renameat2
+        function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):  # not Linux, or a libc before glibc 2.28
         return None
     function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     return function
 
 
-_RENAMEAT2 = _load_renameat2()
-
-
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two folders in one step; False where the system or the file system cannot."""
-    if _RENAMEAT2 is None:
+    renameat2 = _renameat2()
+    if renameat2 is None:
         return False
-    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
     code = ctypes.get_errno()
     if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):

@@ -9,7 +9,6 @@ from enum import Enum
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from ffplan.cli.common import EXIT_OK, EXIT_USAGE, err, fail, out
 from ffplan.diagnostics import Severity
@@ -127,6 +126,8 @@ def rules(
         lines += [f"| {r.id} | {r.name} | {r.severity.value} | {r.stage} | {_md_cell(r.summary)} |" for r in registered]
         typer.echo("\n".join(lines))
     else:
+        from rich.table import Table  # only here: `ffplan lint` prints no table
+
         table = Table("id", "name", "severity", "stage", "checks", box=None, pad_edge=False)
         for r in registered:
             table.add_row(r.id, r.name, r.severity.value, r.stage, r.summary)

@@ -1,23 +1,17 @@
-"""`ffplan` entry point: registers one module per command."""
+"""`ffplan` entry point: registers one module per command (only the command it runs, when it runs one)."""
 
 from __future__ import annotations
 
 import gc
+import importlib
+import os
+import sys
+from typing import Sequence
 
 import typer
 
 from ffplan import __version__
 from ffplan.cli.help import use_help_command
-
-app = typer.Typer(
-    name="ffplan",
-    help="Plan, configure and verify cost-effective InfiniBand GPU clusters (Fire-Flyer 2 style).",
-    no_args_is_help=True,
-    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: paragraphs re-flowed to the terminal, [brackets] printed as written
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
 
 
 def _version(value: bool) -> None:
@@ -26,7 +20,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main(
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
@@ -51,30 +44,55 @@ def _plain_option_errors() -> None:
     _param_types.get_error_msg = message  # type: ignore[attr-defined]
 
 
-def _register() -> None:
-    # One module per command; each exposes `register(app)`.
-    from ffplan.cli import analyze as analyze_cmd
-    from ffplan.cli import audit as audit_cmd
-    from ffplan.cli import design as design_cmd
-    from ffplan.cli import diff as diff_cmd
-    from ffplan.cli import lint as lint_cmd
-    from ffplan.cli import render as render_cmd
-    from ffplan.cli import report as report_cmd
-    from ffplan.cli import reroute as reroute_cmd
-    from ffplan.cli import verify as verify_cmd
-
-    for module in (lint_cmd, design_cmd, render_cmd, report_cmd, diff_cmd, verify_cmd, analyze_cmd, audit_cmd, reroute_cmd):
-        module.register(app)
-    use_help_command(app)
+# Command -> the module (ffplan.cli.<module>) whose `register(app)` adds it; the modules' order is --help's.
+COMMAND_MODULES = {"lint": "lint", "rules": "lint", "explain": "lint", "schema": "lint", "design": "design",
+                   "render": "render", "report": "report", "diff": "diff", "verify": "verify", "analyze": "analyze",
+                   "audit": "audit", "reroute": "reroute"}
 
 
-# A plan of 16,384 ports is millions of long-lived objects (pydantic models, tables, names) made in one go: with
-# the default thresholds the cyclic collector walks them again and again (15 % of a large design's CPU time).
-# Collecting 100 times less often costs no peak memory: a command's data lives until it ends.
-gc.set_threshold(100_000, 50, 100)
+def build_app(modules: Sequence[str] = tuple(dict.fromkeys(COMMAND_MODULES.values()))) -> typer.Typer:
+    """The `ffplan` app with these modules' commands registered, their help in the docs' words (use_help_command)."""
+    built = typer.Typer(
+        name="ffplan",
+        help="Plan, configure and verify cost-effective InfiniBand GPU clusters (Fire-Flyer 2 style).",
+        no_args_is_help=True,
+        add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,  # plain help: paragraphs re-flowed to the terminal, [brackets] printed as written
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    built.callback()(main)
+    for module in modules:
+        importlib.import_module(f"ffplan.cli.{module}").register(built)
+    use_help_command(built)
+    return built
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`app`: every command registered, built on first use (tests; `run()` builds the app it runs itself)."""
+    if name == "app":
+        globals()["app"] = full = build_app()
+        return full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _app_for(argv: Sequence[str]) -> typer.Typer:
+    """The app to run `argv` with: only its command when it names one (each command's module imports what its
+    options need: the report's catalogs, lint's rules, analyze's roles; 0.03-0.04 s that `ffplan render` or
+    `ffplan lint` would spend on the others), every command for anything else (--help, --version, a mistyped
+    command, shell completion)."""
+    completing = any(key.startswith("_") and key.endswith("_COMPLETE") for key in os.environ)
+    module = COMMAND_MODULES.get(argv[1]) if len(argv) > 1 and not completing else None
+    return build_app((module,)) if module else build_app()
+
+
 _plain_option_errors()
-_register()
 
 
 def run() -> None:
-    app()
+    try:
+        _app_for(sys.argv)()
+    finally:
+        # Python's exit runs one last full collection over everything still alive (the loaded plan, every module):
+        # 0.07 s of Fire-Flyer 2's render, to find nothing worth collecting in a process about to end.
+        gc.freeze()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ffplan.cli.common import out, stage_errors, stage_progress
+from ffplan.cli.common import kept_until_exit, out, stage_errors, stage_progress
 from ffplan.progress import RENDER_STAGES, RENDER_WRITING
 from ffplan.render.opensm_layout import DEFAULT_PREFIX
 
@@ -38,7 +38,8 @@ def render_command(
 
     with stage_errors():
         started = time.perf_counter()
-        loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))
+        with kept_until_exit():
+            loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))
         with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES + (RENDER_WRITING,), quiet) as on_stage:
             files = render_plan_chunked(loaded, prefix, on_stage)
             on_stage(RENDER_WRITING)

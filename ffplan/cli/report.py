@@ -23,9 +23,6 @@ if TYPE_CHECKING:
 PLAN_SNIFF_BYTES = 64 * 1024
 
 
-report_app = typer.Typer(help="Reports computed from an inventory or a plan.", no_args_is_help=True)
-
-
 def _is_plan(path: Path) -> bool:
     """A plan starts (after its header comment) with `plan_version:`; anything else is taken as an inventory."""
     if not path.is_file():  # a FIFO would block here; the loader refuses what is not a regular file, located
@@ -131,5 +128,6 @@ def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
 
 
 def register(app: typer.Typer) -> None:
+    report_app = typer.Typer(help="Reports computed from an inventory or a plan.", no_args_is_help=True)
     report_app.command("cost")(cost_command)
     app.add_typer(report_app, name="report")

@@ -47,7 +47,9 @@ SpeedName = Literal["EDR", "HDR", "NDR"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # defer_build: validators are built on first use, so a plan-reading command (which shares a few of these models)
+    # does not build the other twenty at import; lint builds them all either way
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 class LinkSpeed(str, Enum):

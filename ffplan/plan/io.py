@@ -58,6 +58,11 @@ class _PlanWriter:
     def __init__(self) -> None:
         self.loader = _Loader("")  # its resolver: a plain word that reads back as no string needs quotes
         self.spelled: dict[tuple[type, object, bool, bool], str] = {}
+        # the strings' spellings in each context, looked up without building a key (most of a plan's scalars)
+        self.block_keys: dict[object, str] = {}
+        self.block_values: dict[object, str] = {}
+        self.flow_keys: dict[object, str] = {}
+        self.flow_values: dict[object, str] = {}
 
     def document(self, data: object) -> str:
         if not isinstance(data, dict) or self.flat(data):  # PyYAML writes a mapping of scalars on one line
@@ -69,41 +74,62 @@ class _PlanWriter:
 
     def mapping(self, data: dict, indent: int, out: list[str], first_prefix: str | None = None) -> None:
         pad = " " * indent
+        keys, values = self.block_keys, self.block_values
         for i, (key, value) in enumerate(data.items()):
-            head = (first_prefix if i == 0 and first_prefix is not None else pad) + self.scalar(key, False, True) + ":"
-            if isinstance(value, (dict, list)) and not self.flat(value):
+            head = (first_prefix if i == 0 and first_prefix is not None else pad) \
+                + (keys.get(key) or self.word(key, keys, False, True)) + ":"
+            kind = value.__class__
+            if (kind is dict or kind is list) and not self.flat(value):
                 out.append(head)
-                if isinstance(value, dict):
+                if kind is dict:
                     self.mapping(value, indent + 2, out)
                 else:
                     self.sequence(value, indent, out)
-            else:
+            elif kind is dict or kind is list:
                 out.append(head + " " + self.inline(value))
+            elif kind is int:
+                out.append(head + " " + int.__repr__(value))
+            else:
+                out.append(head + " " + (values.get(value) or self.word(value, values, False, False)))
 
     def sequence(self, data: list, indent: int, out: list[str]) -> None:
         pad = " " * indent
         for item in data:
-            if isinstance(item, dict) and not self.flat(item):
+            kind = item.__class__
+            if kind is dict and not self.flat(item):
                 self.mapping(item, indent + 2, out, first_prefix=pad + "- ")
-            elif isinstance(item, list) and not self.flat(item):
+            elif kind is list and not self.flat(item):
                 raise _Unusual
             else:
                 out.append(pad + "- " + self.inline(item))
 
     @staticmethod
     def flat(value: dict | list) -> bool:
-        for v in value.values() if isinstance(value, dict) else value:
-            if isinstance(v, (dict, list)):
+        for v in value.values() if value.__class__ is dict else value:
+            if v.__class__ is dict or v.__class__ is list:
                 return False
         return True
 
     def inline(self, value: object) -> str:
-        # positional arguments and lists, not generators: a plan is a hundred thousand scalars
-        if isinstance(value, dict):
-            return "{" + ", ".join([f"{self.scalar(k, True, True)}: {self.scalar(v, True)}" for k, v in value.items()]) + "}"
-        if isinstance(value, list):
-            return "[" + ", ".join([self.scalar(v, True) for v in value]) + "]"
+        """A scalar in a block, or a collection of scalars in flow style: one call per collection, a dictionary
+        lookup per string (an integer is its digits)."""
+        keys, values = self.flow_keys, self.flow_values
+        if value.__class__ is dict:
+            return "{" + ", ".join([(keys.get(k) or self.word(k, keys, True, True)) + ": "
+                                    + (int.__repr__(v) if v.__class__ is int else values.get(v) or self.word(v, values, True, False))
+                                    for k, v in value.items()]) + "}"
+        if value.__class__ is list:
+            return "[" + ", ".join([int.__repr__(v) if v.__class__ is int else values.get(v) or self.word(v, values, True, False)
+                                    for v in value]) + "]"
         return self.scalar(value, False)
+
+    def word(self, value: object, spellings: dict[object, str], flow: bool, key: bool) -> str:
+        """The spelling of a scalar not in `spellings` yet, which keeps it if it is a string (an integer, a float or
+        a boolean may equal another type's value: those stay with `scalar`)."""
+        spelled = self.scalar(value, flow, key)
+        if value.__class__ is str:
+            spellings[value] = spelled
+        return spelled
 
     def scalar(self, value: object, flow: bool, key: bool = False) -> str:
         cache_key = (type(value), value, flow, key)
@@ -119,9 +145,10 @@ class _PlanWriter:
             return str(value)
         if value is None:
             return "null"
-        if isinstance(value, str) and _SAFE_PLAIN.fullmatch(value) and (not key or len(value) < 128) \
-                and self.loader.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG:
-            return value
+        if isinstance(value, str) and _SAFE_PLAIN.fullmatch(value) and (not key or len(value) < 128):
+            # a word that reads back as a string is written plain, any other (a GUID '0x02c9', '12', 'yes', 'null')
+            # in single quotes, as PyYAML does in every context: it holds nothing to escape
+            return value if self.loader.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG else f"'{value}'"
         # PyYAML's own spelling, in the same context: a flow mapping's key or value, a block mapping's key or value
         doc: object
         if key:

@@ -35,6 +35,7 @@ UNIT_H = 16  # px per rack unit in the elevation
 DEFAULT_RACK_UNITS = 42  # the plan records U positions, not rack heights: a rack is drawn at least this tall
 
 
+# The SVG template (templates/exports/diagram.svg) unpacks these tuples in their fields' order.
 class Rect(NamedTuple):
     x: float
     y: float

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 from ffplan.plan.exports import bom_csv
 from ffplan.plan.model import Plan
@@ -132,25 +132,34 @@ def _group_name(kind: str, name: str) -> str:
     return f"{kind}_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
+class _AnsibleHost(NamedTuple):
+    """A host as the Ansible inventory's template prints it (a tuple: its fields are read without a dictionary miss)."""
+
+    name: str
+    vars: list[tuple[str, object]]
+    planes: list[tuple[str, str]]  # (plane, NIC)
+    ports: list[list[tuple[str, object]]]  # each port's (key, value) pairs
+
+
 def ansible_inventory(plan: Plan) -> str:
     planes = plan.layout == "planes"
     profile_of = {h: p.name for p in plan.hosts or [] for h in p.hosts}
-    hosts = []
+    hosts: list[_AnsibleHost] = []
     groups: dict[str, dict[str, None]] = defaultdict(dict)  # group -> its hosts, in plan order, each once
     sources: dict[str, set[str]] = defaultdict(set)
     for n in plan.nodes:
         first = n.ports[0] if n.ports else None
-        hosts.append({
-            "name": n.hostname,
-            "vars": [("ffplan_role", n.role), ("ffplan_node_model", n.model), ("ffplan_profile", profile_of.get(n.hostname, "")),
-                     ("ffplan_rack", n.rack), ("ffplan_u", n.u)]
-                    + ([("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port),
-                        ("ffplan_lid", first.lid), ("ffplan_port_guid", first.port_guid)] if first else []),
+        hosts.append(_AnsibleHost(
+            n.hostname,
+            [("ffplan_role", n.role), ("ffplan_node_model", n.model), ("ffplan_profile", profile_of.get(n.hostname, "")),
+             ("ffplan_rack", n.rack), ("ffplan_u", n.u)]
+            + ([("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port),
+                ("ffplan_lid", first.lid), ("ffplan_port_guid", first.port_guid)] if first else []),
             # planes: the NIC each plane reaches the host through (a plane's OpenSM, NCCL_IB_HCA, per-plane tests)
-            "planes": [(p.zone, p.nic) for p in n.ports] if planes else [],
-            "ports": [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port),
-                       ("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)] for p in n.ports],
-        })
+            [(p.zone, p.nic) for p in n.ports] if planes else [],
+            [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port),
+              ("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)] for p in n.ports],
+        ))
         memberships = ([("role", n.role), ("rack", n.rack)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
                        + [("leaf", leaf) for leaf in dict.fromkeys(p.leaf for p in n.ports)])
         if n.hostname in profile_of:
@@ -164,7 +173,7 @@ def ansible_inventory(plan: Plan) -> str:
         raise ValueError(f"Ansible group names collide after sanitising: {', '.join(clashes)}")
     ordered = sorted(groups.items())
     return render_template("exports/ansible-inventory.yaml", plan_name=plan.inventory.name, hosts=hosts, planes=planes,
-                           groups=[{"name": g, "hosts": list(h)} for g, h in ordered])
+                           groups=[(g, list(h)) for g, h in ordered])
 
 
 # ---------------------------------------------------------------- all exports

@@ -345,14 +345,16 @@ def lft_model(fab: Subnet) -> dict:
     is_switch = {s.node_guid for s in plan.switches}
     lids = np.array(sorted(fab.lid_owner), dtype=np.int64)
     max_lid = int(lids[-1]) if lids.size else 0
-    # Each entry is "LID PORT : (destination)", the destination as dump_fts prints it: the portguid lets OpenSM remap
-    # a moved LID. The text around the port is the same on every switch, so it is built once per LID.
-    before, after = [], []
-    for lid in lids.tolist():
+    # Each entry is "LID PORT : (destination)\n", the destination as dump_fts prints it: the portguid lets OpenSM
+    # remap a moved LID. The text around the port is the same on every switch, so it is built once per LID, and a
+    # switch's entries are those pieces picked by numpy (object arrays of the strings) and joined once.
+    before, after = np.empty(len(lids), dtype=object), np.empty(len(lids), dtype=object)
+    for i, lid in enumerate(lids.tolist()):
         guid, name = fab.lid_owner[lid]
         kind = "Switch" if guid in is_switch else "Channel Adapter"
-        before.append(f"0x{lid:04x} ")
-        after.append(f" : ({kind} portguid {guid}: '{name}')")
+        before[i] = f"0x{lid:04x} "
+        after[i] = f" : ({kind} portguid {guid}: '{name}')\n"
+    port_field = np.array(_PORT_FIELD, dtype=object)
 
     def blocks() -> Iterator[dict]:
         for s in fab.switches:
@@ -360,10 +362,11 @@ def lft_model(fab: Subnet) -> dict:
             present = np.flatnonzero(lids < len(table))
             ports = table[lids[present]]
             routed = ports != routing.unrouted_port
-            listed = present[routed].tolist()
-            entries = "\n".join([before[i] + _PORT_FIELD[port] + after[i] for i, port in zip(listed, ports[routed].tolist())])
+            listed = present[routed]
+            pieces = np.empty(3 * len(listed), dtype=object)
+            pieces[0::3], pieces[1::3], pieces[2::3] = before[listed], port_field[ports[routed]], after[listed]
             yield {"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
-                   "entries": entries, "count": len(listed)}
+                   "entries": "".join(pieces.tolist())[:-1], "count": len(listed)}
 
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks()}
 

@@ -46,3 +46,11 @@ def test_verify_tables_keep_every_cell_whole(capsys):
     for whole in ("without z1-leaf01-p21", "OpenSM ftree", "double-binary-tree", "1227744", "1568/1568 CA pairs",
                   "max flows/link", long_detail.strip()):
         assert whole in cells, whole
+
+
+def test_names_with_colons_are_printed_as_written(lab_plan_dir, tmp_path):
+    # rich would print `:smile:` as an emoji: ffplan's consoles print what they are given
+    out = tmp_path / "files:smile:"
+    res = runner.invoke(app, ["render", str(lab_plan_dir), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert f"wrote {out}:" in res.output

@@ -54,7 +54,10 @@ def test_writes_a_designed_plan_as_pyyaml_does(plan: Path) -> None:
 
 WORDS = st.sampled_from(["", "a", "yes", "No", "null", "~", "0x1f", "12", "1.5", "-", "- a", "a: b", "a:b", "#c", "a #c",
                          "[x]", "{y}", "a, b", "'q'", '"q"', "é", "tab\there", "line\nbreak", " lead", "trail ", "2024-01-01",
-                         "z1-leaf01", "0 1 2 255", "DAC 2m", "0000:41:00.0", "*ref", "&anchor", "!tag", "%p", "@at", "x" * 130])
+                         "z1-leaf01", "0 1 2 255", "DAC 2m", "0000:41:00.0", "*ref", "&anchor", "!tag", "%p", "@at", "x" * 130,
+                         # plain-safe words that read back as no string (quoted by PyYAML): YAML 1.1 ints, floats, bools, nulls
+                         "0x0002c90101000001", "1_000", "0b101", "0o17", "017", "1e3", "1.0e+3", "On", "OFF", "NULL", "Null",
+                         "TRUE", "2024-01-01 10:00:00"])
 SCALARS = st.one_of(WORDS, st.text(max_size=8), st.integers(-10**12, 10**12), st.floats(allow_nan=False), st.booleans(), st.none())
 VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.one_of(WORDS, st.text(max_size=6)), inner, max_size=4)),
                       max_leaves=12)
