@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ffplan.analyze import analyze
+from ffplan.analyze import analyze, sweep
 from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import TopologyArrays, pair_demand
 from ffplan.design import design
@@ -54,6 +54,18 @@ def test_the_pod_cut_bounds_traffic_between_pods(big):
     flows = [(s, d) for s in pod for d in pod if pod[s] == 1 and pod[d] == 2]
     net = TopologyArrays(topo)
     assert lower_bound(net, pair_demand(net, flows)) == (72, "spine-core links out of pod 1 of zone z1")
+
+
+def test_the_sweeps_bound_has_the_pod_cuts(small):
+    """`analyze --sweep` bounds a case with analyze's cuts (analyze.bounds.cuts): with 3 of the 4 cores down a pod's
+    16 ports reach the other pod's 16 over the 4 spine-core links left (64 bundles of 4 flows: 16 on some link, 64
+    flows), above the leaves' cut (28), the sweep's bound before it had the pod cuts."""
+    sweep._start_worker(small)
+    w = sweep._WORKER
+    case = sweep._measure(w["router"], w["patterns"], w["base"], w["channels"], "three cores",
+                          ["z1-core01", "z1-core02", "z1-core03"])
+    assert case.patterns["B"].bound == 64 and case.patterns["B"].max_load >= 64
+    assert case.unreachable_ca_pairs == 0 and case.deadlock_free
 
 
 @pytest.mark.parametrize("tree", ["small", "big"])
