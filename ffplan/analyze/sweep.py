@@ -10,6 +10,7 @@ once. Lower bounds come from the same bundles (analyze.bounds) and are cached pe
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -114,9 +115,10 @@ class _Patterns:
                 if not senders:
                     continue
                 i = self.sid[leaf]
+                hosts = Counter(c.host for c in senders)
                 for lid, ca in topo.ca_by_lid.items():
                     if (dst_role is None or ca.role == dst_role) and (ca.zone != topo.zone_of[leaf]) == across:
-                        w[i, lid] = len(senders) - (1 if ca.leaf == leaf and ca in senders else 0)
+                        w[i, lid] = len(senders) - hosts[ca.host]  # as analyze: no flow between two ports of one host
             self.weights[name] = w
         self.dest_switch = np.full(width, -1, dtype=np.int64)
         self.dest_port = np.zeros(width, dtype=np.int64)
