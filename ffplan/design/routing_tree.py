@@ -639,11 +639,15 @@ class _Rebalance:
     docs/routing.md section 7), moves entries of CA destinations off the busiest link while that lowers the maximum
     all-to-all flows per link: a source leaf sends a destination up another spine of its pod (a different core group
     when the destination is in another pod), a spine sends it up another core slot, a core down another of its
-    cables to the same spine. Issue 11's rule: a healthy entry moves only when the maximum falls. Greedy and deterministic: the busiest link (lowest switch and port first); among
-    the entries whose flows cross it (its own switch's and those upstream of it) and their other valid ports, the
-    move whose busiest link after the move carries the fewest flows (then the most flows moved, then the lowest
-    switch, LID and port); a move is taken only if every link it adds flows to stays below the current maximum, so
-    each step lowers the maximum or the number of links at it. The moves after the last fall of the maximum are
+    cables to the same spine. Issue 11's rule: a healthy entry moves only when the maximum falls.
+
+    Greedy and deterministic: the busiest link (lowest switch and port first); among the entries whose flows cross
+    it (its own switch's and those upstream of it) and their other valid ports, the move whose busiest link after
+    the move carries the fewest flows (then the most flows moved, then the lowest switch, LID and port). A move is
+    taken only if every link it adds flows to stays below the current maximum (so each step lowers the maximum or
+    the number of links at it) and it puts at most two destinations on one link in a leaf shift phase (_shared: as
+    the minimal repair does, so the shift pattern stays as balanced). When every such move is blocked by one link,
+    flows are first moved off that link under the same limit. The moves after the last fall of the maximum are
     undone. Every route stays leaf-spine(-core-spine)-leaf: shortest and up*/down*."""
 
     MOVES = 5000  # at most; each lowers the maximum or the links at it
@@ -673,6 +677,7 @@ class _Rebalance:
         self.moves: list[tuple[int, int, int]] = []  # (switch, destination column, its former port)
         self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
         self._routes: dict[int, np.ndarray] = {}  # LID -> _links_to(LID) while its entries stay
+        self._near_columns = self._columns_by_leaf(max(r.K - 1, 0))
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
         """(switches x destinations): flows from each alive leaf's CA ports to each CA destination of its zone on
@@ -687,6 +692,21 @@ class _Rebalance:
             w[leaf[j], columns[topo.ca_by_lid[lid].host]] -= 1  # the port of this host sends nothing to its own ports
         w[leaf, np.arange(len(cas))] = 0
         out: np.ndarray = w.astype(np.int64)
+        return out
+
+    def _columns_by_leaf(self, reach: int) -> np.ndarray:
+        """(switches x columns): per leaf, the destination columns on the leaves of its zone whose index differs from
+        its own by at most `reach`, -1 padded."""
+        r = self.c.r
+        n = len(r.names)
+        near: list[list[int]] = [[] for _ in range(n)]
+        index, zone = r.leaf_index[self.dleaf], r.zone[self.dleaf]
+        for leaf in np.unique(self.dleaf).tolist():
+            mine = (zone == r.zone[leaf]) & (np.abs(index - r.leaf_index[leaf]) <= reach)
+            near[leaf] = np.nonzero(mine)[0].tolist()
+        out = np.full((n, max(max(map(len, near)), 1)), -1, dtype=np.int64)
+        for leaf, cols in enumerate(near):
+            out[leaf, :len(cols)] = cols
         return out
 
     def run(self) -> None:
@@ -712,7 +732,7 @@ class _Rebalance:
         t, j, q, f, new, added = c
         flat = self.load.ravel()
         loads = np.where(added, flat[np.maximum(new, 0)] + f[:, None], 0)
-        ok = (loads < limit).all(axis=1) & ~((new == avoid) & added).any(axis=1)
+        ok = (loads < limit).all(axis=1) & ~((new == avoid) & added).any(axis=1) & (self._shared(t, j, q) <= 1)
         if ok.any():
             k = self._best(np.nonzero(ok)[0], t, j, q, f, loads.max(axis=1))
             self.moves.append((int(t[k]), int(j[k]), int(self.lft[t[k], self.lids[j[k]]])))
@@ -790,6 +810,19 @@ class _Rebalance:
         """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
         switch, LID and port."""
         return int(k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))[0]])
+
+    def _shared(self, t: np.ndarray, j: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """How many destinations a move of j to port q puts on one link with j in some leaf shift phase. A phase sends
+        one source leaf's ports to one leaf's ports, and a pod's source leaves to consecutive leaves: at a leaf, the
+        other ports of j's leaf it sends out of q; at a spine or core, the destinations it carries out of q on leaves
+        less than K apart from j's (K consecutive leaves have distinct core slots). The minimal repair makes at most
+        two share a link; a move may too, never more."""
+        near = self._near_columns[self.dleaf[j]]  # (moves, columns), -1 padded
+        near = np.where((self._tier[t] == 0)[:, None] & (self.dleaf[near] != self.dleaf[j][:, None]), -1, near)
+        sent = self.lft[t[:, None], self.lids[np.maximum(near, 0)]]
+        carried = self.through[t[:, None], np.maximum(near, 0)] > 0
+        shared: np.ndarray = ((sent == q[:, None]) & carried & (near >= 0) & (near != j[:, None])).sum(axis=1)
+        return shared
 
     def _undo(self, mark: int) -> None:
         """Undo the moves after the first `mark`."""
