@@ -732,9 +732,9 @@ class _Rebalance:
         t, j, q, f, new, added = c
         flat = self.load.ravel()
         loads = np.where(added, flat[np.maximum(new, 0)] + f[:, None], 0)
-        ok = (loads < limit).all(axis=1) & ~((new == avoid) & added).any(axis=1) & (self._shared(t, j, q) <= 1)
-        if ok.any():
-            k = self._best(np.nonzero(ok)[0], t, j, q, f, loads.max(axis=1))
+        fit = np.nonzero((loads < limit).all(axis=1) & ~((new == avoid) & added).any(axis=1))[0]
+        k = self._best(fit, t, j, q, f, loads.max(axis=1))
+        if k >= 0:
             self.moves.append((int(t[k]), int(j[k]), int(self.lft[t[k], self.lids[j[k]]])))
             self._set(int(t[k]), int(j[k]), int(q[k]))
             return True
@@ -808,8 +808,15 @@ class _Rebalance:
 
     def _best(self, k: np.ndarray, t: np.ndarray, j: np.ndarray, q: np.ndarray, f: np.ndarray, peak: np.ndarray) -> int:
         """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
-        switch, LID and port."""
-        return int(k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))[0]])
+        switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
+        checked in that order a block at a time); -1 when there is none."""
+        k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
+        for start in range(0, len(k), 256):
+            block = k[start:start + 256]
+            fine = np.nonzero(self._shared(t[block], j[block], q[block]) <= 1)[0]
+            if len(fine):
+                return int(block[fine[0]])
+        return -1
 
     def _shared(self, t: np.ndarray, j: np.ndarray, q: np.ndarray) -> np.ndarray:
         """How many destinations a move of j to port q puts on one link with j in some leaf shift phase. A phase sends
