@@ -752,7 +752,7 @@ class _Rebalance:
             mark = len(self.moves)
             while self.load.ravel()[link] + f[k] >= limit and self._move_off(link // width, link % width, limit, s * width + p):
                 pass
-            if self._move_off(s, p, limit, s * width + p):
+            if self._move_off(s, p, limit, s * width + p):  # (s, p) as `avoid`: no move adds to it, no second relief
                 return True
             self._undo(mark)
         return False
