@@ -651,7 +651,7 @@ class _Rebalance:
     undone. Every route stays leaf-spine(-core-spine)-leaf: shortest and up*/down*."""
 
     MOVES = 5000  # at most; each lowers the maximum or the links at it
-    RELIEVE = 4  # links to make room on, at most, when every move off the busiest link is blocked by one
+    RELIEVE = 8  # links to make room on, at most, when every move off the busiest link is blocked by one
 
     def __init__(self, case: _Case):
         self.c = c = case
@@ -733,7 +733,7 @@ class _Rebalance:
         flat = self.load.ravel()
         loads = np.where(added, flat[np.maximum(new, 0)] + f[:, None], 0)
         fit = np.nonzero((loads < limit).all(axis=1) & ~((new == avoid) & added).any(axis=1))[0]
-        k = self._best(fit, t, j, q, f, loads.max(axis=1))
+        k = self._best(fit, t, j, q, f, loads.max(axis=1), new, added)
         if k >= 0:
             self.moves.append((int(t[k]), int(j[k]), int(self.lft[t[k], self.lids[j[k]]])))
             self._set(int(t[k]), int(j[k]), int(q[k]))
@@ -806,30 +806,37 @@ class _Rebalance:
         j = cols[jj]
         return t[takes], j[takes], q[takes], self.through[t[takes], j[takes]], new[takes], added[takes]
 
-    def _best(self, k: np.ndarray, t: np.ndarray, j: np.ndarray, q: np.ndarray, f: np.ndarray, peak: np.ndarray) -> int:
+    def _best(self, k: np.ndarray, t: np.ndarray, j: np.ndarray, q: np.ndarray, f: np.ndarray, peak: np.ndarray,
+              new: np.ndarray, added: np.ndarray) -> int:
         """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
         switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
         checked in that order a block at a time); -1 when there is none."""
         k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
         for start in range(0, len(k), 256):
             block = k[start:start + 256]
-            fine = np.nonzero(self._shared(t[block], j[block], q[block]) <= 1)[0]
+            fine = np.nonzero(self._shared(j[block], new[block], added[block]) <= 1)[0]
             if len(fine):
                 return int(block[fine[0]])
         return -1
 
-    def _shared(self, t: np.ndarray, j: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """How many destinations a move of j to port q puts on one link with j in some leaf shift phase. A phase sends
-        one source leaf's ports to one leaf's ports, and a pod's source leaves to consecutive leaves: at a leaf, the
-        other ports of j's leaf it sends out of q; at a spine or core, the destinations it carries out of q on leaves
-        less than K apart from j's (K consecutive leaves have distinct core slots). The minimal repair makes at most
-        two share a link; a move may too, never more."""
+    def _shared(self, j: np.ndarray, new: np.ndarray, added: np.ndarray) -> np.ndarray:
+        """The most destinations a move of j onto the links `new` (those `added` gaining flows) puts on one of them with
+        j in some leaf shift phase. A phase sends one source leaf's ports to one leaf's ports, and a pod's source
+        leaves to consecutive leaves: on a leaf's uplink, the other ports of j's leaf it already carries; on a spine's
+        or core's link, the destinations it carries on leaves less than K apart from j's (K consecutive leaves have
+        distinct core slots). The minimal repair makes at most two share a link; a move may too, never more."""
+        width = self.load.shape[1]
         near = self._near_columns[self.dleaf[j]]  # (moves, columns), -1 padded
-        near = np.where((self._tier[t] == 0)[:, None] & (self.dleaf[near] != self.dleaf[j][:, None]), -1, near)
-        sent = self.lft[t[:, None], self.lids[np.maximum(near, 0)]]
-        carried = self.through[t[:, None], np.maximum(near, 0)] > 0
-        shared: np.ndarray = ((sent == q[:, None]) & carried & (near >= 0) & (near != j[:, None])).sum(axis=1)
-        return shared
+        same_leaf = np.where(self.dleaf[near] == self.dleaf[j][:, None], near, -1)
+        most = np.zeros(len(j), dtype=np.int64)
+        for i in range(new.shape[1]):
+            a, b = np.maximum(new[:, i], 0) // width, np.maximum(new[:, i], 0) % width
+            cols = np.where((self._tier[a] == 0)[:, None], same_leaf, near)
+            sent = self.lft[a[:, None], self.lids[np.maximum(cols, 0)]] == b[:, None]
+            carried = self.through[a[:, None], np.maximum(cols, 0)] > 0
+            count = (sent & carried & (cols >= 0) & (cols != j[:, None])).sum(axis=1)
+            most = np.maximum(most, np.where(added[:, i], count, 0))
+        return most
 
     def _undo(self, mark: int) -> None:
         """Undo the moves after the first `mark`."""

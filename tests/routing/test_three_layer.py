@@ -100,7 +100,7 @@ def test_a_leaf_climbs_to_its_pods_spines_and_cores_only_go_down(small):
     ids=["leaf-spine cable", "spine-core cable", "spine", "core"])
 def test_failures_leave_nothing_unreachable_and_move_only_affected_routes(small, failed, repaired_max):
     """Only what a failure breaks moves, except the rebalance after a spine-core cable or core failure, which moves
-    healthy routes to lower all-to-all's maximum: 32 -> 28 and 33 -> 29 (bound 25) on this tree."""
+    healthy routes to lower all-to-all's maximum: 32 -> 28 and 33 -> 30 (bound 25) on this tree."""
     routing = route(small, failed)
     check = routing.check
     assert routing.deadlock.acyclic
@@ -120,11 +120,11 @@ def test_failures_leave_nothing_unreachable_and_move_only_affected_routes(small,
 
 
 @pytest.mark.parametrize("failed, worst", [
-    (["z1-leaf001-p09"], 1165), (["z1-spine001-p09"], 1024), (["z1-spine001"], 1165), (["z1-core01"], 1032)],
+    (["z1-leaf001-p09"], 1165), (["z1-spine001-p09"], 1024), (["z1-spine001"], 1165), (["z1-core01"], 1030)],
     ids=["leaf-spine cable", "spine-core cable", "spine", "core"])
 def test_failures_in_the_big_tree_keep_every_ca_pair_balanced(big, failed, worst):
     """All-to-all after a failure: 1,165 against the bound 1,158 when a leaf loses an uplink (a leaf cut); 1,024 and
-    1,032 against 1,013 when a spine loses a core, rebalanced (the minimal repair left 1,152: 18 of 8 x 15 pods'
+    1,030 against 1,013 when a spine loses a core, rebalanced (the minimal repair left 1,152: 18 of 8 x 15 pods'
     64-flow bundles on one of the 7 uplinks left); the leaf shift stays at 2 flows per link and phase, as the
     minimal repair leaves it; every route shortest, up*/down*, deadlock-free."""
     routing = route(big, failed)
@@ -139,16 +139,18 @@ def test_failures_in_the_big_tree_keep_every_ca_pair_balanced(big, failed, worst
     assert shift.max_load <= 2
 
 
-@pytest.mark.parametrize("failed, worst", [(["z1-spine01-p09"], 252), (["z1-core01"], 254)],
+@pytest.mark.parametrize("failed, worst, shift_max", [(["z1-spine01-p09"], 252, 2), (["z1-core01"], 261, 3)],
                          ids=["spine-core cable", "core"])
-def test_failures_spread_over_parallel_core_cables(parallel, failed, worst):
+def test_failures_spread_over_parallel_core_cables(parallel, failed, worst, shift_max):
     """Where a spine has several cables to each core, a core's displaced destinations spread over its cables to a
-    spine, and the rebalance brings all-to-all near the bound 245: a core down 960 -> 254 (576 with the spread
-    alone), a spine-core cable 384 -> 252."""
+    spine, and the rebalance brings all-to-all near the bound 245: a core down 960 -> 261 (576 with the spread
+    alone), a spine-core cable 384 -> 252; the leaf shift as the minimal repair leaves it (2 and 3)."""
     routing = route(parallel, failed)
     assert routing.deadlock.acyclic
     check = routing.check
     assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
     assert check.ca_pair_detours == 0
-    a2a = analyze(parallel.model_copy(update={"routing": routing}), ["all-to-all"])[0]
-    assert a2a.unroutable == 0 and a2a.bound == 245 and a2a.max_load <= worst, a2a.max_load
+    a2a, shift = analyze(parallel.model_copy(update={"routing": routing}), ["all-to-all", "shift"])
+    assert a2a.unroutable == shift.unroutable == 0
+    assert a2a.bound == 245 and a2a.max_load <= worst, a2a.max_load
+    assert shift.max_load <= shift_max
