@@ -812,8 +812,8 @@ class _Rebalance:
         switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
         checked in that order a block at a time); -1 when there is none."""
         k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
-        for start in range(0, len(k), 256):
-            block = k[start:start + 256]
+        for start in range(0, len(k), 16):
+            block = k[start:start + 16]
             fine = np.nonzero(self._shared(j[block], new[block], added[block]) <= 1)[0]
             if len(fine):
                 return int(block[fine[0]])
