@@ -464,7 +464,9 @@ class _Case:
             cables = cables[np.argsort(nxt[c, cables], kind="stable")]  # by the spine they lead to, then port
             first = np.searchsorted(nxt[c, cables], far)
             count = np.searchsorted(nxt[c, cables], far, side="right") - first
-            spread = cables[np.minimum(first + x[zone] % np.maximum(count, 1), max(len(cables) - 1, 0))] if len(cables) else far
+            spread = np.full(len(far), UNROUTED, dtype=np.int64)
+            if len(cables):
+                spread = cables[np.minimum(first + x[zone] % np.maximum(count, 1), len(cables) - 1)]
             ports = np.where(mine, r.cu_far_port[far, x[zone]], np.where(count > 0, spread, UNROUTED))
             ports = np.where(far >= 0, ports, UNROUTED)
             lft[c, lid[zone]] = ports
@@ -750,8 +752,9 @@ class _Rebalance:
                 continue
             tried.add(link)
             mark = len(self.moves)
-            while self.load.ravel()[link] + f[k] >= limit and self._move_off(link // width, link % width, limit, s * width + p):
-                pass
+            while self.load.ravel()[link] + f[k] >= limit:
+                if not self._move_off(link // width, link % width, limit, s * width + p):
+                    break
             if self._move_off(s, p, limit, s * width + p):  # (s, p) as `avoid`: no move adds to it, no second relief
                 return True
             self._undo(mark)
