@@ -157,10 +157,10 @@ class _Patterns:
     def bound(self, name: str, ch: Channels) -> int:
         """The largest bundle lower bound over analyze's cuts (analyze.bounds.cuts: out of and into every leaf, out of
         every zone, out of and into every pod), each with the links of `ch` still alive."""
-        cuts, cut_of_link, links = self._cuts[name]
-        machines = np.bincount(cut_of_link, weights=ch.alive[links], minlength=len(cuts)).astype(np.int64).tolist()
+        found, cut_of_link, links = self._cuts[name]
+        machines = np.bincount(cut_of_link, weights=ch.alive[links], minlength=len(found)).astype(np.int64).tolist()
         best = 0
-        for i, cut in enumerate(cuts):
+        for i, cut in enumerate(found):
             key = (name, i, machines[i])
             if key not in self._bounds:
                 self._bounds[key] = bin_bound(cut.weights, machines[i])
