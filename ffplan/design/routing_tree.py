@@ -259,6 +259,7 @@ class _Case:
         self.up_ok = self._alive_links(r.up_to, r.up_label)
         self.cu_ok = self._alive_links(r.cu_to, r.cu_label)
         self.lft = np.full((n, r.width), UNROUTED, dtype=np.uint8)
+        self.taken_over: set[tuple[int, int]] = set()  # (core, alive destination) pairs displaced spines moved onto it
         self.grown = np.zeros((n, r.width), dtype=bool)
         self.loose = np.zeros((n, r.width), dtype=bool)
 
@@ -433,6 +434,7 @@ class _Case:
             lft[s, r.d_lid[di]] = r.cu_port[s, cands[k]]
             up_load[s, cands[k]] += w
             down_load[cores[k], far] += w
+            self.taken_over.add((int(cores[k]), i))
 
     def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
         """(alive destinations x U): the CA ports of one pod's alive leaves that send each destination up each slot."""
@@ -447,9 +449,10 @@ class _Case:
 
     def _core_entries(self) -> None:
         """A core sends a destination down to the spine at its position in the destination's pod: over the cable of
-        that spine's uplink at the destination's core slot when it is this core's, else over its (core slot mod n)-th
-        alive cable of the n to that spine (a core whose group has fewer cores than a spine has uplinks has several
-        cables to each spine, and the destinations displaced onto it by a failure spread over them)."""
+        that spine's uplink at the destination's core slot when it is this core's, else over its lowest alive cable
+        to that spine; a destination displaced spines moved onto this core over its (core slot mod n)-th alive cable
+        of the n to that spine (a core whose group has fewer cores than a spine has uplinks has several cables to each
+        spine: the displaced destinations spread over them)."""
         r, lft = self.r, self.lft
         d = self.d
         lid, pod, x = r.d_lid[d], r.d_pod[d], r.d_core_slot[d]
@@ -467,7 +470,10 @@ class _Case:
             spread = np.full(len(far), UNROUTED, dtype=np.int64)
             if len(cables):
                 spread = cables[np.minimum(first + x[zone] % np.maximum(count, 1), len(cables) - 1)]
-            ports = np.where(mine, r.cu_far_port[far, x[zone]], np.where(count > 0, spread, UNROUTED))
+            taken = np.zeros(len(d), dtype=bool)
+            taken[[i for core, i in self.taken_over if core == c]] = True
+            other = np.where(taken[zone] & (count > 0), spread, self.link[c, far])
+            ports = np.where(mine, r.cu_far_port[far, x[zone]], other)
             ports = np.where(far >= 0, ports, UNROUTED)
             lft[c, lid[zone]] = ports
 
