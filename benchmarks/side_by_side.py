@@ -1,7 +1,8 @@
 """ffplan's routes next to OpenSM's ftree, updn, minhop and dfsssp on the same degraded fabric, each installed by
 the real OpenSM in ibsim and read back (ffplan.verify.sidebyside). Prints a markdown table: max flows on one
-directed switch-to-switch link and the ratio to the leaf-cut lower bound for patterns A (all-to-all among compute
-ports), B (all-to-all among all CA ports), C (every compute port to every storage port).
+directed switch-to-switch link and the ratio to analyze's lower bound (leaf cuts, and a three-layer tree's pod cuts)
+for patterns A (all-to-all among compute ports), B (all-to-all among all CA ports), C (every compute port to every
+storage port); no flow between two ports of one host.
 
 Usage: python benchmarks/side_by_side.py [--plan PLAN] [--zone z1] [--case NAME=ITEM,ITEM ...] [--engines ...]
 Default: Fire-Flyer 2 designed in-process, zone z1, the cases of issue 11. Needs opensm, ibsim, infiniband-diags.

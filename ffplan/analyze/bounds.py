@@ -19,6 +19,8 @@ into every pod (bundles from its leaves to destinations in other pods, and into 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ffplan.analyze.flows import Demand, TopologyArrays
@@ -35,15 +37,22 @@ def bin_bound(weights: list[int] | np.ndarray, machines: int) -> int:
     return best
 
 
-def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
-    """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`."""
+@dataclass
+class Cut:
+    """Links every bundle of `weights` must cross exactly once: `links` are channel ids of the topology the cut was
+    taken on (a sweep's case counts those of them still alive)."""
+
+    name: str
+    weights: np.ndarray
+    links: np.ndarray
+
+
+def cuts(net: TopologyArrays, demand: Demand) -> list[Cut]:
+    """The cuts of the lower bound for the bundles of `demand` over the channels of `net`, in the order a tie between
+    bounds names them: out of every leaf, into every leaf, inter-zone links out of every zone, and in a three-layer
+    tree the spine-core links out of and into every pod."""
     ch = net.channels
     zone = net.zone_of_switch
-    n = len(net.switches)
-    out_links = np.bincount(ch.src_of, minlength=n)
-    in_links = np.bincount(ch.peer_of, minlength=n)
-    crossing = zone[ch.src_of] != zone[ch.peer_of]
-    zone_out = np.bincount(zone[ch.src_of][crossing], minlength=len(net.topo.zones))
     home = net.leaf_of[demand.dst]
     away = home != demand.leaf  # bundles to a port on the source leaf cross no switch-to-switch link
     to_ca = away & (home >= 0)
@@ -56,21 +65,34 @@ def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
     tier = np.array([net.topo.tier[s] for s in net.switches])
     spine_core = (tier[ch.src_of] == "spine") & (tier[ch.peer_of] == "core")
     core_spine = (tier[ch.src_of] == "core") & (tier[ch.peer_of] == "spine")
-    pod_out = np.bincount(pod_key[ch.src_of][spine_core], minlength=len(pod_names))
-    pod_in = np.bincount(pod_key[ch.peer_of][core_spine], minlength=len(pod_names))
     home_key = pod_key[np.maximum(home, 0)]
     inter_pod = to_ca & ~cross & (pod[demand.leaf] > 0) & (pod_key[demand.leaf] != home_key)
-    best, where = 0, "no flow crosses a switch-to-switch link"
-    for keys, weights, machines, names, label in (
-            (demand.leaf[away], demand.weight[away], out_links, net.switches, "links out of leaf {}"),
-            (home[to_ca], demand.weight[to_ca], in_links, net.switches, "links into leaf {}"),
-            (zone[demand.leaf[cross]], demand.weight[cross], zone_out, net.topo.zones, "inter-zone links out of zone {}"),
-            (pod_key[demand.leaf[inter_pod]], demand.weight[inter_pod], pod_out, pod_names, "spine-core links out of pod {}"),
-            (home_key[inter_pod], demand.weight[inter_pod], pod_in, pod_names, "spine-core links into pod {}")):
+    crossing = zone[ch.src_of] != zone[ch.peer_of]
+    out: list[Cut] = []
+    for keys, weights, link_keys, names, label in (
+            (demand.leaf[away], demand.weight[away], ch.src_of, net.switches, "links out of leaf {}"),
+            (home[to_ca], demand.weight[to_ca], ch.peer_of, net.switches, "links into leaf {}"),
+            (zone[demand.leaf[cross]], demand.weight[cross], np.where(crossing, zone[ch.src_of], -1), net.topo.zones,
+             "inter-zone links out of zone {}"),
+            (pod_key[demand.leaf[inter_pod]], demand.weight[inter_pod], np.where(spine_core, pod_key[ch.src_of], -1),
+             pod_names, "spine-core links out of pod {}"),
+            (home_key[inter_pod], demand.weight[inter_pod], np.where(core_spine, pod_key[ch.peer_of], -1), pod_names,
+             "spine-core links into pod {}")):
+        order = np.argsort(link_keys, kind="stable")  # channel ids by key
+        bounds = np.searchsorted(link_keys[order], np.arange(len(names) + 1))
         for key, ws in _groups(keys, weights):
-            b = bin_bound(ws, int(machines[key]))
-            if b > best:
-                best, where = b, label.format(names[key])
+            out.append(Cut(label.format(names[key]), ws, order[bounds[key]:bounds[key + 1]]))
+    return out
+
+
+def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
+    """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`."""
+    best, where = 0, "no flow crosses a switch-to-switch link"
+    alive = net.channels.alive
+    for cut in cuts(net, demand):
+        b = bin_bound(cut.weights, int(alive[cut.links].sum()))
+        if b > best:
+            best, where = b, cut.name
     return best, where
 
 

@@ -10,12 +10,14 @@ once. Lower bounds come from the same bundles (analyze.bounds) and are cached pe
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from ffplan.analyze.bounds import bin_bound
+from ffplan.analyze.bounds import Cut, bin_bound, cuts
+from ffplan.analyze.flows import Demand, TopologyArrays
 from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
 from ffplan.design.reach import check_routes
 from ffplan.design.routing import Router, router_for
@@ -113,16 +115,25 @@ class _Patterns:
                 if not senders:
                     continue
                 i = self.sid[leaf]
+                hosts = Counter(c.host for c in senders)
                 for lid, ca in topo.ca_by_lid.items():
                     if (dst_role is None or ca.role == dst_role) and (ca.zone != topo.zone_of[leaf]) == across:
-                        w[i, lid] = len(senders) - (1 if ca.leaf == leaf and ca in senders else 0)
+                        w[i, lid] = len(senders) - hosts[ca.host]  # as analyze: no flow between two ports of one host
             self.weights[name] = w
         self.dest_switch = np.full(width, -1, dtype=np.int64)
         self.dest_port = np.zeros(width, dtype=np.int64)
         for lid, ca in topo.ca_by_lid.items():
             self.dest_switch[lid], self.dest_port[lid] = self.sid[ca.leaf], ca.leaf_port
-        self._bundles: dict[tuple, list[int]] = {}
-        self._bounds: dict[tuple, int] = {}
+        # per pattern: its cuts on the intact channels, and every cut's links as (cut index, channel id) pairs
+        self.net = TopologyArrays(topo)
+        self._cuts: dict[str, tuple[list[Cut], np.ndarray, np.ndarray]] = {}
+        for name, w in self.weights.items():
+            rows, cols = np.nonzero(w)  # bundles: (source leaf, destination LID)
+            found = cuts(self.net, Demand(rows, cols, w[rows, cols], int(w.sum()), 0, 0, 0))
+            cut_of_link = np.repeat(np.arange(len(found)), [len(c.links) for c in found])
+            links = np.concatenate([c.links for c in found]) if found else np.zeros(0, dtype=np.int64)
+            self._cuts[name] = (found, cut_of_link, links)
+        self._bounds: dict[tuple[str, int, int], int] = {}
 
     def loads(self, name: str, lft: np.ndarray, ch: Channels) -> tuple[np.ndarray, int]:
         """(flows per channel, unroutable flows) of pattern `name` over the LFT array: every bundle walked at once."""
@@ -144,53 +155,17 @@ class _Patterns:
         return load, lost + int(weight.sum())  # what still walks after MAX_HOPS loops
 
     def bound(self, name: str, ch: Channels) -> int:
-        """The largest bundle lower bound over the cuts out of and into every leaf and out of every zone."""
-        topo = self.topo
-        src, dst = ch.src_of[ch.alive], ch.peer_of[ch.alive]
-        out_links = np.bincount(src, minlength=len(self.switches))
-        in_links = np.bincount(dst, minlength=len(self.switches))
-        zone_of = [topo.zone_of[s] for s in self.switches]
-        zone_out: dict[str, int] = {}
-        for a, b in zip(src.tolist(), dst.tolist()):
-            if zone_of[a] != zone_of[b]:
-                zone_out[zone_of[a]] = zone_out.get(zone_of[a], 0) + 1
+        """The largest bundle lower bound over analyze's cuts (analyze.bounds.cuts: out of and into every leaf, out of
+        every zone, out of and into every pod), each with the links of `ch` still alive."""
+        found, cut_of_link, links = self._cuts[name]
+        machines = np.bincount(cut_of_link, weights=ch.alive[links], minlength=len(found)).astype(np.int64).tolist()
         best = 0
-        for leaf, cas in topo.cas.items():
-            i = self.sid[leaf]
-            best = max(best, self._cut(name, ("out", leaf), int(out_links[i])), self._cut(name, ("in", leaf), int(in_links[i])))
-        for z in topo.zones:
-            best = max(best, self._cut(name, ("zone", z), zone_out.get(z, 0)))
+        for i, cut in enumerate(found):
+            key = (name, i, machines[i])
+            if key not in self._bounds:
+                self._bounds[key] = bin_bound(cut.weights, machines[i])
+            best = max(best, self._bounds[key])
         return best
-
-    def _cut(self, name: str, cut: tuple, machines: int) -> int:
-        key = (name, cut, machines)
-        if key not in self._bounds:
-            self._bounds[key] = bin_bound(self._bundle_weights(name, cut), machines)
-        return self._bounds[key]
-
-    def _bundle_weights(self, name: str, cut: tuple) -> list[int]:
-        key = (name, cut)
-        if key not in self._bundles:
-            w = self.weights[name]
-            kind, where = cut
-            topo = self.topo
-            if kind == "out":
-                row = w[self.sid[where]].copy()
-                row[self.dest_switch == self.sid[where]] = 0
-                ws = row[row > 0]
-            elif kind == "in":
-                cols = self.dest_switch == self.sid[where]
-                block = w[:, cols].copy()
-                block[self.sid[where]] = 0
-                ws = block[block > 0]
-            else:
-                rows = [self.sid[s] for s in self.switches if topo.zone_of[s] == where]
-                cols = np.array([self.dest_switch[lid] >= 0 and topo.zone_of[self.switches[self.dest_switch[lid]]] != where
-                                 for lid in range(w.shape[1])])
-                block = w[rows][:, cols]
-                ws = block[block > 0]
-            self._bundles[key] = ws.tolist()
-        return self._bundles[key]
 
 
 def run_sweep(plan: Plan, *, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0, singles: bool = True,
@@ -233,8 +208,9 @@ _WORKER: dict = {}  # one process's sweep state: router, patterns, intact tables
 def _start_worker(plan: Plan) -> None:
     topo = build_topology(plan)
     router = router_for(plan)
-    _WORKER.update(router=router, patterns=_Patterns(topo), base=table_array(topo, router.tables().tables),
-                   channels=Channels(topo))
+    patterns = _Patterns(topo)
+    _WORKER.update(router=router, patterns=patterns, base=table_array(topo, router.tables().tables),
+                   channels=patterns.net.channels)
 
 
 def _worker_chunk(cases: list[tuple[str, list[str]]]) -> list[CaseResult]:

@@ -5,8 +5,9 @@ For each failure case (failed cables and switches) the (sub-)fabric without them
 ffplan's tables re-routed around the failure (`ffplan.reroute`) through the file engine, and OpenSM's ftree, updn,
 minhop and dfsssp computing their own. Flows (source CA port, destination LID) are counted per directed
 switch-to-switch link for three patterns: A = all-to-all among compute ports, B = all-to-all among all CA
-ports, C = every compute port to every storage port. The lower bound is the leaf cut: the flows that must leave
-(or enter) a leaf over its live uplinks (or the live downlinks into it).
+ports, C = every compute port to every storage port (as in `ffplan analyze`, no flow between two ports of one
+host). The lower bound is analyze's on the plan's topology as booted: the cuts out of and into every leaf over its
+live links, and on a three-layer tree the live spine-core links out of and into every pod.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class Load:
 
     @property
     def ratio(self) -> float:
-        return self.max / self.bound if self.bound else math.inf
+        return self.max / self.bound if self.bound else (1.0 if self.max == 0 else math.inf)
 
 
 @dataclass
@@ -56,11 +57,15 @@ class Row:
     error: str = ""
 
 
-def pattern_load(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], sources: set, dests: set) -> tuple[Counter, int]:
+def pattern_load(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], sources: set, dests: set,
+                 host: dict | None = None) -> tuple[Counter, int]:
     """Flows per directed inter-switch link (switch GUID, egress port) for every (source, destination) CA port
-    pair of the pattern, source != destination; and the number of pairs that do not arrive."""
+    pair of the pattern on two hosts (`host`: CA port -> its host, as analyze: no flow between two ports of one
+    host; without it, every pair of two ports); and the number of pairs that do not arrive."""
     t = Tables(topo, tables, topo.desc)
+    host = host if host is not None else {gp: gp for gp in sources | dests}
     by_switch: Counter = Counter(t.attach[gp] for gp in sources if gp in t.attach)
+    same_host: Counter = Counter((t.attach[gp], host.get(gp)) for gp in sources if gp in t.attach)
     load: Counter = Counter()
     lost = 0
     for dst in dests:
@@ -69,7 +74,7 @@ def pattern_load(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], so
             continue
         resolve = t.resolver(dlid)
         for sw, n in by_switch.items():
-            n -= 1 if dst in sources and t.attach.get(dst) == sw else 0
+            n -= same_host[(sw, host.get(dst))]
             if n <= 0:
                 continue
             if not resolve(sw)[0]:
@@ -86,39 +91,42 @@ def pattern_load(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], so
     return load, lost
 
 
-def leaf_cut_bound(topo: P.DiscoveredFabric, sources: set, dests: set) -> int:
-    """max over the switches L holding CA ports of ceil(flows out of L / L's inter-switch links), and inwards."""
-    t = Tables(topo, {}, topo.desc)
-    src_on = Counter(t.attach[gp] for gp in sources if gp in t.attach)
-    dst_on = Counter(t.attach[gp] for gp in dests if gp in t.attach)
-    links: Counter = Counter()
-    for (a, _), (b, _) in topo.links:
-        if topo.kind.get(a) == "Switch" and topo.kind.get(b) == "Switch":
-            links[a] += 1
-            links[b] += 1
-    n_src, n_dst = sum(src_on.values()), sum(dst_on.values())
-    bound = 0
-    for leaf in set(src_on) | set(dst_on):
-        if links[leaf]:
-            # a pair on the same leaf never crosses the leaf's inter-switch links
-            out_flows = src_on[leaf] * (n_dst - dst_on[leaf])
-            in_flows = (n_src - src_on[leaf]) * dst_on[leaf]
-            bound = max(bound, math.ceil(out_flows / links[leaf]), math.ceil(in_flows / links[leaf]))
-    return bound
+def plan_bound(fab: Subnet, sources: set[int], dests: set[int]) -> tuple[int, str]:
+    """analyze's lower bound (ffplan.analyze.bounds: the cuts out of and into every leaf, and on a three-layer tree
+    the spine-core links out of and into every pod) for the flows between the plan LIDs `sources` and `dests` on two
+    hosts, on the plan's topology as the view boots it (its zone only, without its dropped cables and switches)."""
+    from ffplan.analyze.bounds import lower_bound
+    from ffplan.analyze.flows import TopologyArrays, all_to_all_demand, pair_demand
+    from ffplan.plan.topology import build_topology
+
+    topo = build_topology(fab.plan)
+    view = fab.view
+    topo.failed_cables = set(view.drop_cables)
+    topo.failed_switches = set(view.drop_switches) | {s for s in topo.lid if view.zone and topo.zone_of[s] != view.zone}
+    net = TopologyArrays(topo)
+    if sources == dests:
+        demand = all_to_all_demand(net, [sorted(sources)])
+    else:
+        host = {lid: ca.host for lid, ca in topo.ca_by_lid.items()}
+        demand = pair_demand(net, [(a, b) for a in sorted(sources) for b in sorted(dests) if host[a] != host[b]])
+    return lower_bound(net, demand)
 
 
 def pattern_loads(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], fab: Subnet) -> dict[str, Load]:
-    """Patterns A, B and C on a (read-back) topology; the CA ports' roles come from the plan's fabric, by port
-    GUID (a CA's node GUID in ibsim need not be the plan's)."""
-    role_of_guid = {p.port_guid: ca.role for ca in fab.cas for p in ca.ports}
-    role = {gp: role_of_guid.get(g) for gp, g in topo.port_guid.items()}
-    ports = {gp for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"}
+    """Patterns A, B and C on a (read-back) topology, each against analyze's bound on the plan (plan_bound); the CA
+    ports' roles, hosts and plan LIDs come from the plan's fabric, by port GUID (a CA's node GUID in ibsim need not
+    be the plan's)."""
+    by_guid = {p.port_guid: (ca, p) for ca in fab.cas for p in ca.ports}
+    ports = {gp: by_guid[g] for gp, g in topo.port_guid.items() if topo.kind.get(gp[0]) == "Ca" and gp in topo.port_lid
+             and g in by_guid}
+    host = {gp: ca.hostname for gp, (ca, _) in ports.items()}
     loads = {}
     for name, (src_role, dst_role) in PATTERNS.items():
-        sources = {gp for gp in ports if src_role in (None, role.get(gp))}
-        dests = {gp for gp in ports if dst_role in (None, role.get(gp))}
-        load, lost = pattern_load(topo, tables, sources, dests)
-        loads[name] = Load(max(load.values(), default=0), leaf_cut_bound(topo, sources, dests), lost)
+        sources = {gp for gp, (ca, _) in ports.items() if src_role in (None, ca.role)}
+        dests = {gp for gp, (ca, _) in ports.items() if dst_role in (None, ca.role)}
+        load, lost = pattern_load(topo, tables, sources, dests, host)
+        bound, _ = plan_bound(fab, {ports[gp][1].lid for gp in sources}, {ports[gp][1].lid for gp in dests})
+        loads[name] = Load(max(load.values(), default=0), bound, lost)
     return loads
 
 

@@ -1,11 +1,14 @@
-"""The side-by-side measurement's counting, without a simulator: pattern flows per link and the leaf-cut bound."""
+"""The side-by-side measurement's counting, without a simulator: pattern flows per link and analyze's bound."""
 
 from __future__ import annotations
 
+from ffplan.design import design
+from ffplan.inventory import load_inventory
 from ffplan.render import opensm as R
 from ffplan.verify.expect import fabric_topo, planned_tables
-from ffplan.verify.sidebyside import Load, Row, leaf_cut_bound, markdown, pattern_load, pattern_loads
+from ffplan.verify.sidebyside import Load, Row, markdown, pattern_load, pattern_loads, plan_bound
 from ffplan.verify.walk import walk
+from tests.routing.three_layer import SMALL
 
 
 def _ports(fab, role=None):
@@ -21,8 +24,13 @@ def test_pattern_b_is_the_walkers_all_to_all(lab_plan):
     load, lost = pattern_load(topo, tables, _ports(fab), _ports(fab))
     assert lost == 0
     assert load == +walk(topo, tables).load  # the same flows on the same links (+ drops idle links)
+    # as analyze: no flow between two ports of one host (the lab's storage servers have two)
+    host_of = {p.port_guid: ca.hostname for ca in fab.cas for p in ca.ports}
+    host = {gp: host_of[g] for gp, g in topo.port_guid.items() if g in host_of}
+    two_hosts, _ = pattern_load(topo, tables, _ports(fab), _ports(fab), host)
+    assert sum(two_hosts.values()) < sum(load.values())
     loads = pattern_loads(topo, tables, fab)
-    assert list(loads) == ["A", "B", "C"] and loads["B"].max == max(load.values())
+    assert list(loads) == ["A", "B", "C"] and loads["B"].max == max(two_hosts.values())
     assert all(x.unreachable == 0 and x.bound > 0 for x in loads.values())
     # compute -> storage only: fewer flows, and a black hole is counted per pair lost
     leaf = next(s for s in fab.switches if s.name == "za-leaf02")
@@ -36,17 +44,31 @@ def test_pattern_b_is_the_walkers_all_to_all(lab_plan):
     assert lost == on_leaf > 0
 
 
-def test_leaf_cut_bounds_of_a_fire_flyer_zone(ff2_plan):
-    """Zone z1: 40 leaves of 20 uplinks, 15 compute and 4-5 storage ports each (600 compute, 180 storage, 4 management)."""
+def _lids(fab, role=None):
+    return {p.lid for ca in fab.cas for p in ca.ports if role in (None, ca.role)}
+
+
+def test_bounds_of_a_fire_flyer_zone_are_analyzes(ff2_plan):
+    """Zone z1: 40 leaves of 20 uplinks, 15 compute and 4-5 storage ports each (600 compute, 180 storage, 4
+    management). analyze's bundle bound: a leaf's 15 compute ports send 585 bundles of 15 flows over 20 links."""
     fab = R.build_fabric(ff2_plan, R.View(zone="z1"))
-    topo = fabric_topo(fab)
-    compute, storage, every = _ports(fab, "compute"), _ports(fab, "storage"), _ports(fab)
-    assert leaf_cut_bound(topo, compute, compute) == 439  # ceil(15 x 585 / 20)
-    assert leaf_cut_bound(topo, every, every) == 764  # ceil(20 x 764 / 20)
-    assert leaf_cut_bound(topo, compute, storage) == 147  # ceil(585 x 5 / 20): storage incast into one leaf
+    compute, storage, every = _lids(fab, "compute"), _lids(fab, "storage"), _lids(fab)
+    assert plan_bound(fab, compute, compute) == (450, "links out of leaf z1-leaf01")  # 15 x ceil(585 / 20)
+    assert plan_bound(fab, every, every)[0] == 780
+    assert plan_bound(fab, compute, storage)[0] == 150
     # a dead uplink leaves 19 links at that leaf: its bound rises
     fab = R.build_fabric(ff2_plan, R.View(zone="z1", drop_cables=frozenset({"z1-leaf05-p21"})))
-    assert leaf_cut_bound(fabric_topo(fab), compute, compute) == 462  # ceil(15 x 585 / 19)
+    assert plan_bound(fab, compute, compute) == (465, "links out of leaf z1-leaf05")  # 15 x ceil(585 / 19)
+
+
+def test_bounds_of_a_three_layer_tree_have_the_pod_cuts():
+    """The 8-port three-layer tree with 3 of its 4 cores down: a pod's ports reach the other pod over 4 spine-core
+    links, above every leaf cut (25)."""
+    plan = design(load_inventory(SMALL))
+    every = _lids(R.build_fabric(plan))
+    assert plan_bound(R.build_fabric(plan), every, every) == (25, "links out of leaf z1-leaf01")
+    fab = R.build_fabric(plan, R.View(drop_switches=frozenset({"z1-core01", "z1-core02", "z1-core03"})))
+    assert plan_bound(fab, every, every) == (64, "spine-core links out of pod 1 of zone z1")
 
 
 def test_markdown_table():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ffplan.analyze import analyze
 from ffplan.plan.model import UNROUTED
 from ffplan.plan.topology import build_topology
 
@@ -44,11 +45,22 @@ def affected_entries(topo, before, failed_cables, failed_switches):
     return out
 
 
-def assert_only_affected_moved(plan, routing, failed) -> None:
-    """`routing` (of `plan` around `failed`) differs from the plan's own routes, and only in affected entries."""
+def assert_only_affected_moved(plan, routing, failed, repaired_max: int | None = None) -> None:
+    """`routing` (of `plan` around `failed`) differs from the plan's own routes, and only in affected entries. With
+    `repaired_max` (a spine-core cable or core of a three-layer tree failed: the minimal repair's all-to-all maximum),
+    the rebalance may also move healthy entries, of CA LIDs at leaves and spines only, and then all-to-all's maximum
+    is below `repaired_max` (issue 11's rule: healthy routes move only when the maximum falls)."""
     before, after = lfts(plan.routing), lfts(routing)
     topo = build_topology(plan)
     changed = {tuple(x) for x in np.argwhere(before != after).tolist()}
     cables = {f for f in failed if f in topo.by_label}
     switches = {f for f in failed if f in topo.lid}
-    assert changed and changed <= affected_entries(topo, before, cables, switches)
+    healthy = changed - affected_entries(topo, before, cables, switches)
+    assert changed
+    if repaired_max is None:
+        assert not healthy
+        return
+    names = list(topo.lid)
+    assert healthy and all(topo.tier[names[i]] in ("leaf", "spine") and lid in topo.ca_by_lid for i, lid in healthy)
+    a2a = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all"])[0]
+    assert a2a.unroutable == 0 and a2a.max_load < repaired_max
