@@ -260,6 +260,8 @@ class _Case:
         self.cu_ok = self._alive_links(r.cu_to, r.cu_label)
         self.lft = np.full((n, r.width), UNROUTED, dtype=np.uint8)
         self.taken_over: set[tuple[int, int]] = set()  # (core, alive destination) pairs displaced spines moved onto it
+        self.core_row = np.full(n, NO, dtype=np.int64)  # core -> its row of core_flows
+        self.core_row[r.core_ids] = np.arange(len(r.core_ids))
         self.grown = np.zeros((n, r.width), dtype=bool)
         self.loose = np.zeros((n, r.width), dtype=bool)
 
@@ -384,6 +386,8 @@ class _Case:
         pod_sends: dict[tuple[int, int], np.ndarray] = {}  # (zone, pod) -> CA ports sending each destination per slot
         up_load = np.zeros(r.cu_to.shape, dtype=np.int64)  # flows per spine uplink
         down_load = np.zeros((len(r.names), len(r.names)), dtype=np.int64)  # flows per (core, spine) downlink
+        # all-to-all flows of each destination arriving at each core (_core_entries spreads them over its cables)
+        self.core_flows = np.zeros((len(r.core_ids), len(d)), dtype=np.int64)
         displaced: list[tuple[int, int]] = []
         weight: dict[int, np.ndarray] = {}
         for s in r.spine_ids.tolist():
@@ -414,6 +418,7 @@ class _Case:
             w = carried[away[valid]]
             np.add.at(up_load[s], x[away[valid]], w)
             np.add.at(down_load, (core[valid], far[valid]), w)
+            np.add.at(self.core_flows, (self.core_row[core[valid]], away[valid]), w)
             displaced += [(s, int(i)) for i in away[~valid]]
             weight[s] = carried
         # a destination's displaced pairs one after another: each source spine takes the valid core slot whose
@@ -429,11 +434,16 @@ class _Case:
             if not len(cands):
                 continue
             w = int(weight[s][i])
-            load = np.maximum(up_load[s, cands], down_load[cores, far]) + w
-            k = int(np.lexsort(((cands - s) % r.K, up_load[s, cands] + down_load[cores, far], load))[0])
+            # a core sends a destination down one of its cables to the spine: the destination's flows there stack on
+            # it, the others spread over them (_spread)
+            stacked = self.core_flows[self.core_row[cores], i]
+            down = (down_load[cores, far] - stacked) / (self.ch.next[cores] == far).sum(axis=1) + stacked
+            load = np.maximum(up_load[s, cands], down) + w
+            k = int(np.lexsort(((cands - s) % r.K, up_load[s, cands] + down, load))[0])
             lft[s, r.d_lid[di]] = r.cu_port[s, cands[k]]
             up_load[s, cands[k]] += w
             down_load[cores[k], far] += w
+            self.core_flows[self.core_row[cores[k]], i] += w
             self.taken_over.add((int(cores[k]), i))
 
     def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
@@ -450,32 +460,47 @@ class _Case:
     def _core_entries(self) -> None:
         """A core sends a destination down to the spine at its position in the destination's pod: over the cable of
         that spine's uplink at the destination's core slot when it is this core's, else over its lowest alive cable
-        to that spine; a destination displaced spines moved onto this core over its (core slot mod n)-th alive cable
-        of the n to that spine (a core whose group has fewer cores than a spine has uplinks has several cables to each
-        spine: the displaced destinations spread over them)."""
+        to that spine. A core whose group has fewer cores than a spine has uplinks has several cables to each spine:
+        the destinations it takes over (displaced spines moved them onto it, or their own cable into the spine is
+        dead) go down the one of them that carries the fewest flows (_spread)."""
         r, lft = self.r, self.lft
         d = self.d
         lid, pod, x = r.d_lid[d], r.d_pod[d], r.d_core_slot[d]
-        nxt = self.ch.next
         for c in r.core_ids.tolist():
             if not self.alive[c]:
                 continue
             zone = r.d_zone[d] == r.zone[c]
             far = r.spine_at[r.zone[c], pod[zone], r.position[c]]
             mine = (r.cu_to[far, x[zone]] == c) & self.cu_ok[far, x[zone]]
-            cables = np.nonzero(nxt[c] >= 0)[0]
-            cables = cables[np.argsort(nxt[c, cables], kind="stable")]  # by the spine they lead to, then port
-            first = np.searchsorted(nxt[c, cables], far)
-            count = np.searchsorted(nxt[c, cables], far, side="right") - first
-            spread = np.full(len(far), UNROUTED, dtype=np.int64)
-            if len(cables):
-                spread = cables[np.minimum(first + x[zone] % np.maximum(count, 1), len(cables) - 1)]
+            ports = np.where(mine, r.cu_far_port[far, x[zone]], self.link[c, far])
+            ports = np.where(far >= 0, ports, UNROUTED)
             taken = np.zeros(len(d), dtype=bool)
             taken[[i for core, i in self.taken_over if core == c]] = True
-            other = np.where(taken[zone] & (count > 0), spread, self.link[c, far])
-            ports = np.where(mine, r.cu_far_port[far, x[zone]], other)
-            ports = np.where(far >= 0, ports, UNROUTED)
+            moved = (taken[zone] | (r.cu_to[far, x[zone]] == c)) & ~mine & (far >= 0) & (ports != UNROUTED)
+            if moved.any():
+                self._spread(c, np.nonzero(zone)[0], far, x[zone], ports, mine, moved)
             lft[c, lid[zone]] = ports
+
+    def _spread(self, c: int, rows: np.ndarray, far: np.ndarray, x: np.ndarray, ports: np.ndarray, mine: np.ndarray,
+                moved: np.ndarray) -> None:
+        """Core c's `moved` destinations (of `rows`, going down to spines `far`) onto its cables to their spine, in
+        place in `ports`: the most flows first, each on the cable that carries the fewest flows so far (its own
+        destinations' and those placed before), ties to the (core slot mod n)-th of its n cables to that spine. So a
+        lost core's destinations spread evenly over the cables that are left instead of piling on a few of them."""
+        nxt = self.ch.next
+        flows = self.core_flows[self.core_row[c], rows]
+        load = np.bincount(ports[mine], weights=flows[mine], minlength=nxt.shape[1]).astype(np.int64)
+        cables_to: dict[int, np.ndarray] = {}  # spine -> c's alive cables to it (ports, lowest first)
+        lids = self.r.d_lid[self.d[rows]]
+        for k in sorted(np.nonzero(moved)[0].tolist(), key=lambda k: (-int(flows[k]), int(lids[k]))):
+            spine = int(far[k])
+            if spine not in cables_to:
+                cables_to[spine] = np.nonzero(nxt[c] == spine)[0]
+            cables = cables_to[spine]
+            n = len(cables)
+            best = int(cables[min(range(n), key=lambda i: (int(load[cables[i]]), (i - int(x[k])) % n))])
+            ports[k] = best
+            load[best] += int(flows[k])
 
     # ------------------------------------------------------------------ switch LIDs and what up*/down* leaves open
 

@@ -4,17 +4,18 @@ failures that move only the affected routes. A small 8-port tree (2 pods, 32 por
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ffplan.analyze import analyze, sweep
 from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import TopologyArrays, pair_demand
-from ffplan.design import design
+from ffplan.design import design, routing_tree
 from ffplan.design.routing import route
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
 from ffplan.plan.topology import build_topology
-from tests.routing.failures import assert_only_affected_moved, lfts
+from tests.routing.failures import affected_entries, assert_only_affected_moved, lfts
 from tests.routing.three_layer import SMALL, three_layer_inventory
 
 
@@ -35,6 +36,14 @@ def parallel(tmp_path_factory):
     """256 ports of 16-port switches: 4 pods, 2 cores per group, so 4 cables between a spine and each core."""
     path = tmp_path_factory.mktemp("three") / "three-layer-16-256.yaml"
     path.write_text(three_layer_inventory(16, 256))
+    return design(load_inventory(path))
+
+
+@pytest.fixture(scope="module")
+def parallel8(tmp_path_factory):
+    """512 ports of 16-port switches: 8 pods, 4 cores per group, so 2 cables between a spine and each core."""
+    path = tmp_path_factory.mktemp("three") / "three-layer-16-512.yaml"
+    path.write_text(three_layer_inventory(16, 512))
     return design(load_inventory(path))
 
 
@@ -164,3 +173,29 @@ def test_failures_spread_over_parallel_core_cables(parallel, failed, worst, shif
     assert a2a.unroutable == shift.unroutable == 0
     assert a2a.bound == 245 and a2a.max_load <= worst, a2a.max_load
     assert shift.max_load <= shift_max
+
+
+@pytest.mark.parametrize("tree, repaired", [("parallel", 384), ("parallel8", 640)], ids=["2 cores", "4 cores"])
+def test_a_lost_cores_minimal_repair_spreads_over_the_cables_left(tree, repaired, request, monkeypatch):
+    """The minimal repair alone (steps 1-3 of docs/routing.md section 7, no rebalance) of a lost core, where a spine
+    has several cables to each core, reaches what a repair that moves no healthy pair can: every spine keeps its
+    pod's traffic at the lost core's position on the uplinks left, and the far spines take it over the cables left.
+    256 ports (4 of 8 uplinks left, 192 flows each intact): 384 = 8/4 x 192, was 576 (the lost core's destinations
+    went down the other core's cables at their core slot mod 4: the even ones only). 512 ports (6 of 8 left, 7
+    bundles of 64 flows each intact): 640 = 10 bundles, ceil(8 x 7 / 6), was 768 (a core's downlinks weighed per
+    spine, not per cable, and a destination's bundles stacked on one core's cable)."""
+    plan = request.getfixturevalue(tree)
+    monkeypatch.setattr(routing_tree._Rebalance, "run", lambda self: None)
+    routing = route(plan, ["z1-core01"])
+    check = routing.check
+    assert routing.deadlock.acyclic and check.ca_pair_detours == 0
+    assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
+    # minimal: beyond the entries whose route used the core, only other cores' entries that carried none of its
+    # traffic before (those of the destinations they take over) change
+    topo = build_topology(plan)
+    before, after = lfts(plan.routing), lfts(routing)
+    changed = {tuple(x) for x in np.argwhere(before != after).tolist()}
+    healthy = changed - affected_entries(topo, before, set(), {"z1-core01"})
+    assert {topo.tier[list(topo.lid)[i]] for i, _ in healthy} <= {"core"}
+    a2a = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all"])[0]
+    assert a2a.unroutable == 0 and a2a.max_load == repaired, a2a.max_load
