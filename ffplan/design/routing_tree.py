@@ -835,10 +835,12 @@ class _Rebalance:
         old = routes[jj, t]
         nxt = self.next[t, q].astype(np.int64)
         new = np.concatenate([(t * width + q)[:, None], routes[jj, nxt][:, :-1]], axis=1)  # row -1: no next switch
-        added = (new >= 0) & ~(new[:, :, None] == old[:, None, :]).any(axis=2)
         takes = (old == top).any(axis=1) & ~(new == top).any(axis=1)
-        j = cols[jj]
-        return t[takes], j[takes], q[takes], self.through[t[takes], j[takes]], new[takes], added[takes]
+        t, j, q, old, new = t[takes], cols[jj[takes]], q[takes], old[takes], new[takes]
+        kept = np.zeros(new.shape, dtype=bool)  # links of the new route on the old one (a loop: no 3-d temporary)
+        for link in old.T:
+            kept |= new == link[:, None]
+        return t, j, q, self.through[t, j], new, (new >= 0) & ~kept
 
     def _best(self, k: np.ndarray, t: np.ndarray, j: np.ndarray, q: np.ndarray, f: np.ndarray, peak: np.ndarray,
               new: np.ndarray, added: np.ndarray) -> int:
@@ -846,8 +848,8 @@ class _Rebalance:
         switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
         checked in that order a block at a time); -1 when there is none."""
         k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
-        for start in range(0, len(k), 16):
-            block = k[start:start + 16]
+        for start, end in ((0, 1), *((b, b + 16) for b in range(1, len(k), 16))):
+            block = k[start:end]
             fine = np.nonzero(self._shared(j[block], new[block], added[block]) <= 1)[0]
             if len(fine):
                 return int(block[fine[0]])
