@@ -4,6 +4,10 @@ Prints, median of --repeat runs in this process, wall and CPU seconds (CPU is wh
 inflate): the routing tables of the intact plan, the deadlock proof, the route check, one incremental re-route
 around a failed cable, and the failure sweep (every single cable and spine; --cases N measures the first N cases
 and extrapolates to the whole sweep). Usage: python benchmarks/routing.py [PLAN] [--repeat N] [--cases N] [--jobs N]
+
+With --failed ITEM (a cable label or switch), only that failure case instead: `route()` (tables, deadlock proof,
+route check) and all-to-all's maximum against analyze's bound, with --repair-only without the rebalance of a tree
+(docs/routing.md section 7, steps 1-3 alone: its "repair" rows).
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ffplan.analyze import sweep  # noqa: E402
+from ffplan.analyze import analyze, sweep  # noqa: E402
+from ffplan.design import routing_tree  # noqa: E402
 from ffplan.analyze.sweep import run_sweep, sweep_cases  # noqa: E402
 from ffplan.design.deadlock import Channels, prove_deadlock_free  # noqa: E402
 from ffplan.design.reach import check_routes  # noqa: E402
-from ffplan.design.routing import Router  # noqa: E402
+from ffplan.design.routing import Router, route  # noqa: E402
 from ffplan.plan.topology import build_topology  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 
@@ -44,6 +49,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cases", type=int, default=100, help="sweep cases to measure (0: the whole sweep)")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--failed", action="append", default=[], help="measure this failure case only (repeatable)")
+    parser.add_argument("--repair-only", action="store_true", help="with --failed: a tree's minimal repair, no rebalance")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-routing-") as tmp:
         path = Path(args.plan) if args.plan else Path(tmp) / "ff2"
@@ -51,6 +58,9 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "ffplan", "design", str(ROOT / "inventories" / "fire-flyer-2.yaml"),
                             "-o", str(path), "-q", "--force"], check=True, cwd=ROOT)
         plan = load_plan(path / "plan.yaml" if path.is_dir() else path)
+    if args.failed:
+        failure_case(plan, args.failed, args.repair_only)
+        return
     topo = build_topology(plan)
     intact = Router(topo).tables()
     label = next(label for label, (kind, _, _) in topo.by_label.items() if kind == "leaf-spine")
@@ -81,6 +91,20 @@ def main() -> None:
     print(f"{'sweep set-up (router, intact routes, patterns)':<48} {setup[0]:>8.2f} {setup[1]:>8.2f}")
     print(f"{f'sweep: per case (first {n} of {total})':<48} {per[0]:>8.3f} {per[1]:>8.3f}")
     print(f"{f'  whole sweep of {total} cases, extrapolated':<48} {setup[0] + per[0] * total:>8.0f} {setup[1] + per[1] * total:>8.0f}")
+
+
+def failure_case(plan, failed: list[str], repair_only: bool) -> None:
+    """`route()` around `failed` (CPU and wall, once: a big tree's case takes a minute) and its all-to-all maximum."""
+    if repair_only:
+        routing_tree._Rebalance.run = lambda self: None  # steps 1-3 alone
+    w, c = time.perf_counter(), time.process_time()
+    routing = route(plan, failed)
+    wall, cpu = time.perf_counter() - w, time.process_time() - c
+    a2a, shift = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all", "shift"])
+    check = routing.check
+    print(f"{' '.join(failed)}{' (repair only)' if repair_only else ''}: route() {wall:.1f} s wall, {cpu:.1f} s CPU; "
+          f"all-to-all {a2a.max_load} / {a2a.bound}, shift {shift.max_load} / {shift.bound}; "
+          f"unreachable CA pairs {check.unreachable_ca_pairs}, deadlock-free {routing.deadlock.acyclic}")
 
 
 if __name__ == "__main__":
