@@ -16,12 +16,15 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
 
 from ffplan.plan.model import Plan
 from ffplan.render import opensm as R
 from ffplan.render.opensm_layout import View
 from ffplan.verify.parse import DiscoveredFabric
-from ffplan.verify.walk import SwitchLidResult, WalkResult, walk, walk_switch_lids
+
+if TYPE_CHECKING:
+    from ffplan.verify.arrays import Reach
 
 _PORT_REF = re.compile(r"^(?P<switch>[^\[\]]+)\[(?P<port>\d+)\]$")
 
@@ -114,12 +117,11 @@ def resolve_items(plan: Plan, items: list[str]) -> Items:
 class Rerouted:
     failed: list[str]
     plan: Plan  # the plan with the new routing
-    fab: R.Subnet  # the degraded fabric
-    lfts: str  # the file engine's input for the degraded fabric
+    fab: R.Subnet  # the degraded fabric: R.lfts_chunks(fab) is the file engine's input for it
     entries_changed: int  # (switch, LID) entries of the degraded fabric routed differently from the plan
     switches_changed: int
-    ca_pairs: WalkResult
-    switch_lids: SwitchLidResult
+    ca_pairs: Reach
+    switch_lids: Reach
     route_s: float
 
 
@@ -127,8 +129,11 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
     """Route `plan` around `failed` (on top of what the plan already avoids) and render the degraded fabric's LFTs.
 
     A CA port that is down needs no new route (its LID just has no port): it only leaves the file."""
+    import numpy as np
+
     from ffplan.design.routing import route
-    from ffplan.verify.expect import fabric_topo, planned_tables
+    from ffplan.verify.arrays import planned_array, reachability
+    from ffplan.verify.expect import fabric_topo
 
     assert plan.routing is not None
     failed = sorted(set(plan.routing.failed) | set(failed))
@@ -139,23 +144,23 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
     new_plan = plan.model_copy(update={"routing": routing})
     view = items.view()
     fab = R.build_fabric(new_plan, view)
-    before, after = planned_tables(R.build_fabric(plan, view)), planned_tables(fab)
-    changed = {sw: sum(1 for lid in set(before[sw]) | set(after[sw]) if before[sw].get(lid) != after[sw].get(lid))
-               for sw in after}
-    topo = fabric_topo(fab)
-    return Rerouted(failed=failed, plan=new_plan, fab=fab, lfts=R.lfts_text(fab),
-                    entries_changed=sum(changed.values()), switches_changed=sum(1 for n in changed.values() if n),
-                    ca_pairs=walk(topo, after, count_loads=False), switch_lids=walk_switch_lids(topo, after), route_s=route_s)
+    width = max(fab.lid_owner) + 1
+    live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
+    after = planned_array(fab, width)
+    changed = (planned_array(R.build_fabric(plan, view), width)[:, live] != after[:, live]).sum(axis=1)
+    ca_pairs, switch_lids = reachability(fab, fabric_topo(fab), after)
+    return Rerouted(failed=failed, plan=new_plan, fab=fab, entries_changed=int(changed.sum()),
+                    switches_changed=int((changed > 0).sum()), ca_pairs=ca_pairs, switch_lids=switch_lids, route_s=route_s)
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
     """Replace `path` so a reader sees the old file or the new one, never a mix: temp file in the same folder,
     fsync, rename over, fsync the folder. The old file's permissions are kept; a symlink keeps pointing at it."""
     path = Path(os.path.realpath(path))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            fh.writelines([text] if isinstance(text, str) else text)
             fh.flush()
             os.fsync(fh.fileno())
         if path.exists():

@@ -41,6 +41,7 @@ def reroute_command(
     from ffplan.audit import read_fabric
     from ffplan.plan import load_plan
     from ffplan.plan.subnets import plane_view
+    from ffplan.render.opensm import lfts_chunks
     from ffplan.diagnostics import did_you_mean
     from ffplan.reroute import NotOpenSM, missing_from_discovery, request_heavy_sweep, reroute, resolve_items, write_atomically
 
@@ -72,7 +73,7 @@ def reroute_command(
                  hint or "use a cable label from cables.csv (z1-leaf05-p21), a switch name (z1-spine05) or switch[port]")
         result = reroute(loaded, list(failed))
     try:
-        write_atomically(target, result.lfts)
+        write_atomically(target, lfts_chunks(result.fab))
     except OSError as exc:
         fail(escape(f"cannot write {target}: {exc.strerror or exc}"), "run it as the user that owns OpenSM's files")
     signalled = ""

@@ -143,6 +143,28 @@ def _reach(walker: ArrayWalk, lft: np.ndarray, dests: list[int], sources_of: Cal
     return res
 
 
+def reachability(fab: Subnet, topo: P.DiscoveredFabric, lft: np.ndarray) -> tuple[Reach, Reach]:
+    """Walk `lft` ((switches x LIDs), fab.switches order) on the topology: every CA pair, and every switch LID from
+    every other switch and every CA port."""
+    names = [s.name for s in fab.switches]
+    walker = ArrayWalk(topo, [s.node_guid for s in fab.switches])
+
+    def ca_sources(lid: int) -> np.ndarray:
+        n = walker.sources.copy()
+        n[walker.leaf_of_ca_lid[lid]] -= 1
+        return n
+
+    switch_of_lid = {int(lid): i for i, lid in enumerate(walker.switch_lid.tolist()) if lid >= 0}
+
+    def switch_sources(lid: int) -> np.ndarray:
+        n = walker.sources + 1
+        n[switch_of_lid[lid]] -= 1
+        return n
+
+    return (_reach(walker, lft, sorted(walker.leaf_of_ca_lid), ca_sources, fab, names),
+            _reach(walker, lft, sorted(switch_of_lid), switch_sources, fab, names))
+
+
 def table_checks(fab: Subnet, topo: P.DiscoveredFabric, dump_fts: str,
                  max_items: int = 12) -> list[tuple[str, bool, str, list[str]]]:
     """(check, passed, detail, items) for a booted (sub-)fabric: its discovered topology and `dump_fts -n` output;
@@ -168,25 +190,10 @@ def table_checks(fab: Subnet, topo: P.DiscoveredFabric, dump_fts: str,
     out = [("LFTs installed == plan", not len(rows),
             f"{int(entries[entries > 0].sum())} entries on {int((entries >= 0).sum())} switches; {len(rows)} "
             "differences", items)]
-    walker = ArrayWalk(topo, guids)
-
-    def ca_sources(lid: int) -> np.ndarray:
-        n = walker.sources.copy()
-        n[walker.leaf_of_ca_lid[lid]] -= 1
-        return n
-
-    ca = _reach(walker, installed, sorted(walker.leaf_of_ca_lid), ca_sources, fab, names)
+    ca, sw = reachability(fab, topo, installed)
     hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(ca.hops.items()))
     out.append(("every CA pair reachable", ca.broken == 0,
                 f"{ca.reachable}/{ca.pairs} pairs by walking the installed tables ({hops})", ca.failures))
-    switch_of_lid = {int(lid): i for i, lid in enumerate(walker.switch_lid.tolist()) if lid >= 0}
-
-    def switch_sources(lid: int) -> np.ndarray:
-        n = walker.sources + 1
-        n[switch_of_lid[lid]] -= 1
-        return n
-
-    sw = _reach(walker, installed, sorted(switch_of_lid), switch_sources, fab, names)
     out.append(("every switch LID reachable", sw.broken == 0,
                 f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port by "
                 "walking the installed tables", sw.failures))

@@ -75,7 +75,7 @@ def test_reroute_lists_only_the_lids_of_ports_that_are_up(lab):
     present = set(result.fab.lid_owner)
     gone = {s.lid for s in lab.switches if s.name == leaf} | {p.lid for n in lab.nodes for p in n.ports if p.leaf == leaf}
     assert gone and not gone & present
-    listed = {lid for table in P.parse_lfts(result.lfts).tables.values() for lid in table}
+    listed = {lid for table in P.parse_lfts(R.lfts_text(result.fab)).tables.values() for lid in table}
     assert listed <= present and max(listed) < (max(present) // 64 + 1) * 64
     # the intact file names those LIDs: the one that crashes OpenSM when the leaf is down at a cold start
     intact = {lid for table in P.parse_lfts(R.opensm_files(lab)[R.LFTS]).tables.values() for lid in table}
@@ -91,7 +91,7 @@ def test_reroute_around_a_cable_changes_routes_and_reaches_every_pair(lab):
     assert result.entries_changed > 0 and result.switches_changed > 0
     assert result.ca_pairs.broken == 0
     # an intact fabric gives back the rendered file, byte for byte
-    assert reroute(lab, []).lfts == R.opensm_files(lab)[R.LFTS]
+    assert R.lfts_text(reroute(lab, []).fab) == R.opensm_files(lab)[R.LFTS]
 
 
 def test_write_atomically_replaces_and_keeps_permissions(tmp_path):
@@ -139,7 +139,7 @@ def test_cli_reroute(lab, tmp_path):
     summary = json.loads(res.stdout)
     assert summary["failed"] == [cable] and summary["unreachable"]["ca_pairs"] == 0
     assert summary["routes_changed"]["entries"] > 0
-    assert (tmp_path / "lfts.dump").read_text() == reroute(lab, [cable]).lfts
+    assert (tmp_path / "lfts.dump").read_text() == R.lfts_text(reroute(lab, [cable]).fab)
     # from a discovered fabric (here the rendered topology without the cable)
     net = tmp_path / "now.txt"
     net.write_text(R.opensm_files(lab, view=R.View(drop_cables=frozenset({cable})))[R.TOPOLOGY])
