@@ -259,7 +259,7 @@ class _Case:
         self.up_ok = self._alive_links(r.up_to, r.up_label)
         self.cu_ok = self._alive_links(r.cu_to, r.cu_label)
         self.lft = np.full((n, r.width), UNROUTED, dtype=np.uint8)
-        self.taken_over: set[tuple[int, int]] = set()  # (core, alive destination) pairs displaced spines moved onto it
+        self.taken_over: dict[int, list[int]] = {}  # core -> the alive destinations displaced spines moved onto it
         self.core_row = np.full(n, NO, dtype=np.int64)  # core -> its row of core_flows
         self.core_row[r.core_ids] = np.arange(len(r.core_ids))
         self.grown = np.zeros((n, r.width), dtype=bool)
@@ -444,7 +444,7 @@ class _Case:
             up_load[s, cands[k]] += w
             down_load[cores[k], far] += w
             self.core_flows[self.core_row[cores[k]], i] += w
-            self.taken_over.add((int(cores[k]), i))
+            self.taken_over.setdefault(int(cores[k]), []).append(i)
 
     def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
         """(alive destinations x U): the CA ports of one pod's alive leaves that send each destination up each slot."""
@@ -475,7 +475,7 @@ class _Case:
             ports = np.where(mine, r.cu_far_port[far, x[zone]], self.link[c, far])
             ports = np.where(far >= 0, ports, UNROUTED)
             taken = np.zeros(len(d), dtype=bool)
-            taken[[i for core, i in self.taken_over if core == c]] = True
+            taken[self.taken_over.get(c, [])] = True
             moved = (taken[zone] | (r.cu_to[far, x[zone]] == c)) & ~mine & (far >= 0) & (ports != UNROUTED)
             if moved.any():
                 self._spread(c, np.nonzero(zone)[0], far, x[zone], ports, mine, moved)

@@ -18,7 +18,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ffplan.plan.model import Plan
 from ffplan.render import opensm_layout as L
@@ -27,6 +27,9 @@ from ffplan.verify import parse as P
 from ffplan.verify.boot import boot
 from ffplan.verify.sim import SimError
 from ffplan.verify.walk import Tables, walk_switch_lids
+
+if TYPE_CHECKING:  # analyze loads its arrays only when a bound is asked for
+    from ffplan.analyze.flows import TopologyArrays
 
 ENGINES = ("ffplan", "ftree", "updn", "minhop", "dfsssp")
 PATTERNS = {
@@ -91,23 +94,31 @@ def pattern_load(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], so
     return load, lost
 
 
-def plan_bound(fab: Subnet, sources: set[int], dests: set[int]) -> tuple[int, str]:
-    """analyze's lower bound (ffplan.analyze.bounds: the cuts out of and into every leaf, and on a three-layer tree
-    the spine-core links out of and into every pod) for the flows between the plan LIDs `sources` and `dests` on two
-    hosts, on the plan's topology as the view boots it (its zone only, without its dropped cables and switches)."""
-    from ffplan.analyze.bounds import lower_bound
-    from ffplan.analyze.flows import TopologyArrays, all_to_all_demand, pair_demand
+def booted_topology(fab: Subnet) -> tuple[TopologyArrays, dict[int, str]]:
+    """The plan's topology as the view boots it (its zone only, without its dropped cables and switches), and each CA
+    LID's host."""
+    from ffplan.analyze.flows import TopologyArrays
     from ffplan.plan.topology import build_topology
 
     topo = build_topology(fab.plan)
     view = fab.view
     topo.failed_cables = set(view.drop_cables)
     topo.failed_switches = set(view.drop_switches) | {s for s in topo.lid if view.zone and topo.zone_of[s] != view.zone}
-    net = TopologyArrays(topo)
+    return TopologyArrays(topo), {lid: ca.host for lid, ca in topo.ca_by_lid.items()}
+
+
+def plan_bound(fab: Subnet, sources: set[int], dests: set[int],
+               booted: tuple[TopologyArrays, dict[int, str]] | None = None) -> tuple[int, str]:
+    """analyze's lower bound (ffplan.analyze.bounds: the cuts out of and into every leaf, and on a three-layer tree
+    the spine-core links out of and into every pod) for the flows between the plan LIDs `sources` and `dests` on two
+    hosts, on `booted` (default: booted_topology(fab))."""
+    from ffplan.analyze.bounds import lower_bound
+    from ffplan.analyze.flows import all_to_all_demand, pair_demand
+
+    net, host = booted or booted_topology(fab)
     if sources == dests:
         demand = all_to_all_demand(net, [sorted(sources)])
     else:
-        host = {lid: ca.host for lid, ca in topo.ca_by_lid.items()}
         demand = pair_demand(net, [(a, b) for a in sorted(sources) for b in sorted(dests) if host[a] != host[b]])
     return lower_bound(net, demand)
 
@@ -120,12 +131,13 @@ def pattern_loads(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], f
     ports = {gp: by_guid[g] for gp, g in topo.port_guid.items() if topo.kind.get(gp[0]) == "Ca" and gp in topo.port_lid
              and g in by_guid}
     host = {gp: ca.hostname for gp, (ca, _) in ports.items()}
+    booted = booted_topology(fab)
     loads = {}
     for name, (src_role, dst_role) in PATTERNS.items():
         sources = {gp for gp, (ca, _) in ports.items() if src_role in (None, ca.role)}
         dests = {gp for gp, (ca, _) in ports.items() if dst_role in (None, ca.role)}
         load, lost = pattern_load(topo, tables, sources, dests, host)
-        bound, _ = plan_bound(fab, {ports[gp][1].lid for gp in sources}, {ports[gp][1].lid for gp in dests})
+        bound, _ = plan_bound(fab, {ports[gp][1].lid for gp in sources}, {ports[gp][1].lid for gp in dests}, booted)
         loads[name] = Load(max(load.values(), default=0), bound, lost)
     return loads
 

@@ -24,27 +24,28 @@ def small():
     return design(load_inventory(SMALL))
 
 
+def _designed_tree(tmp_path_factory, ports: int):
+    """A three-layer tree of 16-port switches with `ports` CA ports, designed."""
+    path = tmp_path_factory.mktemp("three") / f"three-layer-16-{ports}.yaml"
+    path.write_text(three_layer_inventory(16, ports))
+    return design(load_inventory(path))
+
+
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
-    path = tmp_path_factory.mktemp("three") / "three-layer-16.yaml"
-    path.write_text(three_layer_inventory(16, 1024))
-    return design(load_inventory(path))
+    return _designed_tree(tmp_path_factory, 1024)
 
 
 @pytest.fixture(scope="module")
 def parallel(tmp_path_factory):
     """256 ports of 16-port switches: 4 pods, 2 cores per group, so 4 cables between a spine and each core."""
-    path = tmp_path_factory.mktemp("three") / "three-layer-16-256.yaml"
-    path.write_text(three_layer_inventory(16, 256))
-    return design(load_inventory(path))
+    return _designed_tree(tmp_path_factory, 256)
 
 
 @pytest.fixture(scope="module")
 def parallel8(tmp_path_factory):
     """512 ports of 16-port switches: 8 pods, 4 cores per group, so 2 cables between a spine and each core."""
-    path = tmp_path_factory.mktemp("three") / "three-layer-16-512.yaml"
-    path.write_text(three_layer_inventory(16, 512))
-    return design(load_inventory(path))
+    return _designed_tree(tmp_path_factory, 512)
 
 
 def test_the_big_tree_has_three_tiers(big):
