@@ -11,7 +11,6 @@ The file replaces the one OpenSM reads atomically; a SIGHUP makes OpenSM run a h
 from __future__ import annotations
 
 import os
-import re
 import signal
 import time
 from dataclasses import dataclass
@@ -19,15 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from ffplan.plan.model import Plan
+from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.render import opensm as R
 from ffplan.render.opensm_layout import View
 from ffplan.verify.parse import DiscoveredFabric
 
 if TYPE_CHECKING:
     from ffplan.verify.arrays import Reach
-
-_PORT_REF = re.compile(r"^(?P<switch>[^\[\]]+)\[(?P<port>\d+)\]$")
-
 
 @dataclass
 class Missing:
@@ -93,24 +90,10 @@ class Items:
 
 
 def resolve_items(plan: Plan, items: list[str]) -> Items:
-    switches = {s.name for s in plan.switches}
-    switch_cables = {c.label for c in plan.cables if c.kind != "node-leaf"}
-    ca_cables = {p.cable for n in plan.nodes for p in n.ports}
-    by_port = {(c.b.device, str(c.b.port)): c.label for c in plan.cables}
-    by_port.update({(c.a.device, str(c.a.port)): c.label for c in plan.cables if c.kind != "node-leaf"})
-    out = Items(set(), set(), set(), [])
-    for item in items:
-        m = _PORT_REF.match(item)
-        label = by_port.get((m["switch"], m["port"])) if m else item
-        if item in switches:
-            out.switches.add(item)
-        elif label in switch_cables:
-            out.cables.add(label)
-        elif label in ca_cables:
-            out.ca_cables.add(label)
-        else:
-            out.unknown.append(item)
-    return out
+    topo = build_topology(plan)
+    cables, switches, unknown = resolve_failed(topo, items)
+    ca_cables = {label for label in cables if topo.by_label[label][0] == "node-leaf"}
+    return Items(switches, cables - ca_cables, ca_cables, [items[i] for i in unknown])
 
 
 @dataclass

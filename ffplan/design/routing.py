@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
+from ffplan.fabric.items import item_name
 from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, RouteCheck, Routing
 from ffplan.plan.subnets import subnet_views
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
@@ -97,7 +98,7 @@ def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded:
         raise _unknown_failed(topo, items, unknown, loaded, len(inv_failed))
     subnet_of = {z.name: z.subnet for z in plan.zones}
     # a cable's end a (node-leaf: its leaf) or the switch of `switch[port]` names the item's subnet
-    item_subnet = [subnet_of[topo.zone_of[topo.by_label[item][1] if item in topo.by_label else item.split("[", 1)[0]]]
+    item_subnet = [subnet_of[topo.zone_of[topo.by_label[item][1] if item in topo.by_label else item_name(item)]]
                    for item in items]
     parts = [_route_subnet(view, [item for item, sub in zip(items, item_subnet) if sub == subnet], check, None, 0)
              for subnet, view in subnet_views(plan)]

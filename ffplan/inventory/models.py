@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from ffplan.fabric import items as failed_items
+
 INVENTORY_VERSION: Literal[1] = 1
 
 # Names that end up in hostnames, file names, OpenSM node descriptions, XML attributes and shell words.
@@ -41,7 +43,7 @@ IbDeviceId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,4}$")]
 
 
 # A cable label, a switch name or switch[port]: an item of `fabric.failed_links` (and of the plan's routing.failed).
-FailedItem = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]+(\[\d+\])?$")]
+FailedItem = Annotated[str, StringConstraints(pattern=failed_items.PATTERN)]
 # The names of LinkSpeed's members, as the plan stores a speed ("HDR"); tests/inventory checks the two agree.
 SpeedName = Literal["EDR", "HDR", "NDR"]
 

@@ -6,6 +6,7 @@ audit) takes the subnet's view: the same Plan restricted to that subnet's zones,
 from __future__ import annotations
 
 from ffplan.diagnostics import did_you_mean, option_error
+from ffplan.fabric.items import item_name
 from ffplan.plan.model import Plan
 
 
@@ -36,7 +37,7 @@ def subnet_view(plan: Plan, subnet: str) -> Plan:
         known = in_subnet | {c.label for c in cables}  # what a failed item of this subnet names
         update["routing"] = plan.routing.model_copy(update={
             "lfts": lfts, "max_lid": max(len(t.ports) for t in lfts) - 1 if lfts else plan.routing.max_lid,
-            "failed": [f for f in plan.routing.failed if f.split("[", 1)[0] in known],
+            "failed": [f for f in plan.routing.failed if item_name(f) in known],
         })
     return plan.model_copy(update=update)
 

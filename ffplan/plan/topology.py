@@ -4,16 +4,14 @@ ports of every link, CA ports, and which cables are failed. Built from the plan 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ffplan.fabric.items import PortRef, parse_item
 from ffplan.plan.model import Plan, SwitchTier
 
 # What a switch port reaches: ("switch", (its name, its port)) or ("ca", the CA port's LID).
 Peer = tuple[Literal["switch"], tuple[str, int]] | tuple[Literal["ca"], int]
-
-_PORT_REF = re.compile(r"^(?P<switch>.+)\[(?P<port>\d+)\]$")
 
 
 @dataclass(frozen=True)
@@ -180,21 +178,23 @@ def build_topology(plan: Plan) -> Topology:
 
 
 def resolve_failed(topo: Topology, items: list[str]) -> tuple[set[str], set[str], list[int]]:
-    """Cable labels, switch names and `switch[port]` references -> (cables, switches, indexes of unknown items)."""
+    """Cable labels, switch names and `switch[port]` references (fabric.items) -> (cables, switches, indexes of
+    unknown items: not in the plan, or not items at all)."""
     cables: set[str] = set()
     switches: set[str] = set()
     unknown: list[int] = []
-    for i, item in enumerate(items):
-        if item in topo.by_label:
-            cables.add(item)
-        elif item in topo.lid:
-            switches.add(item)
-        elif (m := _PORT_REF.fullmatch(item)) and m["switch"] in topo.lid:
-            label = topo.port_label.get((m["switch"], int(m["port"])))
+    for i, text in enumerate(items):
+        item = parse_item(text)
+        if isinstance(item, PortRef):
+            label = topo.port_label.get((item.switch, item.port))
             if label is None:
                 unknown.append(i)
             else:
                 cables.add(label)
+        elif item in topo.by_label:
+            cables.add(item)
+        elif item in topo.lid:
+            switches.add(item)
         else:
             unknown.append(i)
     return cables, switches, unknown
