@@ -15,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ffplan.audit import audit, read_fabric  # noqa: E402
+from ffplan.audit import audit  # noqa: E402
+from ffplan.fabric.discovery import read_fabric  # noqa: E402
 from ffplan.design import design  # noqa: E402
 from ffplan.inventory import load_inventory  # noqa: E402
 from ffplan.plan.io import load_plan, write_plan  # noqa: E402

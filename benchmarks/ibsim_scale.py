@@ -35,7 +35,7 @@ from ffplan.render import opensm as R  # noqa: E402
 from ffplan.render import opensm_layout as L  # noqa: E402
 from ffplan.verify.boot import Boot, _route_time, _sizes, rewrite_paths  # noqa: E402
 from ffplan.verify.checks import check_cabling, check_routes  # noqa: E402
-from ffplan.verify.parse import parse_topology  # noqa: E402
+from ffplan.fabric.discovery import parse_topology  # noqa: E402
 from ffplan.verify.report import Report  # noqa: E402
 from ffplan.verify.sim import Simulation, find_tools  # noqa: E402
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.plan.model import Plan
 from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.render import opensm as R
 from ffplan.render.opensm_layout import View
-from ffplan.verify.parse import DiscoveredFabric
 
 if TYPE_CHECKING:
     from ffplan.verify.arrays import Reach

@@ -13,13 +13,12 @@ import numpy as np
 
 from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import TopologyArrays, count_loads
-from ffplan.analyze.opensm import OpenSmTables, read_lfts, read_topology_lids
+from ffplan.analyze.opensm import OpenSmTables, read_lfts
 from ffplan.analyze.patterns import PATTERNS, Pattern, Phase, build_pattern
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
 from ffplan.plan.model import LftLike, Plan
 
-__all__ = ["PATTERNS", "LinkStat", "OpenSmTables", "PatternResult", "analyze", "plan_tables", "read_lfts",
-           "read_topology_lids", "topology_for"]
+__all__ = ["PATTERNS", "LinkStat", "OpenSmTables", "PatternResult", "analyze", "plan_tables", "read_lfts", "topology_for"]
 
 
 @dataclass

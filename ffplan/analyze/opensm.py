@@ -16,24 +16,14 @@ table (what OpenSM installs in that case).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ffplan.plan.topology import Topology
+from ffplan.fabric.discovery import guid
+from ffplan.fabric.lft import ENTRY, HEADER, portguid, scan_lfts
 from ffplan.plan.model import UNROUTED
-
-_HEADER = re.compile(r"^Unicast lids .*?\bguid (0x[0-9a-fA-F]+)")
-_ENTRY = re.compile(r"^\s*(0x[0-9a-fA-F]+)\s+(\d+)(?:\s+(.*))?$")
-_PORTGUID = re.compile(r"portguid (0x[0-9a-fA-F]+)")
-_TOPO_SWITCH = re.compile(r'^Switch\s+\d+\s+"S-([0-9a-fA-F]+)".*?\blid (\d+)')
-_TOPO_CA = re.compile(r'^Ca\s+\d+\s+"H-([0-9a-fA-F]+)"')
-_TOPO_CA_PORT = re.compile(r'^\[(\d+)\](?:\((?:0x)?([0-9a-fA-F]+)\))?\s+"[^"]+"\[\d+\].*?#\s*lid (\d+)')
-
-
-def _guid(text: str) -> str:
-    return f"0x{int(text, 16):016x}"
+from ffplan.plan.topology import Topology
 
 
 @dataclass
@@ -45,61 +35,39 @@ class OpenSmTables:
     unmapped_lids: int = 0  # entries whose destination is not in the plan (or whose port no switch has)
 
 
-def read_topology_lids(text: str) -> dict[int, str]:
-    """ibnetdiscover output -> {LID: port GUID (switches: node GUID)}."""
-    out: dict[int, str] = {}
-    ca_guid = None
-    for line in text.splitlines():
-        line = line.strip()
-        if m := _TOPO_SWITCH.match(line):
-            out[int(m[2])] = _guid(m[1])
-            ca_guid = None
-        elif m := _TOPO_CA.match(line):
-            ca_guid = m[1]
-        elif ca_guid and (m := _TOPO_CA_PORT.match(line)):
-            guid = m[2] or f"{int(ca_guid, 16) + int(m[1]):x}"
-            out[int(m[3])] = _guid(guid)
-    return out
-
-
 def read_lfts(text: str, topo: Topology, lid_to_guid: dict[int, str] | None = None) -> OpenSmTables:
-    by_guid = {_guid(g): name for name, g in topo.guid.items()}
-    plan_lid_of_guid: dict[str, int] = {_guid(g): topo.lid[name] for name, g in topo.guid.items()}
+    """`lid_to_guid`: the discovered fabric's {LID: port GUID} (fabric.discovery.lid_guids)."""
+    by_guid = {guid(g): name for name, g in topo.guid.items()}
+    plan_lid_of_guid: dict[str, int] = {guid(g): topo.lid[name] for name, g in topo.guid.items()}
     for lid, ca in topo.ca_by_lid.items():
-        plan_lid_of_guid[_guid(ca.port_guid)] = lid
+        plan_lid_of_guid[guid(ca.port_guid)] = lid
     max_lid = topo.max_lid
     tables: dict[str, np.ndarray] = {}
     unknown: list[str] = []
     unmapped = 0
     current: np.ndarray | None = None
-    for raw in text.splitlines():
-        if raw.startswith("#"):
-            continue
-        if m := _HEADER.match(raw):
-            g = _guid(m[1])
-            name = by_guid.get(g)
+    for rec in scan_lfts(text):
+        if rec[1] == HEADER:
+            name = by_guid.get(rec[2])
             if name is None:
-                unknown.append(g)
+                unknown.append(rec[2])
                 current = None
             else:
                 current = tables[name] = np.full(max_lid + 1, UNROUTED, dtype=np.uint8)
             continue
-        if current is None:
+        if current is None or rec[1] != ENTRY:
             continue
-        m = _ENTRY.match(raw)
-        if not m:
-            continue
-        lid, port, rest = int(m[1], 16), int(m[2]), m[3] or ""
-        pg = _PORTGUID.search(rest)
+        lid, port = rec[2], rec[3]
+        pg = portguid(rec[4])
         plan_lid = None
         if pg:
-            plan_lid = plan_lid_of_guid.get(_guid(pg[1]))
+            plan_lid = plan_lid_of_guid.get(pg)
         elif lid_to_guid is not None:
             port_guid = lid_to_guid.get(lid)
             plan_lid = plan_lid_of_guid.get(port_guid) if port_guid else None
         else:
             plan_lid = lid if lid <= max_lid else None
-        if plan_lid is None or port > UNROUTED:
+        if plan_lid is None:
             unmapped += 1
             continue
         current[plan_lid] = port

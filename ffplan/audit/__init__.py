@@ -1,8 +1,8 @@
 """The as-built fabric against the plan: what `ibnetdiscover` prints, compared cable by cable.
 
-Public surface: `read_fabric(path) -> DiscoveredFabric`, `audit(plan, topo) -> Audit`, `Finding`, `End`, `KINDS`, and
-(ffplan.audit.output) the text,
-json and markdown forms and the inventory fragment of discovered GUIDs.
+Public surface: `audit(plan, topo) -> Audit` (the fabric read by `ffplan.fabric.discovery.read_fabric`), `Finding`,
+`End`, `KINDS`, and (ffplan.audit.output) the text, json and markdown forms and the inventory fragment of discovered
+GUIDs.
 
 Devices are identified by GUID first (switches by node GUID; CAs by port GUID, which on mlx5 hardware is also
 the node GUID, and which ibsim keeps when its node GUIDs follow its own rule), then by node description (the
@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ffplan.diagnostics import Collector, InputError
+from ffplan.fabric.discovery import DiscoveredFabric, guid
 from ffplan.plan.model import Plan
 from ffplan.render.opensm import build_fabric, link_rate
-from ffplan.verify.parse import DiscoveredFabric, TopologyError, guid, parse_topology
 
 # What a Quantum (or Switch-IB 2) switch's SHARP Aggregation Node calls itself: a CA on the switch's own extra
 # port (41 on a QM8700), not a cable.
@@ -297,29 +295,3 @@ def _identify(pl: _Planned, topo: DiscoveredFabric, skip: set[str], result: Audi
         elif topo.kind[g] == "Switch" and not name.startswith("unknown "):
             result.switch_guids[name] = g
     return name_of
-
-
-RULE_NOT_IBNETDISCOVER = "FF930"
-MAX_FABRIC_BYTES = 256 * 1024 * 1024  # Fire-Flyer 2's dump is about 1 MB
-
-
-def read_fabric(path: Path) -> DiscoveredFabric:
-    """Parse a saved `ibnetdiscover` output; anything else is refused with its file and line (exit 2)."""
-    from ffplan.inventory.source import read_text
-
-    text = read_text(path, MAX_FABRIC_BYTES)
-    try:
-        topo = parse_topology(text)
-    except TopologyError as exc:
-        raise _refuse(str(path), exc.line, str(exc)) from None
-    if not topo.kind:
-        raise _refuse(str(path), 1, "no Switch or Ca records: this is not ibnetdiscover output")
-    return topo
-
-
-def _refuse(file: str, line: int, message: str) -> InputError:
-    c = Collector(file)
-    c.positions[()] = (max(line, 1), 1)
-    c.error(RULE_NOT_IBNETDISCOVER, (), message,
-            "save the fabric with `ibnetdiscover > fabric.txt` (optionally with --node-name-map) and pass that file")
-    return InputError(c.items)

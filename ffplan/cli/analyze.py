@@ -106,8 +106,9 @@ def analyze_command(
 def _analyze(plan: Plan, names: list[str], scope: Scope | None, role: list[Role], lfts: Path | None,
              topology: Path | None, top: int) -> tuple[list[PatternResult], RouteCheck, str]:
     """One subnet's patterns and route check, over its plan's tables or a dump of OpenSM's."""
-    from ffplan.analyze import analyze, plan_tables, read_lfts, read_topology_lids, topology_for
+    from ffplan.analyze import analyze, plan_tables, read_lfts, topology_for
     from ffplan.design.reach import check_routes
+    from ffplan.fabric.discovery import lid_guids, read_fabric
     from ffplan.inventory.source import read_text
     from ffplan.plan.io import MAX_PLAN_BYTES
 
@@ -117,7 +118,7 @@ def _analyze(plan: Plan, names: list[str], scope: Scope | None, role: list[Role]
     if lfts is not None:
         with stage_errors():  # read bounded, and no FIFO or device: a located FF003, exit 2
             text = read_text(lfts, MAX_PLAN_BYTES)
-            lid_map = read_topology_lids(read_text(topology, MAX_PLAN_BYTES)) if topology else None
+            lid_map = lid_guids(read_fabric(topology)) if topology else None  # ibnetdiscover output, or FF930
         read = read_lfts(text, topo, lid_map)
         if read.switches_read == 0:
             fail(f"{lfts}: no switch block matches a switch GUID of the plan", "is this the dump of this fabric?")

@@ -35,7 +35,8 @@ def audit_command(
 
     Example: ibnetdiscover > fabric.txt; ffplan audit out/fire-flyer-2/plan fabric.txt --format markdown > work-order.md
     """
-    from ffplan.audit import audit, read_fabric
+    from ffplan.audit import audit
+    from ffplan.fabric.discovery import read_fabric
     from ffplan.audit.output import as_json, format_markdown, format_text, guid_fragment
     from ffplan.plan import load_plan
     from ffplan.plan.subnets import plane_view

@@ -38,7 +38,7 @@ def reroute_command(
 
     Example: ibnetdiscover > now.txt; ffplan reroute out/fire-flyer-2/plan --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
     """
-    from ffplan.audit import read_fabric
+    from ffplan.fabric.discovery import read_fabric
     from ffplan.plan import load_plan
     from ffplan.plan.subnets import plane_view
     from ffplan.render.opensm import lfts_chunks

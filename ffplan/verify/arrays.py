@@ -7,43 +7,19 @@ still used for OpenSM's ftree tables, whose link loads it counts) do not scale: 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
+from ffplan.fabric.discovery import DiscoveredFabric
+from ffplan.fabric.lft import HEADER, JUNK, lft_array, portguid, scan_lfts
 from ffplan.render import opensm_layout as L
 from ffplan.render.opensm import Subnet
-from ffplan.verify import parse as P
 from ffplan.verify.expect import lid_name
 
-_HEADER = re.compile(P._FT_HEADER.pattern, re.M)
-_ENTRY = re.compile(r"^0x([0-9a-fA-F]+)\s+(\d+)", re.M)
 PORTS = 256  # an LFT entry is one byte: 255 is "unrouted"
 LID_BLOCK = 512  # destination LIDs walked together (switches x LID_BLOCK cells per array)
-
-
-def installed_array(dump_fts: str, guids: list[str], width: int, unrouted: int) -> tuple[np.ndarray, np.ndarray]:
-    """`dump_fts -n` output as a (switches x width) array in `guids` order, `unrouted` where no entry is listed;
-    and the entries read per switch (-1 for a switch with no table in the output)."""
-    row = {g: i for i, g in enumerate(guids)}
-    out = np.full((len(guids), width), unrouted, dtype=np.uint8)
-    entries = np.full(len(guids), -1, dtype=np.int64)
-    heads = list(_HEADER.finditer(dump_fts))
-    for k, m in enumerate(heads):
-        i = row.get(P.guid(m.group(1)))
-        if i is None:
-            continue
-        block = dump_fts[m.end():heads[k + 1].start() if k + 1 < len(heads) else len(dump_fts)]
-        pairs = _ENTRY.findall(block)
-        entries[i] = max(entries[i], 0) + len(pairs)
-        if pairs:
-            lids = np.array([int(lid, 16) for lid, _ in pairs], dtype=np.int64)
-            ports = np.array([int(port) for _, port in pairs], dtype=np.int64)
-            keep = lids < width
-            out[i, lids[keep]] = ports[keep]
-    return out, entries
 
 
 def planned_array(fab: Subnet, width: int) -> np.ndarray:
@@ -74,7 +50,7 @@ class Reach:
 class ArrayWalk:
     """The discovered topology as arrays: per switch and port the peer switch (index) or the peer CA port's LID."""
 
-    def __init__(self, topo: P.DiscoveredFabric, guids: list[str]):
+    def __init__(self, topo: DiscoveredFabric, guids: list[str]):
         self.guids = guids
         index = {g: i for i, g in enumerate(guids)}
         n = len(guids)
@@ -143,7 +119,7 @@ def _reach(walker: ArrayWalk, lft: np.ndarray, dests: list[int], sources_of: Cal
     return res
 
 
-def reachability(fab: Subnet, topo: P.DiscoveredFabric, lft: np.ndarray) -> tuple[Reach, Reach]:
+def reachability(fab: Subnet, topo: DiscoveredFabric, lft: np.ndarray) -> tuple[Reach, Reach]:
     """Walk `lft` ((switches x LIDs), fab.switches order) on the topology: every CA pair, and every switch LID from
     every other switch and every CA port."""
     names = [s.name for s in fab.switches]
@@ -165,7 +141,7 @@ def reachability(fab: Subnet, topo: P.DiscoveredFabric, lft: np.ndarray) -> tupl
             _reach(walker, lft, sorted(switch_of_lid), switch_sources, fab, names))
 
 
-def table_checks(fab: Subnet, topo: P.DiscoveredFabric, dump_fts: str,
+def table_checks(fab: Subnet, topo: DiscoveredFabric, dump_fts: str,
                  max_items: int = 12) -> list[tuple[str, bool, str, list[str]]]:
     """(check, passed, detail, items) for a booted (sub-)fabric: its discovered topology and `dump_fts -n` output;
     the details read as the walk's (checks.check_reachability)."""
@@ -174,7 +150,7 @@ def table_checks(fab: Subnet, topo: P.DiscoveredFabric, dump_fts: str,
     guids = [s.node_guid for s in fab.switches]
     names = [s.name for s in fab.switches]
     width = max(fab.lid_owner) + 1
-    installed, entries = installed_array(dump_fts, guids, width, routing.unrouted_port)
+    installed, entries = lft_array(dump_fts, guids, width, routing.unrouted_port)
     planned = planned_array(fab, width)
     valid = np.array(sorted(fab.lid_owner), dtype=np.int64)
     planned_entries = (planned[:, valid] != routing.unrouted_port).sum(axis=1)
@@ -217,16 +193,6 @@ class LftFileArrays:
     portguid_mismatch: list[tuple[int, int, str]] = field(default_factory=list)  # (line, LID, portguid named)
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The lines of `text` one at a time (io.StringIO would hold a 4-byte-per-character copy: 7 GB for 1.7 GB)."""
-    start, end = 0, len(text)
-    while start < end:
-        stop = text.find("\n", start)
-        stop = end if stop < 0 else stop
-        yield text[start:stop]
-        start = stop + 1
-
-
 def read_lft_file(text: str, fab: Subnet) -> LftFileArrays:
     """ffplan's lfts.dump (or any dump_fts-style text) against the fabric, without a dict per entry."""
     row = {s.node_guid: i for i, s in enumerate(fab.switches)}
@@ -240,41 +206,34 @@ def read_lft_file(text: str, fab: Subnet) -> LftFileArrays:
     current = -1  # row of the block being read; -2: a block of a switch not in the fabric
     seen: set[str] = set()
     ports, lines = out.ports, out.lines
-    for no, raw in enumerate(_lines(text), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
+    for rec in scan_lfts(text):
+        no, kind = rec[0], rec[1]
+        if kind == HEADER:
+            g = rec[2]
+            if g in seen:
+                out.duplicates.append((no, rec[3]))
+            seen.add(g)
+            out.blocks += 1
+            current = row.get(g, -2)
+            if current >= 0:
+                out.header_line[current] = no
+            else:
+                out.foreign.append((no, g))
             continue
-        m = P._FT_ENTRY.match(line)
-        if m is None:
-            h = P._FT_HEADER.match(line)
-            if h:
-                g = P.guid(h.group(1))
-                if g in seen:
-                    out.duplicates.append((no, line))
-                seen.add(g)
-                out.blocks += 1
-                current = row.get(g, -2)
-                if current >= 0:
-                    out.header_line[current] = no
-                else:
-                    out.foreign.append((no, g))
-            elif current != -1 and (line.startswith("0x") or line[:1].isdigit() and "valid lids dumped" not in line
-                                    and "lids listed" not in line):
-                out.junk.append((no, line))
-            continue
-        if current == -1:
+        if kind == JUNK:
+            out.junk.append((no, rec[2]))
             continue
         out.entries += 1
-        pg = P._FT_PORTGUID.search(line)
+        pg = portguid(rec[4])
         if pg is None:
             out.no_portguid += 1
         if current < 0:
             continue
-        lid = int(m.group(1), 16)
+        lid = rec[2]
         if lid >= width:
             out.beyond += 1
             continue
-        ports[current, lid], lines[current, lid] = int(m.group(2)), no
-        if pg is not None and owner[lid] and P.guid(pg.group(1)) != owner[lid]:
-            out.portguid_mismatch.append((no, lid, P.guid(pg.group(1))))
+        ports[current, lid], lines[current, lid] = rec[3], no
+        if pg is not None and owner[lid] and pg != owner[lid]:
+            out.portguid_mismatch.append((no, lid, pg))
     return out

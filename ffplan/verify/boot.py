@@ -10,6 +10,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
+from ffplan.fabric.discovery import DiscoveredFabric, parse_topology
+from ffplan.fabric.lft import parse_lfts
 from ffplan.plan.model import Plan
 from ffplan.render import opensm_layout as L
 from ffplan.render.opensm import Subnet, simulator_topology
@@ -39,7 +41,7 @@ def _sizes(fab: Subnet) -> list[str]:
 
 @dataclass
 class Boot:
-    topo: P.DiscoveredFabric
+    topo: DiscoveredFabric
     lft_text: str  # dump_fts -n output: 22.6 M entries for a 16,384-endpoint subnet, parsed only when asked
     log: str
     timings: dict[str, float]
@@ -47,7 +49,7 @@ class Boot:
 
     @cached_property
     def tables(self) -> dict[str, dict[int, int]]:
-        return P.parse_lfts(self.lft_text).tables
+        return parse_lfts(self.lft_text).tables
 
 
 def boot(fab: Subnet, tools: dict[str, str], workdir: Path, conf_name: str, timeout: float, files: dict[str, str],
@@ -77,7 +79,7 @@ def boot(fab: Subnet, tools: dict[str, str], workdir: Path, conf_name: str, time
         timings["SUBNET UP s"] = sim.wait_subnet_up(timeout)
         t = time.monotonic()
         progress("reading back: ibnetdiscover, dump_fts")
-        topo = P.parse_topology(sim.diag(["ibnetdiscover"]))
+        topo = parse_topology(sim.diag(["ibnetdiscover"]))
         lft_text = sim.diag(["dump_fts", "-n"], timeout)
         qos_checks: list[Check] = []
         if qos_of is not None:

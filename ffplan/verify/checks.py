@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
+from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.render.opensm import Subnet
 from ffplan.verify.boot import Boot
 from ffplan.verify.arrays import table_checks
 from ffplan.verify.expect import fabric_topo
-from ffplan.verify.parse import DiscoveredFabric
 from ffplan.verify.report import Report
 from ffplan.verify.walk import WalkResult, walk, walk_switch_lids
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ffplan.render import opensm_layout as L
 from ffplan.render.opensm import Subnet, ibsim_ca_guid
-from ffplan.verify.parse import DiscoveredFabric
+from ffplan.fabric.discovery import DiscoveredFabric
 
 
 def fabric_topo(fab: Subnet) -> DiscoveredFabric:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable
 from ffplan.plan.model import Plan
 from ffplan.render import opensm_layout as L
 from ffplan.render.opensm import Subnet, build_fabric, opensm_files
-from ffplan.verify import parse as P
+from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.verify.boot import boot
 from ffplan.verify.sim import SimError
 from ffplan.verify.walk import Tables, walk_switch_lids
@@ -60,7 +60,7 @@ class Row:
     error: str = ""
 
 
-def pattern_load(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], sources: set, dests: set,
+def pattern_load(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], sources: set, dests: set,
                  host: dict | None = None) -> tuple[Counter, int]:
     """Flows per directed inter-switch link (switch GUID, egress port) for every (source, destination) CA port
     pair of the pattern on two hosts (`host`: CA port -> its host, as analyze: no flow between two ports of one
@@ -123,7 +123,7 @@ def plan_bound(fab: Subnet, sources: set[int], dests: set[int],
     return lower_bound(net, demand)
 
 
-def pattern_loads(topo: P.DiscoveredFabric, tables: dict[str, dict[int, int]], fab: Subnet) -> dict[str, Load]:
+def pattern_loads(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], fab: Subnet) -> dict[str, Load]:
     """Patterns A, B and C on a (read-back) topology, each against analyze's bound on the plan (plan_bound); the CA
     ports' roles, hosts and plan LIDs come from the plan's fabric, by port GUID (a CA's node GUID in ibsim need not
     be the plan's)."""

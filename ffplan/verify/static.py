@@ -10,6 +10,7 @@ import numpy as np
 
 from ffplan.render import opensm_layout as L
 from ffplan.render.opensm import Subnet, expected_conf
+from ffplan.fabric.discovery import guid
 from ffplan.verify import parse as P
 from ffplan.verify.arrays import planned_array, read_lft_file
 from ffplan.verify.expect import lid_name
@@ -98,7 +99,7 @@ def check_guid2lid(report: Report, fab: Subnet, text: str) -> None:
         if i + 1 < len(lines) and lines[i + 1].strip():
             items.append(f"{L.GUID2LID} line {i + 1}: record not followed by an empty line (OpenSM's database "
                          f"would silently drop the records after it)")
-        records[P.guid(parts[0])] = int(parts[1], 16)
+        records[guid(parts[0])] = int(parts[1], 16)
     for lid, (g, name) in sorted(fab.lid_owner.items()):
         if records.get(g) != lid:
             items.append(f"{name} ({g}): plan LID {lid}, {L.GUID2LID} {records.get(g)}")

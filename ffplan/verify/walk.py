@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ffplan.verify.parse import DiscoveredFabric
+from ffplan.fabric.discovery import DiscoveredFabric
 
 
 @dataclass

@@ -18,7 +18,7 @@ from ffplan.inventory import load_inventory
 from ffplan.plan import PLAN_VERSION
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
-from ffplan.verify.parse import parse_topology
+from ffplan.fabric.discovery import parse_topology
 from tests.audit.asbuilt import NEW_GUID, as_built
 from tests.opensm.planfix import ROOT, designed
 

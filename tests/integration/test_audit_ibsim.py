@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
-from ffplan.verify.parse import parse_topology
+from ffplan.fabric.discovery import parse_topology
 from ffplan.verify.sim import Simulation
 from tests.audit.asbuilt import as_built
 from tests.opensm.planfix import designed

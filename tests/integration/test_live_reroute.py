@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
+from ffplan.fabric.discovery import parse_topology
+from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from ffplan.verify.boot import rewrite_paths
 from ffplan.verify.sidebyside import pattern_loads
@@ -61,8 +63,8 @@ def _reroute(sim: Simulation, plan_file: Path, lfts: Path, hup: bool) -> dict:
 
 
 def _installed(sim: Simulation):
-    topo = P.parse_topology(sim.diag(["ibnetdiscover"]))
-    return topo, P.parse_lfts(sim.diag(["dump_fts", "-n"])).tables
+    topo = parse_topology(sim.diag(["ibnetdiscover"]))
+    return topo, parse_lfts(sim.diag(["dump_fts", "-n"])).tables
 
 
 def _balance(topo, tables) -> str:
@@ -93,7 +95,7 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         res = walk(topo, tables)
         assert res.pairs == 613872 and res.broken == 0  # every CA pair of the zone (no CA port was lost)
         # the installed tables are the ones reroute wrote, and its count of unreachable switch LIDs is the truth
-        written = P.parse_lfts(lfts.read_text()).tables
+        written = parse_lfts(lfts.read_text()).tables
         assert {sw: t for sw, t in tables.items() if sw in written} == written
         assert walk_switch_lids(topo, tables).broken == summary["unreachable"]["switch_lid_pairs"]
         assert sim.opensm.poll() is None
@@ -132,7 +134,7 @@ def test_fail_over_during_an_outage_installs_the_rerouted_file(tmp_path, sim_too
         standby.wait_log_count(CONFIGURED, sweeps + 1, 60)
         topo, tables = _installed(standby)
         assert walk(topo, tables).broken == 0
-        written = P.parse_lfts(lfts.read_text()).tables
+        written = parse_lfts(lfts.read_text()).tables
         assert {sw: t for sw, t in tables.items() if sw in written} == written
         assert standby.opensm.poll() is None
 

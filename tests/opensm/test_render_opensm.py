@@ -15,6 +15,8 @@ import pytest
 
 from ffplan.diagnostics import StageError
 from ffplan.render import opensm as R
+from ffplan.fabric.discovery import parse_topology
+from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from tests.goldens import assert_golden_folder
 
@@ -52,7 +54,7 @@ def test_bad_prefix_is_refused(lab_plan, prefix):
 
 def test_every_switch_has_a_full_lft_block(lab_plan):
     text = R.render_opensm(lab_plan)["opensm/lfts.dump"]
-    parsed = P.parse_lfts(text)
+    parsed = parse_lfts(text)
     assert set(parsed.tables) == {s.node_guid for s in lab_plan.switches}
     lids = {s.lid for s in lab_plan.switches} | {p.lid for n in lab_plan.nodes for p in n.ports}
     port_guid = {s.lid: s.node_guid for s in lab_plan.switches}
@@ -89,7 +91,7 @@ def test_guid_files(lab_plan):
 def test_topology_is_what_ibnetdiscover_prints(lab_plan):
     """Every field ibnetdiscover (infiniband-diags 44) prints, with the real hardware's GUIDs and ids."""
     text = R.render_opensm(lab_plan)["opensm/topology.net"]
-    topo = P.parse_topology(text)
+    topo = parse_topology(text)
     assert len(topo.links) == len(lab_plan.cables)
     port_lines = [ln for ln in text.splitlines() if ln.startswith("[")]
     assert len(port_lines) == 2 * len(lab_plan.cables)
@@ -169,7 +171,7 @@ def test_zone_view_is_a_closed_subfabric(ff2_plan):
     assert all(a in ids and b in ids for a, _, b, _ in fab.links)
     assert any("inter-zone" in line for line in fab.excluded)
     files = R.opensm_files(ff2_plan, "/etc/opensm", view)
-    assert set(P.parse_lfts(files[R.LFTS]).tables) == {s.node_guid for s in fab.switches}
+    assert set(parse_lfts(files[R.LFTS]).tables) == {s.node_guid for s in fab.switches}
 
 
 def test_hostile_names_are_refused(lab_plan):

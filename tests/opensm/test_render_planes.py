@@ -13,6 +13,7 @@ from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.plan.subnets import subnet_view
 from ffplan.render import opensm as R
+from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from tests.goldens import assert_golden_folder
 
@@ -48,7 +49,7 @@ def test_each_plane_holds_only_its_own_subnet(planes_plan, planes_files, plane):
     switch_guids = {s.node_guid for s in view.switches}
     port_guids = {p.port_guid for n in view.nodes for p in n.ports}
     assert switch_guids and all(s.zone == plane for s in view.switches)
-    lfts = P.parse_lfts(planes_files[f"opensm/{plane}/lfts.dump"])
+    lfts = parse_lfts(planes_files[f"opensm/{plane}/lfts.dump"])
     assert set(lfts.tables) == switch_guids
     planned_lids = {s.lid for s in view.switches} | {p.lid for n in view.nodes for p in n.ports}
     for table in lfts.tables.values():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ffplan.render import opensm as R
+from ffplan.fabric.discovery import parse_topology
+from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from ffplan.verify.expect import fabric_topo, planned_tables
 from ffplan.verify.walk import walk, walk_switch_lids
@@ -51,7 +53,7 @@ Unicast lids [0x0-0x28] of switch DR path slid 0; dlid 0; 0,1,5,7 guid 0x0002c90
 
 
 def test_parse_ibnetdiscover():
-    topo = P.parse_topology(IBNETDISCOVER)
+    topo = parse_topology(IBNETDISCOVER)
     leaf, spine, ca = "0x0002c90202000004", "0x0002c90201000001", "0x0002c90003000100"
     assert topo.kind == {leaf: "Switch", spine: "Switch", ca: "Ca"}
     assert topo.links == {((ca, 1), (leaf, 1)), ((spine, 7), (leaf, 5))}
@@ -61,11 +63,11 @@ def test_parse_ibnetdiscover():
 
 
 def test_parse_dump_fts_and_walk():
-    lfts = P.parse_lfts(DUMP_FTS)
+    lfts = parse_lfts(DUMP_FTS)
     assert lfts.tables["0x0002c90202000004"] == {7: 5, 12: 0, 37: 1}
     assert lfts.portguids["0x0002c90201000001"][37] == "0x0002c90003000101"
     assert lfts.junk == [] and lfts.duplicates == []
-    topo = P.parse_topology(IBNETDISCOVER)
+    topo = parse_topology(IBNETDISCOVER)
     res = walk(topo, lfts.tables)
     assert res.pairs == 0  # one CA: no pairs
     # a loop: the spine sends the leaf's CA back down and the leaf sends it up
@@ -127,7 +129,7 @@ def test_lint_messages_and_log_time():
 def test_lft_file_parser_reports_junk_and_duplicates():
     text = ("Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n0x0001 000 : x\n0x00zz 1\n"
             "Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n")
-    parsed = P.parse_lfts(text)
+    parsed = parse_lfts(text)
     assert [no for no, _ in parsed.junk] == [3] and [no for no, _ in parsed.duplicates] == [4]
 
 

@@ -14,6 +14,7 @@ from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
+from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from tests.opensm.test_render_planes import INVENTORY
 
@@ -42,7 +43,7 @@ def test_reroute_one_plane_writes_that_planes_tables(planes, tmp_path):
     data = json.loads(result.stdout)
     assert data["failed"] == [uplink.label] and data["routes_changed"]["entries"] > 0
     assert data["unreachable"]["of_ca_pairs"] == 16 * 15  # the plane's 16 ports, not the 64 of all planes
-    tables = P.parse_lfts(out.read_text()).tables
+    tables = parse_lfts(out.read_text()).tables
     assert set(tables) == {s.node_guid for s in plan.switches if s.zone == "p1"}
 
 

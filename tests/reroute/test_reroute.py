@@ -14,6 +14,8 @@ from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
 from ffplan.reroute import missing_from_discovery, reroute, resolve_items, write_atomically
+from ffplan.fabric.discovery import parse_topology
+from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from tests.opensm.planfix import designed
 
@@ -28,7 +30,7 @@ def _uplink(plan, leaf="za-leaf02"):
 
 
 def test_discovery_of_the_planned_fabric_finds_nothing_missing(lab):
-    topo = P.parse_topology(R.opensm_files(lab)[R.TOPOLOGY])
+    topo = parse_topology(R.opensm_files(lab)[R.TOPOLOGY])
     m = missing_from_discovery(lab, topo)
     assert (m.switches, m.cables, m.ca_ports, m.unexpected) == ([], [], [], [])
 
@@ -37,7 +39,7 @@ def test_discovery_names_a_dead_switch_a_dead_cable_and_a_dead_ca_port(lab):
     cable = _uplink(lab)
     ca = next(p for n in lab.nodes for p in n.ports if p.leaf == "za-leaf03")
     view = R.View(drop_cables=frozenset({cable.label, ca.cable}), drop_switches=frozenset({"zb-spine02"}))
-    topo = P.parse_topology(R.opensm_files(lab, view=view)[R.TOPOLOGY])
+    topo = parse_topology(R.opensm_files(lab, view=view)[R.TOPOLOGY])
     m = missing_from_discovery(lab, topo)
     # the dead spine's own cables are not listed again: the switch covers them
     assert (m.switches, m.cables, m.ca_ports) == (["zb-spine02"], [cable.label], [ca.cable])
@@ -54,7 +56,7 @@ def test_discovery_matches_ca_ports_by_port_guid_and_reports_unplanned_links(lab
             f'Ca 2 "H-{p.node_guid[2:]}" # "x"\n'
             f'[{p.port}]({p.port_guid[2:]}) "S-{sw}"[{p.leaf_port}]\n'
             f'[2](1234) "S-{sw}"[8]\n')
-    m = missing_from_discovery(lab, P.parse_topology(text))
+    m = missing_from_discovery(lab, parse_topology(text))
     assert p.cable not in m.ca_ports
     assert m.unexpected == [f"x[2] <-> {p.leaf}[8]"]
 
@@ -75,10 +77,10 @@ def test_reroute_lists_only_the_lids_of_ports_that_are_up(lab):
     present = set(result.fab.lid_owner)
     gone = {s.lid for s in lab.switches if s.name == leaf} | {p.lid for n in lab.nodes for p in n.ports if p.leaf == leaf}
     assert gone and not gone & present
-    listed = {lid for table in P.parse_lfts(R.lfts_text(result.fab)).tables.values() for lid in table}
+    listed = {lid for table in parse_lfts(R.lfts_text(result.fab)).tables.values() for lid in table}
     assert listed <= present and max(listed) < (max(present) // 64 + 1) * 64
     # the intact file names those LIDs: the one that crashes OpenSM when the leaf is down at a cold start
-    intact = {lid for table in P.parse_lfts(R.opensm_files(lab)[R.LFTS]).tables.values() for lid in table}
+    intact = {lid for table in parse_lfts(R.opensm_files(lab)[R.LFTS]).tables.values() for lid in table}
     assert gone <= intact
     assert leaf not in {s.name for s in result.fab.switches}
     assert result.ca_pairs.broken == 0 and result.ca_pairs.pairs > 0

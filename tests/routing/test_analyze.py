@@ -7,7 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ffplan.analyze import analyze, read_lfts, read_topology_lids, topology_for
+from ffplan.analyze import analyze, read_lfts, topology_for
+from ffplan.fabric.discovery import lid_guids, parse_topology
 from ffplan.analyze.bounds import bin_bound
 from ffplan.analyze.patterns import dtree_edges
 from ffplan.cli.main import app
@@ -112,7 +113,7 @@ def test_minimal_dump_with_topology(lab_routed):
     ibnet = (f'Switch\t8 "S-{g[2:]}"\t\t# "{lft.switch}" enhanced port 0 lid 1 lmc 0\n'
              f'Ca\t1 "H-{node_guid}"\t\t# "{ca.host} HCA-1"\n'
              f'[1]({ca.port_guid[2:]}) \t"S-{g[2:]}"[5]\t\t# lid 513 lmc 0 "{lft.switch}" lid 1 4xHDR\n')
-    lids = read_topology_lids(ibnet)
+    lids = lid_guids(parse_topology(ibnet))
     assert lids[513] == ca.port_guid and lids[1] == g
     read = read_lfts(text, topo, lids)
     assert read.tables[lft.switch][13] == lft.ports[13]
