@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from ffplan.analyze import analyze, sweep  # noqa: E402
 from ffplan.design import routing_tree  # noqa: E402
 from ffplan.analyze.sweep import run_sweep, sweep_cases  # noqa: E402
+from ffplan.analyze.sweep_cluster import sweep_client  # noqa: E402
 from ffplan.design.deadlock import Channels, prove_deadlock_free  # noqa: E402
 from ffplan.design.reach import check_routes  # noqa: E402
 from ffplan.design.routing import Router, route  # noqa: E402
@@ -48,7 +49,7 @@ def main() -> None:
     parser.add_argument("plan", nargs="?", help="plan.yaml or its folder (default: design inventories/fire-flyer-2.yaml)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cases", type=int, default=100, help="sweep cases to measure (0: the whole sweep)")
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="with --cases 0: worker processes of a local Dask cluster")
     parser.add_argument("--failed", action="append", default=[], help="measure this failure case only (repeatable)")
     parser.add_argument("--repair-only", action="store_true", help="with --failed: a tree's minimal repair, no rebalance")
     args = parser.parse_args()
@@ -79,14 +80,15 @@ def main() -> None:
     n = total if args.cases <= 0 else min(args.cases, total)
     if n == total:
         w, c = time.perf_counter(), time.process_time()
-        run_sweep(plan, jobs=args.jobs)
+        with sweep_client(args.jobs) as client:
+            run_sweep(plan, client=client)
         print(f"{f'sweep: all {total} cases (jobs {args.jobs})':<48} {time.perf_counter() - w:>8.1f} {time.process_time() - c:>8.1f}")
         return
     w, c = time.perf_counter(), time.process_time()
-    sweep._start_worker(plan)
+    state = sweep.SweepState(plan)
     setup = (time.perf_counter() - w, time.process_time() - c)
     w, c = time.perf_counter(), time.process_time()
-    sweep._worker_chunk(sweep_cases(topo)[:n])
+    state.measure(sweep_cases(topo)[:n])
     per = ((time.perf_counter() - w) / n, (time.process_time() - c) / n)
     print(f"{'sweep set-up (router, intact routes, patterns)':<48} {setup[0]:>8.2f} {setup[1]:>8.2f}")
     print(f"{f'sweep: per case (first {n} of {total})':<48} {per[0]:>8.3f} {per[1]:>8.3f}")

@@ -5,14 +5,20 @@ Speed (the whole single-cable sweep of Fire-Flyer 2 is 1,600 cases): one `Router
 failure touches is re-routed), and flows are counted per (source leaf, destination) bundle with numpy: a pattern is
 a weight matrix W[switch, LID] = flows from that leaf's CA ports to that LID, walked hop by hop for all bundles at
 once. Lower bounds come from the same bundles (analyze.bounds) and are cached per cut and number of alive links.
+
+Where the cases run: in this process, or on a Dask cluster (`client`, ffplan.analyze.sweep_cluster): the plan is
+scattered to every worker once, each worker process builds its router and patterns once per plan, chunks of cases go
+out and their small results come back as they finish; the report's order is always the cases' order.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -25,6 +31,9 @@ from ffplan.design.routing_tree import TreeRouter
 from ffplan.plan.topology import Topology, build_topology
 from ffplan.diagnostics import StageError
 from ffplan.plan.model import Plan
+
+if TYPE_CHECKING:  # distributed is imported where a cluster runs the sweep
+    from distributed import Client
 
 # name -> (description, source role, destination role or None for every role, across zones)
 SWEEP_PATTERNS = {
@@ -41,6 +50,10 @@ class PatternLoad:
     bound: int
     ratio: float
     unroutable: int  # flows of the pattern with no route
+
+    @classmethod
+    def of(cls, max_load: int, bound: int, unroutable: int) -> PatternLoad:
+        return cls(max_load, bound, max_load / bound if bound else (1.0 if max_load == 0 else float("inf")), unroutable)
 
 
 @dataclass
@@ -59,6 +72,15 @@ class CaseResult:
                 "unreachable_ca_pairs": self.unreachable_ca_pairs, "unreachable_switch_lids": self.unreachable_switch_lids,
                 "patterns": {k: {"max": p.max_load, "bound": p.bound, "ratio": round(p.ratio, 4), "unroutable": p.unroutable}
                              for k, p in self.patterns.items()}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> CaseResult:
+        """The case `as_dict` wrote (a results file's line): the ratios are computed again from max and bound, so a
+        resumed sweep reports exactly what a fresh one does."""
+        return cls(str(d["case"]), [str(f) for f in d["failed"]],
+                   {k: PatternLoad.of(int(p["max"]), int(p["bound"]), int(p["unroutable"])) for k, p in d["patterns"].items()},
+                   int(d["unreachable_ca_pairs"]), int(d["unreachable_switch_lids"]), int(d["routes_changed"]),
+                   bool(d["deadlock_free"]))
 
 
 @dataclass
@@ -169,53 +191,84 @@ class _Patterns:
 
 
 def run_sweep(plan: Plan, *, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0, singles: bool = True,
-              jobs: int = 1, progress: Callable[[int, int], None] | None = None) -> SweepResult:
-    """Every case of `sweep_cases`, measured; `jobs` worker processes share the cases in chunks of CHUNK."""
+              client: Client | None = None, done: Mapping[str, CaseResult] | None = None,
+              on_result: Callable[[CaseResult], None] | None = None,
+              progress: Callable[[int, int], None] | None = None) -> SweepResult:
+    """The intact routes and every case of `sweep_cases`, measured in this process or on the Dask cluster of `client`.
+
+    `done`: results by case name already measured (a results file's): those cases are not run again. `on_result` sees
+    every newly measured case as it arrives (to write it down); `progress` gets (cases finished, cases)."""
     topo = build_topology(plan)
     cases = sweep_cases(topo, random_cases, cables_per_case, seed)
     if not singles:
         cases = [c for c in cases if c[0].startswith("random")]
-    chunks = [cases[i:i + CHUNK] for i in range(0, len(cases), CHUNK)]
-    done = 0
-    if jobs > 1 and len(chunks) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        from multiprocessing import get_context
-
-        with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_start_worker, initargs=(plan,)) as pool:
-            futures = [pool.submit(_worker_chunk, chunk) for chunk in chunks]
-            intact = pool.submit(_worker_chunk, [("intact", [])])
-            results = []
-            for f in futures:
-                results += f.result()
-                done += CHUNK
-                if progress:
-                    progress(min(done, len(cases)), len(cases))
-            return SweepResult(intact.result()[0], results)
-    _start_worker(plan)
-    result = SweepResult(_worker_chunk([("intact", [])])[0])
-    for chunk in chunks:
-        result.cases += _worker_chunk(chunk)
-        done += len(chunk)
+    cases.insert(0, ("intact", []))
+    results = {name: done[name] for name, failed in cases if done and name in done and done[name].failed == failed}
+    todo = [c for c in cases if c[0] not in results]
+    chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    if progress:
+        progress(len(results), len(cases))
+    for measured in (_on_cluster(client, plan, chunks) if client is not None else _in_process(plan, chunks)):
+        for case in measured:
+            results[case.case] = case
+            if on_result:
+                on_result(case)
         if progress:
-            progress(done, len(cases))
+            progress(len(results), len(cases))
+    ordered = [results[name] for name, _ in cases]
+    return SweepResult(ordered[0], ordered[1:])
+
+
+CHUNK = 20  # cases per task: a progress step, and few enough tasks for the scheduler (Fire-Flyer 2: 83)
+
+
+def _in_process(plan: Plan, chunks: list[list[tuple[str, list[str]]]]) -> Iterator[list[CaseResult]]:
+    state = SweepState(plan)
+    for chunk in chunks:
+        yield state.measure(chunk)
+
+
+def _on_cluster(client: Client, plan: Plan, chunks: list[list[tuple[str, list[str]]]]) -> Iterator[list[CaseResult]]:
+    """The chunks as tasks on the cluster, results in the order they finish. The plan goes to every worker once
+    (scatter, not hashed: tokenizing a large plan would cost more than sending it)."""
+    from distributed import as_completed
+
+    if not chunks:
+        return
+    shipped = client.scatter(plan, broadcast=True, hash=False)
+    try:
+        futures = [client.submit(_measure_chunk, shipped.key, shipped, chunk, pure=False) for chunk in chunks]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        client.cancel([shipped])
+
+
+class SweepState:
+    """One plan's sweep state: its router, patterns, intact tables and channels, built once and reused by every
+    case (a case re-routes incrementally from the intact routes)."""
+
+    def __init__(self, plan: Plan):
+        topo = build_topology(plan)
+        self.router = router_for(plan)
+        self.patterns = _Patterns(topo)
+        self.base = table_array(topo, self.router.tables().tables)
+        self.channels = self.patterns.net.channels
+
+    def measure(self, cases: list[tuple[str, list[str]]]) -> list[CaseResult]:
+        return [_measure(self.router, self.patterns, self.base, self.channels, name, failed) for name, failed in cases]
+
+
+_LOCAL = threading.local()  # a worker thread's (plan key, SweepState): a router is not shared between threads
+
+
+def _measure_chunk(key: str, plan: Plan, cases: list[tuple[str, list[str]]]) -> list[CaseResult]:
+    """A cluster task: `plan` is the worker's copy of the scattered plan, `key` names it."""
+    state = getattr(_LOCAL, "state", None)
+    if state is None or state[0] != key:
+        state = _LOCAL.state = (key, SweepState(plan))
+    result: list[CaseResult] = state[1].measure(cases)
     return result
-
-
-CHUNK = 20
-_WORKER: dict = {}  # one process's sweep state: router, patterns, intact tables, channels
-
-
-def _start_worker(plan: Plan) -> None:
-    topo = build_topology(plan)
-    router = router_for(plan)
-    patterns = _Patterns(topo)
-    _WORKER.update(router=router, patterns=patterns, base=table_array(topo, router.tables().tables),
-                   channels=patterns.net.channels)
-
-
-def _worker_chunk(cases: list[tuple[str, list[str]]]) -> list[CaseResult]:
-    w = _WORKER
-    return [_measure(w["router"], w["patterns"], w["base"], w["channels"], name, failed) for name, failed in cases]
 
 
 def _measure(router: Router | TreeRouter, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
@@ -230,9 +283,7 @@ def _measure(router: Router | TreeRouter, patterns: _Patterns, base: np.ndarray,
     loads = {}
     for p in SWEEP_PATTERNS:
         load, lost = patterns.loads(p, lft, ch)
-        mx = int(load.max()) if len(load) else 0
-        bound = patterns.bound(p, ch)
-        loads[p] = PatternLoad(mx, bound, mx / bound if bound else (1.0 if mx == 0 else float("inf")), lost)
+        loads[p] = PatternLoad.of(int(load.max()) if len(load) else 0, patterns.bound(p, ch), lost)
     check = check_routes(rt.topo, rt.tables, ch)
     return CaseResult(name, failed, loads, check.unreachable_ca_pairs, check.unreachable_switch_lids,
                       int(np.count_nonzero(lft != base)), deadlock_free)

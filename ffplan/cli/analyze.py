@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +17,7 @@ from ffplan.inventory.models import Role
 
 if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
     from ffplan.analyze import PatternResult
-    from ffplan.analyze.sweep import SweepResult
+    from ffplan.analyze.sweep import CaseResult, SweepResult
     from ffplan.plan.model import Plan, RouteCheck
 
 
@@ -43,7 +45,9 @@ def analyze_command(
     cables: int = typer.Option(3, "--cables", min=1, help="With --random: failed leaf-spine cables per random case."),
     seed: int = typer.Option(0, "--seed", help="With --random: the random generator's seed (same seed, same cases)."),
     only_random: bool = typer.Option(False, "--only-random", help="With --sweep: skip the single-cable and single-spine cases."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="With --sweep: worker processes (cases are shared in chunks)."),
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1, show_default="the cores", help="With --sweep: worker processes of a local Dask cluster (1: in this process)."),
+    scheduler: str = typer.Option(None, "--scheduler", metavar="ADDRESS", help="With --sweep: run the cases on this Dask cluster (tcp://host:8786; its workers need ffplan) instead of a local one."),
+    results_file: Path = typer.Option(None, "--results", help="With --sweep: append each finished case to this JSON-lines file; a re-run with it skips the cases it holds."),
     plane: str = typer.Option(None, "--plane", help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
@@ -78,7 +82,8 @@ def analyze_command(
         if lfts is not None or pattern:
             fail("--sweep re-routes the plan with ffplan's router and measures its own patterns A, B, C, X",
                  "drop --lfts and --pattern, or run without --sweep")
-        _sweep(views, len(plan.subnets) > 1, path, fmt, random_cases, cables, seed, only_random, jobs, quiet)
+        options = SweepOptions(random_cases, cables, seed, only_random, jobs, scheduler, results_file)
+        _sweep(views, len(plan.subnets) > 1, path, fmt, options, quiet)
         return
     reports = [(name, _analyze(view, names, scope, role, lfts, topology, top)) for name, view in views]
     if len(plan.subnets) == 1:
@@ -172,23 +177,47 @@ def _print_table(results: list[PatternResult], source: str) -> None:
             out.print(f"    {s.flows:>8}  {s.link}", markup=False)
 
 
-def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format, random_cases: int, cables: int, seed: int,
-           only_random: bool, jobs: int, quiet: bool) -> None:
-    """The failure sweep of every subnet on its own (each plane's failures stay in that plane)."""
+@dataclass(frozen=True)
+class SweepOptions:
+    random_cases: int
+    cables: int
+    seed: int
+    only_random: bool
+    jobs: int | None  # None: the cores
+    scheduler: str | None
+    results: Path | None
+
+
+def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format, opt: SweepOptions, quiet: bool) -> None:
+    """The failure sweep of every subnet on its own (each plane's failures stay in that plane), on one Dask cluster."""
+    import hashlib
+
     from rich.progress import Progress, TaskID
 
     from ffplan.analyze.sweep import SWEEP_PATTERNS, run_sweep
+    from ffplan.analyze.sweep_cluster import ResultsFile, cores, sweep_client
 
     results: list[tuple[str, SweepResult]] = []
-    with Progress(console=err, transient=True, disable=quiet) as bar:
+    with stage_errors(), ExitStack() as stack:
+        store = None
+        if opt.results is not None:
+            store = stack.enter_context(ResultsFile(opt.results, hashlib.sha256(path.read_bytes()).hexdigest()))
+        client = stack.enter_context(sweep_client(opt.jobs or cores(), opt.scheduler))
+        bar = stack.enter_context(Progress(console=err, transient=True, disable=quiet))
         for name, view in views:
             task = bar.add_task(f"failure cases{f' ({name})' if planes else ''}", total=None)
 
             def progress(done: int, total: int, task: TaskID = task) -> None:
                 bar.update(task, completed=done, total=total)
 
-            results.append((name, run_sweep(view, random_cases=random_cases, cables_per_case=cables, seed=seed,
-                                            singles=not only_random, jobs=jobs, progress=progress)))
+            def keep(case: CaseResult, plane: str = name) -> None:
+                if store is not None:
+                    store.add(plane, case)
+
+            results.append((name, run_sweep(view, random_cases=opt.random_cases, cables_per_case=opt.cables,
+                                            seed=opt.seed, singles=not opt.only_random, client=client,
+                                            done=store.done.get(name) if store else None, on_result=keep,
+                                            progress=progress)))
     if fmt is Format.json:
         def as_json(result: SweepResult) -> dict:
             return {"intact": result.intact.as_dict(), "summary": result.summary(),

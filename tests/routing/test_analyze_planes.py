@@ -74,7 +74,7 @@ def test_an_opensm_dump_needs_its_plane(planes_plan, tmp_path):
 
 
 def test_the_sweep_runs_per_plane(planes_plan):
-    result = run(str(planes_plan), "--sweep", "--plane", "p1", "-f", "json")
+    result = run(str(planes_plan), "--sweep", "--plane", "p1", "-f", "json", "-j", "1")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     [plane] = data["planes"]
@@ -84,7 +84,7 @@ def test_the_sweep_runs_per_plane(planes_plan):
 
 
 def test_the_sweep_of_a_three_layer_tree_fails_cores_and_spine_core_cables(three_plan):
-    result = run(str(three_plan), "--sweep", "-f", "json")
+    result = run(str(three_plan), "--sweep", "-f", "json", "-j", "1")
     assert result.exit_code == 0, result.output  # every case deadlock-free, nothing unreachable
     data = json.loads(result.stdout)
     kinds = {c["case"].split()[0] for c in data["cases"]}

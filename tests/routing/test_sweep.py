@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 
+import pytest
 from typer.testing import CliRunner
 
-from ffplan.analyze.sweep import run_sweep, sweep_cases
+from ffplan.analyze.sweep import SweepState, run_sweep, sweep_cases
 from ffplan.cli.main import app
 from ffplan.plan.topology import build_topology
 
@@ -42,7 +45,7 @@ def test_sweep_cli_json(tmp_path, lab_routed):
     from ffplan.plan import write_plan
 
     write_plan(lab_routed, tmp_path / "plan.yaml")
-    res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--random", "1", "-q", "-f", "json"])
+    res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--random", "1", "-q", "-f", "json", "-j", "1"])
     data = json.loads(res.output)
     assert set(data["patterns"]) == {"A", "B", "C", "X"} and data["summary"]["random"]["cases"] == 1
     assert data["cases"][0]["case"].startswith("cable ") and "ratio" in data["cases"][0]["patterns"]["A"]
@@ -61,8 +64,72 @@ def test_sweep_refuses_options_it_does_not_use(tmp_path, lab_routed):
     assert res.exit_code == 2 and "--sweep" in res.output
 
 
-def test_worker_processes_give_the_same_results(lab_routed):
-    one = run_sweep(lab_routed, random_cases=3, cables_per_case=2, seed=5)
-    two = run_sweep(lab_routed, random_cases=3, cables_per_case=2, seed=5, jobs=2)
-    assert [c.as_dict() for c in two.cases] == [c.as_dict() for c in one.cases]
-    assert two.intact.as_dict() == one.intact.as_dict()
+def _sweep_cli(plan_dir, *extra):
+    return CliRunner().invoke(app, ["analyze", str(plan_dir), "--sweep", "--random", "3", "--cables", "2", "--seed", "5",
+                                    "-q", "-f", "json", *extra])
+
+
+@pytest.fixture
+def lab_dir(tmp_path, lab_routed):
+    from ffplan.plan import write_plan
+
+    write_plan(lab_routed, tmp_path / "plan" / "plan.yaml")
+    return tmp_path / "plan"
+
+
+def test_a_local_dask_cluster_gives_the_single_process_sweep_byte_for_byte(lab_dir, tmp_path):
+    """Two worker processes of a LocalCluster finish chunks in any order; the report is the same bytes, and the
+    results file holds every case once."""
+    one = _sweep_cli(lab_dir, "-j", "1")
+    two = _sweep_cli(lab_dir, "-j", "2", "--results", str(tmp_path / "results.jsonl"))
+    assert one.exit_code == two.exit_code == 1  # the lab's seed-5 random cases cut a leaf off (see above)
+    assert two.stdout == one.stdout
+    lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    cases = json.loads(one.stdout)["cases"]
+    assert lines[0]["plan_sha256"] and len(lines) == 1 + 1 + len(cases)  # header, intact, cases
+    assert sorted(r["case"] for r in lines[1:]) == sorted(["intact"] + [c["case"] for c in cases])
+
+
+def test_a_resumed_sweep_measures_only_the_cases_left(lab_dir, tmp_path, monkeypatch):
+    """A sweep stopped mid-way (its results file cut inside a line) and run again measures only the cases that are
+    not in the file, and reports what an uninterrupted sweep does."""
+    results = tmp_path / "results.jsonl"
+    full = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
+    lines = results.read_bytes().splitlines(keepends=True)
+    results.write_bytes(b"".join(lines[:8]) + lines[8][:30])  # header, 7 cases and a line cut short
+    measured: list[str] = []
+    measure = SweepState.measure
+    monkeypatch.setattr(SweepState, "measure", lambda self, cases: measured.extend(n for n, _ in cases) or measure(self, cases))
+    again = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
+    assert again.stdout == full.stdout and again.exit_code == full.exit_code
+    assert len(measured) == len(lines) - 8 and not {json.loads(line)["case"] for line in lines[1:8]} & set(measured)
+    assert sorted(results.read_bytes().splitlines()) == sorted(b"".join(lines).splitlines())  # each case once
+    measured.clear()
+    assert _sweep_cli(lab_dir, "-j", "1", "--results", str(results)).stdout == full.stdout and measured == []
+
+
+def test_a_results_file_of_another_plan_or_damaged_is_refused_at_its_line(lab_dir, tmp_path):
+    results = tmp_path / "results.jsonl"
+    _sweep_cli(lab_dir, "-j", "1", "--only-random", "--results", str(results))
+    text = results.read_text().splitlines()
+    results.write_text("\n".join([text[0], text[1], "{not json", *text[2:]]) + "\n")
+    res = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
+    assert res.exit_code == 2 and f"{results}:3:1: error FF905 damaged results line" in res.stderr
+    results.write_text(text[0].replace('"plan_sha256":"', '"plan_sha256":"0') + "\n")
+    res = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
+    assert res.exit_code == 2 and "FF905 these results are of another plan" in res.stderr and "Traceback" not in res.output
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    res = _sweep_cli(lab_dir, "-j", "1", "--results", str(fifo))
+    assert res.exit_code == 2 and "FF003" in res.stderr and "not a regular file" in res.stderr
+
+
+def test_an_unreachable_scheduler_is_a_located_error(lab_dir, monkeypatch):
+    from ffplan.analyze import sweep_cluster
+
+    monkeypatch.setattr(sweep_cluster, "CONNECT_TIMEOUT", "1s")
+    with socket.socket() as s:  # a port of this machine that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    res = _sweep_cli(lab_dir, "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert res.exit_code == 2 and "FF905 cannot reach the Dask scheduler" in res.stderr and "[--scheduler]" in res.stderr

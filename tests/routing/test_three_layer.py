@@ -78,10 +78,7 @@ def test_the_sweeps_bound_has_the_pod_cuts(small):
     """`analyze --sweep` bounds a case with analyze's cuts (analyze.bounds.cuts): with 3 of the 4 cores down a pod's
     16 ports reach the other pod's 16 over the 4 spine-core links left (64 bundles of 4 flows: 16 on some link, 64
     flows), above the leaves' cut (28), the sweep's bound before it had the pod cuts."""
-    sweep._start_worker(small)
-    w = sweep._WORKER
-    case = sweep._measure(w["router"], w["patterns"], w["base"], w["channels"], "three cores",
-                          ["z1-core01", "z1-core02", "z1-core03"])
+    [case] = sweep.SweepState(small).measure([("three cores", ["z1-core01", "z1-core02", "z1-core03"])])
     assert case.patterns["B"].bound == 64 and case.patterns["B"].max_load >= 64
     assert case.unreachable_ca_pairs == 0 and case.deadlock_free
 
@@ -89,9 +86,7 @@ def test_the_sweeps_bound_has_the_pod_cuts(small):
 def test_the_sweeps_all_to_all_is_analyzes(small):
     """The sweep's pattern B counts the flows analyze's all-to-all counts (none between two ports of one host): 25 /
     25 on the intact lab tree, analyze's figure (it counted those flows before: 28 / 28)."""
-    sweep._start_worker(small)
-    w = sweep._WORKER
-    case = sweep._measure(w["router"], w["patterns"], w["base"], w["channels"], "intact", [])
+    [case] = sweep.SweepState(small).measure([("intact", [])])
     a2a = analyze(small, ["all-to-all"])[0]
     assert (case.patterns["B"].max_load, case.patterns["B"].bound) == (a2a.max_load, a2a.bound) == (25, 25)
 

@@ -323,6 +323,24 @@ stage_code(
 )
 
 stage_code(
+    "FF905", "sweep-input-refused", "analyze --sweep",
+    summary="the sweep's results file is damaged or of another plan, or its Dask scheduler cannot be reached",
+    explanation="""
+    `ffplan analyze --sweep --results FILE` appends every finished case to FILE and skips the cases it holds when
+    run again. A file whose first line does not name this plan's plan.yaml (its SHA-256: the plan was designed
+    again since) or with a line that is not a case ffplan wrote is refused with its line, never half-used. A line
+    cut short by a stopped run is not an error: that case is measured again. `--scheduler ADDRESS` that does not
+    answer within 20 s is refused too. Exit code 2.
+    """,
+    bad="""
+    ffplan design inv.yaml -o out/plan --force && ffplan analyze out/plan --sweep --results old-sweep.jsonl
+    """,
+    good="""
+    ffplan analyze out/plan --sweep --results sweep-$(sha256sum < out/plan/plan.yaml | cut -c1-12).jsonl
+    """,
+)
+
+stage_code(
     "FF910", "option-value-not-in-plan", "verify, reroute, audit",
     summary="an option names a zone or plane the plan does not have, or a plan with planes lacks --plane",
     explanation="""
