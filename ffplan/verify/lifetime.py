@@ -47,10 +47,14 @@ def die_with_parent() -> Callable[[], None] | None:
 
 def work_folder(keep: Path | None) -> Path:
     """A new work folder named after this process; in the temp dir, stale ones of dead runs are removed
-    first (folders under --keep are the user's to keep)."""
+    first (folders under --keep are the user's to keep; --keep is created when missing and made absolute,
+    since the simulator and OpenSM run in the work folder and would read a relative path from there)."""
     if keep is None:
         remove_stale_work_folders(Path(tempfile.gettempdir()))
-    return Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-", dir=str(keep) if keep else None))
+        return Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-"))
+    keep = keep.absolute()
+    keep.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-", dir=keep))
 
 
 def remove_stale_work_folders(folder: Path) -> list[Path]:

@@ -61,7 +61,10 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
     report = Report(target=str(target), source=inp.source, view=described, engine=engine, excluded=fab.excluded,
                     subnet=subnet or "")
     started = time.monotonic()
-    base = work_folder(keep)
+    try:
+        base = work_folder(keep)
+    except OSError as exc:  # --keep names a file, or a folder we may not create
+        raise VerifyInputError(f"--keep {keep}: {exc.strerror or exc}") from None
     report.workdir = str(base) if keep else ""
     try:
         with signals_raise():

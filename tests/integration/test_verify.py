@@ -50,6 +50,24 @@ def test_lab_from_plan_and_cli_json(lab_out, tmp_path, no_leftovers):
     assert sys_dirs(tmp_path) == []  # libumad2sim's sys-<pid> folders are cleaned even when the work folder is kept
 
 
+@pytest.mark.parametrize("keep", ["new/sub", "rel"])
+def test_keep_missing_or_relative_folder(lab_out, tmp_path, monkeypatch, keep, no_leftovers):
+    """--keep DIR is created when missing (was a FileNotFoundError traceback) and may be relative to the current
+    folder (the simulator, started in the work folder, could not find a relative ibsim.net: SUBNET UP failed)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel").mkdir()
+    result = CliRunner().invoke(app, ["verify", str(lab_out), "-q", "--keep", keep])
+    assert result.exit_code == 0, result.output
+    kept = list((tmp_path / keep).glob("ffplan-verify-*"))
+    assert len(kept) == 1 and (kept[0] / "file" / "ibsim.net").is_file()
+
+
+def test_keep_naming_a_file_is_a_usage_error(lab_out, tmp_path):
+    (tmp_path / "f").write_text("")
+    result = CliRunner().invoke(app, ["verify", str(lab_out), "-q", "--keep", str(tmp_path / "f")])
+    assert result.exit_code == 2 and "--keep" in result.output and "Traceback" not in result.output
+
+
 def test_one_ff2_zone_passes(ff2_out, no_leftovers):
     started = time.monotonic()
     report = verify(ff2_out, zone="z1")
