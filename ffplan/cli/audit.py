@@ -8,8 +8,7 @@ from pathlib import Path
 
 import typer
 
-from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, stage_errors
-from ffplan.cli.diff import plan_file
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, plan_file, stage_errors
 
 
 class AuditFormat(str, Enum):

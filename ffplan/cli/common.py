@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
+from pathlib import Path
 from typing import Iterator, NoReturn, Sequence
 
 import typer
@@ -42,6 +43,11 @@ out = make_console()
 err = make_console(stderr=True)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFEASIBLE = 0, 1, 2, 3
+
+
+def plan_file(path: Path) -> Path:
+    """PLAN is plan.yaml or the folder `ffplan design` wrote it to."""
+    return path / "plan.yaml" if path.is_dir() else path
 
 
 def fail(message: str, hint: str = "", code: int = EXIT_USAGE) -> NoReturn:

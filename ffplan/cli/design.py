@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from ffplan.cli.common import out, stage_errors, stage_progress
-from ffplan.cli.diff import plan_file
+from ffplan.cli.common import out, plan_file, stage_errors, stage_progress
 
 if TYPE_CHECKING:
     from ffplan.plan.model import Plan

@@ -8,18 +8,13 @@ from pathlib import Path
 
 import typer
 
-from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, stage_errors
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, plan_file, stage_errors
 
 
 class DiffFormat(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
-
-
-def plan_file(path: Path) -> Path:
-    """A design folder or its plan.yaml."""
-    return path / "plan.yaml" if path.is_dir() else path
 
 
 def diff_command(

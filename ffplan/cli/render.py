@@ -7,14 +7,9 @@ from pathlib import Path
 
 import typer
 
-from ffplan.cli.common import kept_until_exit, out, stage_errors, stage_progress
+from ffplan.cli.common import kept_until_exit, plan_file, out, stage_errors, stage_progress
 from ffplan.progress import RENDER_STAGES, RENDER_WRITING
 from ffplan.render.opensm_layout import DEFAULT_PREFIX
-
-
-def _plan_path(path: Path) -> Path:
-    """PLAN is plan.yaml or the folder `ffplan design` wrote it to."""
-    return path / "plan.yaml" if path.is_dir() else path
 
 
 def render_command(
@@ -39,7 +34,7 @@ def render_command(
     with stage_errors():
         started = time.perf_counter()
         with kept_until_exit():
-            loaded = load_plan(_plan_path(plan), needs=("routing", "qos", "hosts"))
+            loaded = load_plan(plan_file(plan), needs=("routing", "qos", "hosts"))
         with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES + (RENDER_WRITING,), quiet) as on_stage:
             files = render_plan_chunked(loaded, prefix, on_stage)
             on_stage(RENDER_WRITING)

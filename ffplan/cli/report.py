@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ffplan.catalog import Preset
-from ffplan.cli.common import err, fail, out, stage_errors, stage_progress
+from ffplan.cli.common import err, fail, out, plan_file, stage_errors, stage_progress
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
 from ffplan.report.designs import DEFAULT_WITH_MULTI_NIC_PLAN, DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS, RENAMED
@@ -37,7 +37,7 @@ def _is_plan(path: Path) -> bool:
 
 
 def cost_command(
-    input_file: Path = typer.Argument(None, metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design`. Without it, --gpus sizes the catalog's reference node and fabric switch."),
+    input_file: Path = typer.Argument(None, metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design` (or its folder). Without it, --gpus sizes the catalog's reference node and fabric switch."),
     gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and layout (sizing only, no placement); required without INVENTORY_OR_PLAN."),
     compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (plan is the plan's own design, whatever its layout, plan-ft3 its nodes on a three-layer tree; default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}, or {','.join(DEFAULT_WITH_MULTI_NIC_PLAN)} when its nodes have several NICs; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
     preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
@@ -66,17 +66,19 @@ def cost_command(
     from ffplan.report.cost import (RULE_COMPARISON, ComparisonError, EnergyOptions, build_report, inventory_location,
                                     plan_location, resolve_catalog, resolve_preset)
 
+    if input_file is not None:
+        input_file = plan_file(input_file)
     with stage_errors():
         designs = _designs(compare) if compare is not None else None
-        plan = plan_file = where = None  # no input: sized from the catalog alone
+        plan = plan_path = where = None  # no input: sized from the catalog alone
         if input_file is not None and _is_plan(input_file):  # the plan alone: the report never reads the inventory
             plan = load_plan(input_file)
-            plan_file, where = input_file, plan_location(plan, input_file)
+            plan_path, where = input_file, plan_location(plan, input_file)
         elif input_file is not None:
             loaded, plan = _design(input_file, quiet)
-            plan_file, where = None, inventory_location(loaded.source.file, loaded.source.positions)
+            plan_path, where = None, inventory_location(loaded.source.file, loaded.source.positions)
         chosen = preset.value if preset else None
-        catalog = resolve_catalog(plan, chosen, catalog_file, plan_file) if plan else resolve_preset(chosen, catalog_file)
+        catalog = resolve_catalog(plan, chosen, catalog_file, plan_path) if plan else resolve_preset(chosen, catalog_file)
         energy = EnergyOptions(years, pue, kwh_price) if years is not None else None
         try:
             report = build_report(plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file or ""),

@@ -65,6 +65,8 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
         raise _refuse(shown, f"cannot read {shown}: {exc.strerror}", "check the path and its permissions") from None
     try:
         info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise _refuse(shown, f"{shown} is a folder", "name a YAML file, e.g. an inventory in it (a design folder's plan.yaml is read by render, report, analyze, verify)")
         if not stat.S_ISREG(info.st_mode):
             raise _refuse(shown, f"{shown} is not a regular file", "point ffplan at a plain file (not a FIFO, device or socket)")
         with os.fdopen(fd, "rb", closefd=False) as fh:

@@ -170,6 +170,19 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, command, lab_d
     assert "not a regular file" in result.output
 
 
+def test_report_cost_takes_the_design_folder(lab_design_cache):
+    """Like render, analyze and verify (was refused as 'not a regular file' with a FIFO hint)."""
+    result = run_cli("report", "cost", lab_design_cache, "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["designs"]
+
+
+def test_a_folder_given_to_design_is_named_a_folder(tmp_path):
+    result = run_cli("design", tmp_path, "-o", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert "is a folder" in result.output and "FIFO" not in result.output
+
+
 def test_a_symlink_to_dev_zero_is_refused(tmp_path):
     link = tmp_path / "inv.yaml"
     link.symlink_to("/dev/zero")
