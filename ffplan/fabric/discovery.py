@@ -105,6 +105,7 @@ def parse_topology(text: str) -> DiscoveredFabric:
         if m and current is not None:
             port, pguid, remote, rport = int(m.group(1)), m.group(2), m.group(3), int(m.group(4))
             current.append((port, pguid, remote, rport, line, no))
+    peer: dict[tuple[str, int], tuple[str, int]] = {}
     for g, kind, ports in records:
         for port, pguid, remote, rport, line, no in ports:
             rg = ids.get(remote)
@@ -114,6 +115,12 @@ def parse_topology(text: str) -> DiscoveredFabric:
             if rg is None:
                 raise TopologyError(no, f"port [{port}] of {topo.desc[g]!r} names node {remote!r}, which has no record")
             a, b = (g, port), (rg, rport)
+            for end, other in ((a, b), (b, a)):  # ibnetdiscover writes each cable from both ends: they must agree
+                if peer.setdefault(end, other) != other:
+                    raise TopologyError(no, f"port [{port}] of {topo.desc[g]!r} names {remote!r} port [{rport}], but "
+                                            f"{topo.desc.get(end[0], end[0])!r} port [{end[1]}] is also cabled to "
+                                            f"{topo.desc.get(peer[end][0], peer[end][0])!r} port [{peer[end][1]}]: "
+                                            "the two ends disagree")
             topo.links.add((min(a, b), max(a, b)))
             rm = _RATE_TAIL.match(line)
             if rm:

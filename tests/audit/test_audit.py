@@ -5,6 +5,7 @@ tests/integration/test_audit_ibsim.py.)"""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -121,6 +122,20 @@ def test_bad_fabric_file_exit_2_with_line(files, content, line, words):
     assert result.exit_code == 2
     assert f"fabric.txt:{line}:1" in result.stderr and words in result.stderr and "FF930" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_cable_edited_on_one_end_only_is_refused_at_its_line(files, lab):
+    """Both records of a cable must agree; an edit on one side raised KeyError (docs promise FF930, exit 2)."""
+    text = R.render_opensm(lab)["opensm/topology.net"]
+    lines = text.splitlines()
+    no, line = next((i, s) for i, s in enumerate(lines) if s.startswith("[1](") and '"S-' in s)
+    remote_port = re.search(r'"S-[0-9a-f]+"\[(\d+)\]', line)
+    lines[no] = line.replace(f"[{remote_port.group(1)}]", "[39]", 1)
+    (files / "fabric.txt").write_text("\n".join(lines) + "\n")
+    result = run(files / "plan.yaml", files / "fabric.txt")
+    assert result.exit_code == 2, result.output
+    assert f"fabric.txt:{no + 1}:1" in result.stderr and "the two ends disagree" in result.stderr
+    assert "FF930" in result.stderr and "Traceback" not in result.output
 
 
 def test_missing_files_exit_2(files):
