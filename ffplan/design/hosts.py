@@ -358,10 +358,14 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
 def _sls(plan: Plan, role: str, has_gpus: bool) -> list[SlSetting]:
     wanted = []
     if has_gpus:
-        wanted += [("NCCL", "NCCL_IB_SL", "nccl", "nccl.conf"), ("HFReduce", HFREDUCE_SL_VAR, "hfreduce", "hfreduce.env")]
-    wanted += [("UCX (MPI)", "UCX_IB_SL", "ucx", "ucx.conf"), ("3FS client", "sl", "3fs", "3fs-client-sl.toml")]
-    if role == "storage":
-        wanted.append(("3FS storage server", "sl", "3fs", "3fs-storage-sl.toml"))
+        wanted += [("NCCL", "NCCL_IB_SL", "nccl", "nccl.conf")]
+        if _runs(plan, "hfreduce"):
+            wanted += [("HFReduce", HFREDUCE_SL_VAR, "hfreduce", "hfreduce.env")]
+    wanted += [("UCX (MPI)", "UCX_IB_SL", "ucx", "ucx.conf")]
+    if _runs(plan, "3fs"):
+        wanted += [("3FS client", "sl", "3fs", "3fs-client-sl.toml")]
+        if role == "storage":
+            wanted.append(("3FS storage server", "sl", "3fs", "3fs-storage-sl.toml"))
     out = []
     for software, setting, carried, file in wanted:
         cls, sl, claimed = _sl(plan, carried)
@@ -370,17 +374,26 @@ def _sls(plan: Plan, role: str, has_gpus: bool) -> list[SlSetting]:
     return out
 
 
-def _files(role: str, topo_file: str | None) -> list[ProfileFile]:
+def _runs(plan: Plan, software: str) -> bool:
+    """Fire-Flyer's own software (HFReduce, 3FS) on a rail-optimized (DGX SuperPOD-style) plan gets host files only
+    when a traffic class carries it: such plans run neither by default, and host-check.sh would fail on files nobody
+    installs. Elsewhere an unclaimed one falls to the class of unmatched traffic, as before."""
+    return plan.placement != "rail-optimized" or _sl(plan, software)[2]
+
+
+def _files(plan: Plan, role: str, topo_file: str | None) -> list[ProfileFile]:
     files = [ProfileFile(name="README.md", install_path="", purpose="what every file here is for, and why each setting has its value")]
     if topo_file:
         files.append(ProfileFile(name="topo.xml", install_path=topo_file, purpose="NCCL topology: the node model's PCIe/NUMA tree"))
         files.append(ProfileFile(name="nccl.conf", install_path=INSTALL["nccl.conf"], purpose="NCCL settings (NAME=VALUE)"))
-        files.append(ProfileFile(name="hfreduce.env", install_path=INSTALL["hfreduce.env"],
-                                 purpose=f"SL for HFReduce-style libraries ({HFREDUCE_SL_VAR}, ffplan's name)"))
+        if _runs(plan, "hfreduce"):
+            files.append(ProfileFile(name="hfreduce.env", install_path=INSTALL["hfreduce.env"],
+                                     purpose=f"SL for HFReduce-style libraries ({HFREDUCE_SL_VAR}, ffplan's name)"))
     files.append(ProfileFile(name="ucx.conf", install_path=INSTALL["ucx.conf"], purpose="UCX_IB_SL for MPI over UCX"))
-    files.append(ProfileFile(name="3fs-client-sl.toml", install_path="",
-                             purpose=f"sl of every 3FS client ibsocket section; merge into {THREEFS_CLIENT_TOML}"))
-    if role == "storage":
+    if _runs(plan, "3fs"):
+        files.append(ProfileFile(name="3fs-client-sl.toml", install_path="",
+                                 purpose=f"sl of every 3FS client ibsocket section; merge into {THREEFS_CLIENT_TOML}"))
+    if role == "storage" and _runs(plan, "3fs"):
         files.append(ProfileFile(name="3fs-storage-sl.toml", install_path="",
                                  purpose=f"sl of every 3FS storage server ibsocket section; merge into {THREEFS_STORAGE_TOML}"))
     files.append(ProfileFile(name="relaxed-ordering.sh", install_path="",
@@ -488,7 +501,7 @@ def design_hosts(loaded: LoadedInventory, plan: Plan) -> list[HostProfile]:
                 enabled=ro, nic_bus_ids=[d.bus_id for d in nics], devctl_value="0010" if ro else "0000",
                 devctl_mask="0010", pci_wr_ordering=0, pci_wr_ordering_name="per_mkey", iommu_modes=["pt", "off"],
             ),
-            files=_files(role, topo_file),
+            files=_files(plan, role, topo_file),
             hosts=[h.hostname for h in hosts],
         ))
     return sorted(profiles, key=lambda p: p.name)

@@ -57,6 +57,16 @@ DEFAULT_CLASSES = (
 DEFAULT_BY_NAME = {d.name: d for d in DEFAULT_CLASSES}
 
 
+def default_classes(placement: str, has_storage: bool) -> tuple[DefaultClass, ...]:
+    """The classes of an inventory without traffic_classes. Fire-Flyer's own software is not assumed on a
+    rail-optimized (DGX SuperPOD-style) fabric: no HFReduce class, and no 3FS storage class unless storage nodes
+    are on the fabric (the reference architecture puts storage on a fabric of its own); no class, no host file."""
+    if placement != "rail-optimized":
+        return DEFAULT_CLASSES
+    dropped = {"hfreduce"} | (set() if has_storage else {"storage"})
+    return tuple(d for d in DEFAULT_CLASSES if d.name not in dropped)
+
+
 def carries_of(tc: TrafficClass) -> Carries | None:
     """What an inventory class carries: its own `carries`, else its default's; None for a class that says
     nothing and has no default (it serves only applications that ask for its QoS class by number)."""
@@ -96,7 +106,8 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
     defaults = {d.name: d for d in DEFAULT_CLASSES}
     classes: list[TrafficClassPlan] = []
     if inv.traffic_classes is None:
-        for d in DEFAULT_CLASSES:
+        has_storage = any(h.role is Role.STORAGE for h in loaded.resolved.hosts)
+        for d in default_classes(inv.fabric.placement, has_storage):
             classes.append(TrafficClassPlan(name=d.name, sl=d.sl, vl=d.vl, weight=d.weight, priority=d.priority,
                                             source="ffplan default", description=d.description, carries=d.carries))
     else:
