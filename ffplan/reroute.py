@@ -10,12 +10,9 @@ The file replaces the one OpenSM reads atomically; a SIGHUP makes OpenSM run a h
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.plan.model import Plan
@@ -134,41 +131,3 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
     ca_pairs, switch_lids = reachability(fab, fabric_topo(fab), after)
     return Rerouted(failed=failed, plan=new_plan, fab=fab, entries_changed=int(changed.sum()),
                     switches_changed=int((changed > 0).sum()), ca_pairs=ca_pairs, switch_lids=switch_lids, route_s=route_s)
-
-
-def write_atomically(path: Path, text: str | Iterable[str]) -> None:
-    """Replace `path` so a reader sees the old file or the new one, never a mix: temp file in the same folder,
-    fsync, rename over, fsync the folder. The old file's permissions are kept; a symlink keeps pointing at it."""
-    path = Path(os.path.realpath(path))
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.writelines([text] if isinstance(text, str) else text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class NotOpenSM(Exception):
-    pass
-
-
-def request_heavy_sweep(pid: int) -> None:
-    """SIGHUP: OpenSM 3.3.23 answers with a heavy sweep (main.c), whose routing step re-reads lfts_file.
-    Refuses a PID that is not an opensm process."""
-    try:
-        comm = Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        raise NotOpenSM(f"no process {pid}") from None
-    if comm != "opensm":
-        raise NotOpenSM(f"process {pid} is {comm!r}, not opensm")
-    os.kill(pid, signal.SIGHUP)

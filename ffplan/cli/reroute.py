@@ -10,7 +10,12 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from typing import TYPE_CHECKING
+
 from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, out, stage_errors
+
+if TYPE_CHECKING:
+    from ffplan.reroute import Missing, Rerouted
 
 
 class Format(str, Enum):
@@ -24,33 +29,91 @@ def reroute_command(
     failed: list[str] = typer.Option(None, "--failed", help="A failed cable label, switch name or switch\\[port] (repeatable)."),
     output: Path = typer.Option(..., "-o", "--output", help="The LFT file OpenSM reads (opensm.conf's lfts_file), or its folder (then lfts.dump in it)."),
     plane: str = typer.Option(None, "--plane", help="A plan with planes: the plane (subnet) to re-route; required there (each plane has its own OpenSM and LFT file)."),
-    hup: int = typer.Option(None, "--hup", help="PID of the running OpenSM: send it SIGHUP so a heavy sweep loads the new file."),
+    hup: int = typer.Option(None, "--hup", help="PID of the running OpenSM that reads the -o file: send it SIGHUP so a heavy sweep loads it."),
     fmt: Format = typer.Option(Format.table, "--format", help="table or json."),
 ) -> None:
     """Re-route PLAN around what is down now and atomically replace the LFT file OpenSM reads.
 
     The file lists only the LIDs of ports that are up. A --fabric file that is not ibnetdiscover output is
     refused at its line (FF930, as in `ffplan audit`). Exit 0 when every CA pair and every switch LID of the degraded fabric is
-    reachable, 1 when some are not (the file is written all the same: it is the best routing left), 2 on bad input.
+    reachable, 1 when some are not (the file is written all the same: it is the best routing left), 2 on bad input,
+    when nothing is written: among it an -o that is a symlink, FIFO or device, and a --hup PID that is not the
+    opensm process reading that very file (its -U, or lfts_file in its -F configuration).
 
     A plan with planes: re-route one plane with --plane NAME and write that plane's LFT file
     (/etc/opensm/NAME/lfts.dump), then SIGHUP that plane's OpenSM.
 
     Example: ibnetdiscover > now.txt; ffplan reroute out/fire-flyer-2/plan --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
     """
-    from ffplan.fabric.discovery import read_fabric
-    from ffplan.plan import load_plan
-    from ffplan.plan.subnets import plane_view
+    from ffplan.live_file import UnsafeTarget, check_target, replace_file
     from ffplan.render.opensm import lfts_chunks
-    from ffplan.diagnostics import did_you_mean
-    from ffplan.reroute import NotOpenSM, missing_from_discovery, request_heavy_sweep, reroute, resolve_items, write_atomically
+    from ffplan.sm_process import NotOurOpenSM, subnet_manager_reading
 
     if (fabric is None) == (not failed):
         fail("give the fabric as it is now: either --fabric IBNETDISCOVER_OUTPUT or --failed ITEM (not both)",
              "ffplan reroute out/fire-flyer-2/plan --failed z1-leaf05-p21 -o /etc/opensm/lfts.dump")
-    target = output / "lfts.dump" if output.is_dir() else output
-    if not target.parent.is_dir():
-        fail(escape(f"{target.parent} is not a folder"), "-o names the file OpenSM reads (lfts_file) or its folder")
+    try:
+        target = check_target(output / "lfts.dump" if output.is_dir() else output)
+    except UnsafeTarget as exc:
+        fail(escape(f"{exc}; nothing was written"), "-o names the regular file OpenSM reads (lfts_file) or its folder")
+    sm = None
+    if hup is not None:  # before anything is written: a wrong PID is bad input, not a half-done re-route
+        try:
+            sm = subnet_manager_reading(hup, target.path)
+        except NotOurOpenSM as exc:
+            fail(escape(f"--hup {hup}: {exc}; nothing was written"),
+                 "pass the PID of the opensm process whose lfts_file (or -U) is the file -o names")
+    try:
+        result, missing = _reroute(plan, plane, fabric, list(failed or []))
+        try:
+            replace_file(target, lfts_chunks(result.fab))
+        except UnsafeTarget as exc:
+            fail(escape(str(exc)), "check who else can write that folder")
+        except OSError as exc:
+            fail(escape(f"cannot write {target.path}: {exc.strerror or exc}"), "run it as the user that owns OpenSM's files")
+        if target.others_can_write_folder():
+            err.print(f"warning: {target.folder} is writable by other users: they can change the routes OpenSM "
+                      "installs; make it writable by OpenSM's user only", markup=False)
+        signalled = ""
+        if sm is not None:
+            held, sm = sm, None
+            try:
+                held.request_heavy_sweep()
+            except NotOurOpenSM as exc:
+                fail(escape(f"wrote {target.path}, but cannot signal OpenSM: {exc}"), "send SIGHUP to the opensm process yourself")
+            signalled = f"sent SIGHUP to OpenSM (PID {hup}): its heavy sweep loads the file"
+    finally:
+        if sm is not None:
+            sm.release()
+    summary = {
+        "failed": result.failed,
+        "missing": None if missing is None else {"switches": missing.switches, "cables": missing.cables,
+                                                 "ca_ports": missing.ca_ports},
+        "unexpected_links": [] if missing is None else missing.unexpected,
+        "routes_changed": {"entries": result.entries_changed, "switches": result.switches_changed},
+        "unreachable": {"ca_pairs": result.ca_pairs.broken, "of_ca_pairs": result.ca_pairs.pairs,
+                        "switch_lid_pairs": result.switch_lids.broken, "of_switch_lid_pairs": result.switch_lids.pairs},
+        "examples": result.ca_pairs.failures[:4] + result.switch_lids.failures[:4],
+        "route_s": round(result.route_s, 3),
+        "written": str(target.path),
+        "opensm": signalled or "not signalled (pass --hup PID, or send SIGHUP yourself)",
+    }
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(summary, indent=1) + "\n")
+    else:
+        _print(summary)
+    ok = result.ca_pairs.broken == 0 and result.switch_lids.broken == 0
+    raise typer.Exit(EXIT_OK if ok else EXIT_FINDINGS)
+
+
+def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[str]) -> tuple[Rerouted, Missing | None]:
+    """Load the plan, find what is down (from --fabric or --failed) and route around it; bad input exits 2."""
+    from ffplan.fabric.discovery import read_fabric
+    from ffplan.diagnostics import did_you_mean
+    from ffplan.plan import load_plan
+    from ffplan.plan.subnets import plane_view
+    from ffplan.reroute import missing_from_discovery, reroute, resolve_items
+
     with stage_errors():
         loaded = plane_view(load_plan(plan / "plan.yaml" if plan.is_dir() else plan), plane, "reroute")
         if loaded.routing is None:
@@ -66,42 +129,12 @@ def reroute_command(
                      "(fabric.switch_guids) and re-run design" if placeholders else
                      "is this the discovery of the fabric the plan describes?")
             failed = missing.failed
-        unknown = resolve_items(loaded, list(failed)).unknown
+        unknown = resolve_items(loaded, failed).unknown
         if unknown:
             hint = did_you_mean(unknown[0], [s.name for s in loaded.switches] + [c.label for c in loaded.cables])
             fail(escape(f"--failed {unknown[0]!r} is neither a cable label, a switch nor switch[port] of the plan"),
                  hint or "use a cable label from cables.csv (z1-leaf05-p21), a switch name (z1-spine05) or switch[port]")
-        result = reroute(loaded, list(failed))
-    try:
-        write_atomically(target, lfts_chunks(result.fab))
-    except OSError as exc:
-        fail(escape(f"cannot write {target}: {exc.strerror or exc}"), "run it as the user that owns OpenSM's files")
-    signalled = ""
-    if hup is not None:
-        try:
-            request_heavy_sweep(hup)
-        except (NotOpenSM, PermissionError) as exc:
-            fail(escape(f"wrote {target}, but cannot signal OpenSM: {exc}"), "send SIGHUP to the opensm process yourself", EXIT_FINDINGS)
-        signalled = f"sent SIGHUP to OpenSM (PID {hup}): its heavy sweep loads the file"
-    summary = {
-        "failed": result.failed,
-        "missing": None if missing is None else {"switches": missing.switches, "cables": missing.cables,
-                                                 "ca_ports": missing.ca_ports},
-        "unexpected_links": [] if missing is None else missing.unexpected,
-        "routes_changed": {"entries": result.entries_changed, "switches": result.switches_changed},
-        "unreachable": {"ca_pairs": result.ca_pairs.broken, "of_ca_pairs": result.ca_pairs.pairs,
-                        "switch_lid_pairs": result.switch_lids.broken, "of_switch_lid_pairs": result.switch_lids.pairs},
-        "examples": result.ca_pairs.failures[:4] + result.switch_lids.failures[:4],
-        "route_s": round(result.route_s, 3),
-        "written": str(target),
-        "opensm": signalled or "not signalled (pass --hup PID, or send SIGHUP yourself)",
-    }
-    if fmt is Format.json:
-        sys.stdout.write(json.dumps(summary, indent=1) + "\n")
-    else:
-        _print(summary)
-    ok = result.ca_pairs.broken == 0 and result.switch_lids.broken == 0
-    raise typer.Exit(EXIT_OK if ok else EXIT_FINDINGS)
+        return reroute(loaded, failed), missing
 
 
 def _print(s: dict) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -13,7 +15,7 @@ from typer.testing import CliRunner
 from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
 from ffplan.render import opensm as R
-from ffplan.reroute import missing_from_discovery, reroute, resolve_items, write_atomically
+from ffplan.reroute import missing_from_discovery, reroute, resolve_items
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
@@ -96,20 +98,6 @@ def test_reroute_around_a_cable_changes_routes_and_reaches_every_pair(lab):
     assert R.lfts_text(reroute(lab, []).fab) == R.opensm_files(lab)[R.LFTS]
 
 
-def test_write_atomically_replaces_and_keeps_permissions(tmp_path):
-    target = tmp_path / "lfts.dump"
-    target.write_text("old\n")
-    os.chmod(target, 0o640)
-    write_atomically(target, "new\n")
-    assert target.read_text() == "new\n"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o640
-    assert [p.name for p in tmp_path.iterdir()] == ["lfts.dump"]  # no temporary file left
-    link = tmp_path / "current"
-    link.symlink_to(target)
-    write_atomically(link, "newer\n")
-    assert link.is_symlink() and target.read_text() == "newer\n"
-
-
 def _other_fabric(tmp_path):
     """A discovered fabric of other hardware: no GUID of the plan in it."""
     text = 'Switch 8 "S-00000000000000aa" # "other"\n[1] "H-00000000000000bb"[1](bc)\n\nCa 1 "H-00000000000000bb"\n[1](bc) "S-00000000000000aa"[1]\n'
@@ -153,9 +141,33 @@ def test_cli_reroute(lab, tmp_path):
                         (["--fabric", str(plan)], "no Switch or Ca records"),
                         (["--fabric", str(_bad_port_line(tmp_path))], "bad-port.txt:3:1"),
                         (["--fabric", str(_other_fabric(tmp_path))], "none of the plan's 12 switch GUIDs"),
-                        (["--failed", cable, "--hup", "1"], "not opensm"),
                         (["--failed", cable, "-o", str(tmp_path / "no" / "x.lfts")], "is not a folder"),
-                        (["--failed", cable, "-o", str(_blocked(tmp_path))], "cannot write")):
+                        (["--failed", cable, "-o", str(_blocked(tmp_path))], "is a folder, not a regular file")):
         res = runner.invoke(app, ["reroute", str(plan), "-o", str(tmp_path / "y.lfts"), *args])
         assert res.exit_code in (1, 2) and words in res.output, (args, res.output)
         assert "Traceback" not in res.output
+
+
+def test_cli_reroute_refuses_special_targets_and_foreign_pids_before_writing(lab, tmp_path):
+    """-o on a FIFO or a symlink, and a --hup PID that is not the OpenSM reading the file, exit 2 and write nothing
+    (the old code replaced the FIFO with a regular file, wrote and then exited 1 for the PID)."""
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(dump_plan(lab))
+    cable = _uplink(lab).label
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    link = tmp_path / "link"
+    link.symlink_to(victim)
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        for out, extra, words in ((fifo, [], "is a FIFO"), (link, [], "is a symlink"),
+                                  (tmp_path / "lfts.dump", ["--hup", str(decoy.pid)], "not opensm")):
+            res = CliRunner().invoke(app, ["reroute", str(plan), "--failed", cable, "-o", str(out), *extra])
+            assert res.exit_code == 2 and words in res.output and "nothing was written" in res.output, res.output
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink() and victim.read_text() == "keep\n"
+        assert not (tmp_path / "lfts.dump").exists() and decoy.poll() is None
+    finally:
+        decoy.kill()
+        decoy.wait()

@@ -1,0 +1,169 @@
+"""Replacing one file that a running daemon reads (OpenSM's LFT file), safely when run as root.
+
+The folder may be writable by someone else (a misconfigured /etc/opensm, a shared mount), so nothing in it is
+trusted: the target must be a regular file or absent (never written through a symlink, never a device or FIFO
+replaced), the new content is written to an unnamed file (O_TMPFILE) so a killed run leaves nothing behind, and
+every name is opened relative to the folder's descriptor without following symlinks. A reader sees the old file
+or the new one, never a mix: fsync, rename over, fsync of the folder. The old file's mode and owner are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import secrets
+import signal
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+_KINDS = ((stat.S_ISLNK, "a symlink"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+NEW_FILE_MODE = 0o644
+
+
+class UnsafeTarget(Exception):
+    """The target is not a regular file (or absent) in a folder: nothing was written."""
+
+
+@dataclass(frozen=True)
+class Target:
+    folder: Path  # resolved: the folder's own path components are the caller's choice, not the folder's content
+    name: str
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.name
+
+    def others_can_write_folder(self) -> bool:
+        """Group- or world-writable and not sticky: someone else could swap the file between two runs."""
+        mode = os.stat(self.folder).st_mode
+        return bool(mode & (stat.S_IWGRP | stat.S_IWOTH)) and not mode & stat.S_ISVTX
+
+
+def _kind(mode: int) -> str | None:
+    return next((name for test, name in _KINDS if test(mode)), None) if not stat.S_ISREG(mode) else None
+
+
+def check_target(path: Path) -> Target:
+    """The file to replace, refused unless it is a regular file or does not exist yet."""
+    folder = Path(os.path.realpath(path.parent))
+    if not folder.is_dir():
+        raise UnsafeTarget(f"{path.parent} is not a folder")
+    target = Target(folder, path.name)
+    try:
+        kind = _kind(os.lstat(target.path).st_mode)
+    except FileNotFoundError:
+        return target
+    if kind is not None:
+        raise UnsafeTarget(f"{path} is {kind}, not a regular file: reroute replaces only a regular file "
+                           "(never writes through a symlink, never replaces a device or FIFO)")
+    return target
+
+
+def _leftover_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"^\.{re.escape(name)}\.ffplan-(\d+)-[0-9a-f]{{16}}\.tmp$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_leftovers(dfd: int, name: str) -> None:
+    """Named temporary files of runs that were killed between link and rename (or on a file system without
+    O_TMPFILE): unlinking a name never follows it."""
+    pattern = _leftover_pattern(name)
+    for entry in os.listdir(dfd):
+        m = pattern.match(entry)
+        if m and not _alive(int(m[1])):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry, dir_fd=dfd)
+
+
+@contextlib.contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """SIGTERM/SIGHUP during the write unwind like Ctrl-C does, so the temporary name is removed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def leave(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    saved = {sig: signal.signal(sig, leave) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
+def _open_unnamed(dfd: int) -> int | None:
+    try:
+        return os.open(".", os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            return None  # file system without O_TMPFILE: a named temporary file instead
+        raise
+
+
+def replace_file(target: Target, chunks: str | Iterable[str]) -> None:
+    """Atomically replace `target` with `chunks` (see the module's docstring). Raises UnsafeTarget when the
+    target became a symlink, device, FIFO or folder since `check_target`; OSError when the write fails."""
+    dfd = os.open(target.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        _remove_leftovers(dfd, target.name)
+        with _terminated_as_exit():
+            _replace_in(dfd, target, [chunks] if isinstance(chunks, str) else chunks)
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def _replace_in(dfd: int, target: Target, chunks: Iterable[str]) -> None:
+    temp = f".{target.name}.ffplan-{os.getpid()}-{secrets.token_hex(8)}.tmp"
+    fd = _open_unnamed(dfd)
+    named = fd is None
+    if fd is None:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", closefd=False) as fh:
+            fh.writelines(chunks)
+        os.fsync(fd)
+        _copy_ownership(dfd, target, fd)
+        if not named:
+            # linkat(2) of an O_TMPFILE through /proc needs no privilege; link() fails if the name exists
+            os.link(f"/proc/self/fd/{fd}", temp, dst_dir_fd=dfd, follow_symlinks=True)
+            named = True
+        os.rename(temp, target.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        named = False
+    finally:
+        os.close(fd)
+        if named:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=dfd)
+
+
+def _copy_ownership(dfd: int, target: Target, fd: int) -> None:
+    """The old file's mode and owner (the new file is ours, 0600, until now); a new file gets 0644."""
+    try:
+        old = os.stat(target.name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        os.fchmod(fd, NEW_FILE_MODE)
+        return
+    kind = _kind(old.st_mode)
+    if kind is not None:
+        raise UnsafeTarget(f"{target.path} became {kind} while reroute ran: nothing was written")
+    if os.geteuid() == 0 and (old.st_uid, old.st_gid) != (os.fstat(fd).st_uid, os.fstat(fd).st_gid):
+        os.fchown(fd, old.st_uid, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))

@@ -1,0 +1,131 @@
+"""reroute runs as root beside OpenSM: replacing the LFT file must never write through a symlink, never replace a
+device or FIFO, never follow a planted temporary name, keep the old file's mode, and leave nothing behind when
+killed. Every special file here is made by the test in its own folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ffplan.live_file import UnsafeTarget, check_target, replace_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_replaces_and_keeps_mode(tmp_path):
+    target = tmp_path / "lfts.dump"
+    target.write_text("old\n")
+    os.chmod(target, 0o640)
+    replace_file(check_target(target), ["new", "\n"])
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump"]
+
+
+def test_a_new_file_is_0644(tmp_path):
+    replace_file(check_target(tmp_path / "lfts.dump"), "x\n")
+    assert stat.S_IMODE((tmp_path / "lfts.dump").stat().st_mode) == 0o644
+
+
+def test_a_planted_temporary_name_is_never_followed(tmp_path):
+    """The old writer used `.lfts.dump.<pid>.tmp` and followed it: a symlink there made root overwrite the file it
+    pointed at and change its mode. Plant that name, and every name of the new pattern it could guess."""
+    victim = tmp_path / "root-only"
+    victim.write_text("secret\n")
+    os.chmod(victim, 0o600)
+    folder = tmp_path / "opensm"
+    folder.mkdir()
+    (folder / f".lfts.dump.{os.getpid()}.tmp").symlink_to(victim)
+    replace_file(check_target(folder / "lfts.dump"), "tables\n")
+    assert victim.read_text() == "secret\n" and stat.S_IMODE(victim.stat().st_mode) == 0o600
+    assert (folder / "lfts.dump").read_text() == "tables\n"
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "device", "socket"])
+def test_special_targets_are_refused_and_left_alone(tmp_path, kind):
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    target = tmp_path / "lfts.dump"
+    if kind == "symlink":
+        target.symlink_to(victim)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("mknod of a character device needs root")
+        os.mknod(target, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # a null device of the test's own
+    else:
+        import socket
+
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(target))
+        sock.close()
+    before = os.lstat(target)
+    with pytest.raises(UnsafeTarget, match="not a regular file"):
+        check_target(target)
+    after = os.lstat(target)
+    assert (before.st_ino, before.st_mode) == (after.st_ino, after.st_mode)
+    assert victim.read_text() == "keep\n"
+
+
+def test_a_target_swapped_for_a_symlink_after_the_check_is_not_written_through(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    target = tmp_path / "lfts.dump"
+    target.write_text("old\n")
+    checked = check_target(target)
+    target.unlink()
+    target.symlink_to(victim)
+    with pytest.raises(UnsafeTarget, match="became a symlink"):
+        replace_file(checked, "new\n")
+    assert victim.read_text() == "keep\n" and target.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump", "victim"]
+
+
+_KILLED_WRITER = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from ffplan.live_file import check_target, replace_file
+    def chunks():
+        yield "half of the tables\\n" * 1000
+        os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+        yield "never\\n"
+    replace_file(check_target(Path(sys.argv[1])), chunks())
+""")
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM"])
+def test_a_killed_run_leaves_the_old_file_and_no_temporary_file(tmp_path, sig):
+    target = tmp_path / "lfts.dump"
+    target.write_text("old\n")
+    proc = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(target), sig], cwd=ROOT, capture_output=True)
+    assert proc.returncode in (-signal.SIGKILL, 128 + signal.SIGTERM), proc.stderr
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump"]
+
+
+def test_leftovers_of_dead_runs_are_removed_but_not_of_live_ones(tmp_path):
+    target = tmp_path / "lfts.dump"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".lfts.dump.ffplan-{int(dead.stdout)}-{'0' * 16}.tmp"
+    live = tmp_path / f".lfts.dump.ffplan-{os.getpid()}-{'1' * 16}.tmp"
+    stale.write_text("x")
+    live.write_text("y")
+    replace_file(check_target(target), "new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["lfts.dump", live.name])
+
+
+def test_group_writable_folder_is_noticed(tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    os.chmod(folder, 0o775)
+    assert check_target(folder / "lfts.dump").others_can_write_folder()
+    os.chmod(folder, 0o755)
+    assert not check_target(folder / "lfts.dump").others_can_write_folder()
