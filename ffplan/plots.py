@@ -1,0 +1,79 @@
+"""Charts for the HTML reports (cost, analyze, failure sweep), drawn by matplotlib as inline SVG.
+
+The same data gives the same bytes: no date or tool in the file's metadata, element ids from a fixed salt (the
+chart's own id, so two charts on one page never share one), text left as text (the page's font). Figures are made
+with matplotlib's object API on the Agg canvas, never pyplot: no global figure state, no display needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # matplotlib is imported when a chart is drawn: no other command pays for it
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+COLOURS = ("#3b6ea8", "#e08a2c", "#5aa469", "#b8504b", "#8a6fb5", "#7a7f87")
+INK = "#1d2430"
+GRID = "#e4e7ec"
+WIDTH = 7.6  # inches at 100 dpi: 760 px, the report's chart width
+FONT_SIZE = 9.5
+
+
+def figure(height: float, columns: int = 1, rows: int = 1) -> tuple[Figure, list[Axes]]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(WIDTH, height), dpi=100, layout="constrained")
+    grid = fig.subplots(rows, columns, squeeze=False)
+    axes = [ax for row in grid for ax in row]
+    for ax in axes:
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.tick_params(colors=INK, labelsize=FONT_SIZE)
+        ax.set_axisbelow(True)
+    return fig, axes
+
+
+def svg(fig: Figure, chart_id: str) -> str:
+    """The figure as an <svg> element to put inline in HTML (no XML prologue, no metadata)."""
+    import io
+
+    from matplotlib import rc_context
+
+    buf = io.StringIO()
+    with rc_context({"svg.hashsalt": f"ffplan-{chart_id}", "svg.fonttype": "none", "font.size": FONT_SIZE}):
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def png(fig: Figure, path: str) -> None:
+    """The figure as a PNG file (to look at a chart without a browser)."""
+    fig.savefig(path, format="png", metadata={"Software": None})
+
+
+def tick(value: float, _: object = None) -> str:
+    """An axis tick: thousands separated, no decimals a round number does not need."""
+    return f"{int(value):,}" if value == int(value) else f"{value:,.6g}"
+
+
+def stacked_bars(series: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]],
+                 label: Callable[[float], str]) -> Figure:
+    """One horizontal bar per row, its values stacked in `series` order, the first row on top, each bar's total
+    printed after it by `label`."""
+    fig, (ax,) = figure(0.9 + 0.42 * len(rows))
+    names = [name for name, _ in rows]
+    left: list[float] = [0] * len(rows)  # sums of counts stay integers
+    for s, name in enumerate(series):
+        values = [stack[s] for _, stack in rows]
+        ax.barh(names, values, left=left, height=0.62, color=COLOURS[s % len(COLOURS)], label=name)
+        left = [a + b for a, b in zip(left, values)]
+    longest = max(left, default=0) or 1
+    for y, total in enumerate(left):
+        ax.text(total + longest * 0.01, y, label(total), va="center", fontsize=FONT_SIZE, color=INK)
+    ax.set_xlim(0, longest * 1.18)
+    ax.invert_yaxis()
+    ax.xaxis.grid(True, color=GRID)
+    ax.xaxis.set_major_formatter(tick)
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=len(series), frameon=False, fontsize=FONT_SIZE)
+    return fig
