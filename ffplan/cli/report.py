@@ -1,5 +1,6 @@
 """`ffplan report cost [INVENTORY_OR_PLAN]`: the plan's design (Fire-Flyer zones, planes, a three-layer tree) against
-a three-layer tree and 8-NIC-node fabrics (three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`."""
+a three-layer tree and 8-NIC-node fabrics (three-layer, rail-optimized, multi-plane), or those alone at `--gpus N`.
+`ffplan report facility INVENTORY_OR_PLAN`: the racks' power and cooling, and the floor map."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ffplan.cli.common import err, fail, out, plan_file, stage_errors, stage_pro
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
 from ffplan.report.designs import DEFAULT_WITH_MULTI_NIC_PLAN, DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS, RENAMED
+from ffplan.report.facility import FacilityFormat
 from ffplan.report.output import ReportFormat, render, table_renderables
 
 if TYPE_CHECKING:
@@ -89,17 +91,7 @@ def cost_command(
     if output is None and fmt.value == "table":
         out.print(table_renderables(report))
         return
-    text = render(report, fmt.value)
-    if output is None:
-        out.file.write(text)
-        return
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror}", "check the path and its permissions")
-    if not quiet:
-        err.print(f"wrote {output}")
+    _write(render(report, fmt.value), output, quiet)
 
 
 def _designs(compare: str) -> tuple[str, ...]:
@@ -129,7 +121,60 @@ def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
         return loaded, design(loaded, on_stage=on_stage)
 
 
+def facility_command(
+    input_file: Path = typer.Argument(..., metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design` (or its folder)."),
+    fmt: FacilityFormat = typer.Option("table", "--format", "-f", help="Output format."),
+    output: Path = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
+    floor_map_file: Path = typer.Option(None, "--floor-map", metavar="FILE.png", help="Also draw the floor (rows x slots, racks coloured by peak kW) as a PNG."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress messages."),
+) -> None:
+    """Per rack and per row: typical and peak kW, cooling, limit (the lower of power budget and cooling) and
+    headroom, read from the plan's racks; --floor-map draws the floor.
+
+    Example: ffplan report facility out/fire-flyer-2/plan --floor-map floor.png
+    Example: ffplan report facility inventories/lab.yaml -f markdown -o facility.md
+    """
+    from ffplan.plan import load_plan
+    from ffplan.report.facility import build_facility, floor_map, render_facility
+    from ffplan.report.facility import table_renderables as facility_renderables
+
+    if input_file.is_dir():
+        input_file = input_file / "plan.yaml"
+    with stage_errors():
+        plan = load_plan(input_file) if _is_plan(input_file) else _design(input_file, quiet)[1]
+    report = build_facility(plan)
+    if not report.racks:
+        fail(f"{input_file}: the plan has no racks (written by an older ffplan)", "re-run `ffplan design`")
+    if output is None and fmt.value == "table":
+        out.print(facility_renderables(report))
+    else:
+        _write(render_facility(report, fmt.value), output, quiet)
+    if floor_map_file is not None:
+        try:
+            floor_map_file.parent.mkdir(parents=True, exist_ok=True)
+            floor_map(report, floor_map_file)
+        except OSError as exc:
+            fail(f"cannot write {floor_map_file}: {exc.strerror}", "check the path and its permissions")
+        if not quiet:
+            err.print(f"wrote {floor_map_file}")
+
+
+def _write(text: str, output: Path | None, quiet: bool) -> None:
+    """Text to stdout, or to `output` (its folder created)."""
+    if output is None:
+        out.file.write(text)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}", "check the path and its permissions")
+    if not quiet:
+        err.print(f"wrote {output}")
+
+
 def register(app: typer.Typer) -> None:
     report_app = typer.Typer(help="Reports computed from an inventory or a plan.", no_args_is_help=True)
     report_app.command("cost")(cost_command)
+    report_app.command("facility")(facility_command)
     app.add_typer(report_app, name="report")

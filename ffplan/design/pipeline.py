@@ -22,6 +22,7 @@ from typing import Callable, Iterator, ParamSpec, TypeVar
 from ffplan import __version__
 from ffplan.design.addressing import Addressing, address
 from ffplan.design.cabling import Cabling, Floor, cable, floor
+from ffplan.design.facility import rack_powers
 from ffplan.design.hosts import design_hosts
 from ffplan.design.placement import Placement, place
 from ffplan.design.qos import design_qos
@@ -118,6 +119,7 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
         nodes=addressing.nodes,
         sm_hosts=addressing.sm_hosts,
         cables=cabling.cables,
+        racks=rack_powers(loaded, addressing.switches),
         design=Design(
             solver=SolverInfo(solver=p.solver, status=p.status, objective=p.objective, gap=p.gap,
                               variables=p.variables, constraints=p.constraints),

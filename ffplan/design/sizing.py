@@ -17,10 +17,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ffplan.design.facility import Draw, host_draws, kw, model_draw, tightest
 from ffplan.design.guids import KIND_CORE, KIND_LEAF, KIND_SPINE, switch_guids, synthetic_guid
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
-from ffplan.inventory.models import Attach, Inventory
+from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedInventory
 
 if TYPE_CHECKING:  # lint imports the sizing math: the plan package stays unloaded until a design racks switches
@@ -317,13 +318,40 @@ def _pod(size: TreeSize, tier: str, index: int) -> int | None:
     return index // (size.leaves_per_pod if tier == "leaf" else size.spines_per_pod) + 1
 
 
-def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
-    """Switches fill their racks top-down in the free units (hosts keep theirs); a full rack is an error."""
-    from ffplan.plan.model import Switch
+def _within_budget(rack_list: list[str], first: str, racks: dict[str, Rack], draws: dict[str, Draw], add: Draw) -> str | None:
+    """The first rack from `first` on (then wrapping round the list) whose power budget and cooling still take
+    `add` at peak; None when none does."""
+    start = rack_list.index(first)
+    for rack in rack_list[start:] + rack_list[:start]:
+        limit = tightest(racks[rack])
+        if limit is None or draws.get(rack, Draw()).peak_w + add.peak_w <= limit.watts:
+            return rack
+    return None
 
+
+@dataclass(frozen=True)
+class RackedSwitch:
+    """Where the designer puts one switch: lint reads these (without the plan package), the design builds Switches."""
+
+    zone_index: int  # 1-based position of its zone or plane
+    zone: str
+    tier: SwitchTier
+    index: int  # 0-based within its zone and tier
+    name: str
+    kind: int  # GUID kind (KIND_LEAF, ...)
+    rack: str
+    u: int
+
+
+def rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[RackedSwitch]:
+    """Switches fill their racks top-down in the free units (hosts keep theirs), an even share each unless a
+    rack's power budget or cooling is spent (then the next rack of the list takes it); a rack without room or
+    power for the next switch is an error (FF153, FF155)."""
     inv = loaded.inventory
     racks = loaded.resolved.racks
     sw_model = inv.models.switches[inv.fabric.switch_model]
+    sw_draw = model_draw(sw_model)
+    draws = host_draws(loaded)
     occupied = _occupied_units(loaded)
     collector = Collector(loaded.source.file, loaded.source.positions)
     switches = []
@@ -334,8 +362,20 @@ def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
         if isinstance(size, ThreeLayerTree):
             tiers.insert(0, ("core", size.cores, zone.core_racks or zone.spine_racks, KIND_CORE))
         for tier, count, rack_list, kind in tiers:
-            for i, rack in enumerate(_place_in_racks(list(rack_list), count)):
+            for i, even in enumerate(_place_in_racks(list(rack_list), count)):
                 name = _switch_name(zone.name, tier, i + 1, count)
+                rack = _within_budget(list(rack_list), even, racks, draws, sw_draw)
+                if rack is None:
+                    limit = tightest(racks[even])
+                    assert limit is not None  # a rack without limits takes any switch
+                    collector.error(
+                        "FF155", ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
+                        f"no rack of {tier}_racks has power left for {name} ({kw(sw_draw.peak_w)}): rack '{even}' "
+                        f"draws {kw(draws.get(even, Draw()).peak_w)} at peak against its {limit.what} of {kw(limit.watts)}",
+                        f"add racks to {tier}_racks of zone '{zone.name}' or raise their power_kw / cooling",
+                    )
+                    raise InfeasibleError(collector.items)
+                draws[rack] = draws.get(rack, Draw()) + sw_draw
                 u = next_u.get(rack, racks[rack].units - sw_model.rack_units + 1)
                 while u >= 1 and occupied[rack] & set(range(u, u + sw_model.rack_units)):
                     u -= 1
@@ -347,11 +387,23 @@ def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
                     )
                     raise InfeasibleError(collector.items)
                 next_u[rack] = u - sw_model.rack_units
-                given = inv.fabric.switch_guids.get(name)
-                switches.append(Switch(
-                    name=name, zone=zone.name, tier=tier, index=i + 1, pod=_pod(size, tier, i), model=inv.fabric.switch_model,
-                    ports=sw_model.ports,
-                    lid=1, guid_placeholder=given is None, rack=rack, u=u,  # a valid stand-in: addressing numbers every switch
-                    **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, zi, kind, i + 1)),
-                ))
+                switches.append(RackedSwitch(zi, zone.name, tier, i, name, kind, rack, u))
+    return switches
+
+
+def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
+    """The racked switches as the plan's Switches, each with its GUID (the inventory's, else a placeholder)."""
+    from ffplan.plan.model import Switch
+
+    inv = loaded.inventory
+    sw_model = inv.models.switches[inv.fabric.switch_model]
+    switches = []
+    for r in rack_switches(loaded, size):
+        given = inv.fabric.switch_guids.get(r.name)
+        switches.append(Switch(
+            name=r.name, zone=r.zone, tier=r.tier, index=r.index + 1, pod=_pod(size, r.tier, r.index),
+            model=inv.fabric.switch_model, ports=sw_model.ports,
+            lid=1, guid_placeholder=given is None, rack=r.rack, u=r.u,  # a valid stand-in: addressing numbers every switch
+            **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, r.zone_index, r.kind, r.index + 1)),
+        ))
     return switches

@@ -184,14 +184,29 @@ class Models(Strict):
 # ---------------------------------------------------------------- floor and fabric
 
 
-class Rack(Strict):
+# How a rack's heat leaves it; each has a default limit in kW (ffplan.design.facility.COOLING_LIMIT_KW).
+Cooling = Literal["air", "rear-door", "direct-liquid"]
+
+
+class RackFacility(Strict):
+    """What the room gives a rack: a power budget and a cooling type (with its heat limit). None: not checked."""
+
+    power_kw: float | None = Field(default=None, gt=0, le=1000, allow_inf_nan=False,
+                                   description="Power budget of the rack's feeds in kW; its peak draw must stay within it.")
+    cooling: Cooling | None = Field(default=None, description="How the rack is cooled: air, rear-door (heat exchanger) "
+                                    "or direct-liquid (cold plates); its peak draw must stay within the cooling's limit.")
+    cooling_kw: float | None = Field(default=None, gt=0, le=1000, allow_inf_nan=False,
+                                     description="Heat the cooling removes in kW (default: the cooling type's limit, docs/facility.md).")
+
+
+class Rack(RackFacility):
     name: Name
     row: int = Field(ge=0, le=999)
     slot: int = Field(ge=0, le=999)
     units: int = Field(default=42, ge=1, le=60)
 
 
-class RackBlock(Strict):
+class RackBlock(RackFacility):
     """A run of racks: `name` with {row} and {slot} placeholders over ranges of rows and slots."""
 
     name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9{}:d._-]{1,60}$")]
@@ -379,5 +394,6 @@ def expand_rack_block(block: RackBlock) -> list[Rack]:
     racks = []
     for row in range(block.rows[0], block.rows[1] + 1):
         for slot in range(block.slots[0], block.slots[1] + 1):
-            racks.append(Rack(name=block.name.format(row=row, slot=slot), row=row, slot=slot, units=block.units))
+            racks.append(Rack(name=block.name.format(row=row, slot=slot), row=row, slot=slot, units=block.units,
+                              power_kw=block.power_kw, cooling=block.cooling, cooling_kw=block.cooling_kw))
     return racks

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from ffplan.design.sizing import PortDemand, SizingError, TreeSize, port_demand, zone_size
-from ffplan.diagnostics import YamlPath, format_yaml_path
+from ffplan.design.facility import Draw, host_draws, model_draw
+from ffplan.design.sizing import PortDemand, SizingError, TreeSize, port_demand, rack_switches, zone_size
+from ffplan.diagnostics import InfeasibleError, YamlPath, format_yaml_path
 from ffplan.inventory import LoadedInventory, ResolvedHost
 from ffplan.inventory.models import Inventory, Rack, SwitchModel, expand_rack_block
 from ffplan.inventory.resolve import ResolvedInventory
@@ -63,6 +64,27 @@ class LintContext:
             return zone_size(self.inventory, self.switch_model.ports)
         except SizingError as exc:
             return exc
+
+    @cached_property
+    def rack_draws(self) -> dict[str, tuple[Draw, int, int]]:
+        """(draw, nodes, switches) of each rack holding something: its hosts, and the switches as the designer racks
+        them (left out when the fabric cannot be sized or racked: other rules and the designer say why)."""
+        draws = host_draws(self.loaded)
+        nodes: dict[str, int] = {}
+        for host in self.resolved.hosts:
+            nodes[host.rack] = nodes.get(host.rack, 0) + 1
+        switches: dict[str, int] = {}
+        named = {r for tree in self.inventory.fabric.trees for r in tree.leaf_racks + tree.spine_racks + tree.core_racks}
+        racked = []
+        if self.switch_model is not None and isinstance(self.zone_shape, TreeSize) and named <= set(self.resolved.racks):
+            try:
+                racked = rack_switches(self.loaded, self.zone_shape)
+            except InfeasibleError:
+                pass
+            for sw in racked:
+                draws[sw.rack] = draws.get(sw.rack, Draw()) + model_draw(self.switch_model)
+                switches[sw.rack] = switches.get(sw.rack, 0) + 1
+        return {rack: (draw, nodes.get(rack, 0), switches.get(rack, 0)) for rack, draw in draws.items()}
 
     @cached_property
     def demand(self) -> PortDemand:

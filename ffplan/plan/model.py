@@ -115,6 +115,22 @@ class ZoneSpec(Frozen):
     used_ports: dict[Name, Count]  # per role, plus "inter-zone" and "free"
 
 
+class RackPower(Frozen):
+    """A rack of the floor with what it draws and what its feeds and cooling allow (docs/facility.md)."""
+
+    name: Name
+    row: Annotated[int, Field(ge=0, le=999)]
+    slot: Annotated[int, Field(ge=0, le=999)]
+    units: RackUnit
+    nodes: Count
+    switches: Count
+    typical_w: NonNegative  # sum of its nodes' and switches' power_w
+    peak_w: NonNegative  # sum of their peak_power_w (power_w where a model gives no peak)
+    power_budget_w: NonNegative | None  # the inventory's power_kw; None: not given
+    cooling: Literal["air", "rear-door", "direct-liquid"] | None
+    cooling_limit_w: NonNegative | None  # cooling_kw, else the cooling type's default; None without cooling
+
+
 class Switch(Frozen):
     name: Name
     zone: Name
@@ -474,6 +490,7 @@ class Plan(Frozen):
     # puts them there so OpenSM's LFT always covers every planned LID, docs/operations.md). Empty in older plans.
     sm_hosts: list[str] = []
     cables: list[Cable]
+    racks: list[RackPower] = []  # every rack of the inventory by row and slot; empty in plans of older ffplan
     design: Design
     routing: Routing | None = None
     qos: Qos | None = None

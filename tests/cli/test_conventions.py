@@ -18,7 +18,7 @@ HELP_WIDTH = 80  # click re-flows help paragraphs to at most 80 columns
 LAB = (ROOT / "inventories" / "lab.yaml").read_text(encoding="utf-8")
 QOS_BAD = (ROOT / "tests" / "errors" / "qos.yaml").read_text(encoding="utf-8")  # FF401-FF404 findings
 COMMANDS = [["lint"], ["rules"], ["explain"], ["schema"], ["design"], ["render"], ["diff"], ["verify"], ["analyze"],
-            ["report", "cost"]]
+            ["report", "cost"], ["report", "facility"]]
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])

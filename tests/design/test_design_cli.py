@@ -64,7 +64,7 @@ def test_paper_numbers_exit_3_naming_the_port_budget(root, tmp_path):
 
 
 def test_switches_that_do_not_fit_their_rack_exit_3(root, tmp_path):
-    text = (root / "inventories" / "lab.yaml").read_text().replace("  - {name: net1, row: 1, slot: 1}", "  - {name: net1, row: 1, slot: 1, units: 5}")
+    text = (root / "inventories" / "lab.yaml").read_text().replace("  - {name: net1, row: 1, slot: 1,", "  - {name: net1, row: 1, slot: 1, units: 5,")
     inv = tmp_path / "small-rack.yaml"
     inv.write_text(text)
     result = _design(inv, tmp_path / "o")

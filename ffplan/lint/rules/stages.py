@@ -76,6 +76,25 @@ stage_code(
 )
 
 stage_code(
+    "FF155", "rack-power-for-switches", "design",
+    summary="no switch rack of a tier has power budget or cooling left for the next switch",
+    explanation="""
+    Switches go into their tier's racks an even share each; when a rack's peak draw (its hosts and the
+    switches placed so far) plus the switch would exceed its power_kw or its cooling limit, the next rack
+    of the list takes the switch. When no rack of the list has room in its budget, the design stops (exit
+    3) naming the switch, the rack and its limit (FF215, FF216 check the racks lint can see).
+    """,
+    bad="""
+    racks: [{name: net1, row: 1, slot: 1, power_kw: 0.5}]   # 12 switches of 60 W need 0.72 kW
+    fabric: {zones: [{name: za, leaf_racks: [net1], spine_racks: [net1]}]}
+    """,
+    good="""
+    racks: [{name: net1, row: 1, slot: 1, power_kw: 0.5}, {name: net2, row: 1, slot: 2, power_kw: 0.5}]
+    fabric: {zones: [{name: za, leaf_racks: [net1, net2], spine_racks: [net2, net1]}]}
+    """,
+)
+
+stage_code(
     "FF154", "lid-space-exhausted", "design",
     summary="the design needs more LIDs than a subnet's 49,151 unicast LIDs",
     explanation="""
