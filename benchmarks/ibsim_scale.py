@@ -31,8 +31,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from synth import three_layer_inventory  # noqa: E402
 
 from ffplan.plan.model import Plan  # noqa: E402
-from ffplan.render import opensm as R  # noqa: E402
-from ffplan.render import opensm_layout as L  # noqa: E402
+from ffplan.opensm import Subnet, build_fabric  # noqa: E402
+from ffplan.opensm.files import opensm_files, simulator_topology  # noqa: E402
+from ffplan.opensm import layout as L  # noqa: E402
 from ffplan.verify.boot import Boot, _route_time, _sizes, rewrite_paths  # noqa: E402
 from ffplan.verify.checks import check_cabling, check_routes  # noqa: E402
 from ffplan.fabric.discovery import parse_topology  # noqa: E402
@@ -69,7 +70,7 @@ def _hwm_mb(pid: int) -> float:
     return float("nan")
 
 
-def boot_read_back(fab: R.Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float,
+def boot_read_back(fab: Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float,
                    read_back: Path) -> dict[str, float]:
     """One boot of OpenSM's file engine until SUBNET UP, then ibnetdiscover's and `dump_fts -n`'s outputs are
     written to `read_back`; the time of each phase and the peak memory of OpenSM and ibsim."""
@@ -79,7 +80,7 @@ def boot_read_back(fab: R.Subnet, tools: dict[str, str], work: Path, files: dict
     (work / "run.conf").write_text(rewrite_paths(files[L.CONF], work))
     (work / "cache").mkdir()
     shutil.copyfile(work / L.GUID2LID, work / "cache" / "guid2lid")
-    (work / "ibsim.net").write_text(R.simulator_topology(fab))
+    (work / "ibsim.net").write_text(simulator_topology(fab))
     out: dict[str, float] = {}
     with Simulation(workdir=work, tools=tools, sm_host=fab.sm_ca().id) as sim:
         out["ibsim ready s"] = sim.start_ibsim(work / "ibsim.net", _sizes(fab), timeout)
@@ -105,7 +106,7 @@ def _verify(plan: Plan, work: Path, timeout: float, plane: str | None) -> None:
     (out / "opensm").mkdir(parents=True)
     (out / "plan.yaml").write_text(dump_plan(plan))
     t = time.monotonic()
-    for name, text in R.opensm_files(plan).items():
+    for name, text in opensm_files(plan).items():
         (out / "opensm" / name).parent.mkdir(parents=True, exist_ok=True)
         (out / "opensm" / name).write_text(text)
     print(f"render (OpenSM files): {time.monotonic() - t:.1f} s", flush=True)
@@ -136,11 +137,11 @@ def main() -> None:
         if args.case != "three-64":
             _verify(plan, work, args.timeout, plane)
             return
-        fab = R.build_fabric(plan)
+        fab = build_fabric(plan)
         routing = plan.routing
         assert routing is not None
         t = time.monotonic()
-        files = R.opensm_files(plan)
+        files = opensm_files(plan)
         entries = sum(int((lft.ports != routing.unrouted_port).sum()) for lft in routing.lfts)
         print(f"render (OpenSM files): {time.monotonic() - t:.1f} s; LFT file {len(files[L.LFTS]) / 1e9:.2f} GB, "
               f"{entries} entries; "

@@ -1,5 +1,5 @@
 """ffplan's routes next to OpenSM's ftree, updn, minhop and dfsssp on the same degraded fabric, each installed by
-the real OpenSM in ibsim and read back (ffplan.verify.sidebyside). Prints a markdown table: max flows on one
+the real OpenSM in ibsim and read back (benchmarks/sidebyside.py). Prints a markdown table: max flows on one
 directed switch-to-switch link and the ratio to analyze's lower bound (leaf cuts, and a three-layer tree's pod cuts)
 for patterns A (all-to-all among compute ports), B (all-to-all among all CA ports), C (every compute port to every
 storage port); no flow between two ports of one host.
@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ffplan.verify.sidebyside import ENGINES, markdown, measure_case  # noqa: E402
+from benchmarks.sidebyside import ENGINES, markdown, measure_case  # noqa: E402
 
 CASES = {
     "intact": [],

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.plan.model import Plan
 from ffplan.plan.topology import build_topology, resolve_failed
-from ffplan.render import opensm as R
-from ffplan.render.opensm_layout import View
+from ffplan.opensm import Subnet, build_fabric
+from ffplan.opensm.layout import View
 
 if TYPE_CHECKING:
     from ffplan.verify.arrays import Reach
@@ -97,7 +97,7 @@ def resolve_items(plan: Plan, items: list[str]) -> Items:
 class Rerouted:
     failed: list[str]
     plan: Plan  # the plan with the new routing
-    fab: R.Subnet  # the degraded fabric: R.lfts_chunks(fab) is the file engine's input for it
+    fab: Subnet  # the degraded fabric: ffplan.opensm.files.lfts_chunks(fab) is the file engine's input for it
     entries_changed: int  # (switch, LID) entries of the degraded fabric routed differently from the plan
     switches_changed: int
     ca_pairs: Reach
@@ -123,11 +123,11 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
     route_s = time.perf_counter() - started
     new_plan = plan.model_copy(update={"routing": routing})
     view = items.view()
-    fab = R.build_fabric(new_plan, view)
+    fab = build_fabric(new_plan, view)
     width = max(fab.lid_owner) + 1
     live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
     after = planned_array(fab, width)
-    changed = (planned_array(R.build_fabric(plan, view), width)[:, live] != after[:, live]).sum(axis=1)
+    changed = (planned_array(build_fabric(plan, view), width)[:, live] != after[:, live]).sum(axis=1)
     ca_pairs, switch_lids = reachability(fab, fabric_topo(fab), after)
     return Rerouted(failed=failed, plan=new_plan, fab=fab, entries_changed=int(changed.sum()),
                     switches_changed=int((changed > 0).sum()), ca_pairs=ca_pairs, switch_lids=switch_lids, route_s=route_s)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ffplan.fabric.discovery import DiscoveredFabric, guid
 from ffplan.plan.model import Plan
-from ffplan.render.opensm import build_fabric, link_rate
+from ffplan.opensm import build_fabric, link_rate
 
 # What a Quantum (or Switch-IB 2) switch's SHARP Aggregation Node calls itself: a CA on the switch's own extra
 # port (41 on a QM8700), not a cable.

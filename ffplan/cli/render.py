@@ -9,7 +9,7 @@ import typer
 
 from ffplan.cli.common import kept_until_exit, plan_file, out, stage_errors, stage_progress
 from ffplan.progress import RENDER_STAGES, RENDER_WRITING
-from ffplan.render.opensm_layout import DEFAULT_PREFIX
+from ffplan.opensm.layout import DEFAULT_PREFIX
 
 
 def render_command(

@@ -46,7 +46,7 @@ def reroute_command(
     Example: ibnetdiscover > now.txt; ffplan reroute out/fire-flyer-2/plan --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
     """
     from ffplan.live_file import UnsafeTarget, check_target, replace_file
-    from ffplan.render.opensm import lfts_chunks
+    from ffplan.opensm.files import lfts_chunks
     from ffplan.sm_process import NotOurOpenSM, subnet_manager_reading
 
     if (fabric is None) == (not failed):

@@ -20,7 +20,7 @@ def switch_guids(node_guid: str) -> dict[str, str]:
 def hca_port_guids(card_guid: str, port: int) -> dict[str, str]:
     """An mlx5 port is a device of its own: node GUID = port GUID = the card's base GUID + port - 1, and the
     card's ports share the base as system image GUID. (ibsim's rule, port GUID = node GUID + port, is the
-    simulator's alone: see ffplan.render.opensm.simulator_topology.)"""
+    simulator's alone: see ffplan.opensm.files.simulator_topology.)"""
     port_guid = f"0x{int(card_guid, 16) + port - 1:016x}"
     return {"node_guid": port_guid, "port_guid": port_guid, "sysimg_guid": card_guid}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TypeVar
 
 from ffplan.progress import StageCallback, no_progress
-from ffplan.render.opensm_layout import DEFAULT_PREFIX
+from ffplan.opensm.layout import DEFAULT_PREFIX
 
 if TYPE_CHECKING:
     from ffplan.plan.model import Plan

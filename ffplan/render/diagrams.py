@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, NamedTuple
 
 from ffplan.plan.model import Node, Plan, Switch
-from ffplan.render.env import render_template
+from ffplan.templating import render_template
 
 WIDTH = 1400  # a laptop screen at 100 %
 MARGIN = 24

@@ -13,7 +13,7 @@ from ffplan.plan.exports import bom_csv
 from ffplan.plan.model import Plan
 from ffplan.plan.subnets import subnet_view
 from ffplan.render.diagrams import render_diagrams
-from ffplan.render.env import render_template
+from ffplan.templating import render_template
 from ffplan.render.netbox import render_netbox
 
 _NUM = re.compile(r"^(.*?)(\d+)$")

@@ -14,7 +14,7 @@ import io
 from ffplan.design.hosts import INSTALL, THREEFS_CLIENT_TOML, THREEFS_STORAGE_TOML
 from ffplan.diagnostics import Collector, InputError
 from ffplan.plan.model import HostProfile, Node, Plan
-from ffplan.render.env import render_template
+from ffplan.templating import render_template
 from ffplan.render.exports import hostlist
 
 # The ibsocket sections of 3FS's client configuration (hf3fs_fuse_main.toml) and of the storage server's

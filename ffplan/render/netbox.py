@@ -17,7 +17,7 @@ import yaml
 
 from ffplan.plan.exports import cables_csv, csv_text
 from ffplan.plan.model import Plan
-from ffplan.render.env import render_template
+from ffplan.templating import render_template
 
 FOLDER = "exports/netbox"
 # Switch ports are IB1/1 ... IB1/<radix> and the QM8700's manufacturer is Mellanox in NetBox's community

@@ -14,8 +14,8 @@ import numpy as np
 
 from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.fabric.lft import HEADER, JUNK, lft_array, portguid, scan_lfts
-from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Subnet
+from ffplan.opensm import layout as L
+from ffplan.opensm import Subnet
 from ffplan.verify.expect import lid_name
 
 PORTS = 256  # an LFT entry is one byte: 255 is "unrouted"

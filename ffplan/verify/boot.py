@@ -13,8 +13,9 @@ from typing import Callable
 from ffplan.fabric.discovery import DiscoveredFabric, parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.plan.model import Plan
-from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Subnet, simulator_topology
+from ffplan.opensm import layout as L
+from ffplan.opensm import Subnet
+from ffplan.opensm.files import simulator_topology
 from ffplan.verify import parse as P
 from ffplan.verify.qos import check_qos
 from ffplan.verify.report import Check

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ffplan.fabric.discovery import DiscoveredFabric
-from ffplan.render.opensm import Subnet
+from ffplan.opensm import Subnet
 from ffplan.verify.boot import Boot
 from ffplan.verify.arrays import table_checks
 from ffplan.verify.expect import fabric_topo

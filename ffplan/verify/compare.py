@@ -17,8 +17,9 @@ import numpy as np
 from ffplan.analyze import PATTERNS, PatternResult, analyze, topology_for
 from ffplan.design.routing import route
 from ffplan.plan.model import Plan
-from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Subnet, build_fabric, opensm_files
+from ffplan.opensm import layout as L
+from ffplan.opensm import Subnet, build_fabric
+from ffplan.opensm.files import opensm_files
 from ffplan.verify.boot import Boot, boot
 from ffplan.verify.expect import fabric_topo, planned_tables
 from ffplan.verify.inputs import Inputs

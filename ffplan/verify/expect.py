@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Subnet, ibsim_ca_guid
+from ffplan.opensm import layout as L
+from ffplan.opensm import Subnet, ibsim_ca_guid
 from ffplan.fabric.discovery import DiscoveredFabric
 
 

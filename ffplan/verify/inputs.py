@@ -8,8 +8,9 @@ from pathlib import Path
 from ffplan.plan.io import load_plan
 from ffplan.plan.model import Plan
 from ffplan.plan.subnets import subnet_view
-from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Subnet, build_fabric, opensm_files
+from ffplan.opensm import layout as L
+from ffplan.opensm import Subnet, build_fabric
+from ffplan.opensm.files import opensm_files
 from ffplan.verify.report import VerifyInputError
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ffplan.plan.model import Plan, VlArbEntry
-from ffplan.render.opensm import Ca, Subnet, expected_path_sls
+from ffplan.opensm import Ca, Subnet, expected_path_sls
 from ffplan.verify import parse as P
 from ffplan.verify.report import Check, new_check
 from ffplan.verify.sim import SimError, Simulation

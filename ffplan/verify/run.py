@@ -13,7 +13,7 @@ from typing import Callable
 from ffplan.plan.io import load_plan
 from ffplan.plan.model import Plan
 from ffplan.plan.subnets import check_plane
-from ffplan.render import opensm_layout as L
+from ffplan.opensm import layout as L
 from ffplan.verify.boot import boot
 from ffplan.verify.checks import check_cabling, check_log, check_reachability, check_routes
 from ffplan.verify.compare import ftree_comparison

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Subnet, expected_conf
+from ffplan.opensm import layout as L
+from ffplan.opensm import Subnet, expected_conf
 from ffplan.fabric.discovery import guid
 from ffplan.verify import parse as P
 from ffplan.verify.arrays import planned_array, read_lft_file

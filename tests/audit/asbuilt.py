@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ffplan.plan.model import Plan
-from ffplan.render import opensm as R
-from ffplan.render.env import render_template
+from ffplan.opensm import build_fabric
+from ffplan.opensm.files import topology_model
+from ffplan.templating import render_template
 
 NEW_GUID = "0x0002c9ffff000001"
 
@@ -26,7 +27,7 @@ class Faults:
 
 
 def as_built(plan: Plan, simulator: bool) -> tuple[str, Faults]:
-    fab = R.build_fabric(plan)
+    fab = build_fabric(plan)
     sm = fab.sm_ca().id
     compute = [ca for ca in fab.cas if ca.id != sm and ca.role == "compute"]
     swap_a, swap_b, gone = compute[:3]
@@ -46,7 +47,7 @@ def as_built(plan: Plan, simulator: bool) -> tuple[str, Faults]:
     fab.links = sorted(links)
     fab.cas = [ca for ca in fab.cas if ca is not gone]
     renamed.node_guid = renamed.sysimg_guid = renamed.ports[0].port_guid = NEW_GUID
-    model = R.topology_model(fab, simulator=simulator)
+    model = topology_model(fab, simulator=simulator)
     text = render_template("opensm/topology.net.j2", **model)
     lines = text.splitlines()
     slow_id = f'"{slow.id}"' if simulator else f'"H-{int(slow.node_guid, 16):016x}"'

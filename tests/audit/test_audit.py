@@ -18,7 +18,7 @@ from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.plan import PLAN_VERSION
 from ffplan.plan.io import dump_plan
-from ffplan.render import opensm as R
+from ffplan.render.opensm import render_opensm
 from ffplan.fabric.discovery import parse_topology
 from tests.audit.asbuilt import NEW_GUID, as_built
 from tests.opensm.planfix import ROOT, designed
@@ -46,7 +46,7 @@ def with_new_guid(text: str, old: str, new: str) -> str:
 
 
 def test_the_planned_topology_matches(files, lab):
-    (files / "fabric.txt").write_text(R.render_opensm(lab)["opensm/topology.net"])
+    (files / "fabric.txt").write_text(render_opensm(lab)["opensm/topology.net"])
     result = run(files / "plan.yaml", files / "fabric.txt")
     assert result.exit_code == 0, result.output
     assert "the fabric matches the plan" in result.stdout
@@ -70,7 +70,7 @@ def test_every_built_in_fault_and_nothing_else(lab):
 
 
 def test_wrong_port_extra_cable_and_unknown_device(lab):
-    text = R.render_opensm(lab)["opensm/topology.net"]
+    text = render_opensm(lab)["opensm/topology.net"]
     spine = next(s for s in lab.switches if s.tier == "spine")
     uplink = next(c for c in lab.cables if c.kind == "leaf-spine" and c.b.device == spine.name)
     leaf = next(s for s in lab.switches if s.name == uplink.a.device)
@@ -126,7 +126,7 @@ def test_bad_fabric_file_exit_2_with_line(files, content, line, words):
 
 def test_a_cable_edited_on_one_end_only_is_refused_at_its_line(files, lab):
     """Both records of a cable must agree; an edit on one side raised KeyError (docs promise FF930, exit 2)."""
-    text = R.render_opensm(lab)["opensm/topology.net"]
+    text = render_opensm(lab)["opensm/topology.net"]
     lines = text.splitlines()
     no, line = next((i, s) for i, s in enumerate(lines) if s.startswith("[1](") and '"S-' in s)
     remote_port = re.search(r'"S-[0-9a-f]+"\[(\d+)\]', line)
@@ -148,7 +148,7 @@ def test_write_guids_pins_the_real_hardware_in_the_next_design(files, lab, tmp_p
     node = next(n for n in lab.nodes if n.hostname == "gpu04")
     gpu04 = node.ports[0]
     leaf = next(s for s in lab.switches if s.name == "zb-leaf02")
-    text = R.render_opensm(lab)["opensm/topology.net"]
+    text = render_opensm(lab)["opensm/topology.net"]
     text = with_new_guid(with_new_guid(text, gpu04.port_guid, NEW_GUID), leaf.node_guid, "0x0002c9eeee000002")
     (files / "fabric.txt").write_text(text)
     result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "guids.yaml")
@@ -178,7 +178,7 @@ def test_write_guids_pins_the_real_hardware_in_the_next_design(files, lab, tmp_p
 
 
 def test_a_remote_without_its_own_record_is_an_extra_cable(lab):
-    text = R.render_opensm(lab)["opensm/topology.net"]
+    text = render_opensm(lab)["opensm/topology.net"]
     spine = next(s for s in lab.switches if s.tier == "spine")
     sg = int(spine.node_guid, 16)
     header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{spine.ports} "S-{sg:016x}"'))
@@ -197,7 +197,7 @@ def test_a_remote_without_its_own_record_is_an_extra_cable(lab):
 def test_devices_with_other_guids_found_by_their_own_descriptions(lab, switch_desc, ca_desc):
     leaf = next(s for s in lab.switches if s.name == "zb-leaf02")
     gpu04 = next(n for n in lab.nodes if n.hostname == "gpu04").ports[0]
-    text = R.render_opensm(lab)["opensm/topology.net"]
+    text = render_opensm(lab)["opensm/topology.net"]
     text = with_new_guid(with_new_guid(text, gpu04.port_guid, NEW_GUID), leaf.node_guid, "0x0002c9eeee000002")
     text = text.replace('# "zb-leaf02" enhanced', f'# "{switch_desc}" enhanced').replace(
         f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "gpu04 mlx5_0"', f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "{ca_desc}"')
@@ -208,7 +208,7 @@ def test_devices_with_other_guids_found_by_their_own_descriptions(lab, switch_de
 
 
 def test_unwritable_guid_file_exit_2_without_traceback(files, lab):
-    (files / "fabric.txt").write_text(R.render_opensm(lab)["opensm/topology.net"])
+    (files / "fabric.txt").write_text(render_opensm(lab)["opensm/topology.net"])
     result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "no-such-folder" / "guids.yaml")
     assert result.exit_code == 2
     assert "cannot write" in result.stderr and "Traceback" not in result.output
@@ -226,7 +226,7 @@ def test_a_plan_from_before_the_hardware_guids_is_refused_with_its_version(files
 
 def test_sharp_aggregation_nodes_inside_quantum_switches_are_not_cables(lab):
     """A real QM8700 reports 41 ports: port 41 holds its SHARP Aggregation Node, a CA inside the switch."""
-    text = R.render_opensm(lab)["opensm/topology.net"]
+    text = render_opensm(lab)["opensm/topology.net"]
     for s in lab.switches:
         g, an = int(s.node_guid, 16), int(s.node_guid, 16) + 8
         header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{s.ports} "S-{g:016x}"'))

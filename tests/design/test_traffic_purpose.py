@@ -12,7 +12,9 @@ from ffplan.design import design
 from ffplan.diagnostics import InputError, StageError
 from ffplan.inventory import load_inventory
 from ffplan.lint import lint_file
-from ffplan.render.opensm import build_fabric, expected_path_sls, qos_policy_model, render_opensm
+from ffplan.opensm import build_fabric, expected_path_sls
+from ffplan.opensm.files import qos_policy_model
+from ffplan.render.opensm import render_opensm
 
 
 def designed_with(tmp_path, root, classes: str):

@@ -11,7 +11,9 @@ from typer.testing import CliRunner
 
 from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
-from ffplan.render import opensm as R
+from ffplan.opensm import build_fabric
+from ffplan.opensm.files import simulator_topology
+from ffplan.render.opensm import render_opensm
 from ffplan.fabric.discovery import parse_topology
 from ffplan.verify.sim import Simulation
 from tests.audit.asbuilt import as_built
@@ -41,15 +43,15 @@ def records(text: str) -> list[str]:
 @pytest.mark.integration
 def test_topology_net_is_what_ibnetdiscover_prints(sim_tools, tmp_path, no_leftovers):
     plan = designed("lab")
-    fab = R.build_fabric(plan)
-    real = discover(sim_tools, tmp_path / "sim", R.simulator_topology(fab), fab.sm_ca().id)
+    fab = build_fabric(plan)
+    real = discover(sim_tools, tmp_path / "sim", simulator_topology(fab), fab.sm_ca().id)
     # The one thing the simulator cannot reproduce: ibsim gives a CA the node GUID port GUID - 1 (its rule);
     # an mlx5 port reports its port GUID as node GUID. Put that back; every other byte must be equal.
     topo = parse_topology(real)
     for (node, _port), port_guid in topo.port_guid.items():
         n, p = int(node, 16), int(port_guid, 16)
         real = real.replace(f'"H-{n:016x}"', f'"H-{p:016x}"').replace(f"caguid=0x{n:x}\n", f"caguid=0x{p:x}\n")
-    planned = R.render_opensm(plan)["opensm/topology.net"]
+    planned = render_opensm(plan)["opensm/topology.net"]
     assert records(real) == records(planned)
     assert len(records(planned)) == len(fab.switches) + len(fab.cas)
 
@@ -58,7 +60,7 @@ def test_topology_net_is_what_ibnetdiscover_prints(sim_tools, tmp_path, no_lefto
 def test_audit_finds_exactly_the_faults_built_in(sim_tools, tmp_path, no_leftovers):
     plan = designed("lab")
     net, faults = as_built(plan, simulator=True)
-    real = discover(sim_tools, tmp_path / "sim", net, R.build_fabric(plan).sm_ca().id)
+    real = discover(sim_tools, tmp_path / "sim", net, build_fabric(plan).sm_ca().id)
     assert "4xEDR" in real  # the simulator negotiated the slow link
     (tmp_path / "fabric.txt").write_text(real)
     (tmp_path / "plan.yaml").write_text(dump_plan(plan))

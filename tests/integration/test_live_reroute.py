@@ -17,12 +17,14 @@ from typer.testing import CliRunner
 
 from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
-from ffplan.render import opensm as R
+from ffplan.opensm import DEFAULT_PREFIX, View, build_fabric
+from ffplan.opensm.files import lfts_text, opensm_files, simulator_topology
+from ffplan.opensm.layout import CONF, GUID2LID, LFTS
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from ffplan.verify.boot import rewrite_paths
-from ffplan.verify.sidebyside import pattern_loads
+from benchmarks.sidebyside import pattern_loads
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk, walk_switch_lids
 from tests.opensm.planfix import designed
@@ -36,21 +38,21 @@ CONFIGURED = "file tables configured"
 def _start(tmp_path: Path, sim_tools) -> tuple[Simulation, Path, Path]:
     """ibsim (with its console) on zone z1 and the paths of plan.yaml and of the LFT file OpenSM reads."""
     plan = designed("fire-flyer-2")
-    view = R.View(zone=ZONE)
-    files = R.opensm_files(plan, R.DEFAULT_PREFIX, view)
+    view = View(zone=ZONE)
+    files = opensm_files(plan, DEFAULT_PREFIX, view)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    (tmp_path / "run.conf").write_text(rewrite_paths(files[R.CONF], tmp_path))
+    (tmp_path / "run.conf").write_text(rewrite_paths(files[CONF], tmp_path))
     (tmp_path / "cache").mkdir()
-    (tmp_path / "cache" / "guid2lid").write_text(files[R.GUID2LID])
+    (tmp_path / "cache" / "guid2lid").write_text(files[GUID2LID])
     plan_file = tmp_path / "plan.yaml"
     plan_file.write_text(dump_plan(plan))
-    fab = R.build_fabric(plan, view)
+    fab = build_fabric(plan, view)
     netfile = tmp_path / "ibsim.net"  # ibsim's copy: its CA node GUIDs follow the simulator's rule
-    netfile.write_text(R.simulator_topology(fab))
+    netfile.write_text(simulator_topology(fab))
     sim = Simulation(workdir=tmp_path, tools=sim_tools, sm_host=fab.sm_ca().id)
     sim.start_ibsim(netfile, [], 60, console=True)
-    return sim, plan_file, tmp_path / R.LFTS
+    return sim, plan_file, tmp_path / LFTS
 
 
 def _reroute(sim: Simulation, plan_file: Path, lfts: Path, hup: bool) -> dict:
@@ -68,7 +70,7 @@ def _installed(sim: Simulation):
 
 
 def _balance(topo, tables) -> str:
-    loads = pattern_loads(topo, tables, R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE)))
+    loads = pattern_loads(topo, tables, build_fabric(designed("fire-flyer-2"), View(zone=ZONE)))
     assert all(load.unreachable == 0 for load in loads.values())
     return ", ".join(f"{name} {load.max} ({load.ratio:.2f})" for name, load in loads.items())
 
@@ -106,7 +108,7 @@ def test_fail_over_during_an_outage_installs_the_rerouted_file(tmp_path, sim_too
     """Master and standby SM on two management nodes, reading the same lfts_file; a spine and the highest-LID
     leaves die, reroute replaces the file, the master dies: the standby takes over on the new file."""
     sim, plan_file, lfts = _start(tmp_path, sim_tools)
-    fab = R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE))
+    fab = build_fabric(designed("fire-flyer-2"), View(zone=ZONE))
     first, second = fab.sm_ca().id, fab.standby_sm_cas()[0].id  # both in the top LID block
     fast_poll = "sminfo_polling_timeout 1000\npolling_retry_number 2\n"  # take over after ~2 s, not 40 s
     conf = (tmp_path / "run.conf").read_text()
@@ -153,8 +155,8 @@ def test_cold_start_on_the_intact_file_with_the_highest_lid_leaves_down_does_not
     """The rendered intact lfts.dump, no reroute: the SM's port holds the top 64-LID block, so the tables OpenSM
     sizes from the highest LID present cover every entry of the file (with LIDs in plan order it aborted)."""
     sim, _, lfts = _start(tmp_path, sim_tools)
-    fab = R.build_fabric(designed("fire-flyer-2"), R.View(zone=ZONE))
-    assert lfts.read_text() == R.lfts_text(fab) and max(fab.lid_owner) // 64 == fab.sm_ca().ports[0].lid // 64
+    fab = build_fabric(designed("fire-flyer-2"), View(zone=ZONE))
+    assert lfts.read_text() == lfts_text(fab) and max(fab.lid_owner) // 64 == fab.sm_ca().ports[0].lid // 64
     with sim:
         for leaf in ("z1-leaf39", "z1-leaf40"):  # the highest LIDs of the zone after the SM hosts'
             sim.console(f'Unlink "{leaf}"')

@@ -64,15 +64,16 @@ def test_audit_of_one_planes_real_discovery(sim_tools, tmp_path, no_leftovers):
     """One plane booted, the real ibnetdiscover on it, `audit --plane`: a match. The plane runs at HDR here:
     Debian's ibsim 0.10 does not parse NDR (ibsim 0.12 does, commit 6f90798) and reports such links as 4xSDR."""
     from ffplan.plan.subnets import subnet_view
-    from ffplan.render import opensm as R
+    from ffplan.opensm import build_fabric
+    from ffplan.opensm.files import simulator_topology
     from tests.integration.test_audit_ibsim import discover
 
     hdr = tmp_path / "planes-hdr.yaml"
     hdr.write_text(INVENTORY.read_text().replace("speed: NDR", "speed: HDR"))
     plan = design(load_inventory(hdr))
     out = write_rendered(tmp_path / "out", plan)
-    fab = R.build_fabric(subnet_view(plan, "p1"))
-    (tmp_path / "p1.txt").write_text(discover(sim_tools, tmp_path / "sim", R.simulator_topology(fab), fab.sm_ca().id))
+    fab = build_fabric(subnet_view(plan, "p1"))
+    (tmp_path / "p1.txt").write_text(discover(sim_tools, tmp_path / "sim", simulator_topology(fab), fab.sm_ca().id))
     result = CliRunner().invoke(app, ["audit", str(out), str(tmp_path / "p1.txt"), "--plane", "p1"])
     assert result.exit_code == 0, result.output
     assert "22 devices and 32 links found, 32 cables planned; the fabric matches the plan" in result.output

@@ -8,7 +8,10 @@ import shutil
 
 import pytest
 
-from ffplan.render import opensm as R
+from ffplan.opensm import View, build_fabric
+from ffplan.opensm.files import IB_RATE_CODE
+from ffplan.opensm.layout import CONF, GUID2LID, TOPOLOGY
+from ffplan.render.opensm import render_opensm
 from ffplan.verify.boot import rewrite_paths
 from ffplan.verify.sim import Simulation, ToolsMissing, find_tools
 
@@ -17,9 +20,9 @@ IPOIB_BROADCAST_MGID = "ff12:401b:ffff::ffff:ffff"
 
 def test_partitions_conf_sets_the_broadcast_rate_of_the_fabric_speed(lab_plan, ff2_plan):
     for plan in (lab_plan, ff2_plan):  # both HDR: 4x HDR = 200 Gb/s = rate code 17 (IB rate enum)
-        text = R.render_opensm(plan)["opensm/partitions.conf"]
+        text = render_opensm(plan)["opensm/partitions.conf"]
         assert "Default=0x7fff, ipoib, rate=17, mtu=4, defmember=full : ALL=full ;" in text.splitlines()
-    assert R.IB_RATE_CODE == {"EDR": (100, 16), "HDR": (200, 17), "NDR": (400, 21)}
+    assert IB_RATE_CODE == {"EDR": (100, 16), "HDR": (200, 17), "NDR": (400, 21)}
 
 
 def _broadcast_group(saquery_g: str) -> dict[str, str]:
@@ -37,16 +40,16 @@ def test_opensm_creates_the_broadcast_group_with_the_planned_rate(lab_plan, tmp_
         tools = find_tools()
     except ToolsMissing as exc:
         pytest.skip(str(exc))
-    files = {name.split("/", 1)[1]: text for name, text in R.render_opensm(lab_plan).items()}
+    files = {name.split("/", 1)[1]: text for name, text in render_opensm(lab_plan).items()}
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    (tmp_path / "run.conf").write_text(rewrite_paths(files[R.CONF], tmp_path))
+    (tmp_path / "run.conf").write_text(rewrite_paths(files[CONF], tmp_path))
     cache = tmp_path / "cache"
     cache.mkdir()
-    shutil.copyfile(tmp_path / R.GUID2LID, cache / "guid2lid")
-    fab = R.build_fabric(lab_plan, R.View())
+    shutil.copyfile(tmp_path / GUID2LID, cache / "guid2lid")
+    fab = build_fabric(lab_plan, View())
     with Simulation(workdir=tmp_path, tools=tools, sm_host=fab.sm_ca().id) as sim:
-        sim.start_ibsim(tmp_path / R.TOPOLOGY, [], 60)
+        sim.start_ibsim(tmp_path / TOPOLOGY, [], 60)
         sim.start_opensm(tmp_path / "run.conf", cache, [])
         sim.wait_subnet_up(60)
         group = _broadcast_group(sim.diag(["saquery", "-g"]))

@@ -8,7 +8,9 @@ import subprocess
 
 import pytest
 
-from ffplan.render import opensm as R
+from ffplan.opensm import expected_conf
+from ffplan.opensm.layout import CONF, FTREE_CONF
+from ffplan.render.opensm import render_opensm
 from ffplan.verify import parse as P
 
 
@@ -21,14 +23,14 @@ def _effective(opensm_bin: str, tmp_path, text: str) -> tuple[str, dict[str, str
     return proc.stdout + proc.stderr, P.parse_conf(eff.read_text())
 
 
-@pytest.mark.parametrize("name,engine", [(R.CONF, "file"), (R.FTREE_CONF, "ftree")])
+@pytest.mark.parametrize("name,engine", [(CONF, "file"), (FTREE_CONF, "ftree")])
 @pytest.mark.parametrize("plan_name", ["lab_plan", "ff2_plan"])
 def test_opensm_accepts_rendered_config(opensm_bin, tmp_path, request, plan_name, name, engine):
     plan = request.getfixturevalue(plan_name)
-    text = R.render_opensm(plan, "/etc/opensm")[f"opensm/{name}"]
+    text = render_opensm(plan, "/etc/opensm")[f"opensm/{name}"]
     output, eff = _effective(opensm_bin, tmp_path, text)
     assert P.lint_messages(output) == [], output
-    expected = R.expected_conf(plan, "/etc/opensm", engine)
+    expected = expected_conf(plan, "/etc/opensm", engine)
     assert {k: eff.get(k) for k in expected} == expected
     # The QoS sets are the plan's, written the way OpenSM reads them.
     qos = plan.qos
@@ -39,7 +41,7 @@ def test_opensm_accepts_rendered_config(opensm_bin, tmp_path, request, plan_name
 
 
 def test_linter_catches_what_opensm_refuses(opensm_bin, tmp_path, lab_plan):
-    text = R.render_opensm(lab_plan)["opensm/opensm.conf"]
+    text = render_opensm(lab_plan)["opensm/opensm.conf"]
     bad = text + "bogus_option 1\nsweep_interval abc\n"
     output, eff = _effective(opensm_bin, tmp_path, bad)
     msgs = P.lint_messages(output)

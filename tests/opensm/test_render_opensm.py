@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from ffplan.diagnostics import StageError
-from ffplan.render import opensm as R
+from ffplan.opensm import View, build_fabric
+from ffplan.opensm.files import opensm_files, simulator_topology
+from ffplan.opensm.layout import (CN_GUIDS, CONF, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS, NODE_NAME_MAP, PARTITIONS,
+                                  QOS_POLICY, ROOT_GUIDS, TOPOLOGY)
+from ffplan.render.opensm import render_opensm
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
@@ -24,17 +28,17 @@ GOLDEN = Path(__file__).resolve().parent / "golden" / "lab"
 
 
 def test_lab_opensm_files_match_golden(lab_plan, update_golden):
-    assert_golden_folder(GOLDEN, R.render_opensm(lab_plan, "/etc/opensm"), update_golden, "OpenSM files")
+    assert_golden_folder(GOLDEN, render_opensm(lab_plan, "/etc/opensm"), update_golden, "OpenSM files")
 
 
 def test_render_is_deterministic(lab_plan):
-    assert R.render_opensm(lab_plan, "/etc/opensm") == R.render_opensm(lab_plan, "/etc/opensm")
+    assert render_opensm(lab_plan, "/etc/opensm") == render_opensm(lab_plan, "/etc/opensm")
 
 
 def test_file_set_and_prefix(lab_plan):
-    files = R.render_opensm(lab_plan, "/srv/sm/opensm")
-    assert set(files) == {f"opensm/{n}" for n in (R.CONF, R.FTREE_CONF, R.LFTS, R.GUID2LID, R.QOS_POLICY, R.PARTITIONS,
-                                                   R.ROOT_GUIDS, R.CN_GUIDS, R.IO_GUIDS, R.TOPOLOGY, R.NODE_NAME_MAP)}
+    files = render_opensm(lab_plan, "/srv/sm/opensm")
+    assert set(files) == {f"opensm/{n}" for n in (CONF, FTREE_CONF, LFTS, GUID2LID, QOS_POLICY, PARTITIONS,
+                                                   ROOT_GUIDS, CN_GUIDS, IO_GUIDS, TOPOLOGY, NODE_NAME_MAP)}
     conf = P.parse_conf(files["opensm/opensm.conf"])
     assert conf["routing_engine"] == "file,no_fallback"
     assert conf["qos"] == "TRUE"
@@ -49,11 +53,11 @@ def test_file_set_and_prefix(lab_plan):
 @pytest.mark.parametrize("prefix", ["etc/opensm", "/etc/open sm", "/etc/$(id)", "/etc/x\nqos FALSE", ""])
 def test_bad_prefix_is_refused(lab_plan, prefix):
     with pytest.raises(StageError, match="prefix"):
-        R.render_opensm(lab_plan, prefix)
+        render_opensm(lab_plan, prefix)
 
 
 def test_every_switch_has_a_full_lft_block(lab_plan):
-    text = R.render_opensm(lab_plan)["opensm/lfts.dump"]
+    text = render_opensm(lab_plan)["opensm/lfts.dump"]
     parsed = parse_lfts(text)
     assert set(parsed.tables) == {s.node_guid for s in lab_plan.switches}
     lids = {s.lid for s in lab_plan.switches} | {p.lid for n in lab_plan.nodes for p in n.ports}
@@ -68,7 +72,7 @@ def test_every_switch_has_a_full_lft_block(lab_plan):
 
 
 def test_guid2lid_records_are_followed_by_an_empty_line(lab_plan):
-    text = R.render_opensm(lab_plan)["opensm/guid2lid"]
+    text = render_opensm(lab_plan)["opensm/guid2lid"]
     lines = text.split("\n")
     records = [i for i, ln in enumerate(lines) if ln]
     assert records and all(lines[i + 1] == "" for i in records)
@@ -80,17 +84,17 @@ def test_guid2lid_records_are_followed_by_an_empty_line(lab_plan):
 
 
 def test_guid_files(lab_plan):
-    files = R.render_opensm(lab_plan)
+    files = render_opensm(lab_plan)
     body = lambda name: [ln.split()[0] for ln in files[f"opensm/{name}"].splitlines() if ln and not ln.startswith("#")]
-    assert body(R.ROOT_GUIDS) == [s.node_guid for s in lab_plan.switches if s.tier == "spine"]
-    assert body(R.CN_GUIDS) == [p.port_guid for n in lab_plan.nodes if n.role == "compute" for p in n.ports]
-    assert sorted(body(R.IO_GUIDS)) == sorted(p.port_guid for n in lab_plan.nodes if n.role != "compute" for p in n.ports)
-    assert all(g.startswith("0x") for name in (R.ROOT_GUIDS, R.CN_GUIDS, R.IO_GUIDS) for g in body(name))
+    assert body(ROOT_GUIDS) == [s.node_guid for s in lab_plan.switches if s.tier == "spine"]
+    assert body(CN_GUIDS) == [p.port_guid for n in lab_plan.nodes if n.role == "compute" for p in n.ports]
+    assert sorted(body(IO_GUIDS)) == sorted(p.port_guid for n in lab_plan.nodes if n.role != "compute" for p in n.ports)
+    assert all(g.startswith("0x") for name in (ROOT_GUIDS, CN_GUIDS, IO_GUIDS) for g in body(name))
 
 
 def test_topology_is_what_ibnetdiscover_prints(lab_plan):
     """Every field ibnetdiscover (infiniband-diags 44) prints, with the real hardware's GUIDs and ids."""
-    text = R.render_opensm(lab_plan)["opensm/topology.net"]
+    text = render_opensm(lab_plan)["opensm/topology.net"]
     topo = parse_topology(text)
     assert len(topo.links) == len(lab_plan.cables)
     port_lines = [ln for ln in text.splitlines() if ln.startswith("[")]
@@ -117,9 +121,9 @@ def test_topology_is_what_ibnetdiscover_prints(lab_plan):
 
 
 def test_only_the_simulator_copy_follows_ibsim_guid_rule(lab_plan):
-    fab = R.build_fabric(lab_plan)
-    production = R.render_opensm(lab_plan)["opensm/topology.net"]
-    sim = R.simulator_topology(fab)
+    fab = build_fabric(lab_plan)
+    production = render_opensm(lab_plan)["opensm/topology.net"]
+    sim = simulator_topology(fab)
     for n in lab_plan.nodes:
         for p in n.ports:
             g = int(p.port_guid, 16)
@@ -144,7 +148,7 @@ def _switch(plan, name):
 
 
 def test_qos_policy_structure(lab_plan):
-    text = R.render_opensm(lab_plan)["opensm/qos-policy.conf"]
+    text = render_opensm(lab_plan)["opensm/qos-policy.conf"]
     for opener, closer in (("port-groups", "end-port-groups"), ("qos-levels", "end-qos-levels"),
                            ("qos-match-rules", "end-qos-match-rules")):
         assert text.count(f"\n{opener}\n") == 1 and text.count(f"\n{closer}\n") == 1
@@ -163,15 +167,15 @@ def test_qos_policy_structure(lab_plan):
 
 
 def test_zone_view_is_a_closed_subfabric(ff2_plan):
-    view = R.View(zone="z1")
-    fab = R.build_fabric(ff2_plan, view)
+    view = View(zone="z1")
+    fab = build_fabric(ff2_plan, view)
     names = {s.name for s in fab.switches}
     assert names == {s.name for s in ff2_plan.switches if s.zone == "z1"}
     ids = names | {ca.id for ca in fab.cas}
     assert all(a in ids and b in ids for a, _, b, _ in fab.links)
     assert any("inter-zone" in line for line in fab.excluded)
-    files = R.opensm_files(ff2_plan, "/etc/opensm", view)
-    assert set(parse_lfts(files[R.LFTS]).tables) == {s.node_guid for s in fab.switches}
+    files = opensm_files(ff2_plan, "/etc/opensm", view)
+    assert set(parse_lfts(files[LFTS]).tables) == {s.node_guid for s in fab.switches}
 
 
 def test_hostile_names_are_refused(lab_plan):
@@ -179,9 +183,9 @@ def test_hostile_names_are_refused(lab_plan):
     for bad in ('gpu"01', "gpu#1", "gpu\n01", "gpu@1"):
         evil = lab_plan.model_copy(update={"nodes": [node.model_copy(update={"hostname": bad})] + lab_plan.nodes[1:]})
         with pytest.raises(StageError, match="cannot be written"):
-            R.render_opensm(evil)
+            render_opensm(evil)
 
 
 def test_incomplete_plan_is_refused(lab_plan):
     with pytest.raises(StageError, match="no routing"):
-        R.render_opensm(lab_plan.model_copy(update={"routing": None}))
+        render_opensm(lab_plan.model_copy(update={"routing": None}))

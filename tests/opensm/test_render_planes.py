@@ -12,7 +12,9 @@ import pytest
 from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.plan.subnets import subnet_view
-from ffplan.render import opensm as R
+from ffplan.opensm.layout import (CN_GUIDS, CONF, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS, NODE_NAME_MAP, PARTITIONS,
+                                  QOS_POLICY, ROOT_GUIDS, TOPOLOGY)
+from ffplan.render.opensm import render_opensm
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from tests.goldens import assert_golden_folder
@@ -29,7 +31,7 @@ def planes_plan():
 
 @pytest.fixture(scope="module")
 def planes_files(planes_plan):
-    return R.render_opensm(planes_plan, "/etc/opensm")
+    return render_opensm(planes_plan, "/etc/opensm")
 
 
 def test_planes_opensm_files_match_golden(planes_files, update_golden):
@@ -38,8 +40,8 @@ def test_planes_opensm_files_match_golden(planes_files, update_golden):
 
 def test_one_folder_per_plane_and_a_readme(planes_plan, planes_files):
     assert planes_plan.subnets == PLANES
-    names = {R.CONF, R.FTREE_CONF, R.LFTS, R.GUID2LID, R.QOS_POLICY, R.PARTITIONS, R.ROOT_GUIDS, R.CN_GUIDS,
-             R.IO_GUIDS, R.TOPOLOGY, R.NODE_NAME_MAP}
+    names = {CONF, FTREE_CONF, LFTS, GUID2LID, QOS_POLICY, PARTITIONS, ROOT_GUIDS, CN_GUIDS,
+             IO_GUIDS, TOPOLOGY, NODE_NAME_MAP}
     assert set(planes_files) == {f"opensm/{p}/{n}" for p in PLANES for n in names} | {"opensm/README.md"}
 
 
@@ -67,14 +69,14 @@ def test_each_plane_holds_only_its_own_subnet(planes_plan, planes_files, plane):
 def test_each_plane_binds_its_own_sm_port_with_its_own_paths(planes_plan, planes_files, plane):
     master = planes_plan.sm_hosts[0]
     sm_port = next(p for n in planes_plan.nodes if n.hostname == master for p in n.ports if p.zone == plane)
-    for conf_name in (R.CONF, R.FTREE_CONF):
+    for conf_name in (CONF, FTREE_CONF):
         conf = P.parse_conf(planes_files[f"opensm/{plane}/{conf_name}"])
         assert conf["guid"] == sm_port.port_guid
         assert conf["log_file"] == f"/var/log/opensm-{plane}.log"
         assert conf["dump_files_dir"] == f"/var/log/opensm-{plane}"
         for key in ("qos_policy_file", "partition_config_file", "node_name_map_name"):
             assert conf[key].startswith(f"/etc/opensm/{plane}/"), key
-    assert P.parse_conf(planes_files[f"opensm/{plane}/{R.CONF}"])["lfts_file"] == f"/etc/opensm/{plane}/lfts.dump"
+    assert P.parse_conf(planes_files[f"opensm/{plane}/{CONF}"])["lfts_file"] == f"/etc/opensm/{plane}/lfts.dump"
     readme = planes_files["opensm/README.md"]
     assert f"OSM_CACHE_DIR=/var/cache/opensm/{plane} opensm -F /etc/opensm/{plane}/opensm.conf -B" in readme
     standby = planes_plan.sm_hosts[1]
@@ -83,6 +85,6 @@ def test_each_plane_binds_its_own_sm_port_with_its_own_paths(planes_plan, planes
 
 
 def test_single_subnet_plan_keeps_one_folder_without_guid(lab_plan):
-    files = R.render_opensm(lab_plan, "/etc/opensm")
+    files = render_opensm(lab_plan, "/etc/opensm")
     assert "opensm/README.md" not in files and "opensm/opensm.conf" in files
     assert "guid" not in P.parse_conf(files["opensm/opensm.conf"])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ffplan.design import design
 from ffplan.inventory import load_inventory
-from ffplan.render import opensm as R
+from ffplan.opensm import View, build_fabric
 from ffplan.verify.expect import fabric_topo, planned_tables
-from ffplan.verify.sidebyside import Load, Row, markdown, pattern_load, pattern_loads, plan_bound
+from benchmarks.sidebyside import Load, Row, markdown, pattern_load, pattern_loads, plan_bound
 from ffplan.verify.walk import walk
 from tests.routing.three_layer import SMALL
 
@@ -19,7 +19,7 @@ def _ports(fab, role=None):
 
 
 def test_pattern_b_is_the_walkers_all_to_all(lab_plan):
-    fab = R.build_fabric(lab_plan)
+    fab = build_fabric(lab_plan)
     topo, tables = fabric_topo(fab), planned_tables(fab)
     load, lost = pattern_load(topo, tables, _ports(fab), _ports(fab))
     assert lost == 0
@@ -51,13 +51,13 @@ def _lids(fab, role=None):
 def test_bounds_of_a_fire_flyer_zone_are_analyzes(ff2_plan):
     """Zone z1: 40 leaves of 20 uplinks, 15 compute and 4-5 storage ports each (600 compute, 180 storage, 4
     management). analyze's bundle bound: a leaf's 15 compute ports send 585 bundles of 15 flows over 20 links."""
-    fab = R.build_fabric(ff2_plan, R.View(zone="z1"))
+    fab = build_fabric(ff2_plan, View(zone="z1"))
     compute, storage, every = _lids(fab, "compute"), _lids(fab, "storage"), _lids(fab)
     assert plan_bound(fab, compute, compute) == (450, "links out of leaf z1-leaf01")  # 15 x ceil(585 / 20)
     assert plan_bound(fab, every, every)[0] == 780
     assert plan_bound(fab, compute, storage)[0] == 150
     # a dead uplink leaves 19 links at that leaf: its bound rises
-    fab = R.build_fabric(ff2_plan, R.View(zone="z1", drop_cables=frozenset({"z1-leaf05-p21"})))
+    fab = build_fabric(ff2_plan, View(zone="z1", drop_cables=frozenset({"z1-leaf05-p21"})))
     assert plan_bound(fab, compute, compute) == (465, "links out of leaf z1-leaf05")  # 15 x ceil(585 / 19)
 
 
@@ -65,9 +65,9 @@ def test_bounds_of_a_three_layer_tree_have_the_pod_cuts():
     """The 8-port three-layer tree with 3 of its 4 cores down: a pod's ports reach the other pod over 4 spine-core
     links, above every leaf cut (25)."""
     plan = design(load_inventory(SMALL))
-    every = _lids(R.build_fabric(plan))
-    assert plan_bound(R.build_fabric(plan), every, every) == (25, "links out of leaf z1-leaf01")
-    fab = R.build_fabric(plan, R.View(drop_switches=frozenset({"z1-core01", "z1-core02", "z1-core03"})))
+    every = _lids(build_fabric(plan))
+    assert plan_bound(build_fabric(plan), every, every) == (25, "links out of leaf z1-leaf01")
+    fab = build_fabric(plan, View(drop_switches=frozenset({"z1-core01", "z1-core02", "z1-core03"})))
     assert plan_bound(fab, every, every) == (64, "spine-core links out of pod 1 of zone z1")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ffplan.render import opensm as R
+from ffplan.opensm import build_fabric
 from ffplan.verify.arrays import table_checks
 from ffplan.verify.checks import check_reachability
 from ffplan.verify.expect import compare_tables, fabric_topo, planned_tables
@@ -35,7 +35,7 @@ def walked(fab, topo, tables) -> dict[str, tuple[bool, str]]:
 
 @pytest.mark.parametrize("case", ["intact", "missing entry", "wrong port", "loop"])
 def test_array_checks_equal_the_walk(lab_plan, case):
-    fab = R.build_fabric(lab_plan)
+    fab = build_fabric(lab_plan)
     topo = fabric_topo(fab)
     tables = {k: dict(v) for k, v in planned_tables(fab).items()}
     leaf = next(s for s in fab.switches if s.name == "za-leaf01")

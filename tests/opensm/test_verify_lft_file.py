@@ -3,8 +3,9 @@ reported with its file line, and the rendered file passes."""
 
 from __future__ import annotations
 
-from ffplan.render import opensm as R
-from ffplan.render import opensm_layout as L
+from ffplan.opensm import build_fabric
+from ffplan.opensm.files import opensm_files
+from ffplan.opensm import layout as L
 from ffplan.verify.report import Report
 from ffplan.verify.static import check_lft_file
 
@@ -21,8 +22,8 @@ def _line(lines: list[str], prefix: str, after: int = 0) -> int:
 
 
 def test_rendered_lft_file_passes_and_each_problem_names_its_line(lab_plan):
-    fab = R.build_fabric(lab_plan)
-    text = R.opensm_files(lab_plan)[L.LFTS]
+    fab = build_fabric(lab_plan)
+    text = opensm_files(lab_plan)[L.LFTS]
     ok = _check(fab, text)
     entries = sum(1 for ln in text.splitlines() if ln.startswith("0x"))
     assert ok.status == "pass" and ok.detail == f"12/12 switch blocks, {entries} entries, 0 differ from the plan"
@@ -57,8 +58,8 @@ def test_rendered_lft_file_passes_and_each_problem_names_its_line(lab_plan):
 
 
 def test_missing_block_and_port_beyond_the_radix(lab_plan):
-    fab = R.build_fabric(lab_plan)
-    lines = R.opensm_files(lab_plan)[L.LFTS].splitlines()
+    fab = build_fabric(lab_plan)
+    lines = opensm_files(lab_plan)[L.LFTS].splitlines()
     head = _line(lines, "Unicast lids")
     next_head = _line(lines, "Unicast lids", head + 1)
     lines[next_head + 1] = "0x0001 045 : (Switch portguid 0x0002c90101000001: 'za-spine01')"

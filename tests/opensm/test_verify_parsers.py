@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ffplan.render import opensm as R
+from ffplan.opensm import build_fabric
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
@@ -78,7 +78,7 @@ def test_parse_dump_fts_and_walk():
 
 
 def test_walk_on_the_lab_plan_finds_every_pair_and_breaks(lab_plan):
-    fab = R.build_fabric(lab_plan)
+    fab = build_fabric(lab_plan)
     topo = fabric_topo(fab)
     tables = planned_tables(fab)
     res = walk(topo, tables)
@@ -134,7 +134,7 @@ def test_lft_file_parser_reports_junk_and_duplicates():
 
 
 def test_walk_switch_lids_counts_every_switch_and_ca_source(lab_plan):
-    fab = R.build_fabric(lab_plan)
+    fab = build_fabric(lab_plan)
     topo = fabric_topo(fab)
     tables = planned_tables(fab)
     n_sw, n_ca = len(fab.switches), sum(len(ca.ports) for ca in fab.cas)

@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffplan.render.env import environment, tojson
+from ffplan.templating import environment, tojson
 from ffplan.render.exports import ansible_inventory
 
 

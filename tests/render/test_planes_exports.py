@@ -12,7 +12,8 @@ import yaml
 
 from ffplan.design import design
 from ffplan.inventory import load_inventory
-from ffplan.render import opensm as R
+from ffplan.opensm.files import opensm_files
+from ffplan.opensm.layout import ROOT_GUIDS
 from ffplan.render.exports import render_exports
 from ffplan.render.netbox import netbox_files
 from tests.goldens import assert_golden_folder
@@ -67,7 +68,7 @@ def test_three_layer_tree_adds_cores(three_plan):
     assert files["cables.csv"].count("ffplan spine-core") == 32
     bom = render_exports(three_plan)["exports/bom.csv"]
     assert '"core 4, leaf 8, spine 8"' in bom
-    roots = [ln.split()[1] for ln in R.opensm_files(three_plan)[R.ROOT_GUIDS].splitlines() if ln.startswith("0x")]
+    roots = [ln.split()[1] for ln in opensm_files(three_plan)[ROOT_GUIDS].splitlines() if ln.startswith("0x")]
     assert roots == [f"z1-core0{i}" for i in range(1, 5)]
 
 

@@ -1,4 +1,4 @@
-"""The compiled-template cache (ffplan.render.env.TemplateCache): the same files with a cold, a warm and no usable
+"""The compiled-template cache (ffplan.templating.TemplateCache): the same files with a cold, a warm and no usable
 cache; never the code of another template text or other environment settings; never a cached file that is damaged
 or in a folder others can write; and no render fails because the cache cannot be written."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from ffplan.render.env import TemplateCache
+from ffplan.templating import TemplateCache
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.plan.io import dump_plan
-from ffplan.render import opensm as R
+from ffplan.render.opensm import render_opensm
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from tests.opensm.test_render_planes import INVENTORY
@@ -24,7 +24,7 @@ def planes(tmp_path_factory):
     plan = design(load_inventory(INVENTORY))
     folder = tmp_path_factory.mktemp("planes")
     (folder / "plan.yaml").write_text(dump_plan(plan))
-    files = R.render_opensm(plan)
+    files = render_opensm(plan)
     for plane in plan.subnets:
         (folder / f"{plane}.net").write_text(files[f"opensm/{plane}/topology.net"])
     return plan, folder

@@ -14,7 +14,9 @@ from typer.testing import CliRunner
 
 from ffplan.cli.main import app
 from ffplan.plan.io import dump_plan
-from ffplan.render import opensm as R
+from ffplan.opensm import View
+from ffplan.opensm.files import lfts_text, opensm_files
+from ffplan.opensm.layout import LFTS, TOPOLOGY
 from ffplan.reroute import missing_from_discovery, reroute, resolve_items
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
@@ -32,7 +34,7 @@ def _uplink(plan, leaf="za-leaf02"):
 
 
 def test_discovery_of_the_planned_fabric_finds_nothing_missing(lab):
-    topo = parse_topology(R.opensm_files(lab)[R.TOPOLOGY])
+    topo = parse_topology(opensm_files(lab)[TOPOLOGY])
     m = missing_from_discovery(lab, topo)
     assert (m.switches, m.cables, m.ca_ports, m.unexpected) == ([], [], [], [])
 
@@ -40,8 +42,8 @@ def test_discovery_of_the_planned_fabric_finds_nothing_missing(lab):
 def test_discovery_names_a_dead_switch_a_dead_cable_and_a_dead_ca_port(lab):
     cable = _uplink(lab)
     ca = next(p for n in lab.nodes for p in n.ports if p.leaf == "za-leaf03")
-    view = R.View(drop_cables=frozenset({cable.label, ca.cable}), drop_switches=frozenset({"zb-spine02"}))
-    topo = parse_topology(R.opensm_files(lab, view=view)[R.TOPOLOGY])
+    view = View(drop_cables=frozenset({cable.label, ca.cable}), drop_switches=frozenset({"zb-spine02"}))
+    topo = parse_topology(opensm_files(lab, view=view)[TOPOLOGY])
     m = missing_from_discovery(lab, topo)
     # the dead spine's own cables are not listed again: the switch covers them
     assert (m.switches, m.cables, m.ca_ports) == (["zb-spine02"], [cable.label], [ca.cable])
@@ -79,10 +81,10 @@ def test_reroute_lists_only_the_lids_of_ports_that_are_up(lab):
     present = set(result.fab.lid_owner)
     gone = {s.lid for s in lab.switches if s.name == leaf} | {p.lid for n in lab.nodes for p in n.ports if p.leaf == leaf}
     assert gone and not gone & present
-    listed = {lid for table in parse_lfts(R.lfts_text(result.fab)).tables.values() for lid in table}
+    listed = {lid for table in parse_lfts(lfts_text(result.fab)).tables.values() for lid in table}
     assert listed <= present and max(listed) < (max(present) // 64 + 1) * 64
     # the intact file names those LIDs: the one that crashes OpenSM when the leaf is down at a cold start
-    intact = {lid for table in parse_lfts(R.opensm_files(lab)[R.LFTS]).tables.values() for lid in table}
+    intact = {lid for table in parse_lfts(opensm_files(lab)[LFTS]).tables.values() for lid in table}
     assert gone <= intact
     assert leaf not in {s.name for s in result.fab.switches}
     assert result.ca_pairs.broken == 0 and result.ca_pairs.pairs > 0
@@ -95,7 +97,7 @@ def test_reroute_around_a_cable_changes_routes_and_reaches_every_pair(lab):
     assert result.entries_changed > 0 and result.switches_changed > 0
     assert result.ca_pairs.broken == 0
     # an intact fabric gives back the rendered file, byte for byte
-    assert R.lfts_text(reroute(lab, []).fab) == R.opensm_files(lab)[R.LFTS]
+    assert lfts_text(reroute(lab, []).fab) == opensm_files(lab)[LFTS]
 
 
 def _other_fabric(tmp_path):
@@ -129,10 +131,10 @@ def test_cli_reroute(lab, tmp_path):
     summary = json.loads(res.stdout)
     assert summary["failed"] == [cable] and summary["unreachable"]["ca_pairs"] == 0
     assert summary["routes_changed"]["entries"] > 0
-    assert (tmp_path / "lfts.dump").read_text() == R.lfts_text(reroute(lab, [cable]).fab)
+    assert (tmp_path / "lfts.dump").read_text() == lfts_text(reroute(lab, [cable]).fab)
     # from a discovered fabric (here the rendered topology without the cable)
     net = tmp_path / "now.txt"
-    net.write_text(R.opensm_files(lab, view=R.View(drop_cables=frozenset({cable})))[R.TOPOLOGY])
+    net.write_text(opensm_files(lab, view=View(drop_cables=frozenset({cable})))[TOPOLOGY])
     res = runner.invoke(app, ["reroute", str(plan), "--fabric", str(net), "-o", str(tmp_path / "x.lfts")])
     assert res.exit_code == 0 and f"failed: {cable}" in res.stdout
     # bad input: exit 2 with the reason, never a traceback

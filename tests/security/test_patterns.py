@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ffplan.cli.main import app
 from ffplan.diagnostics import InputError, format_yaml_path
 from ffplan.inventory import models
-from ffplan.render.opensm import check_prefix
+from ffplan.opensm.files import check_prefix
 
 PATTERNS = {name: value for name, value in vars(models).items() if name.endswith("_PATTERN")}
 

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ffplan.plan.model import Plan
-from ffplan.render import opensm_layout as L
-from ffplan.render.opensm import Subnet, build_fabric, opensm_files
+from ffplan.opensm import layout as L
+from ffplan.opensm import Subnet, build_fabric
+from ffplan.opensm.files import opensm_files
 from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.verify.boot import boot
 from ffplan.verify.sim import SimError
