@@ -181,18 +181,20 @@ DPI = 100
 def floor_map(report: FacilityReport, path: Path) -> None:
     """A PNG of the floor: racks at (slot, row), coloured by peak kW, outlined red when over their limit."""
     import matplotlib
-
-    matplotlib.use("Agg")  # files only, never a display
-    import matplotlib.pyplot as plt
+    from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
+    from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
+
+    from ffplan.plots import INK, png
 
     rows = sorted({r.row for r in report.racks})
     slots = sorted({r.slot for r in report.racks})
     lo_slot, hi_slot = slots[0], slots[-1]
     width = (hi_slot - lo_slot + 1) * CELL_IN[0] + 2.5
     height = len(rows) * CELL_IN[1] + 1.6
-    fig, ax = plt.subplots(figsize=(width, height), dpi=DPI)
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")  # object API on Agg, as ffplan.plots
+    ax = fig.subplots()
     top = max([r.peak_kw for r in report.racks] + [1.0])
     norm = Normalize(vmin=0, vmax=top)
     cmap = matplotlib.colormaps["YlOrRd"]
@@ -203,7 +205,7 @@ def floor_map(report: FacilityReport, path: Path) -> None:
         ax.add_patch(Rectangle((x + 0.04, y + 0.06), 0.92, 0.88, facecolor=cmap(norm(r.peak_kw)),
                                edgecolor="red" if over else "0.35", linewidth=3 if over else 0.8))
         dark = norm(r.peak_kw) > 0.6
-        ink = "white" if dark else "black"
+        ink = "white" if dark else INK
         ax.text(x + 0.5, y + 0.27, r.name, ha="center", va="center", fontsize=8, color=ink)
         ax.text(x + 0.5, y + 0.5, f"{r.peak_kw:.1f} kW", ha="center", va="center", fontsize=9, fontweight="bold", color=ink)
         left = "" if r.headroom_kw is None else f", {r.headroom_kw:+.1f}"
@@ -219,7 +221,5 @@ def floor_map(report: FacilityReport, path: Path) -> None:
     ax.set_title(f"{report.plan}: rack name, peak draw (kW), cooling and headroom (kW) to the lower of power budget "
                  "and cooling limit; red outline: over it",
                  loc="left", fontsize=11)
-    fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, fraction=0.02, pad=0.01, label="peak kW")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI, metadata={"Software": None})  # no version stamp: the same plan, the same bytes
-    plt.close(fig)
+    fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, fraction=0.02, pad=0.01, label="peak kW")
+    png(fig, str(path))  # no version stamp: the same plan, the same bytes
