@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ffplan.diagnostics import Collector, StageError, did_you_mean, validation_message
-from ffplan.inventory.models import Inventory
+from ffplan.inventory.models import PATTERN_HINTS, Inventory
 from ffplan.inventory.resolve import ResolvedHost, ResolvedInventory, resolve
 from ffplan.inventory.source import Source, load_source
 
@@ -91,7 +91,8 @@ def _schema_diagnostics(exc: ValidationError, collector: Collector) -> None:
             collector.error(
                 RULE_UNSAFE_STRING, loc,
                 f"value {_short(value)} is not allowed here: it must match {pattern}",
-                "names reach hostnames, XML and shell scripts: use letters, digits, '.', '_' and '-' only",
+                "values here reach hostnames, XML and shell scripts; "
+                + PATTERN_HINTS.get(pattern, f"write a value matching {pattern}"),
             )
         elif kind == "model_type" or kind == "dict_type":
             collector.error(RULE_NOT_MAPPING, loc, f"expected a mapping, got {_type_name(value)}", "write key: value pairs here")

@@ -27,6 +27,17 @@ BUS_ID_PATTERN = r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$"
 DEVICE_PATTERN = r"^[A-Za-z0-9_]{1,32}$"
 TEXT_PATTERN = r"^[A-Za-z0-9 ._,:;()/+%@#=-]{0,200}$"
 PATH_PATTERN = r"^/[A-Za-z0-9._/-]{0,200}$"
+# FF013's hint for each pattern: the character set it really allows (other patterns: the pattern itself).
+PATTERN_HINTS = {
+    NAME_PATTERN: "names: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 63 characters",
+    HOSTNAME_PATTERN: "hostnames: lower-case letters, digits and '-' (not first or last), at most 63 characters",
+    HOSTNAME_TEMPLATE_PATTERN: "hostname patterns: lower-case letters, digits, '-' and the placeholder {index} or {index:04d}",
+    GUID_PATTERN: "GUIDs: 0x and 16 hex digits, e.g. 0x0002c90300aa0001",
+    BUS_ID_PATTERN: "PCI bus ids: lower-case hex domain:bus:device.function, e.g. 0000:18:00.0",
+    DEVICE_PATTERN: "device names: letters, digits and '_' (mlx5_0, gpu0), at most 32 characters",
+    TEXT_PATTERN: "descriptions: letters, digits, spaces and . _ , : ; ( ) / + % @ # = -, at most 200 characters",
+    PATH_PATTERN: "paths: absolute, letters, digits, '.', '_', '/' and '-' only",
+}
 
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 Hostname = Annotated[str, StringConstraints(pattern=HOSTNAME_PATTERN)]

@@ -66,6 +66,22 @@ def test_hostile_strings_are_refused_at_load(tmp_path, value):
         assert found, (value, path, [d.message for d in exc.value.diagnostics])
 
 
+@pytest.mark.parametrize("path, value, allowed", [
+    (("groups", 2, "hosts", 0, "hostname"), "GPU_01", "lower-case letters, digits and '-'"),
+    (("models", "nodes", "gpu-node", "devices", 0, "name"), "mlx5-0", "letters, digits and '_'"),
+    (("groups", 0, "name"), "a b", "letters, digits, '.', '_' and '-'"),
+])
+def test_the_ff013_hint_names_the_field_s_own_characters(tmp_path, path, value, allowed):
+    """The hint said "letters, digits, '.', '_' and '-'" for every field, also where those are refused."""
+    mutated = dict(_mutations(value))[path]
+    f = tmp_path / "inv.yaml"
+    f.write_text(yaml.safe_dump(mutated))
+    with pytest.raises(StageError) as exc:
+        load_inventory(f)
+    (found,) = [d for d in exc.value.diagnostics if d.rule == "FF013"]
+    assert allowed in found.hint, found.hint
+
+
 # ---------------------------------------------------------------- property: anything the schema accepts renders safely
 
 def _from(pattern: str, max_size: int | None = None):
