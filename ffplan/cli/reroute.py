@@ -26,7 +26,7 @@ class Format(str, Enum):
 def reroute_command(
     plan: Path = typer.Argument(..., help="plan.yaml, or the folder `ffplan design` wrote it to."),
     fabric: Path = typer.Option(None, "--fabric", help="`ibnetdiscover` output of the live subnet: what the plan has and this lacks is failed."),
-    failed: list[str] = typer.Option(None, "--failed", help="A failed cable label, switch name or switch\\[port] (repeatable)."),
+    failed: list[str] = typer.Option(None, "--failed", help="A failed cable label, switch name or switch[port] (repeatable)."),
     output: Path = typer.Option(..., "-o", "--output", help="The LFT file OpenSM reads (opensm.conf's lfts_file), or its folder (then lfts.dump in it)."),
     plane: str = typer.Option(None, "--plane", help="A plan with planes: the plane (subnet) to re-route; required there (each plane has its own OpenSM and LFT file)."),
     hup: int = typer.Option(None, "--hup", help="PID of the running OpenSM that reads the -o file: send it SIGHUP so a heavy sweep loads it."),
