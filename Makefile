@@ -5,15 +5,22 @@ PY := $(VENV)/bin/python
 FFPLAN := $(VENV)/bin/ffplan
 OUT ?= out
 
-.PHONY: run test typecheck venv system-deps nccl-deps bench clean golden
+.PHONY: run test typecheck venv test-venv system-deps nccl-deps bench clean golden
 
+# `make run` needs ffplan alone; the test extras (pytest, hypothesis, mypy, ...) come with the targets that use them.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
 venv: $(VENV)/.installed
+
+test-venv: $(VENV)/.installed-test
 
 # OpenSM, ibsim and infiniband-diags back the integration tests; shellcheck lints the rendered scripts;
 # slurmctld reads the rendered Slurm topology.conf; g++ compiles NCCL's topology loader (nccl-deps).
@@ -28,7 +35,7 @@ system-deps:
 
 # NCCL's source and the CUDA headers that tests/render/test_nccl_loader.py compiles NCCL's topology loader with,
 # pinned, fetched once from the package registries into .cache/ (tests/render/nccl_sources.py).
-nccl-deps: venv
+nccl-deps: test-venv
 	$(PY) tests/render/nccl_sources.py
 
 # The main job on the shipped Fire-Flyer 2 inventory: lint, design, render, analyze, cost report.
@@ -40,7 +47,7 @@ run: venv
 	$(FFPLAN) report cost $(OUT)/fire-flyer-2/plan/plan.yaml
 
 # mypy with the settings in pyproject.toml ([tool.mypy]); a type error fails `make test` before the tests run.
-typecheck: venv
+typecheck: test-venv
 	$(PY) -m mypy
 
 test: typecheck system-deps nccl-deps
@@ -50,7 +57,7 @@ bench: venv
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/ibsim_scale.py --case mpft-plane
 
-golden: venv
+golden: test-venv
 	$(PY) -m pytest -q tests --update-golden
 
 clean:
