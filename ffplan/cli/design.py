@@ -74,13 +74,14 @@ def print_summary(plan: Plan, elapsed: float) -> None:
         zones.add_row(z.name, f"{z.spines} x {z.leaves}", *(str(z.used_ports.get(r, 0)) for r in roles), str(z.endpoint_ports))
     out.print(zones)
 
-    balance = Table(title="role balance per leaf (all zones)", title_justify="left")
-    for col in ("role", "min", "max", "best possible", "balanced"):
-        balance.add_column(col, justify="right" if col != "role" else "left")
-    for b in plan.design.balance:
-        ok = b.min_per_leaf >= b.lower_bound and b.max_per_leaf <= b.upper_bound
-        balance.add_row(b.role, str(b.min_per_leaf), str(b.max_per_leaf), f"{b.lower_bound}-{b.upper_bound}", "yes" if ok else "[red]no[/]")
-    out.print(balance)
+    if plan.design.balance:  # rail-optimized placement is a rule, not a balance the ILP reaches
+        balance = Table(title="role balance per leaf (all zones)", title_justify="left")
+        for col in ("role", "min", "max", "best possible", "balanced"):
+            balance.add_column(col, justify="right" if col != "role" else "left")
+        for b in plan.design.balance:
+            ok = b.min_per_leaf >= b.lower_bound and b.max_per_leaf <= b.upper_bound
+            balance.add_row(b.role, str(b.min_per_leaf), str(b.max_per_leaf), f"{b.lower_bound}-{b.upper_bound}", "yes" if ok else "[red]no[/]")
+        out.print(balance)
 
     cables = Table(title="cables", title_justify="left")
     for col in ("kind", "DAC", "AOC", "total"):
@@ -91,6 +92,10 @@ def print_summary(plan: Plan, elapsed: float) -> None:
         cables.add_row(kind, str(dac), str(aoc), str(dac + aoc))
     out.print(cables)
     s = plan.design.solver
+    if plan.placement == "rail-optimized":  # no ILP was built: say what placed the nodes, not an empty solver run
+        out.print(f"placement {plan.placement}: by rule (NIC i of every node of a scalable unit on the unit's rail-i "
+                  f"leaf), no solver; design took {elapsed:.2f} s")
+        return
     out.print(
         f"solver {s.solver}: {s.status}, objective {s.objective:g}, gap {s.gap:.2%}, "
         f"{s.variables} variables, {s.constraints} constraints; design took {elapsed:.2f} s"

@@ -70,3 +70,14 @@ def test_switches_that_do_not_fit_their_rack_exit_3(root, tmp_path):
     result = _design(inv, tmp_path / "o")
     assert result.exit_code == 3
     assert "error FF153 rack 'net1' has no room left for za-leaf04 (1 U)" in result.output
+
+
+def test_a_rail_optimized_design_prints_its_placement_rule(root, tmp_path):
+    """It printed an empty balance table and "optimal, 0 variables" for a placement no solver made."""
+    inventory = root / "tests" / "design" / "inventories" / "dgx-h100-1su.yaml"
+    result = runner.invoke(app, ["design", str(inventory), "-o", str(tmp_path / "p")])
+    assert result.exit_code == 0, result.output
+    assert "role balance" not in result.output and "0 variables" not in result.output
+    assert "placement rail-optimized: by rule" in result.output
+    lab = runner.invoke(app, ["design", str(root / "inventories" / "lab.yaml"), "-o", str(tmp_path / "lab")])
+    assert "role balance per leaf" in lab.output and "solver cbc: optimal" in lab.output
