@@ -25,23 +25,41 @@ if TYPE_CHECKING:
 
 @dataclass
 class Missing:
-    """What the plan has and the fabric lacks (names and cable labels), and links the plan does not have."""
+    """What the plan has and the fabric lacks (names and cable labels), and what the fabric has beyond the plan."""
 
     switches: list[str]
     cables: list[str]  # switch-to-switch cables down while both switches are up
     ca_ports: list[str]  # labels of node-leaf cables whose CA port is absent while the leaf is up
-    unexpected: list[str]  # discovered links that are not planned (never used by the routes)
+    unexpected: list[str]  # discovered links that are not planned
+    unplanned_nodes: list[str]  # discovered switches and CA ports whose GUID the plan does not have
+    wrong_kind: list[str]  # planned switches whose GUID the fabric reports as a CA
 
     @property
     def failed(self) -> list[str]:
         return sorted(self.switches + self.cables + self.ca_ports)
 
+    def beyond_failures(self) -> list[str]:
+        """Why this fabric is not the plan's fabric with parts down, one line per reason (empty: it is).
+
+        Tables for such a fabric would black-hole what is cabled: a CA port on an unplanned link or with an
+        unplanned GUID gets a LID from OpenSM and no route, so reroute refuses it and points to audit."""
+        reasons = []
+        for what, items in (("node(s) the plan reports as another kind", self.wrong_kind),
+                            ("link(s) the plan does not have", self.unexpected),
+                            ("switch(es) or CA port(s) whose GUID the plan does not have", self.unplanned_nodes)):
+            if items:
+                more = f", ... ({len(items) - 3} more)" if len(items) > 3 else ""
+                reasons.append(f"{len(items)} {what}: " + ", ".join(items[:3]) + more)
+        return reasons
+
 
 def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
-    """Compare the planned fabric with a discovered one (`ibnetdiscover` output parsed by verify.parse)."""
+    """Compare the planned fabric with a discovered one (`ibnetdiscover` output parsed by fabric.discovery)."""
     switch_guid = {s.name: s.node_guid for s in plan.switches}
     up = {s.name for s in plan.switches if topo.kind.get(s.node_guid) == "Switch"}
     planned_port_guid = {(p.node_guid, p.port): p.port_guid for n in plan.nodes for p in n.ports}
+    ca_port_guids = set(planned_port_guid.values())
+    desc = topo.desc
 
     def key(node: str, port: int) -> tuple:
         # switches by node GUID and port; CA ports by the port GUID ibnetdiscover prints on the CA port line,
@@ -49,6 +67,9 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
         if topo.kind.get(node) == "Switch":
             return ("switch", node, port)
         return ("ca", topo.port_guid.get((node, port)) or planned_port_guid.get((node, port), f"{node}[{port}]"))
+
+    def name(node: str, port: int | None = None) -> str:
+        return f"{desc.get(node) or node}" + ("" if port is None else f"[{port}]")
 
     found = {frozenset((key(*a), key(*b))): (a, b) for a, b in topo.links}
     planned: dict[frozenset, tuple[str, str, tuple[str, ...]]] = {}  # link -> (kind, label, switches it needs)
@@ -65,11 +86,18 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
     for link, (kind, label, needs) in planned.items():
         if link not in found and all(s in up for s in needs):
             (ca_ports if kind == "node-leaf" else cables).append(label)
-    desc = topo.desc
-    unexpected = [f"{desc.get(a[0], a[0])}[{a[1]}] <-> {desc.get(b[0], b[0])}[{b[1]}]"
-                  for link, (a, b) in found.items() if link not in planned]
+    unexpected = [f"{name(*a)} <-> {name(*b)}" for link, (a, b) in found.items() if link not in planned]
+    planned_switches = set(switch_guid.values())
+    wrong_kind = [f"{s.name} ({s.node_guid}) is a {topo.kind[s.node_guid]}" for s in plan.switches
+                  if topo.kind.get(s.node_guid, "Switch") != "Switch"]
+    unplanned = {name(g) for g, kind in topo.kind.items() if kind == "Switch" and g not in planned_switches}
+    for a, b in topo.links:
+        for end in (a, b):
+            k = key(*end)
+            if k[0] == "ca" and k[1] not in ca_port_guids:
+                unplanned.add(f"{name(*end)} (port GUID {k[1]})")
     return Missing(switches=sorted(set(switch_guid) - up), cables=sorted(cables), ca_ports=sorted(ca_ports),
-                   unexpected=sorted(unexpected))
+                   unexpected=sorted(unexpected), unplanned_nodes=sorted(unplanned), wrong_kind=sorted(wrong_kind))
 
 
 @dataclass

@@ -11,12 +11,17 @@ cable is identified by its planned ends. A link found that is not planned is put
 on one of its ends, the node (or leaf, for an uplink) end first: a cable whose node end sits right and whose
 switch end does not is on the wrong port or switch. Two cables whose switch ends are exchanged are a swapped
 pair. Links no planned cable explains are extra cables; a planned cable with no link is missing.
+
+Whole switches come first, one finding each with their cables under it: a planned switch with no link at all is
+missing (not 40 missing cables), and two switches racked in each other's place (each one's cables right for the
+other) are one swap (not 39 swapped pairs).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ffplan.fabric.discovery import DiscoveredFabric, guid
 from ffplan.plan.model import Plan
@@ -27,7 +32,8 @@ from ffplan.opensm import build_fabric, link_rate
 AGGREGATION_NODE = "Mellanox Technologies Aggregation Node"
 
 # Finding kinds in work-order order (what the crew does first comes first).
-KINDS = ("missing", "wrong-switch", "wrong-port", "swapped", "extra", "wrong-rate", "guid-differs", "unknown-device")
+KINDS = ("switches-swapped", "switch-missing", "missing", "wrong-switch", "wrong-port", "swapped", "extra", "wrong-rate",
+         "guid-differs", "unknown-device")
 
 Key = tuple[str, int]  # (device name, port): a switch port, or a CA ("<hostname> <nic>") and its port 1
 
@@ -168,12 +174,14 @@ def audit(plan: Plan, topo: DiscoveredFabric) -> Audit:
         else:
             bad[label] = (a, b)
 
+    explained = _whole_switches(pl, found, set(name_of.values()), bad, end, result)
+
     # Links the plan does not have, put down to a broken cable at one of their (known) ends.
     attributed: dict[str, list[tuple[Key, Key]]] = {}
     extra: list[tuple[Key, Key]] = []
     planned_links = {frozenset(ends) for ends in pl.cables.values()}
     for x, y in sorted({tuple(sorted((k, v))) for k, v in found.items()}):
-        if frozenset((x, y)) in planned_links:
+        if frozenset((x, y)) in planned_links or frozenset((x, y)) in explained:
             continue
         known = x[0] in pl.location and y[0] in pl.location
         ends = [(pl.cable_at[k][1], pl.cable_at[k][0], k, o) for k, o in ((x, y), (y, x)) if k in pl.cable_at]
@@ -224,6 +232,52 @@ def audit(plan: Plan, topo: DiscoveredFabric) -> Audit:
             "remove the cable, or re-plan with it"))
     result.findings.sort(key=lambda f: (KINDS.index(f.kind), f.cables, f.detail))
     return result
+
+
+def _whole_switches(pl: _Planned, found: dict[Key, Key], present: set[str], bad: dict[str, tuple[Key, Key]],
+                    end: Callable[[Key], End], result: Audit) -> set[frozenset[Key]]:
+    """Findings for switches missing as a whole and for pairs racked in each other's place; the cables they
+    explain leave `bad`. Returns the found links a swap explains (not extra cables)."""
+    switches = [name for name, kind in pl.kind.items() if kind == "Switch"]
+    cables_of: dict[str, list[str]] = {s: [] for s in switches}
+    for label, (a, b) in pl.cables.items():
+        for device in {a[0], b[0]} & cables_of.keys():
+            cables_of[device].append(label)
+    for s in switches:
+        if s not in present and cables_of[s] and all(label in bad for label in cables_of[s]):
+            labels = sorted(cables_of[s])
+            result.findings.append(Finding(
+                "switch-missing", labels, [(end(bad[x][0]), end(bad[x][1])) for x in labels], [],
+                f"{s} ({_where(pl, s)}) is not in the fabric: none of its {len(labels)} cables has a link",
+                f"check {s}'s power and that it boots; then its cables"))
+            for label in labels:
+                del bad[label]
+    # votes[(a, b)]: cables planned on switch a whose far end is found on switch b at the planned port number
+    votes: dict[tuple[str, str], list[str]] = {}
+    for label, ends in bad.items():
+        for here, there in (ends, ends[::-1]):
+            got = found.get(here)
+            if there[0] in cables_of and got is not None and got[0] in cables_of and got[0] != there[0] and got[1] == there[1]:
+                votes.setdefault((there[0], got[0]), []).append(label)
+    explained: set[frozenset[Key]] = set()
+    for (one, other), labels in sorted(votes.items()):
+        back = votes.get((other, one), [])
+        if one > other or 2 * len(labels) < len(cables_of[one]) or 2 * len(back) < len(cables_of[other]):
+            continue
+        moved = sorted(x for x in set(labels) | set(back) if x in bad)
+        swap = {one: other, other: one}
+        found_links = [tuple((swap.get(k[0], k[0]), k[1]) for k in bad[x]) for x in moved]
+        result.findings.append(Finding(
+            "switches-swapped", moved, [(end(bad[x][0]), end(bad[x][1])) for x in moved],
+            [(end(x), end(y)) for x, y in found_links],
+            f"{one} ({_where(pl, one)}) and {other} ({_where(pl, other)}) are in each other's place: {len(moved)} cables are "
+            "right for the other switch",
+            f"exchange {one} and {other} in their racks (or, if the cabling is meant to stay, exchange their GUIDs in "
+            "fabric.switch_guids and re-run design)"))
+        explained |= {frozenset(link) for link in found_links}
+        for x in moved:
+            del bad[x]
+    return explained
 
 
 _SWITCH_DESC = re.compile(r"^MF0;([^:]+):")  # a Mellanox switch's own description: "MF0;z1-leaf01:MQM8700/U1"

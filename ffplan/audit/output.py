@@ -7,11 +7,14 @@ import json
 import yaml
 from pydantic import TypeAdapter
 
-from ffplan.audit import KINDS, Audit, Finding
+from ffplan.audit import KINDS, Audit, End, Finding
 from ffplan.inventory.models import Guid, Host, Name
 from ffplan.plan.model import Plan
 
+WHOLE_SWITCH = ("switches-swapped", "switch-missing")  # a finding per switch, its cables listed under it
 TITLES = {
+    "switches-swapped": "Switches in each other's place",
+    "switch-missing": "Missing switches",
     "missing": "Missing cables",
     "wrong-switch": "Cables on the wrong switch",
     "wrong-port": "Cables on the wrong port",
@@ -43,11 +46,21 @@ def _ends(f: Finding) -> str:
 def format_text(a: Audit, source: str) -> str:
     lines = [f"audit of {source} against plan {a.inventory}", _summary(a)]
     for f in a.findings:
+        if f.kind in WHOLE_SWITCH:  # one line for the switch, its cables under it
+            lines.append(f"  {f.kind:<14} {f.detail}")
+            for label, row in zip(f.cables, _cable_rows(f)):
+                lines.append(f"  {'':<14}   {label:<26} {row}")
+            continue
         label = " / ".join(f.cables) if f.cables else "-"
         lines.append(f"  {f.kind:<14} {label:<28} {f.detail}")
         if f.planned or f.found:
             lines.append(f"  {'':<14} {'':<28} {_ends(f)}")
     return "\n".join(lines) + "\n"
+
+
+def _cable_rows(f: Finding) -> list[str]:
+    found: list[tuple[End, End] | None] = list(f.found) or [None] * len(f.planned)
+    return [f"plan {a} <-> {b}" + (f"; found {x[0]} <-> {x[1]}" if x else "") for (a, b), x in zip(f.planned, found)]
 
 
 def as_json(a: Audit, source: str) -> str:
@@ -77,6 +90,13 @@ def format_markdown(a: Audit, source: str) -> str:
         out += [f"## {TITLES[kind]} ({len(items)})", "",
                 "| done | cable | planned ends | found | what to do |", "|---|---|---|---|---|"]
         for f in items:
+            if kind in WHOLE_SWITCH:
+                out.append(f"| [ ] | {len(f.cables)} cables | {_cell(f.detail)} | | {_cell(f.action)} |")
+                found_ends: list[tuple[End, End] | None] = list(f.found) or [None] * len(f.planned)
+                for label, (x, y), got in zip(f.cables, f.planned, found_ends):
+                    out.append(f"| [ ] | {_cell(label)} | {_cell(f'{x} ↔ {y}')} | "
+                               f"{_cell(f'{got[0]} ↔ {got[1]}' if got else 'no link')} | |")
+                continue
             planned = "<br>".join(f"{x} ↔ {y}" for x, y in f.planned) or "-"
             found = "<br>".join(f"{x} ↔ {y}" for x, y in f.found)
             if not f.found or f.found == f.planned:  # nothing or the planned link itself: say what is wrong

@@ -128,6 +128,12 @@ def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[st
                      f"{placeholders} of them are placeholders: put the switches' real GUIDs in the inventory "
                      "(fabric.switch_guids) and re-run design" if placeholders else
                      "is this the discovery of the fabric the plan describes?")
+            reasons = missing.beyond_failures()
+            if reasons:
+                fail(escape(f"{fabric} is not the plan's fabric with parts down; tables for it would black-hole what "
+                            "is cabled, so nothing was written:\n    " + "\n    ".join(reasons)),
+                     f"run `ffplan audit {plan} {fabric}` for the work order; fix the cabling, or put replaced "
+                     "hardware's GUIDs in the inventory and re-run design")
             failed = missing.failed
         unknown = resolve_items(loaded, failed).unknown
         if unknown:

@@ -12,7 +12,10 @@ import yaml
 from typer.testing import CliRunner
 
 from ffplan.audit import audit
-from ffplan.audit.output import format_markdown
+from ffplan.audit.output import format_markdown, format_text
+from ffplan.opensm import build_fabric
+from ffplan.opensm.files import topology_model
+from ffplan.templating import render_template
 from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.inventory import load_inventory
@@ -239,3 +242,35 @@ def test_sharp_aggregation_nodes_inside_quantum_switches_are_not_cables(lab):
     assert found.matches, [f.detail for f in found.findings]
     assert found.aggregation_nodes == len(lab.switches)
     assert (found.devices_found, found.links_found) == (len(lab.switches) + sum(len(n.ports) for n in lab.nodes), len(lab.cables))
+
+
+def _rendered(fab) -> str:
+    return render_template("opensm/topology.net.j2", **topology_model(fab, simulator=False))
+
+
+def _cables_of(plan, switch: str) -> list[str]:
+    return sorted(c.label for c in plan.cables if switch in (c.a.device, c.b.device))
+
+
+def test_a_missing_switch_is_one_finding_with_its_cables_under_it(lab):
+    """The old audit listed 'install cable' once per cable of the absent switch and never named the switch."""
+    fab = build_fabric(lab)
+    fab.switches = [s for s in fab.switches if s.name != "za-leaf02"]
+    fab.links = [link for link in fab.links if "za-leaf02" not in (link[0], link[2])]
+    found = audit(lab, parse_topology(_rendered(fab)))
+    assert [(f.kind, f.cables) for f in found.findings] == [("switch-missing", _cables_of(lab, "za-leaf02"))]
+    assert "za-leaf02" in found.findings[0].detail and "is not in the fabric" in found.findings[0].detail
+    text = format_text(found, "x")
+    assert text.count("za-leaf02-p") >= len(_cables_of(lab, "za-leaf02")) and "switch-missing" in text
+
+
+def test_two_leaves_in_each_others_place_are_one_finding(lab):
+    """The old audit called two racked-in-each-other's-place leaves a dozen swapped pairs and wrong-switch rows."""
+    fab = build_fabric(lab)
+    swap = {"za-leaf01": "za-leaf02", "za-leaf02": "za-leaf01"}
+    fab.links = sorted((swap.get(a, a), pa, swap.get(b, b), pb) for a, pa, b, pb in fab.links)
+    found = audit(lab, parse_topology(_rendered(fab)))
+    both = sorted(_cables_of(lab, "za-leaf01") + _cables_of(lab, "za-leaf02"))
+    assert [(f.kind, f.cables) for f in found.findings] == [("switches-swapped", both)]
+    assert "za-leaf01" in found.findings[0].detail and "each other's place" in found.findings[0].detail
+    assert "| [ ] | za-leaf01-p01 |" in format_markdown(found, "x")

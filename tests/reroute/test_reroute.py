@@ -173,3 +173,50 @@ def test_cli_reroute_refuses_special_targets_and_foreign_pids_before_writing(lab
     finally:
         decoy.kill()
         decoy.wait()
+
+
+def _swap_ca_cables(topo, a, b):
+    """Two CA ports plugged into each other's leaf port (a miscabling the crew can make)."""
+    peer = topo.neighbours()
+    (la, lb) = (peer[a], peer[b])
+    topo.links -= {tuple(sorted((a, la))), tuple(sorted((b, lb)))}
+    topo.links |= {tuple(sorted((a, lb))), tuple(sorted((b, la)))}
+    return topo
+
+
+def test_a_miscabled_or_replaced_or_forged_fabric_is_beyond_failures(lab):
+    """The old match took these as failures only and reported 0 unreachable while OpenSM left CA pairs unrouted."""
+    text = opensm_files(lab)[TOPOLOGY]
+    assert missing_from_discovery(lab, parse_topology(text)).beyond_failures() == []
+    x, y = lab.nodes[0].ports[0], lab.nodes[-1].ports[0]
+    swapped = _swap_ca_cables(parse_topology(text), (x.node_guid, x.port), (y.node_guid, y.port))
+    reasons = missing_from_discovery(lab, swapped).beyond_failures()
+    assert len(reasons) == 1 and reasons[0].startswith("2 link(s) the plan does not have")
+    spine = next(s for s in lab.switches if s.name == "za-spine01")
+    replaced = text.replace(spine.node_guid[2:], "00000000deadbeef")
+    reasons = missing_from_discovery(lab, parse_topology(replaced)).beyond_failures()
+    assert any("GUID the plan does not have: " in r and "za-spine01" in r for r in reasons), reasons
+    forged = parse_topology(text)
+    leaf = next(s for s in lab.switches if s.name == "za-leaf01")
+    forged.kind[leaf.node_guid] = "Ca"
+    reasons = missing_from_discovery(lab, forged).beyond_failures()
+    assert any("another kind: za-leaf01" in r for r in reasons), reasons
+
+
+def test_cli_reroute_refuses_a_foreign_or_miscabled_fabric_and_writes_nothing(lab, tmp_path):
+    """The lab's discovery against Fire-Flyer 2's plan: its placeholder GUIDs collide, so the old guard passed and
+    the tables black-holed nearly every CA pair (exit 1). A replaced spine: old exit 0 with '0 unreachable'."""
+    ff2 = tmp_path / "ff2.yaml"
+    ff2.write_text(dump_plan(designed("fire-flyer-2")))
+    lab_plan = tmp_path / "lab.yaml"
+    lab_plan.write_text(dump_plan(lab))
+    text = opensm_files(lab)[TOPOLOGY]
+    spine = next(s for s in lab.switches if s.name == "za-spine01")
+    cases = ((ff2, text, "link(s) the plan does not have"), (lab_plan, text.replace(spine.node_guid[2:], "00000000deadbeef"), "GUID the plan does not have"))
+    for plan, dump, words in cases:
+        now = tmp_path / "now.txt"
+        now.write_text(dump)
+        out = tmp_path / "lfts.dump"
+        res = CliRunner().invoke(app, ["reroute", str(plan), "--fabric", str(now), "-o", str(out)])
+        assert res.exit_code == 2 and words in res.output and "nothing was written" in res.output, res.output
+        assert "ffplan audit" in res.output and not out.exists()
