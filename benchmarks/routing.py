@@ -24,12 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ffplan.analyze import analyze, sweep  # noqa: E402
-from ffplan.design import routing_tree  # noqa: E402
 from ffplan.analyze.sweep import run_sweep, sweep_cases  # noqa: E402
 from ffplan.analyze.sweep_cluster import sweep_client  # noqa: E402
 from ffplan.design.deadlock import Channels, prove_deadlock_free  # noqa: E402
 from ffplan.design.reach import check_routes  # noqa: E402
-from ffplan.design.routing import Router, route  # noqa: E402
+from ffplan.design.routing import ZoneRouter, route  # noqa: E402
+from ffplan.design.routing.rebalance import Rebalance  # noqa: E402
 from ffplan.plan.topology import build_topology  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 
@@ -63,12 +63,12 @@ def main() -> None:
         failure_case(plan, args.failed, args.repair_only)
         return
     topo = build_topology(plan)
-    intact = Router(topo).tables()
+    intact = ZoneRouter(topo).tables()
     label = next(label for label, (kind, _, _) in topo.by_label.items() if kind == "leaf-spine")
-    warm = Router(topo)
+    warm = ZoneRouter(topo)
     warm.tables([label])
     rows = [
-        ("routing tables (intact, from scratch)", timed(lambda: Router(build_topology(plan)).tables(), args.repeat)),
+        ("routing tables (intact, from scratch)", timed(lambda: ZoneRouter(build_topology(plan)).tables(), args.repeat)),
         ("deadlock proof", timed(lambda: prove_deadlock_free(intact.topo, intact.tables, Channels(intact.topo)), args.repeat)),
         ("route check (detours, reachability)", timed(lambda: check_routes(intact.topo, intact.tables), args.repeat)),
         (f"re-route around {label} (incremental)", timed(lambda: warm.tables([label]), args.repeat)),
@@ -98,7 +98,7 @@ def main() -> None:
 def failure_case(plan, failed: list[str], repair_only: bool) -> None:
     """`route()` around `failed` (CPU and wall, once: a big tree's case takes a minute) and its all-to-all maximum."""
     if repair_only:
-        routing_tree._Rebalance.run = lambda self: None  # steps 1-3 alone
+        Rebalance.run = lambda self: None  # steps 1-3 alone
     w, c = time.perf_counter(), time.process_time()
     routing = route(plan, failed)
     wall, cpu = time.perf_counter() - w, time.process_time() - c

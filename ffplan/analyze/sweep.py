@@ -27,7 +27,6 @@ from ffplan.analyze.flows import Demand, TopologyArrays
 from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
 from ffplan.design.reach import check_routes
 from ffplan.design.routing import Router, router_for
-from ffplan.design.routing_tree import TreeRouter
 from ffplan.plan.topology import Topology, build_topology
 from ffplan.diagnostics import StageError
 from ffplan.plan.model import Plan
@@ -271,7 +270,7 @@ def _measure_chunk(key: str, plan: Plan, cases: list[tuple[str, list[str]]]) -> 
     return result
 
 
-def _measure(router: Router | TreeRouter, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
+def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
              failed: list[str]) -> CaseResult:
     try:
         rt, _, ch = router.proven_tables(failed, channels)

@@ -1,4 +1,4 @@
-"""Routing of sparsely filled leaves (ffplan.design.routing_tree): a destination on a leaf with fewer CA ports than
+"""Routing of sparsely filled leaves (ffplan.design.routing.tree): a destination on a leaf with fewer CA ports than
 uplinks also owns the leaf's unused slots, and source leaves spread its traffic over them. The 4-plane synthetic of
 32-port switches filled to 141 of 512 ports per plane (benchmarks/synth.py): d-mod-k brought a destination's whole
 incoming traffic down one spine-to-leaf link (137 flows against the bound 45). And the 8-port three-layer lab tree
@@ -11,7 +11,7 @@ import pytest
 from benchmarks.synth import make_inventory
 from ffplan.analyze import analyze
 from ffplan.design import design
-from ffplan.design.routing import Router, route
+from ffplan.design.routing import ZoneRouter, route
 from ffplan.inventory import load_inventory
 from ffplan.plan.subnets import subnet_view
 from ffplan.plan.topology import build_topology
@@ -44,7 +44,7 @@ def test_all_to_all_nearly_reaches_the_bound(plane):
     assert a2a.unroutable == 0 and a2a.bound == 45
     # a destination owning 3 of its leaf's 16 slots takes 136 flows over 3 links: 46 at least; measured 48
     assert a2a.max_load <= 48, a2a.max_load
-    two_layer = analyze(plane, ["all-to-all"], tables=Router(build_topology(plane)).tables().tables)[0]
+    two_layer = analyze(plane, ["all-to-all"], tables=ZoneRouter(build_topology(plane)).tables().tables)[0]
     assert two_layer.max_load == 137  # d-mod-k: one slot per destination
 
 

@@ -1,4 +1,4 @@
-"""Routing of three-layer fat trees (ffplan.design.routing_tree): balanced, minimal, up*/down*, deadlock-free, and
+"""Routing of three-layer fat trees (ffplan.design.routing.tree): balanced, minimal, up*/down*, deadlock-free, and
 failures that move only the affected routes. A small 8-port tree (2 pods, 32 ports), 16-port ones (16 pods, 1,024
 ports; 4 and 8 pods of 256 and 512 ports, with 2 and 4 cores per group)."""
 
@@ -10,8 +10,9 @@ import pytest
 from ffplan.analyze import analyze, sweep
 from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import TopologyArrays, pair_demand
-from ffplan.design import design, routing_tree
+from ffplan.design import design
 from ffplan.design.routing import route
+from ffplan.design.routing.rebalance import Rebalance
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
 from ffplan.plan.topology import build_topology
@@ -181,7 +182,7 @@ def test_a_lost_cores_minimal_repair_spreads_over_the_cables_left(tree, repaired
     bundles of 64 flows each intact): 640 = 10 bundles, ceil(8 x 7 / 6), was 768 (a core's downlinks weighed per
     spine, not per cable, and a destination's bundles stacked on one core's cable)."""
     plan = request.getfixturevalue(tree)
-    monkeypatch.setattr(routing_tree._Rebalance, "run", lambda self: None)
+    monkeypatch.setattr(Rebalance, "run", lambda self: None)
     routing = route(plan, ["z1-core01"])
     check = routing.check
     assert routing.deadlock.acyclic and check.ca_pair_detours == 0

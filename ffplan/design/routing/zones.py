@@ -1,4 +1,5 @@
-"""Static routing: a full linear forwarding table (LFT) for every switch of the plan.
+"""The zone router: two-layer zones joined by inter-zone links (Fire-Flyer 2's), a full linear forwarding table
+(LFT) for every switch of one subnet.
 
 Algorithm (docs/routing.md has the long form):
 
@@ -40,27 +41,18 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
-from ffplan.fabric.items import item_name
-from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, RouteCheck, Routing
-from ffplan.plan.subnets import subnet_views
-from ffplan.plan.topology import Topology, build_topology, resolve_failed
+from ffplan.design.routing.common import ROLE_ORDER, RoutingTables, first_proven, intra_slots, unknown_failed
+from ffplan.plan.model import UNROUTED, DeadlockProof
+from ffplan.plan.topology import Topology, resolve_failed
 
 if TYPE_CHECKING:
-    from ffplan.design.deadlock import Channels, Tables
-    from ffplan.design.routing_tree import TreeRouter
+    from ffplan.design.deadlock import Channels
     from ffplan.inventory import LoadedInventory
 
-ENGINE = "ffplan d-mod-k"
-RULE_UNKNOWN_FAILED = "FF601"
-RULE_UNSUPPORTED = "FF605"
-ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at
 # Per-link loads the displaced pairs are balanced on: compute->compute, compute->storage, all->all flows
 # (the analyze patterns A, C and B of docs/routing.md).
 LOAD_COMPUTE, LOAD_STORAGE, LOAD_ALL, LOADS = 0, 1, 2, 3
-
-__all__ = ["ENGINE", "UNROUTED", "Router", "RoutingTables", "route"]
 
 
 @dataclass(frozen=True)
@@ -73,119 +65,11 @@ class Dest:
     role: str  # node role of a CA; the tier for a switch
 
 
-@dataclass
-class RoutingTables:
-    topo: Topology  # the plan's topology with this case's failed cables and switches marked
-    tables: Tables  # switch -> ports indexed by LID
-    max_lid: int
-    failed: list[str]
 
-
-def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded: LoadedInventory | None = None) -> Routing:
-    """Route `plan` around `failed` (cable labels, switch names, `switch[port]`), prove the routes deadlock-free
-    and return the plan's `Routing`: each subnet is routed on its own (its switches' tables cover its own LIDs).
-
-    When designing, `loaded` is the inventory: its `fabric.failed_links` are avoided too and an unknown item is
-    reported at its line (items of `failed` as the `--exclude-link` option). Raises StageError (FF601) for an
-    unknown failed item and (FF602) for a channel dependency cycle."""
-    inv_failed = list(loaded.inventory.fabric.failed_links) if loaded is not None else []
-    items = inv_failed + list(failed)
-    if len(plan.subnets) == 1:
-        return _route_subnet(plan, items, check, loaded, len(inv_failed))
-    topo = build_topology(plan)
-    _, _, unknown = resolve_failed(topo, items)
-    if unknown:
-        raise _unknown_failed(topo, items, unknown, loaded, len(inv_failed))
-    subnet_of = {z.name: z.subnet for z in plan.zones}
-    # a cable's end a (node-leaf: its leaf) or the switch of `switch[port]` names the item's subnet
-    item_subnet = [subnet_of[topo.zone_of[topo.by_label[item][1] if item in topo.by_label else item_name(item)]]
-                   for item in items]
-    parts = [_route_subnet(view, [item for item, sub in zip(items, item_subnet) if sub == subnet], check, None, 0)
-             for subnet, view in subnet_views(plan)]
-    return _merged(plan, parts, sorted(set(items)))
-
-
-def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInventory | None, inventory_items: int) -> Routing:
-    from ffplan.design.reach import check_routes
-
-    router = router_for(plan, loaded)
-    proof = routes = None
-    if check:
-        rt, proof, channels = router.proven_tables(items, loaded=loaded, inventory_items=inventory_items)
-        routes = check_routes(rt.topo, rt.tables, channels)
-    else:
-        rt = router.tables(items, loaded=loaded, inventory_items=inventory_items)
-    lfts = [Lft(switch=s.name, ports=np.array(rt.tables[s.name], dtype=np.uint8)) for s in plan.switches]
-    return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
-                   check=routes, lfts=lfts)
-
-
-def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router | TreeRouter:
-    """The router of one subnet: the tree router for pure fat trees (no inter-zone links: planes, single zones,
-    three-layer trees; it balances sparsely filled leaves), the two-layer router for zones joined by inter-zone links
-    (Fire-Flyer 2's)."""
-    from ffplan.design.routing_tree import TreeRouter
-
-    topo = build_topology(plan)
-    if topo.inter_zone:
-        if all(z.layers == 2 for z in plan.zones):
-            return Router(topo)
-        c = Collector(loaded.source.file if loaded else COMMAND_LINE)
-        c.error(RULE_UNSUPPORTED, ("fabric", "inter_zone_links"), "ffplan cannot route three-layer trees joined by "
-                "inter-zone links", "plan each three-layer tree as a plane of its own, or use two-layer zones")
-        raise StageError(c.items)
-    slots: dict[int, int] = {}
-    for zone in topo.zones:
-        slots.update(intra_slots(topo, zone).slot)
-    return TreeRouter(topo, slots)
-
-
-def _merged(plan: Plan, parts: list[Routing], failed: list[str]) -> Routing:
-    """One Routing of the subnets' routings: each switch keeps its subnet's table; proofs and checks add up."""
-    table = {t.switch: t for part in parts for t in part.lfts}
-    proofs = [p.deadlock for p in parts if p.deadlock is not None]
-    checks = [p.check for p in parts if p.check is not None]
-    proof = check = None
-    if proofs:
-        proof = proofs[0].model_copy(update={
-            "scope": proofs[0].scope + " (each subnet on its own)",
-            "channels": sum(p.channels for p in proofs), "dependencies": sum(p.dependencies for p in proofs),
-            "acyclic": all(p.acyclic for p in proofs), "valley_turns": sum(p.valley_turns for p in proofs)})
-    if checks:
-        check = RouteCheck(**{f: sum(getattr(c, f) for c in checks) for f in RouteCheck.model_fields})
-    return Routing(engine=parts[0].engine, max_lid=max(p.max_lid for p in parts), unrouted_port=UNROUTED, failed=failed,
-                   deadlock=proof, check=check, lfts=[table[s.name] for s in plan.switches])
-
-
-def _unknown_failed(topo: Topology, items: list[str], unknown: list[int], loaded: LoadedInventory | None,
-                    inventory_items: int) -> InputError:
-    """FF601 for each failed item that is neither a cable nor a switch: bad input (exit 2), located in the inventory
-    for its `fabric.failed_links`, at the option for command-line items."""
-    c = Collector(loaded.source.file, loaded.source.positions) if loaded is not None else Collector(COMMAND_LINE)
-    option = Collector(COMMAND_LINE)
-    names = sorted(set(topo.by_label) | set(topo.lid))
-    valid = (f"valid: a cable label as in cables.csv ({min(topo.by_label)}), a switch name ({min(topo.lid)}) "
-             f"or switch[port] ({min(topo.lid)}[1])")
-    for i in unknown:
-        hint = " ".join(filter(None, [did_you_mean(items[i], names), valid]))
-        if i < inventory_items:
-            c.error(RULE_UNKNOWN_FAILED, ("fabric", "failed_links", i),
-                    f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
-        elif loaded is not None:
-            option.error(RULE_UNKNOWN_FAILED, ("--exclude-link",),
-                         f"--exclude-link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
-        else:
-            c.error(RULE_UNKNOWN_FAILED, ("failed", i), f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
-    return InputError(c.items + option.items)
-
-
-# --------------------------------------------------------------------------------------------------- router
-
-
-class Router:
+class ZoneRouter:
     """Everything about a plan's routes that does not depend on failures, computed once: destinations, slots,
     holes and cross-zone slots. `tables(failed)` routes one failure case; it never changes this state or the
-    topology, so one Router serves any number of cases (the failure sweep)."""
+    topology, so one ZoneRouter serves any number of cases (the failure sweep)."""
 
     def __init__(self, topo: Topology):
         self.topo = topo
@@ -219,7 +103,7 @@ class Router:
         items = list(failed)
         cables, switches, unknown = resolve_failed(self.topo, items)
         if unknown:
-            raise _unknown_failed(self.topo, items, unknown, loaded, inventory_items)
+            raise unknown_failed(self.topo, items, unknown, loaded, inventory_items)
         topo = dataclasses.replace(self.topo, failed_cables=set(cables), failed_switches=set(switches))
         case = _Case(self, topo, fill_open_routes=fill_open_routes)
         base = self._intact(fill_open_routes) if cables or switches else None
@@ -233,15 +117,10 @@ class Router:
         close a cycle, the open switch routes are left open instead (ffplan.design.reach counts them) and proven
         again; raises StageError if that is not acyclic either. `intact_channels`: the plan's Channels, to derive the
         case's from (faster, for the sweep)."""
-        from ffplan.design.deadlock import Channels, prove_deadlock_free
-
-        rt = self.tables(failed, loaded=loaded, inventory_items=inventory_items)
-        channels = intact_channels.without(rt.topo) if intact_channels is not None else Channels(rt.topo)
-        try:
-            return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
-        except StageError:
-            rt = self.tables(failed, loaded=loaded, inventory_items=inventory_items, fill_open_routes=False)
-            return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
+        items = list(failed)
+        return first_proven([lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items),
+                             lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items,
+                                                 fill_open_routes=False)], intact_channels)
 
     def _intact(self, fill_open_routes: bool) -> _Case:
         """The routes of the intact plan, computed once: failure cases start from them."""
@@ -305,62 +184,6 @@ class Router:
         return slot
 
 
-@dataclass
-class IntraSlots:
-    """The slots of one zone's CA and leaf LIDs (see intra_slots)."""
-
-    slot: dict[int, int]  # CA / leaf LID -> uplink index in its zone
-    holes: dict[str, list[int]]  # leaf -> slots none of its CA ports own
-    used: dict[str, set[int]]  # leaf -> slots its CA ports own
-    total: list[int]  # CA ports per slot
-    hole_count: list[int]  # holes per slot
-
-
-def intra_slots(t: Topology, zone: str) -> IntraSlots:
-    """Slots of the CA and leaf LIDs of `zone`: the ports of one leaf distinct, holes dealt round-robin, roles
-    balanced per slot, each leaf LID water-filled off its own leaf's holes (docs/routing.md section 1)."""
-    leaves = t.leaves[zone]
-    U = len(t.uplinks[leaves[0]]) if leaves else 0
-    out = IntraSlots({}, {}, {}, [0] * U, [0] * U)
-    if U == 0:
-        return out
-    total, holes = out.total, out.hole_count
-    per_role: dict[str, list[int]] = {}
-    P = 0
-    for leaf in leaves:
-        ports = t.cas[leaf]
-        n = len(ports)
-        h = (-n) % U
-        out.holes[leaf] = [(P + j) % U for j in range(h)]
-        for j in range(h):
-            holes[(P + j) % U] += 1
-        start = (P + h) % U
-        cap = [0] * U
-        for j in range(n):
-            cap[(start + j) % U] += 1
-        P = start
-        by_role: dict[str, list] = {}
-        for c in ports:
-            by_role.setdefault(c.role, []).append(c)
-        # the largest role picks first from the slots it has used least; smaller roles share the rest
-        for role in sorted(by_role, key=lambda r: (-len(by_role[r]), ROLE_ORDER.get(r, 9), r)):
-            counts = per_role.setdefault(role, [0] * U)
-            for c in by_role[role]:
-                u = min((u for u in range(U) if cap[u] > 0), key=lambda u: (counts[u], total[u], (u - start) % U))
-                cap[u] -= 1
-                out.used.setdefault(leaf, set()).add(u)
-                counts[u] += 1
-                total[u] += 1
-                out.slot[c.lid] = u
-    # leaf LIDs: one more destination each, water-filled over a separate counter
-    sw_count = [0] * U
-    for i, leaf in enumerate(leaves):
-        own_holes = set(out.holes.get(leaf, ()))
-        u = min(range(U), key=lambda u: (u in own_holes, sw_count[u], (u - i) % U))
-        sw_count[u] += 1
-        out.slot[t.lid[leaf]] = u
-    return out
-
 
 @dataclass
 class _Exit:
@@ -374,7 +197,7 @@ class _Exit:
 class _Case:
     """One failure case: liveness, the inter-zone exits and spine homes that follow from it, and the tables."""
 
-    r: Router
+    r: ZoneRouter
     t: Topology
     fill_open_routes: bool = True
     tables: dict[str, list[int]] = field(default_factory=dict)

@@ -1,0 +1,261 @@
+"""The tree router's rebalance after a spine-core cable or a core fails (docs/routing.md section 7, step 4): greedy
+moves of healthy entries off the busiest link while that lowers the maximum all-to-all flows per link.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ffplan.design.routing.tree import TreeCase
+from ffplan.plan.model import UNROUTED
+
+
+class Rebalance:
+    """After a spine-core cable or a core fails (leaf-spine cable and spine failures stay within 1 % of the bound,
+    docs/routing.md section 7), moves entries of CA destinations off the busiest link while that lowers the maximum
+    all-to-all flows per link: a source leaf sends a destination up another spine of its pod (a different core group
+    when the destination is in another pod), a spine sends it up another core slot, a core down another of its
+    cables to the same spine. Issue 11's rule: a healthy entry moves only when the maximum falls.
+
+    Greedy and deterministic: the busiest link (lowest switch and port first); among the entries whose flows cross
+    it (its own switch's and those upstream of it) and their other valid ports, the move whose busiest link after
+    the move carries the fewest flows (then the most flows moved, then the lowest switch, LID and port). A move is
+    taken only if every link it adds flows to stays below the current maximum (so each step lowers the maximum or
+    the number of links at it) and it puts at most two destinations on one link in a leaf shift phase (_shared: as
+    the minimal repair does, so the shift pattern stays as balanced). When every such move is blocked by one link,
+    flows are first moved off that link under the same limit. The moves after the last fall of the maximum are
+    undone. Every route stays leaf-spine(-core-spine)-leaf: shortest and up*/down*."""
+
+    MOVES = 5000  # at most; each lowers the maximum or the links at it
+    RELIEVE = 8  # links to make room on, at most, when every move off the busiest link is blocked by one
+
+    def __init__(self, case: TreeCase):
+        self.c = c = case
+        r = c.r
+        self.lft, self.next = c.lft, c.ch.next
+        cas = c.d[r.d_ca[c.d]]
+        self.lids = r.d_lid[cas]
+        self.dleaf = r.d_leaf[cas]
+        n = len(r.names)
+        self.rows = np.arange(n)
+        weight = self._weights(cas)
+        self.through = np.zeros((n, len(cas)), dtype=np.int64)  # flows of each destination at each switch
+        self.load = np.zeros((n, self.next.shape[1]), dtype=np.int64)  # flows per (switch, port) link
+        pos, j = np.nonzero(weight)
+        flow = weight[pos, j]
+        while len(pos):  # hop by hop: leaf, spine, core, spine, leaf
+            np.add.at(self.through, (pos, j), flow)
+            port = self.lft[pos, self.lids[j]].astype(np.int64)
+            nxt = self.next[pos, port].astype(np.int64)
+            go = nxt >= 0
+            np.add.at(self.load, (pos[go], port[go]), flow[go])
+            pos, j, flow = nxt[go], j[go], flow[go]
+        self.moves: list[tuple[int, int, int]] = []  # (switch, destination column, its former port)
+        self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
+        self._routes: dict[int, np.ndarray] = {}  # LID -> _links_to(LID) while its entries stay
+        self._near_columns = self._columns_by_leaf(max(r.K - 1, 0))
+
+    def _weights(self, cas: np.ndarray) -> np.ndarray:
+        """(switches x destinations): flows from each alive leaf's CA ports to each CA destination of its zone on
+        another leaf, less those between two ports of one host (as analyze's all-to-all counts them)."""
+        r, topo = self.c.r, self.c.t
+        leaf = r.d_leaf[cas]
+        w = np.bincount(leaf, minlength=len(r.names))[:, None] * (r.zone[:, None] == r.d_zone[cas][None, :])
+        columns: dict[str, list[int]] = {}
+        for j, lid in enumerate(self.lids.tolist()):
+            columns.setdefault(topo.ca_by_lid[lid].host, []).append(j)
+        for j, lid in enumerate(self.lids.tolist()):
+            w[leaf[j], columns[topo.ca_by_lid[lid].host]] -= 1  # the port of this host sends nothing to its own ports
+        w[leaf, np.arange(len(cas))] = 0
+        out: np.ndarray = w.astype(np.int64)
+        return out
+
+    def _columns_by_leaf(self, reach: int) -> np.ndarray:
+        """(switches x columns): per leaf, the destination columns on the leaves of its zone whose index differs from
+        its own by at most `reach`, -1 padded."""
+        r = self.c.r
+        n = len(r.names)
+        near: list[list[int]] = [[] for _ in range(n)]
+        index, zone = r.leaf_index[self.dleaf], r.zone[self.dleaf]
+        for leaf in np.unique(self.dleaf).tolist():
+            mine = (zone == r.zone[leaf]) & (np.abs(index - r.leaf_index[leaf]) <= reach)
+            near[leaf] = np.nonzero(mine)[0].tolist()
+        out = np.full((n, max(max(map(len, near)), 1)), -1, dtype=np.int64)
+        for leaf, cols in enumerate(near):
+            out[leaf, :len(cols)] = cols
+        return out
+
+    def run(self) -> None:
+        best = int(self.load.max())
+        kept = 0
+        for _ in range(self.MOVES):
+            s, p = divmod(int(self.load.argmax()), self.load.shape[1])
+            if not self._move_off(s, p, int(self.load[s, p])):
+                break
+            now = int(self.load.max())
+            if now < best:
+                best, kept = now, len(self.moves)
+        self._undo(kept)
+
+    def _move_off(self, s: int, p: int, limit: int, avoid: int = -1) -> bool:
+        """Take the best move of flows off link (s, p) that keeps every link it adds flows to below `limit` and adds
+        none to link `avoid`; False when there is none. Without `avoid` (a move off the busiest link), when every
+        move is blocked by one link, first make room there: moves off that link under the same limit that add
+        nothing to (s, p) (undone when the room made is not enough)."""
+        c = self._candidates(s, p)
+        if c is None:
+            return False
+        t, j, q, f, new, added = c
+        flat = self.load.ravel()
+        loads = np.where(added, flat[np.maximum(new, 0)] + f[:, None], 0)
+        fit = np.nonzero((loads < limit).all(axis=1) & ~((new == avoid) & added).any(axis=1))[0]
+        k = self._best(fit, t, j, q, f, loads.max(axis=1), new, added)
+        if k >= 0:
+            self.moves.append((int(t[k]), int(j[k]), int(self.lft[t[k], self.lids[j[k]]])))
+            self._set(int(t[k]), int(j[k]), int(q[k]))
+            return True
+        if avoid >= 0:
+            return False
+        over = loads >= limit
+        blocked = np.nonzero(over.sum(axis=1) == 1)[0]
+        width = self.load.shape[1]
+        tried: set[int] = set()
+        for k in blocked[np.lexsort((q[blocked], t[blocked], -f[blocked], loads[blocked].max(axis=1)))].tolist():
+            link = int(new[k][over[k]][0])
+            if link in tried or len(tried) == self.RELIEVE:
+                continue
+            tried.add(link)
+            mark = len(self.moves)
+            while self.load.ravel()[link] + f[k] >= limit:
+                if not self._move_off(link // width, link % width, limit, s * width + p):
+                    break
+            if self._move_off(s, p, limit, s * width + p):  # (s, p) as `avoid`: no move adds to it, no second relief
+                return True
+            self._undo(mark)
+        return False
+
+    def _candidates(self, s: int, p: int) -> tuple[np.ndarray, ...] | None:
+        """Every move that takes flows off link (s, p): (switch t, destination column j, its new port q, flows f of j at
+        t, the new route's links (moves x 5), which of them gain flows), or None. A move is a leaf sending j up another
+        valid uplink (its spine brings j down), a spine of another pod sending it up another valid core slot (its core
+        reaches the spine at this spine's position in j's pod), or a core sending it down another of its cables to the
+        same spine: every route stays shortest and up*/down*."""
+        c, r = self.c, self.c.r
+        width = self.load.shape[1]
+        top = s * width + p
+        cols = np.nonzero((self.lft[s, self.lids] == p) & (self.through[s] > 0))[0]
+        if not len(cols):
+            return None
+        routes = np.stack([self._links_to(int(self.lids[j])) for j in cols.tolist()])  # (columns, switches + 1, 5)
+        # (column, switch) pairs whose flows of the column cross (s, p)
+        jj, t = np.nonzero((routes[:, :-1] == top).any(axis=2) & (self.through[:, cols].T > 0))
+        leaf = self.dleaf[cols[jj]]
+        tier = self._tier[t]
+        parts = []
+        at = tier == 0  # a leaf: another uplink whose spine brings j down
+        spines = r.up_to[t[at]]
+        ok = c.up_ok[t[at]] & (spines >= 0) & c.alive[np.maximum(spines, 0)]
+        ok &= c.reach[np.maximum(spines, 0), leaf[at][:, None]] & (t[at] != leaf[at])[:, None]
+        parts.append((np.nonzero(at)[0], r.up_port[t[at]], ok))
+        at = (tier == 1) & (r.pod[t] != r.pod[leaf]) & (r.K > 0)  # a spine of another pod: another core slot
+        cores = r.cu_to[t[at]]
+        far = r.spine_at[r.zone[t[at]], r.pod[leaf[at]], r.position[t[at]]]
+        ok = c.cu_ok[t[at]] & (cores >= 0) & c.alive[np.maximum(cores, 0)]
+        ok &= c.link[np.maximum(cores, 0), far[:, None]] != UNROUTED
+        parts.append((np.nonzero(at)[0], r.cu_port[t[at]], ok))
+        at = tier == 2  # a core: another of its cables to the spine it sends j down to
+        hop = self.next[t[at], self.lft[t[at], self.lids[cols[jj[at]]]]]
+        ok = (self.next[t[at]] == hop[:, None]) & (hop >= 0)[:, None]
+        parts.append((np.nonzero(at)[0], np.broadcast_to(np.arange(self.next.shape[1]), ok.shape), ok))
+        pair = np.concatenate([rows[np.nonzero(ok)[0]] for rows, _, ok in parts])
+        q = np.concatenate([ports[ok] for _, ports, ok in parts]).astype(np.int64)
+        jj, t = jj[pair], t[pair]
+        lid = self.lids[cols[jj]]
+        keep = q != self.lft[t, lid]
+        jj, t, q = jj[keep], t[keep], q[keep]
+        if not len(t):
+            return None
+        old = routes[jj, t]
+        nxt = self.next[t, q].astype(np.int64)
+        new = np.concatenate([(t * width + q)[:, None], routes[jj, nxt][:, :-1]], axis=1)  # row -1: no next switch
+        takes = (old == top).any(axis=1) & ~(new == top).any(axis=1)
+        t, j, q, old, new = t[takes], cols[jj[takes]], q[takes], old[takes], new[takes]
+        kept = np.zeros(new.shape, dtype=bool)  # links of the new route on the old one (a loop: no 3-d temporary)
+        for link in old.T:
+            kept |= new == link[:, None]
+        return t, j, q, self.through[t, j], new, (new >= 0) & ~kept
+
+    def _best(self, k: np.ndarray, t: np.ndarray, j: np.ndarray, q: np.ndarray, f: np.ndarray, peak: np.ndarray,
+              new: np.ndarray, added: np.ndarray) -> int:
+        """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
+        switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
+        checked in that order a block at a time); -1 when there is none."""
+        k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
+        for start, end in ((0, 1), *((b, b + 16) for b in range(1, len(k), 16))):
+            block = k[start:end]
+            fine = np.nonzero(self._shared(j[block], new[block], added[block]) <= 1)[0]
+            if len(fine):
+                return int(block[fine[0]])
+        return -1
+
+    def _shared(self, j: np.ndarray, new: np.ndarray, added: np.ndarray) -> np.ndarray:
+        """The most destinations a move of j onto the links `new` (those `added` gaining flows) puts on one of them with
+        j in some leaf shift phase. A phase sends one source leaf's ports to one leaf's ports, and a pod's source
+        leaves to consecutive leaves: on a leaf's uplink, the other ports of j's leaf it already carries; on a spine's
+        or core's link, the destinations it carries on leaves less than K apart from j's (K consecutive leaves have
+        distinct core slots). The minimal repair makes at most two share a link; a move may too, never more."""
+        width = self.load.shape[1]
+        near = self._near_columns[self.dleaf[j]]  # (moves, columns), -1 padded
+        same_leaf = np.where(self.dleaf[near] == self.dleaf[j][:, None], near, -1)
+        most = np.zeros(len(j), dtype=np.int64)
+        for i in range(new.shape[1]):
+            a, b = np.maximum(new[:, i], 0) // width, np.maximum(new[:, i], 0) % width
+            cols = np.where((self._tier[a] == 0)[:, None], same_leaf, near)
+            sent = self.lft[a[:, None], self.lids[np.maximum(cols, 0)]] == b[:, None]
+            carried = self.through[a[:, None], np.maximum(cols, 0)] > 0
+            count = (sent & carried & (cols >= 0) & (cols != j[:, None])).sum(axis=1)
+            most = np.maximum(most, np.where(added[:, i], count, 0))
+        return most
+
+    def _undo(self, mark: int) -> None:
+        """Undo the moves after the first `mark`."""
+        for t, j, port in reversed(self.moves[mark:]):
+            self._set(t, j, port)
+        del self.moves[mark:]
+
+    def _links_to(self, lid: int) -> np.ndarray:
+        """(switches x 5): the links (switch * 256 + port) of every switch's route to `lid` by the tables, padded with
+        -1 (a route is at most 4 links; row -1, the padding's, is all -1)."""
+        if lid in self._routes:
+            return self._routes[lid]
+        n, width = len(self.rows), self.load.shape[1]
+        out = self._routes[lid] = np.full((n + 1, 5), -1, dtype=np.int64)
+        at = self.rows.copy()
+        for i in range(4):
+            port = self.lft[at, lid].astype(np.int64)
+            nxt = self.next[at, port].astype(np.int64)
+            live = (at >= 0) & (nxt >= 0)
+            out[:n, i] = np.where(live, at * width + port, -1)
+            at = np.where(live, nxt, -1)
+        return out
+
+    def _links(self, t: int, port: int, lid: int) -> list[tuple[int, int]]:
+        """The links from switch t to LID `lid` when t sends it out of `port`."""
+        out = []
+        while (nxt := int(self.next[t, port])) >= 0:
+            out.append((t, port))
+            t, port = nxt, int(self.lft[nxt, lid])
+        return out
+
+    def _set(self, t: int, j: int, port: int) -> None:
+        """Switch t sends destination j out of `port`: its flows leave the old path for the new one."""
+        lid = int(self.lids[j])
+        self._routes.pop(lid, None)
+        f = int(self.through[t, j])
+        for sign, start in ((-1, int(self.lft[t, lid])), (1, port)):
+            for a, b in self._links(t, start, lid):
+                self.load[a, b] += sign * f
+                nxt = int(self.next[a, b])
+                self.through[nxt, j] += sign * f
+            if sign < 0:
+                self.lft[t, lid] = port
