@@ -1,4 +1,5 @@
-"""Exports of a plan for other tools: Slurm topology.conf, an Ansible inventory, the NetBox import with the
+"""Exports of a plan for other tools: Slurm topology.conf, Kubernetes node labels and Kueue's Topology
+(kubernetes.py), an Ansible inventory, the NetBox import with the
 cable plan (netbox.py), the BOM, and the diagrams of each zone (ffplan.render.diagrams). The templates print;
 grouping and hostlist compression are computed here.
 """
@@ -13,6 +14,7 @@ from ffplan.plan.exports import bom_csv
 from ffplan.plan.model import Plan
 from ffplan.plan.subnets import subnet_view
 from ffplan.render.diagrams import render_diagrams
+from ffplan.render.kubernetes import render_kubernetes
 from ffplan.templating import render_template
 from ffplan.render.netbox import render_netbox
 
@@ -185,6 +187,7 @@ def render_exports(plan: Plan) -> dict[str, str]:
         "exports/ansible-inventory.yaml": ansible_inventory(plan),
         "exports/bom.csv": bom_csv(plan),
         **render_netbox(plan),
+        **render_kubernetes(plan),
     }
     files.update(render_diagrams(plan))
     return files

@@ -377,11 +377,13 @@ stage_code(
 
 stage_code(
     "FF920", "plan-value-not-renderable", "render, verify",
-    summary="a plan value cannot be written safely to an OpenSM file (name, GUID, missing routes or QoS)",
+    summary="a plan value cannot be written safely to an OpenSM file or a Kubernetes label (name, GUID, missing routes or QoS)",
     explanation="""
     OpenSM's files have no quoting: a node name with '#', '@' or a quote, or a GUID that is not 0x and 16
     hex digits, would change the meaning of the file. Plans without routing tables or QoS cannot give
-    OpenSM its configuration either. The plan was edited or written by an older ffplan.
+    OpenSM its configuration either. The plan was edited or written by an older ffplan. Kubernetes label
+    values hold at most 63 characters and end in a letter or digit: ffplan mends a name that does not
+    (docs/kubernetes.md), and refuses two names that would become the same label.
     """,
     bad="""
     switches:
