@@ -343,9 +343,14 @@ def _identify(pl: _Planned, topo: DiscoveredFabric, skip: set[str], result: Audi
     for g, name in name_of.items():
         if name in pl.nic_of:
             hostname, nic, card_port = pl.nic_of[name]
-            port_guid = int(topo.port_guid.get((g, 1), g), 16)
+            # the inventory's NIC GUID is the card's port 1 GUID: from the printed port GUID when there is one
+            # (ibsim's CA node and system image GUIDs are one below it; on mlx5 all three agree), else the card's
+            # system image GUID
             sysimg = topo.ids.get(g, {}).get("sysimgguid")
-            result.card_guids[(hostname, nic)] = guid(sysimg) if sysimg else guid(port_guid - (card_port - 1))
+            if (g, 1) in topo.port_guid or not sysimg:
+                result.card_guids[(hostname, nic)] = guid(int(topo.port_guid.get((g, 1), g), 16) - (card_port - 1))
+            else:
+                result.card_guids[(hostname, nic)] = guid(sysimg)
         elif topo.kind[g] == "Switch" and not name.startswith("unknown "):
             result.switch_guids[name] = g
     return name_of

@@ -274,3 +274,17 @@ def test_two_leaves_in_each_others_place_are_one_finding(lab):
     assert [(f.kind, f.cables) for f in found.findings] == [("switches-swapped", both)]
     assert "za-leaf01" in found.findings[0].detail and "each other's place" in found.findings[0].detail
     assert "| [ ] | za-leaf01-p01 |" in format_markdown(found, "x")
+
+
+def test_write_guids_writes_the_port_guid_the_finding_prints_on_an_ibsim_dump(files, lab):
+    """ibsim's CA node and system image GUIDs are one below the port GUID; the old fragment wrote the system
+    image GUID while the finding printed the port GUID, so the next design pinned a GUID one off."""
+    gpu04 = next(n for n in lab.nodes if n.hostname == "gpu04").ports[0]
+    node_guid = f"0x{int(NEW_GUID, 16) - 1:016x}"
+    text = with_new_guid(render_opensm(lab)["opensm/topology.net"], gpu04.port_guid, node_guid)
+    text = text.replace(f"({int(node_guid, 16):x})", f"({int(NEW_GUID, 16):x})")
+    (files / "fabric.txt").write_text(text)
+    result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "guids.yaml")
+    assert result.exit_code == 1 and f"fabric {NEW_GUID}" in result.stdout
+    hosts = {h["hostname"]: h for g in yaml.safe_load((files / "guids.yaml").read_text())["groups"] for h in g["hosts"]}
+    assert hosts["gpu04"]["guids"] == {"mlx5_0": NEW_GUID}
