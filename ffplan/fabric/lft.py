@@ -117,7 +117,7 @@ def lft_array(text: str, guids: list[str], width: int, unrouted: int) -> tuple[n
             i = row.get(rec[2], -1)
             if i >= 0:
                 entries[i] = max(entries[i], 0)
-        elif rec[1] == ENTRY and i >= 0:
+        elif rec[1] == ENTRY and i >= 0 and rec[3] != unrouted:  # dump_fts -a lists unrouted LIDs too
             entries[i] += 1
             if rec[2] < width:
                 out[i, rec[2]] = rec[3]

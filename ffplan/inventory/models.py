@@ -56,7 +56,7 @@ IbDeviceId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,4}$")]
 # A cable label, a switch name or switch[port]: an item of `fabric.failed_links` (and of the plan's routing.failed).
 FailedItem = Annotated[str, StringConstraints(pattern=failed_items.PATTERN)]
 # The names of LinkSpeed's members, as the plan stores a speed ("HDR"); tests/inventory checks the two agree.
-SpeedName = Literal["EDR", "HDR", "NDR"]
+SpeedName = Literal["EDR", "HDR", "NDR", "XDR"]
 
 
 class Strict(BaseModel):
@@ -69,10 +69,11 @@ class LinkSpeed(str, Enum):
     EDR = "EDR"
     HDR = "HDR"
     NDR = "NDR"
+    XDR = "XDR"  # 800 Gb/s per 4x port: Quantum-X800 switches, ConnectX-8 NICs
 
     @property
     def gbps(self) -> int:
-        return {"EDR": 100, "HDR": 200, "NDR": 400}[self.value]
+        return {"EDR": 100, "HDR": 200, "NDR": 400, "XDR": 800}[self.value]
 
 
 class Role(str, Enum):

@@ -285,8 +285,9 @@ def guid_files_model(fab: Subnet) -> dict:
 
 
 # IB rate enum (IBA PathRecord/MCMemberRecord rate; OpenSM's IB_PATH_RECORD_RATE_* in iba/ib_types.h), which
-# partitions.conf's `rate=` takes, for the 4x links of each speed.
-IB_RATE_CODE = {"EDR": (100, 16), "HDR": (200, 17), "NDR": (400, 21)}
+# partitions.conf's `rate=` takes, for the 4x links of each speed. 800 Gb/s is 23 from OpenSM 3.3.24 on (commit
+# bf850acd "Support NDR devices"); 3.3.23 accepts the value but knows rates up to 600 Gb/s only.
+IB_RATE_CODE = {"EDR": (100, 16), "HDR": (200, 17), "NDR": (400, 21), "XDR": (800, 23)}
 # IPoIB's broadcast group MTU: code 4 = 2048 bytes (IB MTU enum 1..5 = 256..4096 = 128 << code), the IPoIB
 # datagram default.
 IPOIB_MTU_CODE = 4

@@ -9,7 +9,7 @@ from collections import Counter
 from ffplan.plan.model import Cable, CableEnd, Plan
 
 # InfiniBand connector by link speed.
-CONNECTOR = {"EDR": "QSFP28", "HDR": "QSFP56", "NDR": "OSFP"}
+CONNECTOR = {"EDR": "QSFP28", "HDR": "QSFP56", "NDR": "OSFP", "XDR": "OSFP"}
 # NetBox cable type slugs (dcim CableTypeChoices).
 NETBOX_CABLE_TYPE = {"DAC": "dac-passive", "AOC": "aoc"}
 # The columns of NetBox's cable import (dcim CableImportForm): an unknown header fails the whole file.

@@ -22,7 +22,7 @@ def test_partitions_conf_sets_the_broadcast_rate_of_the_fabric_speed(lab_plan, f
     for plan in (lab_plan, ff2_plan):  # both HDR: 4x HDR = 200 Gb/s = rate code 17 (IB rate enum)
         text = render_opensm(plan)["opensm/partitions.conf"]
         assert "Default=0x7fff, ipoib, rate=17, mtu=4, defmember=full : ALL=full ;" in text.splitlines()
-    assert IB_RATE_CODE == {"EDR": (100, 16), "HDR": (200, 17), "NDR": (400, 21)}
+    assert IB_RATE_CODE == {"EDR": (100, 16), "HDR": (200, 17), "NDR": (400, 21), "XDR": (800, 23)}
 
 
 def _broadcast_group(saquery_g: str) -> dict[str, str]:
