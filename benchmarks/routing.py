@@ -26,8 +26,9 @@ sys.path.insert(0, str(ROOT))
 from ffplan.analyze import analyze, sweep  # noqa: E402
 from ffplan.analyze.sweep import run_sweep, sweep_cases  # noqa: E402
 from ffplan.analyze.sweep_cluster import sweep_client  # noqa: E402
-from ffplan.design.deadlock import Channels, prove_deadlock_free  # noqa: E402
-from ffplan.design.reach import check_routes  # noqa: E402
+from ffplan.fabric.arrays import Channels  # noqa: E402
+from ffplan.fabric.deadlock import prove_deadlock_free  # noqa: E402
+from ffplan.fabric.reach import check_routes  # noqa: E402
 from ffplan.design.routing import ZoneRouter, route  # noqa: E402
 from ffplan.design.routing.rebalance import Rebalance  # noqa: E402
 from ffplan.plan.topology import build_topology  # noqa: E402

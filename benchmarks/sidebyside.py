@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+import numpy as np
+
 from ffplan.plan.model import Plan
 from ffplan.opensm import layout as L
 from ffplan.opensm import Subnet, build_fabric
@@ -70,29 +72,27 @@ def pattern_load(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], sour
     host = host if host is not None else {gp: gp for gp in sources | dests}
     by_switch: Counter = Counter(t.attach[gp] for gp in sources if gp in t.attach)
     same_host: Counter = Counter((t.attach[gp], host.get(gp)) for gp in sources if gp in t.attach)
-    load: Counter = Counter()
-    lost = 0
+    start, lids, weight = [], [], []
     for dst in dests:
-        dlid = t.ca_lid.get(dst)
+        dlid = topo.port_lid.get(dst) if topo.kind.get(dst[0]) == "Ca" else None
         if dlid is None:
             continue
-        resolve = t.resolver(dlid)
         for sw, n in by_switch.items():
             n -= same_host[(sw, host.get(dst))]
-            if n <= 0:
-                continue
-            if not resolve(sw)[0]:
-                lost += n
-                continue
-            s = sw
-            while True:
-                port = tables[s][dlid]
-                peer = t.nbr[(s, port)]
-                if topo.kind.get(peer[0]) != "Switch":
-                    break
-                load[(s, port)] += n
-                s = peer[0]
-    return load, lost
+            if n > 0:
+                start.append(t.index[sw])
+                lids.append(dlid)
+                weight.append(n)
+    load: Counter = Counter()
+    if not start:
+        return load, 0
+    w = t.walk(np.array(start, dtype=np.int64), np.array(lids, dtype=np.int64), trace=True)
+    flow = np.array(weight, dtype=np.int64)
+    flows = w.loads(flow, len(t.ch.ends))
+    for c in np.flatnonzero(flows).tolist():
+        i, port = t.ch.ends[c]
+        load[(t.switches[i], port)] = int(flows[c])
+    return load, int(flow[~w.reached].sum())
 
 
 def booted_topology(fab: Subnet) -> tuple[TopologyArrays, dict[int, str]]:

@@ -6,7 +6,7 @@ walked hop by hop together over the LFTs as one (switches x LIDs) array: the wor
 destinations, not with flows (all-to-all in a Fire-Flyer 2 zone is 600,000 flows but 28,000 bundles). A bundle
 that does not arrive (an unrouted LID, a port to the wrong place, a loop) loads no link and counts as unroutable.
 
-`Walker` follows one route switch by switch, for tests and diagnostics that want the path itself.
+`Walker` gives one route's links, for tests and diagnostics that want the path itself.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
+from ffplan.fabric.arrays import Channels, table_array
+from ffplan.fabric.walk import Walked, walk
 from ffplan.plan.model import UNROUTED, LftLike
 from ffplan.plan.topology import Topology
 
@@ -27,61 +28,64 @@ class RouteError(Exception):
 
 @dataclass
 class Walker:
-    """Paths over a set of LFTs (switch name -> ports by LID) on the plan's topology."""
+    """Paths over a set of LFTs (switch name -> ports by LID) on the plan's topology (its alive part): every switch
+    is walked to a LID at once (fabric.walk), on the first path asked to that LID."""
 
     topo: Topology
     tables: Mapping[str, LftLike]
-    _cache: dict[tuple[str, int], tuple] = field(default_factory=dict)
+    _walked: dict[int, Walked] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._ch = Channels(self.topo)
+        self._lft = table_array(self.topo, self.tables)
+        self._sid = {s: i for i, s in enumerate(self._ch.switches)}
 
     def path(self, switch: str, lid: int) -> tuple:
         """Directed switch-to-switch links ((switch, port), ...) from `switch` to the destination, or raise."""
-        key = (switch, lid)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
+        ch, i = self._ch, self._sid[switch]
+        w = self._walked.get(lid)
+        if w is None:
+            n = len(ch.switches)
+            w = self._walked[lid] = walk(ch, self._lft, np.arange(n), np.full(n, lid), trace=True)
+        if not w.reached[i]:
+            raise RouteError(self._why(switch, lid, w, i))
         links = []
-        v = switch
-        for _ in range(MAX_HOPS):
-            table = self.tables.get(v)
-            if table is None or lid >= len(table):
-                raise RouteError(f"{v} has no entry for LID {lid}")
-            port = int(table[lid])
-            if port == 0:
-                if self.topo.lid.get(v) != lid:
-                    raise RouteError(f"{v} delivers LID {lid} to itself")
+        for k, c in w.steps:
+            at = int(np.searchsorted(k, i))  # walk indexes stay sorted
+            if at == len(k) or k[at] != i:
                 break
-            if port == UNROUTED:
-                raise RouteError(f"{v} does not route LID {lid}")
-            what = self.topo.peer.get((v, port))
-            if what is None:
-                raise RouteError(f"{v} port {port} (for LID {lid}) is not connected")
-            if what[0] == "ca":
-                if what[1] != lid:
-                    raise RouteError(f"{v} port {port} leads to LID {what[1]}, not {lid}")
-                break
-            links.append((v, port))
-            v = what[1][0]
-        else:
-            raise RouteError(f"LID {lid} loops from {switch}")
-        out = tuple(links)
-        self._cache[key] = out
-        return out
+            sw, port = ch.ends[int(c[at])]
+            links.append((ch.switches[sw], port))
+        return tuple(links)
+
+    def _why(self, switch: str, lid: int, w: Walked, i: int) -> str:
+        if w.looping[i]:
+            return f"LID {lid} loops from {switch}"
+        v = self._ch.switches[int(w.end[i])]
+        port = int(self._lft[w.end[i], lid])
+        if port == 0:
+            return f"{v} delivers LID {lid} to itself"
+        if port == UNROUTED:
+            return f"{v} does not route LID {lid}"
+        what = self.topo.peer.get((v, port))
+        if what is not None and what[0] == "ca":
+            return f"{v} port {port} leads to LID {what[1]}, not {lid}"
+        return f"{v} port {port} (for LID {lid}) is not connected"
 
 
 class TopologyArrays:
-    """The topology as arrays: switches in `topo.lid` order, the alive switch-to-switch links as channels, per CA
-    LID its leaf and leaf port, per switch its zone."""
+    """analyze's view of the topology: its array form (fabric.arrays.Channels: switches in `topo.lid` order, the alive
+    switch-to-switch links), per CA LID its leaf and leaf port, per switch its zone."""
 
     def __init__(self, topo: Topology):
         self.topo = topo
         self.channels = Channels(topo)
         self.switches = self.channels.switches
         self.sid = {s: i for i, s in enumerate(self.switches)}
-        width = topo.max_lid + 1
-        self.leaf_of = np.full(width, -1, dtype=np.int64)  # CA LID -> index of its leaf; -1 for other LIDs
-        self.leaf_port = np.zeros(width, dtype=np.int64)
-        for lid, ca in topo.ca_by_lid.items():
-            self.leaf_of[lid], self.leaf_port[lid] = self.sid[ca.leaf], ca.leaf_port
+        ca_lids = np.array(list(topo.ca_by_lid), dtype=np.int64)
+        self.leaf_of = np.full(topo.max_lid + 1, -1, dtype=np.int64)  # CA LID -> index of its leaf; -1 for other LIDs
+        self.leaf_of[ca_lids] = self.channels.dest_switch[ca_lids]
+        self.leaf_port = self.channels.dest_port
         zones = {z: i for i, z in enumerate(topo.zones)}
         self.zone_of_switch = np.array([zones[topo.zone_of[s]] for s in self.switches], dtype=np.int64)
 
@@ -161,25 +165,7 @@ def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
 
 
 def count_loads(net: TopologyArrays, lft: np.ndarray, demand: Demand) -> tuple[np.ndarray, int]:
-    """(flows per channel, unroutable flows): every bundle walked at once, one hop per step."""
-    ch = net.channels
-    pos, lid, bundle = demand.leaf, demand.dst, np.arange(len(demand.leaf))
-    arrived = np.zeros(len(bundle), dtype=bool)
-    walked_bundle, walked_channel = [], []
-    for _ in range(MAX_HOPS):
-        if not len(pos):
-            break
-        port = lft[pos, lid]
-        home = (pos == net.leaf_of[lid]) & (port == net.leaf_port[lid])
-        arrived[bundle[home]] = True
-        channel = ch.chan[pos, port]
-        go = ~home & (channel >= 0)  # the rest ends in a dead end: unrouted, or a port to the wrong place
-        walked_bundle.append(bundle[go])
-        walked_channel.append(channel[go])
-        pos, lid, bundle = ch.next[pos[go], port[go]], lid[go], bundle[go]
-    load = np.zeros(len(ch.ends), dtype=np.int64)
-    if walked_bundle:
-        b, c = np.concatenate(walked_bundle), np.concatenate(walked_channel)
-        keep = arrived[b]  # a bundle that never arrives (dead end or loop) loads nothing
-        load += np.bincount(c[keep], weights=demand.weight[b[keep]], minlength=len(ch.ends)).astype(np.int64)
-    return load, int(demand.weight[~arrived].sum())
+    """(flows per channel, unroutable flows): every bundle walked at once (fabric.walk); a bundle that never arrives
+    (dead end or loop) loads nothing."""
+    w = walk(net.channels, lft, demand.leaf, demand.dst, trace=True)
+    return w.loads(demand.weight, len(net.channels.ends)), int(demand.weight[~w.reached].sum())

@@ -24,8 +24,9 @@ import numpy as np
 
 from ffplan.analyze.bounds import Cut, bin_bound, cuts
 from ffplan.analyze.flows import Demand, TopologyArrays
-from ffplan.design.deadlock import MAX_HOPS, Channels, table_array
-from ffplan.design.reach import check_routes
+from ffplan.fabric.arrays import Channels, table_array
+from ffplan.fabric.reach import check_routes
+from ffplan.fabric.walk import walk
 from ffplan.design.routing import Router, router_for
 from ffplan.plan.topology import Topology, build_topology
 from ffplan.diagnostics import StageError
@@ -63,7 +64,7 @@ class CaseResult:
     unreachable_ca_pairs: int
     unreachable_switch_lids: int
     routes_changed: int  # (switch, LID) entries that differ from the intact routes
-    deadlock_free: bool  # the channel dependency graph of the routes is acyclic (ffplan.design.deadlock)
+    deadlock_free: bool  # the channel dependency graph of the routes is acyclic (ffplan.fabric.deadlock)
 
     def as_dict(self) -> dict:
         return {"case": self.case, "failed": self.failed, "routes_changed": self.routes_changed,
@@ -141,10 +142,6 @@ class _Patterns:
                     if (dst_role is None or ca.role == dst_role) and (ca.zone != topo.zone_of[leaf]) == across:
                         w[i, lid] = len(senders) - hosts[ca.host]  # as analyze: no flow between two ports of one host
             self.weights[name] = w
-        self.dest_switch = np.full(width, -1, dtype=np.int64)
-        self.dest_port = np.zeros(width, dtype=np.int64)
-        for lid, ca in topo.ca_by_lid.items():
-            self.dest_switch[lid], self.dest_port[lid] = self.sid[ca.leaf], ca.leaf_port
         # per pattern: its cuts on the intact channels, and every cut's links as (cut index, channel id) pairs
         self.net = TopologyArrays(topo)
         self._cuts: dict[str, tuple[list[Cut], np.ndarray, np.ndarray]] = {}
@@ -157,23 +154,13 @@ class _Patterns:
         self._bounds: dict[tuple[str, int, int], int] = {}
 
     def loads(self, name: str, lft: np.ndarray, ch: Channels) -> tuple[np.ndarray, int]:
-        """(flows per channel, unroutable flows) of pattern `name` over the LFT array: every bundle walked at once."""
+        """(flows per channel, unroutable flows) of pattern `name` over the LFT array: every bundle walked at once; a
+        bundle loads the links it crossed before a dead end or in a loop too."""
         w = self.weights[name]
         pos, lid = np.nonzero(w)
         weight = w[pos, lid]
-        load = np.zeros(len(ch.ends), dtype=np.int64)
-        lost = 0
-        for _ in range(MAX_HOPS):
-            if not len(pos):
-                break
-            port = lft[pos, lid]
-            home = (pos == self.dest_switch[lid]) & (port == self.dest_port[lid])
-            c = ch.chan[pos, port]
-            go = ~home & (c >= 0)
-            lost += int(weight[~home & (c < 0)].sum())  # a dead end: unrouted, or a port to the wrong place
-            load += np.bincount(c[go], weights=weight[go], minlength=len(ch.ends)).astype(np.int64)
-            pos, lid, weight = ch.next[pos[go], port[go]], lid[go], weight[go]
-        return load, lost + int(weight.sum())  # what still walks after MAX_HOPS loops
+        walked = walk(ch, lft, pos, lid, trace=True)
+        return walked.loads(weight, len(ch.ends), arrived_only=False), int(weight[~walked.reached].sum())
 
     def bound(self, name: str, ch: Channels) -> int:
         """The largest bundle lower bound over analyze's cuts (analyze.bounds.cuts: out of and into every leaf, out of

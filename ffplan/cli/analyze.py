@@ -112,7 +112,7 @@ def _analyze(plan: Plan, names: list[str], scope: Scope | None, role: list[Role]
              topology: Path | None, top: int) -> tuple[list[PatternResult], RouteCheck, str]:
     """One subnet's patterns and route check, over its plan's tables or a dump of OpenSM's."""
     from ffplan.analyze import analyze, plan_tables, read_lfts, topology_for
-    from ffplan.design.reach import check_routes
+    from ffplan.fabric.reach import check_routes
     from ffplan.fabric.discovery import lid_guids, read_fabric
     from ffplan.inventory.source import read_text
     from ffplan.plan.io import MAX_PLAN_BYTES

@@ -287,7 +287,7 @@ class Lft(Frozen):
 
 
 class DeadlockProof(Frozen):
-    """The channel dependency graph of the routes (see ffplan.design.deadlock and docs/routing.md)."""
+    """The channel dependency graph of the routes (see ffplan.fabric.deadlock and docs/routing.md)."""
 
     method: Line  # "channel dependency graph"
     scope: Line  # which routes the graph covers
@@ -298,7 +298,7 @@ class DeadlockProof(Frozen):
 
 
 class RouteCheck(Frozen):
-    """How the routes compare with the shortest paths of the alive fabric (ffplan.design.reach, docs/routing.md)."""
+    """How the routes compare with the shortest paths of the alive fabric (ffplan.fabric.reach, docs/routing.md)."""
 
     ca_pair_detours: int  # CA port -> CA port pairs whose route is longer than the shortest path
     switch_to_ca_detours: int  # routes from a switch's port 0 to a CA port longer than the shortest path

@@ -12,13 +12,14 @@ from typing import Callable
 
 import numpy as np
 
+from ffplan.fabric.arrays import Channels
 from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.fabric.lft import HEADER, JUNK, lft_array, portguid, scan_lfts
+from ffplan.fabric.walk import walk
 from ffplan.opensm import layout as L
 from ffplan.opensm import Subnet
 from ffplan.verify.expect import lid_name
 
-PORTS = 256  # an LFT entry is one byte: 255 is "unrouted"
 LID_BLOCK = 512  # destination LIDs walked together (switches x LID_BLOCK cells per array)
 
 
@@ -47,66 +48,17 @@ class Reach:
         return self.pairs - self.reachable
 
 
-class ArrayWalk:
-    """The discovered topology as arrays: per switch and port the peer switch (index) or the peer CA port's LID."""
-
-    def __init__(self, topo: DiscoveredFabric, guids: list[str]):
-        self.guids = guids
-        index = {g: i for i, g in enumerate(guids)}
-        n = len(guids)
-        self.peer_switch = np.full((n, PORTS), -1, dtype=np.int64)
-        self.peer_ca_lid = np.full((n, PORTS), -1, dtype=np.int64)
-        self.sources = np.zeros(n, dtype=np.int64)  # CA ports cabled to each switch
-        self.leaf_of_ca_lid: dict[int, int] = {}
-        for end, other in topo.neighbours().items():
-            if end[0] not in index:
-                continue
-            i, port = index[end[0]], end[1]
-            if other[0] in index:
-                self.peer_switch[i, port] = index[other[0]]
-            elif topo.kind.get(other[0]) == "Ca" and other in topo.port_lid:
-                self.peer_ca_lid[i, port] = topo.port_lid[other]
-                self.sources[i] += 1
-                self.leaf_of_ca_lid[topo.port_lid[other]] = i
-        self.switch_lid = np.array([topo.port_lid.get((g, 0), -1) for g in guids], dtype=np.int64)
-
-    def resolve(self, lft: np.ndarray, lids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For packets to each of `lids` entering each switch: (reached, switches traversed, switch where the walk
-        ended) as (switches x len(lids)) arrays. Loops end unreached after as many hops as there are switches."""
-        n = lft.shape[0]
-        cur = np.repeat(np.arange(n, dtype=np.int64)[:, None], len(lids), axis=1)
-        col = np.broadcast_to(lids[None, :], cur.shape)
-        reached = np.zeros(cur.shape, dtype=bool)
-        done = np.zeros(cur.shape, dtype=bool)
-        hops = np.ones(cur.shape, dtype=np.int64)
-        for _ in range(n):
-            active = ~done
-            if not active.any():
-                break
-            c, dl = cur[active], col[active]
-            port = lft[c, dl].astype(np.int64)
-            nxt = self.peer_switch[c, port]
-            own = (port == 0) & (self.switch_lid[c] == dl)
-            to_ca = (port != 0) & (nxt < 0)
-            ok = own | (to_ca & (self.peer_ca_lid[c, port] == dl))
-            stop = ok | (port == 0) | to_ca
-            reached[active] = ok
-            done[active] = stop
-            moving = ~stop
-            idx = np.flatnonzero(active)[moving]
-            cur.flat[idx] = nxt[moving]
-            hops.flat[idx] += 1
-        return reached, hops, cur
-
-
-def _reach(walker: ArrayWalk, lft: np.ndarray, dests: list[int], sources_of: Callable[[int], np.ndarray],
+def _reach(ch: Channels, lft: np.ndarray, dests: np.ndarray, sources_of: Callable[[int], np.ndarray],
            fab: Subnet, names: list[str], max_failures: int = 8) -> Reach:
-    """Pairs (source, destination LID) for every LID of `dests`, `sources_of(lid)` sources at each switch."""
+    """Pairs (source, destination LID) for every LID of `dests`, `sources_of(lid)` sources at each switch. A walk
+    takes at most as many hops as there are switches (more is a loop)."""
+    n = len(ch.switches)
     res = Reach(0, 0, {}, [])
-    hops_count = np.zeros(len(walker.guids) + 2, dtype=np.int64)  # a walk traverses at most every switch once
+    hops_count = np.zeros(n + 2, dtype=np.int64)  # a walk traverses at most every switch once
     for a in range(0, len(dests), LID_BLOCK):
-        lids = np.array(dests[a:a + LID_BLOCK], dtype=np.int64)
-        reached, hops, end = walker.resolve(lft, lids)
+        lids = dests[a:a + LID_BLOCK]
+        w = walk(ch, lft, np.repeat(np.arange(n), len(lids)), np.tile(lids, n), max_hops=n)
+        reached, hops, end = (x.reshape(n, len(lids)) for x in (w.reached, w.links + 1, w.end))
         for j, lid in enumerate(lids.tolist()):
             n_src = sources_of(lid)
             ok = reached[:, j]
@@ -123,22 +75,22 @@ def reachability(fab: Subnet, topo: DiscoveredFabric, lft: np.ndarray) -> tuple[
     """Walk `lft` ((switches x LIDs), fab.switches order) on the topology: every CA pair, and every switch LID from
     every other switch and every CA port."""
     names = [s.name for s in fab.switches]
-    walker = ArrayWalk(topo, [s.node_guid for s in fab.switches])
+    ch = Channels.discovered(topo, [s.node_guid for s in fab.switches])
+    delivered = ch.dest_switch >= 0
+    at = np.maximum(ch.dest_switch, 0)
 
     def ca_sources(lid: int) -> np.ndarray:
-        n = walker.sources.copy()
-        n[walker.leaf_of_ca_lid[lid]] -= 1
+        n = ch.sources.copy()
+        n[at[lid]] -= 1
         return n
-
-    switch_of_lid = {int(lid): i for i, lid in enumerate(walker.switch_lid.tolist()) if lid >= 0}
 
     def switch_sources(lid: int) -> np.ndarray:
-        n = walker.sources + 1
-        n[switch_of_lid[lid]] -= 1
+        n = ch.sources + 1
+        n[at[lid]] -= 1
         return n
 
-    return (_reach(walker, lft, sorted(walker.leaf_of_ca_lid), ca_sources, fab, names),
-            _reach(walker, lft, sorted(switch_of_lid), switch_sources, fab, names))
+    return (_reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), ca_sources, fab, names),
+            _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port == 0)), switch_sources, fab, names))
 
 
 def table_checks(fab: Subnet, topo: DiscoveredFabric, dump_fts: str,

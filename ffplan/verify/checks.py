@@ -10,7 +10,7 @@ from ffplan.verify.boot import Boot
 from ffplan.verify.arrays import table_checks
 from ffplan.verify.expect import fabric_topo
 from ffplan.verify.report import Report
-from ffplan.verify.walk import WalkResult, walk, walk_switch_lids
+from ffplan.verify.walk import WalkResult, walk_ca_pairs, walk_switch_lids
 
 NO_FALLBACK_NOISE = "Failed to setup routing engine 'no_fallback'"
 
@@ -57,7 +57,7 @@ def check_routes(report: Report, fab: Subnet, booted: Boot) -> None:
 
 def check_reachability(report: Report, fab: Subnet, topo: DiscoveredFabric, tables: dict[str, dict[int, int]], what: str,
                        switch_lids_required: bool = True) -> WalkResult:
-    res = walk(topo, tables)
+    res = walk_ca_pairs(topo, tables)
     hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(res.hops.items()))
     report.add("every CA pair reachable", res.broken == 0,
                f"{res.reachable}/{res.pairs} pairs by walking the {what} ({hops})", res.failures)

@@ -25,7 +25,7 @@ from ffplan.verify.expect import fabric_topo, planned_tables
 from ffplan.verify.inputs import Inputs
 from ffplan.verify.report import Report
 from ffplan.verify.sim import SimError
-from ffplan.verify.walk import WalkResult, walk
+from ffplan.verify.walk import WalkResult, walk_ca_pairs
 
 
 def _row(case: str, who: str, r: PatternResult, reach: str, route_s: float | None) -> dict:
@@ -107,7 +107,7 @@ def _reach(res: WalkResult) -> str:
 def compare_case(case: str, plan: Plan, fab: Subnet, booted: Boot, ftree_res: WalkResult, failed: str | None = None) -> list[dict]:
     topo = fabric_topo(fab)
     ours_plan, tables, route_s = _ffplan_routes(plan, fab, failed)
-    sides = [("ffplan", ours_plan, tables, walk(topo, tables), route_s),
+    sides = [("ffplan", ours_plan, tables, walk_ca_pairs(topo, tables), route_s),
              ("OpenSM ftree", plan, booted.tables, ftree_res, booted.timings.get("route compute s"))]
     rows: list[dict] = []
     for who, p, tabs, res, secs in sides:
@@ -148,6 +148,6 @@ def ftree_comparison(report: Report, inp: Inputs, fab: Subnet, tools: dict[str, 
         except SimError as exc:
             report.add(f"ftree without {cable}", False, str(exc).splitlines()[0])
         else:
-            res2 = walk(b2.topo, b2.tables)
+            res2 = walk_ca_pairs(b2.topo, b2.tables)
             rows += compare_case(f"without {cable}", inp.plan, sub, b2, res2, failed=cable)
     report.comparison = rows

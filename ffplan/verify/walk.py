@@ -1,17 +1,20 @@
-"""Walk linear forwarding tables hop by hop: reachability of every CA pair and of every switch LID, path lengths,
-loops, black holes, and the all-to-all flow count on every switch egress port.
-
-Per destination LID the tables form an in-tree, so each switch is walked once per destination (memoised):
-O(switches x LIDs) instead of O(CA pairs x hops).
+"""Reachability over installed tables given as dicts (what `dump_fts` printed, parsed): every CA pair and every
+switch LID, with path lengths and the first few failures and their reason, on a discovered fabric. The walk is
+fabric.walk's, over the fabric's array form (fabric.arrays.Channels.discovered).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
 
+import numpy as np
+
+from ffplan.fabric.arrays import Channels
 from ffplan.fabric.discovery import DiscoveredFabric
+from ffplan.fabric.walk import Walked, walk
+
+LID_BLOCK = 512  # destinations' worth of walks (every switch to LID_BLOCK LIDs) walked together
 
 
 @dataclass
@@ -20,160 +23,109 @@ class WalkResult:
     reachable: int = 0
     hops: Counter = field(default_factory=Counter)  # switches traversed -> pairs
     failures: list[str] = field(default_factory=list)  # first few unreachable (src switch, dst) with the reason
-    failure_count: int = 0
-    load: Counter = field(default_factory=Counter)  # (switch guid, egress port) -> all-to-all flows (switch-switch links)
 
     @property
     def broken(self) -> int:
         return self.pairs - self.reachable
-
-    def load_stats(self) -> tuple[int, float, int]:
-        """(max, mean, links) over inter-switch directed links that exist in the fabric."""
-        if not self.load:
-            return 0, 0.0, 0
-        vals = list(self.load.values())
-        return max(vals), sum(vals) / len(vals), len(vals)
 
 
 class Tables:
-    """The installed tables on a topology, walked per destination LID; each switch resolved once per LID."""
+    """The installed tables on a discovered fabric as arrays: its switches (in record order), their table entries
+    (-1: none; walked as unrouted) and the CA ports cabled to each switch."""
 
     def __init__(self, topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str]):
-        self.topo, self.tables, self.names = topo, tables, names
-        self.nbr = topo.neighbours()
+        self.topo, self.names = topo, names
         self.switches = [g for g, k in topo.kind.items() if k == "Switch"]
-        self.lid_of_switch = {g: topo.port_lid.get((g, 0)) for g in self.switches}
-        self.ca_ports = [(g, p) for (g, p) in topo.port_lid if topo.kind.get(g) == "Ca"]
-        self.ca_lid = {gp: topo.port_lid[gp] for gp in self.ca_ports}
-        # Sources: CA ports grouped by the switch they are cabled to.
-        self.sources: Counter = Counter()
-        self.attach: dict[tuple[str, int], str] = {}
-        for gp in self.ca_ports:
-            peer = self.nbr.get(gp)
-            if peer and topo.kind.get(peer[0]) == "Switch":
-                self.sources[peer[0]] += 1
-                self.attach[gp] = peer[0]
+        self.ch = Channels.discovered(topo, self.switches)
+        self.index = {g: i for i, g in enumerate(self.switches)}
+        width = max([len(self.ch.dest_switch) - 1, *(lid for t in tables.values() for lid in t)], default=0) + 1
+        self.entry = np.full((len(self.switches), width), -1, dtype=np.int16)
+        for g, table in tables.items():
+            if g in self.index and table:
+                self.entry[self.index[g], list(table)] = list(table.values())
+        self.lft = np.where(self.entry < 0, 255, self.entry).astype(np.uint8)
+        dest = np.full(width, -1, dtype=np.int64)
+        dest[:len(self.ch.dest_switch)] = self.ch.dest_switch
+        self.ch.dest_switch = dest
+        port = np.zeros(width, dtype=np.int64)
+        port[:len(self.ch.dest_port)] = self.ch.dest_port
+        self.ch.dest_port = port
+        self.nbr = topo.neighbours()
+        # CA ports cabled to a switch, and their LIDs, in record order
+        self.attach = {gp: peer[0] for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"
+                       for peer in [self.nbr.get(gp)] if peer and topo.kind.get(peer[0]) == "Switch"}
+        self.ca_ports = [gp for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"]
+        self.sources = Counter(self.attach.values())  # in the order of their first CA port
 
-    def resolver(self, dlid: int) -> Callable[[str], tuple[bool, int, str]]:
-        """resolve(switch) -> (reached, switches traversed, reason) for packets to `dlid` entering `switch`."""
-        names, tables, nbr, topo = self.names, self.tables, self.nbr, self.topo
-        memo: dict[str, tuple[bool, int, str]] = {}
+    def walk(self, start: np.ndarray, lids: np.ndarray, trace: bool = False) -> Walked:
+        """fabric.walk from switches `start` (indexes) to `lids`; a route crosses each switch at most once."""
+        return walk(self.ch, self.lft, start, lids, max_hops=len(self.switches) + 1, trace=trace)
 
-        def resolve(start: str) -> tuple[bool, int, str]:
-            path: list[str] = []
-            on_path: set[str] = set()
-            sw = start
-            while True:
-                if sw in memo:  # continue from a known switch: every switch before it adds one
-                    ok, n, why = memo[sw]
-                    break
-                if sw in on_path:
-                    ok, n, why = False, 0, f"forwarding loop through {names.get(sw, sw)}"
-                    break
-                on_path.add(sw)
-                path.append(sw)
-                port = tables.get(sw, {}).get(dlid)
-                if port is None:
-                    ok, why = False, f"no entry at {names.get(sw, sw)}"
-                elif port == 0:
-                    ok = self.lid_of_switch.get(sw) == dlid
-                    why = "" if ok else f"{names.get(sw, sw)} keeps LID {dlid} (port 0)"
-                else:
-                    peer = nbr.get((sw, port))
-                    if peer is None:
-                        ok, why = False, f"{names.get(sw, sw)} port {port} is not connected"
-                    elif topo.kind.get(peer[0]) == "Ca":
-                        ok = self.ca_lid.get(peer) == dlid
-                        why = "" if ok else f"{names.get(sw, sw)} port {port} leads to {names.get(peer[0], peer[0])}"
-                    else:
-                        sw = peer[0]
-                        continue
-                # `sw` (the last on the path) ends the walk: it is the one switch traversed from itself
-                memo[path.pop()] = (ok, 1 if ok else 0, why)
-                n = 1 if ok else 0
-                break
-            for s in reversed(path):
-                n = n + 1 if ok else 0
-                memo[s] = (ok, n, why)
-            return memo[start] if start in memo else (ok, n, why)
+    def why(self, w: Walked, k: int, lid: int) -> str:
+        """Why walk `k` (to `lid`) did not arrive."""
+        at = int(w.end[k])
+        g = self.switches[at]
+        name = self.names.get(g, g)
+        if w.looping[k]:
+            return f"forwarding loop through {name}"
+        port = int(self.entry[at, lid])
+        if port < 0:
+            return f"no entry at {name}"
+        if port == 0:
+            return f"{name} keeps LID {lid} (port 0)"
+        peer = self.nbr.get((g, port))
+        if peer is None or self.topo.kind.get(peer[0]) != "Ca":
+            return f"{name} port {port} is not connected"
+        return f"{name} port {port} leads to {self.names.get(peer[0], peer[0])}"
 
-        return resolve
+    def pairs(self, walks: list[tuple[str, int, str, int]], max_failures: int) -> tuple[int, int, Counter, list[str]]:
+        """(pairs, reachable pairs, switches traversed -> pairs, first failures) of `walks`: (source switch, LID,
+        destination name, sources at the switch), walked in blocks of LID_BLOCK destinations' worth."""
+        pairs = reachable = 0
+        hops: Counter = Counter()
+        failures: list[str] = []
+        step = LID_BLOCK * max(len(self.switches), 1)
+        for a in range(0, len(walks), step):
+            block = walks[a:a + step]
+            lids = np.array([lid for _, lid, _, _ in block], dtype=np.int64)
+            n = np.array([n for _, _, _, n in block], dtype=np.int64)
+            w = self.walk(np.array([self.index[g] for g, _, _, _ in block], dtype=np.int64), lids)
+            pairs += int(n.sum())
+            reachable += int(n[w.reached].sum())
+            count = np.bincount(w.links[w.reached] + 1, weights=n[w.reached]).astype(np.int64)
+            for h in np.flatnonzero(count).tolist():
+                hops[h] += int(count[h])
+            for k in np.flatnonzero(~w.reached)[:max(0, max_failures - len(failures))].tolist():
+                g, lid, dst, _ = block[k]
+                failures.append(f"{self.names.get(g, g)} -> LID {lid} ({dst}): {self.why(w, k, lid)}")
+        return pairs, reachable, hops, failures
 
 
-def walk(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
-         max_failures: int = 8, count_loads: bool = True) -> WalkResult:
+def walk_ca_pairs(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
+                  max_failures: int = 8) -> WalkResult:
+    """Every CA port to every other CA port (from the switch it is cabled to)."""
     names = names or topo.desc
     t = Tables(topo, tables, names)
-    nbr = t.nbr
-    # Inter-switch links, directed, so loads over "all links" include idle ones (mean over the fabric).
-    res = WalkResult()
-    for (a, pa), (b, pb) in topo.links:
-        if topo.kind.get(a) == "Switch" and topo.kind.get(b) == "Switch":
-            res.load[(a, pa)] += 0
-            res.load[(b, pb)] += 0
+    walks = []
     for dst in t.ca_ports:
-        dlid = t.ca_lid[dst]
-        resolve = t.resolver(dlid)
-        own_switch = t.attach.get(dst)
-        for sw, count in t.sources.items():
-            n_src = count - (1 if sw == own_switch else 0)
-            if n_src <= 0:
-                continue
-            ok, n, why = resolve(sw)
-            res.pairs += n_src
-            if ok:
-                res.reachable += n_src
-                res.hops[n] += n_src
-                if not count_loads:
-                    continue
-                # all-to-all load: walk the (memoised, loop-free) path again, adding this switch's sources
-                s = sw
-                while True:
-                    port = tables[s][dlid]
-                    peer = nbr[(s, port)]
-                    if topo.kind.get(peer[0]) != "Switch":
-                        break
-                    res.load[(s, port)] += n_src
-                    s = peer[0]
-            else:
-                res.failure_count += n_src
-                if len(res.failures) < max_failures:
-                    res.failures.append(f"{names.get(sw, sw)} -> LID {dlid} ({names.get(dst[0], dst[0])}): {why}")
-    return res
-
-
-@dataclass
-class SwitchLidResult:
-    """Switch LIDs (port 0: SMPs, PerfMgt, vendor MADs) reached from every other switch and every CA port."""
-
-    pairs: int = 0
-    reachable: int = 0
-    failures: list[str] = field(default_factory=list)
-
-    @property
-    def broken(self) -> int:
-        return self.pairs - self.reachable
+        own = t.attach.get(dst)
+        walks += [(g, topo.port_lid[dst], names.get(dst[0], dst[0]), count - (g == own))
+                  for g, count in t.sources.items() if count - (g == own) > 0]
+    pairs, reachable, hops, failures = t.pairs(walks, max_failures)
+    return WalkResult(pairs, reachable, hops, failures)
 
 
 def walk_switch_lids(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
-                     max_failures: int = 8) -> SwitchLidResult:
+                     max_failures: int = 8) -> WalkResult:
+    """Switch LIDs (port 0: SMPs, PerfMgt, vendor MADs) from every other switch and every CA port cabled to one."""
     names = names or topo.desc
     t = Tables(topo, tables, names)
-    res = SwitchLidResult()
+    walks = []
     for dst in t.switches:
-        dlid = t.lid_of_switch[dst]
-        if dlid is None:
+        lid = topo.port_lid.get((dst, 0))
+        if lid is None:
             continue
-        resolve = t.resolver(dlid)
-        for sw in t.switches:
-            # from the switch itself (1 source unless it is the destination) and from the CA ports cabled to it
-            n_src = (0 if sw == dst else 1) + t.sources.get(sw, 0)
-            if n_src == 0:
-                continue
-            ok, _, why = resolve(sw)
-            res.pairs += n_src
-            if ok:
-                res.reachable += n_src
-            elif len(res.failures) < max_failures:
-                res.failures.append(f"{names.get(sw, sw)} -> LID {dlid} ({names.get(dst, dst)}): {why}")
-    return res
+        walks += [(g, lid, names.get(dst, dst), (g != dst) + t.sources.get(g, 0)) for g in t.switches
+                  if (g != dst) + t.sources.get(g, 0) > 0]
+    pairs, reachable, _, failures = t.pairs(walks, max_failures)
+    return WalkResult(pairs, reachable, Counter(), failures)

@@ -26,7 +26,7 @@ from ffplan.verify import parse as P
 from ffplan.verify.boot import rewrite_paths
 from benchmarks.sidebyside import pattern_loads
 from ffplan.verify.sim import Simulation
-from ffplan.verify.walk import walk, walk_switch_lids
+from ffplan.verify.walk import walk_ca_pairs, walk_switch_lids
 from tests.opensm.planfix import designed
 
 pytestmark = pytest.mark.integration
@@ -85,7 +85,7 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         sim.console('Unlink "z1-spine05"')
         # OpenSM's own sweep after the trap re-reads the old file: routes through the dead links stay
         topo, tables = _installed(sim)
-        assert walk(topo, tables).broken > 0
+        assert walk_ca_pairs(topo, tables).broken > 0
         sweeps = sim.log_count("SUBNET UP")
         started = time.monotonic()
         summary = _reroute(sim, plan_file, lfts, hup=True)
@@ -94,7 +94,7 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         sim.wait_log_count("SUBNET UP", sweeps + 1, 60)
         print(f"\nreroute + heavy sweep: {time.monotonic() - started:.1f} s; {summary['routes_changed']}")
         topo, tables = _installed(sim)
-        res = walk(topo, tables)
+        res = walk_ca_pairs(topo, tables)
         assert res.pairs == 613872 and res.broken == 0  # every CA pair of the zone (no CA port was lost)
         # the installed tables are the ones reroute wrote, and its count of unreachable switch LIDs is the truth
         written = parse_lfts(lfts.read_text()).tables
@@ -135,7 +135,7 @@ def test_fail_over_during_an_outage_installs_the_rerouted_file(tmp_path, sim_too
         os.kill(standby.opensm.pid, signal.SIGHUP)
         standby.wait_log_count(CONFIGURED, sweeps + 1, 60)
         topo, tables = _installed(standby)
-        assert walk(topo, tables).broken == 0
+        assert walk_ca_pairs(topo, tables).broken == 0
         written = parse_lfts(lfts.read_text()).tables
         assert {sw: t for sw, t in tables.items() if sw in written} == written
         assert standby.opensm.poll() is None
@@ -174,4 +174,4 @@ def _cold_start_and_heavy_sweep(sim: Simulation) -> None:
     time.sleep(1)
     assert sim.opensm.poll() is None
     topo, tables = _installed(sim)
-    assert walk(topo, tables).broken == 0
+    assert walk_ca_pairs(topo, tables).broken == 0

@@ -7,7 +7,7 @@ from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
 from ffplan.verify.expect import fabric_topo, planned_tables
-from ffplan.verify.walk import walk, walk_switch_lids
+from ffplan.verify.walk import walk_ca_pairs, walk_switch_lids
 
 IBNETDISCOVER = """\
 #
@@ -68,27 +68,27 @@ def test_parse_dump_fts_and_walk():
     assert lfts.portguids["0x0002c90201000001"][37] == "0x0002c90003000101"
     assert lfts.junk == [] and lfts.duplicates == []
     topo = parse_topology(IBNETDISCOVER)
-    res = walk(topo, lfts.tables)
+    res = walk_ca_pairs(topo, lfts.tables)
     assert res.pairs == 0  # one CA: no pairs
     # a loop: the spine sends the leaf's CA back down and the leaf sends it up
     tables = {k: dict(v) for k, v in lfts.tables.items()}
     tables["0x0002c90202000004"][37] = 5
     topo.port_lid[("0x0002c90003000999", 1)] = 99  # a second CA (unattached) makes no pair either
-    assert walk(topo, tables).pairs == 0
+    assert walk_ca_pairs(topo, tables).pairs == 0
 
 
 def test_walk_on_the_lab_plan_finds_every_pair_and_breaks(lab_plan):
     fab = build_fabric(lab_plan)
     topo = fabric_topo(fab)
     tables = planned_tables(fab)
-    res = walk(topo, tables)
+    res = walk_ca_pairs(topo, tables)
     n = sum(len(ca.ports) for ca in fab.cas)
     assert res.pairs == n * (n - 1) and res.broken == 0
     leaf = next(s for s in fab.switches if s.name == "za-leaf01")
     lid = next(p.lid for ca in fab.cas for p in ca.ports if p.leaf == "za-leaf02")
     broken = {k: dict(v) for k, v in tables.items()}
     del broken[leaf.node_guid][lid]
-    res = walk(topo, broken)
+    res = walk_ca_pairs(topo, broken)
     assert res.broken > 0 and any("no entry at za-leaf01" in f for f in res.failures)
     # a forwarding loop between a leaf and a spine
     spine = next(s for s in fab.switches if s.name == "za-spine01")
@@ -97,7 +97,7 @@ def test_walk_on_the_lab_plan_finds_every_pair_and_breaks(lab_plan):
     looped = {k: dict(v) for k, v in tables.items()}
     looped[leaf.node_guid][lid] = up
     looped[spine.node_guid][lid] = down
-    res = walk(topo, looped)
+    res = walk_ca_pairs(topo, looped)
     assert any("loop" in f for f in res.failures)
 
 
@@ -155,4 +155,4 @@ def test_walk_switch_lids_counts_every_switch_and_ca_source(lab_plan):
     assert res.failures == [f"{src} -> LID {spine.lid} (za-spine01): no entry at za-leaf02" for src in sources]
     assert res.broken == len(sources) + on_leaf
     # the CA-pair walk does not see it: CA destinations are untouched
-    assert walk(topo, broken).broken == 0
+    assert walk_ca_pairs(topo, broken).broken == 0

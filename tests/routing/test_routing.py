@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from ffplan.analyze.flows import RouteError, Walker
-from ffplan.design.deadlock import prove_deadlock_free
+from ffplan.fabric.deadlock import prove_deadlock_free
 from ffplan.design.routing import UNROUTED, route
 from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.diagnostics import StageError
@@ -205,7 +205,8 @@ def test_ca_routes_are_shortest(ff2_routed):
 def test_switch_routes_are_in_the_proof_and_reach_every_lid(ff2_routed, failed):
     """With z1-leaf01-p21 down the old router left z1-spine01's LID unreachable from 38 leaves, and its proof left
     out the routes of switches' port 0 (adding them closed z2-leaf31 -> z1-leaf31 -> ... -> z2-leaf31)."""
-    from ffplan.design.deadlock import Channels, channel_dependencies
+    from ffplan.fabric.arrays import Channels
+    from ffplan.fabric.deadlock import channel_dependencies
 
     routing = route(ff2_routed, failed)
     assert routing.deadlock.acyclic and "port 0" in routing.deadlock.scope

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from ffplan.design.deadlock import Channels, Tables, prove_deadlock_free
+from ffplan.fabric.arrays import Channels, Tables
+from ffplan.fabric.deadlock import prove_deadlock_free
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
 from ffplan.plan.model import DeadlockProof
 from ffplan.plan.topology import Topology

@@ -1,8 +1,8 @@
 """Routing: a full linear forwarding table (LFT) for every switch of the plan, each subnet routed on its own by the
 router its fabric needs (`router_for`): the zone router (`zones`) for two-layer zones joined by inter-zone links, the
 tree router (`tree`, with its `rebalance`) for pure fat trees. Both are a `Router`: failure-independent state built
-once, then one call per failure case. The routes are proven deadlock-free (ffplan.design.deadlock) and checked
-(ffplan.design.reach) before the plan is written.
+once, then one call per failure case. The routes are proven deadlock-free (ffplan.fabric.deadlock) and checked
+(ffplan.fabric.reach) before the plan is written.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Protocol
 
 import numpy as np
 
-from ffplan.design.reach import check_routes
+from ffplan.fabric.reach import check_routes
 from ffplan.design.routing.common import RoutingTables, intra_slots, unknown_failed
 from ffplan.design.routing.rebalance import Rebalance
 from ffplan.design.routing.tree import TreeCase, TreeRouter
@@ -23,7 +23,7 @@ from ffplan.plan.subnets import subnet_views
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
 
 if TYPE_CHECKING:
-    from ffplan.design.deadlock import Channels
+    from ffplan.fabric.arrays import Channels
     from ffplan.inventory import LoadedInventory
 
 ENGINE = "ffplan d-mod-k"

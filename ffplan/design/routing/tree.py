@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
-from ffplan.design.deadlock import Channels
+from ffplan.fabric.arrays import Channels
 from ffplan.design.routing.common import RoutingTables, first_proven, unknown_failed
 from ffplan.plan.model import UNROUTED, DeadlockProof
 from ffplan.plan.topology import Topology, resolve_failed
@@ -231,7 +231,7 @@ class TreeRouter:
                       loaded: LoadedInventory | None = None,
                       inventory_items: int = 0) -> tuple[RoutingTables, DeadlockProof, Channels]:
         """(`tables(failed)`, its deadlock proof, its channels). When the grown entries close a cycle, the loose ones
-        are left open (ffplan.design.reach counts them); StageError if that is not acyclic either."""
+        are left open (ffplan.fabric.reach counts them); StageError if that is not acyclic either."""
         items = list(failed)
         return first_proven([lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items),
                              lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items, drop=("loose",))],

@@ -29,7 +29,7 @@ Algorithm (docs/routing.md has the long form):
   spread over different spines instead of all doubling one downlink. Pairs that are not displaced keep their route.
   Switch routes a failure leaves open go through one transit leaf per spine (down-then-up turns that cannot chain).
 
-The routes are then proven deadlock-free (ffplan.design.deadlock) before the plan is written.
+The routes are then proven deadlock-free (ffplan.fabric.deadlock) before the plan is written.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from ffplan.plan.model import UNROUTED, DeadlockProof
 from ffplan.plan.topology import Topology, resolve_failed
 
 if TYPE_CHECKING:
-    from ffplan.design.deadlock import Channels
+    from ffplan.fabric.arrays import Channels
     from ffplan.inventory import LoadedInventory
 
 HOME = ""  # climb target: whichever linked leaf the chosen spine is homed at
@@ -114,7 +114,7 @@ class ZoneRouter:
                       loaded: LoadedInventory | None = None,
                       inventory_items: int = 0) -> tuple[RoutingTables, DeadlockProof, Channels]:
         """(`tables(failed)`, its deadlock proof, its channels). When the down-then-up turns of several broken spines
-        close a cycle, the open switch routes are left open instead (ffplan.design.reach counts them) and proven
+        close a cycle, the open switch routes are left open instead (ffplan.fabric.reach counts them) and proven
         again; raises StageError if that is not acyclic either. `intact_channels`: the plan's Channels, to derive the
         case's from (faster, for the sweep)."""
         items = list(failed)

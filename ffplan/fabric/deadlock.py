@@ -19,78 +19,18 @@ then up, and with both directions of one spine pair the leaf-spine turns of the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
-from ffplan.plan.topology import Topology
 from ffplan.diagnostics import Collector, StageError
-from ffplan.plan.model import DeadlockProof, LftLike
+from ffplan.fabric.arrays import BLOCK, MAX_HOPS, Channels, Tables, table_array
+from ffplan.fabric.walk import walk
+from ffplan.plan.model import DeadlockProof
+from ffplan.plan.topology import Topology
 
 RULE_DEADLOCK = "FF602"
 RULE_LOOP = "FF604"
 SCOPE = ("every route from a CA port (to every LID) and from a switch's port 0 to every CA port (data VLs); "
          "switch-to-switch routes (VL15) checked loop-free")
-MAX_HOPS = 64
-BLOCK = 1 << 21  # (switch, LID) entries walked at once
-# A switch's LFT: a list of ports by LID, or a row of the (switches x LIDs) array the tree router builds.
-Tables = Mapping[str, LftLike]
-
-
-class Channels:
-    """The alive directed switch-to-switch links of a topology as integer ids, and per (switch, port) the next
-    switch and the channel id (-1 where the port leads to no alive switch)."""
-
-    def __init__(self, topo: Topology):
-        self.switches = list(topo.lid)
-        sid = {s: i for i, s in enumerate(self.switches)}
-        width = max(topo.nports.values(), default=0) + 1
-        self.next = np.full((len(self.switches), 256), -1, dtype=np.int32)
-        self.chan = np.full((len(self.switches), 256), -1, dtype=np.int32)
-        self.ends: list[tuple[int, int]] = []  # channel id -> (switch index, port)
-        for i, s in enumerate(self.switches):
-            if s in topo.failed_switches:
-                continue
-            for p in range(1, width):
-                what = topo.peer.get((s, p))
-                if what is None or what[0] != "switch":
-                    continue
-                other = what[1][0]
-                if other in topo.failed_switches or not topo.cable_alive(topo.port_label[(s, p)]):
-                    continue
-                self.next[i, p] = sid[other]
-                self.chan[i, p] = len(self.ends)
-                self.ends.append((i, p))
-        self.peer_of = np.array([self.next[i, p] for i, p in self.ends], dtype=np.int32)  # channel -> switch it enters
-        self.src_of = np.array([i for i, _ in self.ends], dtype=np.int32)
-        self.alive = np.ones(len(self.ends), dtype=bool)
-
-    def without(self, topo: Topology) -> Channels:
-        """These channels with the failed cables and switches of `topo` taken out (ids stay; `alive` marks the rest):
-        much cheaper than building them again, for the failure sweep."""
-        out = object.__new__(Channels)
-        out.switches, out.ends, out.peer_of, out.src_of = self.switches, self.ends, self.peer_of, self.src_of
-        out.next, out.chan = self.next.copy(), self.chan.copy()
-        dead = [c for c, (i, p) in enumerate(self.ends)
-                if self.switches[i] in topo.failed_switches or self.switches[self.peer_of[c]] in topo.failed_switches
-                or topo.port_label[(self.switches[i], p)] in topo.failed_cables]
-        for c in dead:
-            i, p = self.ends[c]
-            out.next[i, p] = out.chan[i, p] = -1
-        out.alive = self.alive.copy()
-        out.alive[dead] = False
-        return out
-
-    def name(self, c: int) -> str:
-        i, p = self.ends[c]
-        return f"{self.switches[i]}[{p}]"
-
-
-def table_array(topo: Topology, tables: Tables) -> np.ndarray:
-    """LFTs as one (switches x LIDs) array in `topo.lid` order (uint8: a port is at most 255)."""
-    return np.array([np.asarray(tables[s], dtype=np.uint8) for s in topo.lid], dtype=np.uint8)
-
-
 def channel_dependencies(
     topo: Topology, tables: Tables, ch: Channels | None = None,
 ) -> tuple[Channels, np.ndarray]:
@@ -175,22 +115,14 @@ def find_cycle(ch: Channels, edges: np.ndarray, left: np.ndarray) -> list[int]:
     return [a for a, _ in nx.find_cycle(g)]
 
 
-def switch_route_loops(topo: Topology, tables: Tables, ch: Channels) -> list[tuple[str, str]]:
-    """(source switch, destination switch) pairs whose route loops (switch-to-switch routes, VL15)."""
-    lids = np.array([topo.lid[s] for s in ch.switches])
-    n = len(lids)
-    to_switches = np.array([np.asarray(tables[s])[lids] for s in topo.lid], dtype=np.int32)
-    nxt = ch.next[np.arange(n)[:, None], to_switches]  # (switch, destination switch index)
-    pos = np.repeat(np.arange(n)[:, None], n, axis=1)
-    cols = np.arange(n)[None, :].repeat(n, axis=0)
-    for _ in range(MAX_HOPS):
-        step = nxt[pos, cols]
-        moving = step >= 0
-        if not moving.any():
-            return []
-        pos = np.where(moving, step, pos)
-    looping = np.nonzero(nxt[pos, cols] >= 0)
-    return [(ch.switches[a], ch.switches[b]) for a, b in zip(*looping)]
+def switch_route_loops(topo: Topology, lft: np.ndarray, ch: Channels) -> list[tuple[str, str]]:
+    """(source switch, destination switch) pairs whose route loops (switch-to-switch routes, VL15) over the LFT
+    array `lft`."""
+    n = len(ch.switches)
+    lids = np.array([topo.lid[s] for s in ch.switches], dtype=np.int64)
+    # one step more than MAX_HOPS: a route of MAX_HOPS links ends, one that still moves after it loops
+    w = walk(ch, lft, np.repeat(np.arange(n), n), np.tile(lids, n), MAX_HOPS + 1)
+    return [(ch.switches[k // n], ch.switches[k % n]) for k in np.flatnonzero(w.looping).tolist()]
 
 
 def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
@@ -219,7 +151,7 @@ def prove_deadlock_free(topo: Topology, tables: Tables, ch: Channels | None = No
         ring = " -> ".join(ch.name(x) for x in find_cycle(ch, edges, left))
         c.error(RULE_DEADLOCK, ("routing",), f"the routes have a credit loop (channel dependency cycle): {ring}",
                 "the plan was not written; report this with the inventory (it is a routing bug), or remove the failed links that force it")
-    loops = switch_route_loops(topo, tables, ch)
+    loops = switch_route_loops(topo, table_array(topo, tables), ch)
     if loops:
         c.error(RULE_LOOP, ("routing",), f"{len(loops)} switch-to-switch routes loop, e.g. {loops[0][0]} -> {loops[0][1]}",
                 "the plan was not written; report this with the inventory (it is a routing bug)")

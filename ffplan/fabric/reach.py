@@ -10,58 +10,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from ffplan.design.deadlock import BLOCK, MAX_HOPS, Channels, Tables, table_array
-from ffplan.plan.topology import Topology
+from ffplan.fabric.arrays import WALK_BLOCK, Channels, Tables, table_array
+from ffplan.fabric.walk import walk
 from ffplan.plan.model import RouteCheck
-
-ARRIVED, WALKING, LOST = 1, 0, 2
+from ffplan.plan.topology import Topology
 
 
 def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
     -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects (int8: a
-    route has at most MAX_HOPS links). The LIDs are walked in blocks of about BLOCK entries."""
+    route has at most MAX_HOPS links). The LIDs are walked in blocks of about WALK_BLOCK entries."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
     n, width = lft.shape
-    sid = {s: i for i, s in enumerate(ch.switches)}
-    dest = np.full(width, -1, dtype=np.int64)
-    port = np.zeros(width, dtype=np.int64)
-    for s, lid in topo.lid.items():
-        dest[lid] = sid[s]
-    for lid, ca in topo.ca_by_lid.items():
-        dest[lid], port[lid] = sid[ca.leaf], ca.leaf_port
     hops = np.full((n, width), -1, dtype=np.int8)
-    step = max(1, BLOCK // max(n, 1))
+    step = max(1, WALK_BLOCK // max(n, 1))
+    rows = np.arange(n)
     for a in range(0, width, step):
-        hops[:, a:a + step] = _walk(ch, lft[:, a:a + step], dest[a:a + step], port[a:a + step])
+        lids = np.arange(a, min(a + step, width))
+        w = walk(ch, lft, np.repeat(rows, len(lids)), np.tile(lids, n))
+        hops[:, a:a + len(lids)] = np.where(w.reached, w.links, -1).reshape(n, len(lids))
+    dest = ch.dest_switch[:width]
     dist = switch_distances(ch, n).astype(np.int8)
     shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], np.int8(-1))
     return hops, shortest
-
-
-def _walk(ch: Channels, lft: np.ndarray, dest: np.ndarray, port: np.ndarray) -> np.ndarray:
-    """Links of every (switch, LID) route of one block of LID columns, -1 where it does not arrive."""
-    n, width = lft.shape
-    cols = np.broadcast_to(np.arange(width), (n, width))
-    pos = np.repeat(np.arange(n)[:, None], width, axis=1)
-    hops = np.zeros((n, width), dtype=np.int8)
-    state = np.full((n, width), WALKING, dtype=np.int8)
-    for _ in range(MAX_HOPS):
-        walking = state == WALKING
-        if not walking.any():
-            break
-        p = lft[pos, cols]
-        arrived = walking & (pos == dest[None, :]) & (p == port[None, :])
-        state[arrived] = ARRIVED
-        still = walking & ~arrived
-        nxt = ch.next[pos, p]
-        state[still & (nxt < 0)] = LOST
-        move = still & (nxt >= 0)
-        pos[move] = nxt[move]
-        hops[move] += 1
-    hops[state != ARRIVED] = -1
-    return hops
 
 
 def switch_distances(ch: Channels, n: int) -> np.ndarray:

@@ -1,0 +1,143 @@
+"""The one array form of a fabric, built from the plan's topology or from a discovered fabric: the switches in a
+fixed order, per (switch, port) the next switch and the channel id (a directed switch-to-switch link), and per
+destination LID the switch and port where it is delivered (a switch's own LID: port 0). Forwarding tables are a
+(switches x LIDs) array of ports: an InfiniBand LFT is the single-next-hop case (next-hop sets for ECMP will be a
+second table form over the same channels). `fabric.walk` walks them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ffplan.plan.model import LftLike
+
+if TYPE_CHECKING:
+    from ffplan.fabric.discovery import DiscoveredFabric
+    from ffplan.plan.topology import Topology
+
+MAX_HOPS = 64
+BLOCK = 1 << 21  # (switch, LID) entries of the deadlock proof handled at once
+WALK_BLOCK = 1 << 16  # walks moved at once: fabric.walk holds about ten int64 arrays of this length
+PORTS = 256  # an LFT entry is one byte: 255 is "unrouted"
+# A switch's LFT: a list of ports by LID, or a row of the (switches x LIDs) array the tree router builds.
+Tables = Mapping[str, LftLike]
+
+
+class Channels:
+    """The alive directed switch-to-switch links as integer ids; per (switch, port) the next switch and the channel id
+    (-1 where the port leads to no alive switch); per LID where it is delivered (`dest_switch` -1: no port has it);
+    per switch the CA ports cabled to it (`sources`)."""
+
+    switches: list[str]
+    next: np.ndarray
+    chan: np.ndarray
+    ends: list[tuple[int, int]]
+    peer_of: np.ndarray
+    src_of: np.ndarray
+    alive: np.ndarray
+    dest_switch: np.ndarray
+    dest_port: np.ndarray
+    sources: np.ndarray
+
+    def __init__(self, topo: Topology):
+        """The plan's topology without its failed cables and switches (switches in `topo.lid` order)."""
+        self.switches = list(topo.lid)
+        sid = {s: i for i, s in enumerate(self.switches)}
+        width = max(topo.nports.values(), default=0) + 1
+        links = []
+        for i, s in enumerate(self.switches):
+            if s in topo.failed_switches:
+                continue
+            for p in range(1, width):
+                what = topo.peer.get((s, p))
+                if what is None or what[0] != "switch":
+                    continue
+                other = what[1][0]
+                if other in topo.failed_switches or not topo.cable_alive(topo.port_label[(s, p)]):
+                    continue
+                links.append((i, p, sid[other]))
+        self._link(links)
+        self.dest_switch = np.full(topo.max_lid + 1, -1, dtype=np.int64)
+        self.dest_port = np.zeros(topo.max_lid + 1, dtype=np.int64)
+        for s, lid in topo.lid.items():
+            self.dest_switch[lid] = sid[s]
+        for lid, ca in topo.ca_by_lid.items():
+            self.dest_switch[lid], self.dest_port[lid] = sid[ca.leaf], ca.leaf_port
+        self.sources = np.array([len(topo.cas.get(s, ())) for s in self.switches], dtype=np.int64)
+
+    @classmethod
+    def discovered(cls, topo: DiscoveredFabric, guids: list[str]) -> Channels:
+        """A discovered fabric's switches `guids` (in that order) and their links; the LIDs of the switches and of
+        the CA ports cabled to them."""
+        out = object.__new__(cls)
+        out.switches = list(guids)
+        index = {g: i for i, g in enumerate(guids)}
+        links = []
+        delivered: dict[int, tuple[int, int]] = {}
+        sources = np.zeros(len(guids), dtype=np.int64)
+        for i, g in enumerate(guids):
+            if (g, 0) in topo.port_lid:
+                delivered[topo.port_lid[(g, 0)]] = (i, 0)
+        for end, other in topo.neighbours().items():
+            if end[0] not in index:
+                continue
+            at = index[end[0]]
+            if other[0] in index:
+                links.append((at, end[1], index[other[0]]))
+            elif topo.kind.get(other[0]) == "Ca" and other in topo.port_lid:
+                delivered[topo.port_lid[other]] = (at, end[1])
+                sources[at] += 1
+        out._link(sorted(links))
+        width = max(delivered, default=0) + 1
+        out.dest_switch = np.full(width, -1, dtype=np.int64)
+        out.dest_port = np.zeros(width, dtype=np.int64)
+        for lid, (i, port) in delivered.items():
+            out.dest_switch[lid], out.dest_port[lid] = i, port
+        out.sources = sources
+        return out
+
+    def _link(self, links: list[tuple[int, int, int]]) -> None:
+        """(switch, port, next switch) -> next, chan, ends, peer_of, src_of, alive."""
+        self.next = np.full((len(self.switches), PORTS), -1, dtype=np.int32)
+        self.chan = np.full((len(self.switches), PORTS), -1, dtype=np.int32)
+        self.ends = []  # channel id -> (switch index, port)
+        for i, p, j in links:
+            self.next[i, p] = j
+            self.chan[i, p] = len(self.ends)
+            self.ends.append((i, p))
+        self.peer_of = np.array([self.next[i, p] for i, p in self.ends], dtype=np.int32)  # channel -> switch it enters
+        self.src_of = np.array([i for i, _ in self.ends], dtype=np.int32)
+        self.alive = np.ones(len(self.ends), dtype=bool)
+
+    def without(self, topo: Topology) -> Channels:
+        """These channels with the failed cables and switches of `topo` taken out (ids stay; `alive` marks the rest):
+        much cheaper than building them again, for the failure sweep."""
+        out = object.__new__(Channels)
+        out.switches, out.ends, out.peer_of, out.src_of = self.switches, self.ends, self.peer_of, self.src_of
+        out.dest_switch, out.dest_port, out.sources = self.dest_switch, self.dest_port, self.sources
+        out.next, out.chan = self.next.copy(), self.chan.copy()
+        dead = [c for c, (i, p) in enumerate(self.ends)
+                if self.switches[i] in topo.failed_switches or self.switches[self.peer_of[c]] in topo.failed_switches
+                or topo.port_label[(self.switches[i], p)] in topo.failed_cables]
+        for c in dead:
+            i, p = self.ends[c]
+            out.next[i, p] = out.chan[i, p] = -1
+        out.alive = self.alive.copy()
+        out.alive[dead] = False
+        return out
+
+    def name(self, c: int) -> str:
+        i, p = self.ends[c]
+        return f"{self.switches[i]}[{p}]"
+
+
+def table_array(topo: Topology, tables: Tables) -> np.ndarray:
+    """LFTs as one (switches x LIDs) array in `topo.lid` order (uint8: a port is at most 255)."""
+    width = max((len(t) for t in tables.values()), default=0)
+    out = np.empty((len(topo.lid), width), dtype=np.uint8)
+    for i, s in enumerate(topo.lid):  # a row at a time: a table given as a list is not held as int64 all at once
+        out[i] = tables[s]
+    return out

@@ -1,0 +1,65 @@
+"""The one walk over forwarding tables: packets entering switches towards destination LIDs, all moved one hop per
+step together (numpy), over a fabric's array form (fabric.arrays.Channels). A walk arrives when it reaches the
+switch and port where its LID is delivered; it stops at a dead end (an unrouted LID, a port to no switch or to the
+wrong CA, port 0 of another switch); one still moving after `max_hops` steps is in a forwarding loop.
+
+Every stage that follows routes uses it: the design's route check and deadlock proof (fabric.reach,
+fabric.deadlock), analyze's flow loads and the failure sweep, verify's and reroute's reachability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ffplan.fabric.arrays import MAX_HOPS, Channels
+
+
+@dataclass
+class Walked:
+    reached: np.ndarray  # bool per walk
+    links: np.ndarray  # switch-to-switch links crossed (int64)
+    end: np.ndarray  # switch index where the walk stopped (or stood after max_hops steps)
+    looping: np.ndarray  # bool: still moving after max_hops steps
+    steps: list[tuple[np.ndarray, np.ndarray]]  # with trace=True: per step, (walk index, channel taken)
+
+    def loads(self, weight: np.ndarray, channels: int, arrived_only: bool = True) -> np.ndarray:
+        """Flows per channel: each walk's weight on every channel it took (only walks that arrived, by default)."""
+        load = np.zeros(channels, dtype=np.int64)
+        for k, c in self.steps:
+            if arrived_only:
+                keep = self.reached[k]
+                k, c = k[keep], c[keep]
+            load += np.bincount(c, weights=weight[k], minlength=channels).astype(np.int64)
+        return load
+
+
+def walk(ch: Channels, lft: np.ndarray, start: np.ndarray, lid: np.ndarray, max_hops: int = MAX_HOPS,
+         trace: bool = False) -> Walked:
+    """Walk from switch `start[k]` towards `lid[k]` for every k over `lft` ((switches x LIDs) ports, `ch.switches`
+    order); with `trace`, the channel each walk takes at each step."""
+    count = len(start)
+    pos = np.asarray(start, dtype=np.int64).copy()
+    lid = np.asarray(lid, dtype=np.int64)
+    reached = np.zeros(count, dtype=bool)
+    links = np.zeros(count, dtype=np.int64)
+    looping = np.zeros(count, dtype=bool)
+    steps: list[tuple[np.ndarray, np.ndarray]] = []
+    walking = np.arange(count)
+    at, to = pos, lid
+    for _ in range(max_hops):
+        if not len(walking):
+            break
+        port = lft[at, to].astype(np.int64)
+        home = (at == ch.dest_switch[to]) & (port == ch.dest_port[to])
+        reached[walking[home]] = True
+        nxt = ch.next[at, port]
+        go = ~home & (nxt >= 0)
+        walking, at, to = walking[go], nxt[go].astype(np.int64), to[go]
+        if trace:
+            steps.append((walking, ch.chan[pos[walking], port[go]].astype(np.int64)))
+        pos[walking] = at
+        links[walking] += 1
+    looping[walking] = True
+    return Walked(reached, links, pos, looping, steps)
