@@ -1,4 +1,4 @@
-"""Failure sweep: re-route a plan (one subnet) around every single leaf-spine cable, every single spine (three-layer
+"""Failure sweep: re-route a plan (one subnet) around every single leaf-spine and inter-zone cable, every single spine (three-layer
 trees: also every spine-core cable and every core) and N random sets of cables, and measure each case with the balance patterns of docs/routing.md.
 
 Speed (the whole single-cable sweep of Fire-Flyer 2 is 1,600 cases): one `Router` serves every case (only what a
@@ -91,7 +91,7 @@ class SweepResult:
     def summary(self) -> dict:
         """Per kind of case (cable, spine, random): the worst case per pattern, and totals."""
         out: dict[str, dict] = {}
-        for kind in ("cable", "spine", "core", "random"):
+        for kind in ("cable", "inter-zone", "spine", "core", "random"):
             group = [c for c in self.cases if c.case.startswith(kind)]
             if not group:
                 continue
@@ -112,6 +112,7 @@ class SweepResult:
 def sweep_cases(topo: Topology, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0) -> list[tuple[str, list[str]]]:
     cables = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind in ("leaf-spine", "spine-core"))
     out = [(f"cable {c}", [c]) for c in cables]
+    out += [(f"inter-zone {c}", [c]) for c in sorted(l for l, (kind, _, _) in topo.by_label.items() if kind == "inter-zone")]
     out += [(f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]]
     out += [(f"core {c}", [c]) for z in topo.zones for c in topo.cores.get(z, [])]
     rng = random.Random(seed)

@@ -20,6 +20,9 @@ def test_cases_cover_every_cable_and_spine_and_random_is_seeded(lab_routed):
     cables = [c for c in cases if c[0].startswith("cable")]
     assert len(cables) == sum(1 for kind, _, _ in topo.by_label.values() if kind == "leaf-spine")
     assert [c for c in cases if c[0].startswith("spine")] == [(f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]]
+    # the links between zones fail too (the old sweep had no such case)
+    inter_zone = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind == "inter-zone")
+    assert len(inter_zone) == 2 and [c for c in cases if c[0].startswith("inter-zone")] == [(f"inter-zone {c}", [c]) for c in inter_zone]
     randoms = [c for c in cases if c[0].startswith("random")]
     assert len(randoms) == 4 and all(len(f) == 2 for _, f in randoms)
     assert randoms == [c for c in sweep_cases(topo, 4, 2, 7) if c[0].startswith("random")]  # same seed, same cases
@@ -38,7 +41,8 @@ def test_lab_sweep_keeps_everything_reachable_and_deadlock_free(lab_routed):
         assert case.unreachable_ca_pairs == 0 and case.unreachable_switch_lids == 0, case.case
         assert all(p.unroutable == 0 and p.max_load >= p.bound for p in case.patterns.values()), case.case
     summary = result.summary()
-    assert set(summary) == {"cable", "spine", "random"} and summary["spine"]["cases"] == 4
+    assert set(summary) == {"cable", "inter-zone", "spine", "random"} and summary["spine"]["cases"] == 4
+    assert summary["inter-zone"]["cases"] == 2 and summary["inter-zone"]["cases_with_unreachable"] == 0
 
 
 def test_sweep_cli_json(tmp_path, lab_routed):
