@@ -189,6 +189,36 @@ def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
             )
 
 
+@rule(
+    "FF112", "xdr-beyond-the-simulator", Severity.INFO,
+    summary="XDR switches: the fabric needs OpenSM >= 3.3.24, and verify cannot check the IPoIB group's rate",
+    bad="""
+    models:
+      switches: {Q3400: {ports: 144, speed: XDR}}   # without a word about what verify can check
+    """,
+    good="""
+    models:
+      switches: {Q3400: {ports: 144, speed: XDR}}   # ffplan: disable=FF112 (OpenSM 3.3.24+ on the SM hosts)
+    """,
+)
+def xdr_beyond_the_simulator(ctx: LintContext) -> Iterator[Finding]:
+    """
+    800 Gb/s (XDR, rate code 23) is known to OpenSM from 3.3.24 on; 3.3.23 and the simulator ibsim (which runs
+    links up to NDR) cannot realize an IPoIB broadcast group at that rate. `ffplan verify` therefore boots XDR
+    plans with the group at 400 Gb/s and reports the planned rate as "cannot be verified here"; every other
+    check (cabling, LIDs, routes over ports >= 128, QoS) runs as usual. See docs/verify.md.
+    """
+    switch = ctx.switch_model
+    if switch is not None and switch.speed.value == "XDR":
+        yield Finding(
+            ("models", "switches", ctx.inventory.fabric.switch_model, "speed"),
+            f"switch model '{ctx.inventory.fabric.switch_model}' runs at XDR (800 Gb/s): the subnet managers need "
+            "OpenSM >= 3.3.24 (or UFM), and `ffplan verify` reports the IPoIB group's rate=23 as cannot be verified "
+            "in the simulator",
+            "run OpenSM 3.3.24 or later on the SM hosts; suppress this line once that is so",
+        )
+
+
 def _attach_source(ctx: LintContext, host: ResolvedHost) -> YamlPath:
     """Where a host's `attach` comes from: the host, its group, the inventory defaults, or its role."""
     group_index = host.group_index
