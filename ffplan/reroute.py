@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ffplan.fabric.discovery import DiscoveredFabric
+from ffplan.fabric.discovery import AGGREGATION_NODE, DiscoveredFabric
 from ffplan.plan.model import Plan
 from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.opensm import Subnet, build_fabric
@@ -86,7 +86,9 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
     for link, (kind, label, needs) in planned.items():
         if link not in found and all(s in up for s in needs):
             (ca_ports if kind == "node-leaf" else cables).append(label)
-    unexpected = [f"{name(*a)} <-> {name(*b)}" for link, (a, b) in found.items() if link not in planned]
+    # a SHARP Aggregation Node is a CA on its switch's extra port, inside the switch: no cable of the plan
+    unexpected = [f"{name(*a)} <-> {name(*b)}" for link, (a, b) in found.items()
+                  if link not in planned and AGGREGATION_NODE not in (desc.get(a[0]), desc.get(b[0]))]
     planned_switches = set(switch_guid.values())
     wrong_kind = [f"{s.name} ({s.node_guid}) is a {topo.kind[s.node_guid]}" for s in plan.switches
                   if topo.kind.get(s.node_guid, "Switch") != "Switch"]
@@ -94,7 +96,7 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
     for a, b in topo.links:
         for end in (a, b):
             k = key(*end)
-            if k[0] == "ca" and k[1] not in ca_port_guids:
+            if k[0] == "ca" and k[1] not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
                 unplanned.add(f"{name(*end)} (port GUID {k[1]})")
     return Missing(switches=sorted(set(switch_guid) - up), cables=sorted(cables), ca_ports=sorted(ca_ports),
                    unexpected=sorted(unexpected), unplanned_nodes=sorted(unplanned), wrong_kind=sorted(wrong_kind))

@@ -23,13 +23,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ffplan.fabric.discovery import DiscoveredFabric, guid
+from ffplan.fabric.discovery import AGGREGATION_NODE, DiscoveredFabric, guid
 from ffplan.plan.model import Plan
 from ffplan.opensm import build_fabric, link_rate
 
-# What a Quantum (or Switch-IB 2) switch's SHARP Aggregation Node calls itself: a CA on the switch's own extra
-# port (41 on a QM8700), not a cable.
-AGGREGATION_NODE = "Mellanox Technologies Aggregation Node"
 
 # Finding kinds in work-order order (what the crew does first comes first).
 KINDS = ("switches-swapped", "switch-missing", "missing", "wrong-switch", "wrong-port", "swapped", "extra", "wrong-rate",

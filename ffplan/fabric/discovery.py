@@ -21,6 +21,10 @@ _HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]+)"(.*)$')
 _GUID_KEY = re.compile(r'^(switchguid|caguid|hcaguids?|rtguid)=0x([0-9a-fA-F]+)')
 _NODE_KEY = re.compile(r'^(vendid|devid|sysimgguid)=0x([0-9a-fA-F]+)')
 
+# What a Quantum (or Switch-IB 2) switch's SHARP Aggregation Node calls itself: a CA on the switch's own extra
+# port (41 on a QM8700), inside the switch, not a cable.
+AGGREGATION_NODE = "Mellanox Technologies Aggregation Node"
+
 
 def guid(value: str | int) -> str:
     """Canonical 0x + 16 lowercase hex digits."""

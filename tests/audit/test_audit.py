@@ -23,7 +23,7 @@ from ffplan.plan import PLAN_VERSION
 from ffplan.plan.io import dump_plan
 from ffplan.render.opensm import render_opensm
 from ffplan.fabric.discovery import parse_topology
-from tests.audit.asbuilt import NEW_GUID, as_built
+from tests.audit.asbuilt import NEW_GUID, as_built, with_aggregation_nodes
 from tests.opensm.planfix import ROOT, designed
 
 
@@ -229,15 +229,7 @@ def test_a_plan_from_before_the_hardware_guids_is_refused_with_its_version(files
 
 def test_sharp_aggregation_nodes_inside_quantum_switches_are_not_cables(lab):
     """A real QM8700 reports 41 ports: port 41 holds its SHARP Aggregation Node, a CA inside the switch."""
-    text = render_opensm(lab)["opensm/topology.net"]
-    for s in lab.switches:
-        g, an = int(s.node_guid, 16), int(s.node_guid, 16) + 8
-        header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{s.ports} "S-{g:016x}"'))
-        text = text.replace(header, header.replace(f"Switch\t{s.ports}", f"Switch\t{s.ports + 1}") +
-                            f'\n[{s.ports + 1}]\t"H-{an:016x}"[1]({an:x}) \t\t# "Mellanox Technologies Aggregation Node" lid 999 4xHDR')
-        text += (f"\nvendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x{g:x}\ncaguid=0x{an:x}\n"
-                 f'Ca\t1 "H-{an:016x}"\t\t# "Mellanox Technologies Aggregation Node"\n'
-                 f'[1]({an:x}) \t"S-{g:016x}"[{s.ports + 1}]\t\t# lid 999 lmc 0 "{s.name}" lid {s.lid} 4xHDR\n')
+    text = with_aggregation_nodes(render_opensm(lab)["opensm/topology.net"], lab)
     found = audit(lab, parse_topology(text))
     assert found.matches, [f.detail for f in found.findings]
     assert found.aggregation_nodes == len(lab.switches)

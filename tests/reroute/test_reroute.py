@@ -21,6 +21,7 @@ from ffplan.reroute import missing_from_discovery, reroute, resolve_items
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
+from tests.audit.asbuilt import with_aggregation_nodes
 from tests.opensm.planfix import designed
 
 
@@ -220,3 +221,15 @@ def test_cli_reroute_refuses_a_foreign_or_miscabled_fabric_and_writes_nothing(la
         res = CliRunner().invoke(app, ["reroute", str(plan), "--fabric", str(now), "-o", str(out)])
         assert res.exit_code == 2 and words in res.output and "nothing was written" in res.output, res.output
         assert "ffplan audit" in res.output and not out.exists()
+
+
+def test_sharp_aggregation_nodes_are_neither_unplanned_nor_refused(lab, tmp_path):
+    """A Quantum switch's SHARP Aggregation Node is a CA on its extra port: without this, every SHARP-enabled
+    fabric would be refused as 'beyond failures'."""
+    text = with_aggregation_nodes(opensm_files(lab)[TOPOLOGY], lab)
+    assert missing_from_discovery(lab, parse_topology(text)).beyond_failures() == []
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(dump_plan(lab))
+    (tmp_path / "now.txt").write_text(text)
+    res = CliRunner().invoke(app, ["reroute", str(plan), "--fabric", str(tmp_path / "now.txt"), "-o", str(tmp_path)])
+    assert res.exit_code == 0, res.output
