@@ -11,11 +11,14 @@ The file replaces the one OpenSM reads atomically; a SIGHUP makes OpenSM run a h
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ffplan.fabric.discovery import AGGREGATION_NODE, DiscoveredFabric
-from ffplan.plan.model import Plan
+from ffplan.plan.model import MAX_LID, Plan, Routing
 from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.opensm import Subnet, build_fabric
 from ffplan.opensm.layout import View
@@ -123,6 +126,51 @@ def resolve_items(plan: Plan, items: list[str]) -> Items:
     return Items(switches, cables - ca_cables, ca_cables, [items[i] for i in unknown])
 
 
+@dataclass(frozen=True)
+class AggregationNode:
+    """A SHARP Aggregation Node found by discovery: a CA inside `switch`, on its extra port, with the LID OpenSM gave
+    it. The plan cannot know it (its GUID and LID appear only on the live fabric), so reroute adds its routes."""
+
+    port_guid: str
+    lid: int
+    switch: str
+    port: int
+
+
+def aggregation_nodes(plan: Plan, topo: DiscoveredFabric) -> list[AggregationNode]:
+    """The Aggregation Nodes of the plan's switches that discovery shows with a unicast LID."""
+    switch_of = {s.node_guid: s.name for s in plan.switches}
+    out = []
+    for (a, pa), (b, pb) in sorted(topo.links):
+        for (sw, port), (node, node_port) in (((a, pa), (b, pb)), ((b, pb), (a, pa))):
+            lid = topo.port_lid.get((node, node_port), 0)
+            if (sw in switch_of and topo.kind.get(node) == "Ca" and topo.desc.get(node) == AGGREGATION_NODE
+                    and 0 < lid <= MAX_LID):
+                out.append(AggregationNode(topo.port_guid.get((node, node_port), node), lid, switch_of[sw], port))
+    return out
+
+
+def _route_aggregation_nodes(routing: Routing, plan: Plan, nodes: list[AggregationNode], down: set[str],
+                             taken: set[int]) -> Routing:
+    """Every switch forwards an Aggregation Node's LID as it forwards its switch's LID (the same up*/down* path,
+    so the deadlock proof holds), and its switch to the node's port. Nodes of switches that are down, or whose LID
+    a port of the plan or another node holds, get no route."""
+    lid_of = {s.name: s.lid for s in plan.switches}
+    shared = {lid for lid, count in Counter(n.lid for n in nodes).items() if count > 1}  # ambiguous: no route
+    nodes = [n for n in nodes if n.switch not in down and n.lid not in taken and n.lid not in shared]
+    if not nodes:
+        return routing
+    width = max(routing.max_lid, *(n.lid for n in nodes)) + 1
+    lfts = []
+    for lft in routing.lfts:
+        ports = np.full(width, routing.unrouted_port, dtype=lft.ports.dtype)
+        ports[:len(lft.ports)] = lft.ports
+        for n in nodes:
+            ports[n.lid] = n.port if lft.switch == n.switch else ports[lid_of[n.switch]]
+        lfts.append(lft.model_copy(update={"ports": ports}))
+    return routing.model_copy(update={"lfts": lfts, "max_lid": width - 1})
+
+
 @dataclass
 class Rerouted:
     failed: list[str]
@@ -135,12 +183,11 @@ class Rerouted:
     route_s: float
 
 
-def reroute(plan: Plan, failed: list[str]) -> Rerouted:
-    """Route `plan` around `failed` (on top of what the plan already avoids) and render the degraded fabric's LFTs.
+def reroute(plan: Plan, failed: list[str], aggregation: list[AggregationNode] | None = None) -> Rerouted:
+    """Route `plan` around `failed` (on top of what the plan already avoids) and render the degraded fabric's LFTs,
+    with routes to the SHARP Aggregation Nodes discovery found (`aggregation`).
 
     A CA port that is down needs no new route (its LID just has no port): it only leaves the file."""
-    import numpy as np
-
     from ffplan.design.routing import route
     from ffplan.verify.arrays import planned_array, reachability
     from ffplan.verify.expect import fabric_topo
@@ -151,13 +198,24 @@ def reroute(plan: Plan, failed: list[str]) -> Rerouted:
     started = time.perf_counter()
     routing = route(plan, failed=sorted(items.switches | items.cables) + items.unknown)  # the router refuses unknown ones
     route_s = time.perf_counter() - started
-    new_plan = plan.model_copy(update={"routing": routing})
     view = items.view()
+    planned_lids = set(build_fabric(plan, view).lid_owner)
+    routing = _route_aggregation_nodes(routing, plan, aggregation or [], items.switches, planned_lids)
+    new_plan = plan.model_copy(update={"routing": routing})
     fab = build_fabric(new_plan, view)
+    topo = fabric_topo(fab)
+    guid_of = {s.name: s.node_guid for s in fab.switches}
+    for n in aggregation or []:
+        if n.switch in guid_of and n.lid not in fab.lid_owner:
+            fab.lid_owner[n.lid] = (n.port_guid, AGGREGATION_NODE)
+            topo.kind[n.port_guid], topo.desc[n.port_guid], topo.nports[n.port_guid] = "Ca", AGGREGATION_NODE, 1
+            topo.port_lid[(n.port_guid, 1)], topo.port_guid[(n.port_guid, 1)] = n.lid, n.port_guid
+            ends = ((guid_of[n.switch], n.port), (n.port_guid, 1))
+            topo.links.add((min(ends), max(ends)))
     width = max(fab.lid_owner) + 1
     live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
     after = planned_array(fab, width)
     changed = (planned_array(build_fabric(plan, view), width)[:, live] != after[:, live]).sum(axis=1)
-    ca_pairs, switch_lids = reachability(fab, fabric_topo(fab), after)
+    ca_pairs, switch_lids = reachability(fab, topo, after)
     return Rerouted(failed=failed, plan=new_plan, fab=fab, entries_changed=int(changed.sum()),
                     switches_changed=int((changed > 0).sum()), ca_pairs=ca_pairs, switch_lids=switch_lids, route_s=route_s)

@@ -63,13 +63,13 @@ def as_built(plan: Plan, simulator: bool) -> tuple[str, Faults]:
 
 def with_aggregation_nodes(text: str, plan: Plan) -> str:
     """ibnetdiscover text as a real QM8700 fabric prints it: each switch one port more, holding its SHARP
-    Aggregation Node (a CA inside the switch, LID 999 here)."""
-    for s in plan.switches:
+    Aggregation Node (a CA inside the switch, LIDs 900, 901, ... here)."""
+    for i, s in enumerate(plan.switches):
         g, an = int(s.node_guid, 16), int(s.node_guid, 16) + 8
         header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{s.ports} "S-{g:016x}"'))
         text = text.replace(header, header.replace(f"Switch\t{s.ports}", f"Switch\t{s.ports + 1}") +
-                            f'\n[{s.ports + 1}]\t"H-{an:016x}"[1]({an:x}) \t\t# "Mellanox Technologies Aggregation Node" lid 999 4xHDR')
+                            f'\n[{s.ports + 1}]\t"H-{an:016x}"[1]({an:x}) \t\t# "Mellanox Technologies Aggregation Node" lid {900 + i} 4xHDR')
         text += (f"\nvendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x{g:x}\ncaguid=0x{an:x}\n"
                  f'Ca\t1 "H-{an:016x}"\t\t# "Mellanox Technologies Aggregation Node"\n'
-                 f'[1]({an:x}) \t"S-{g:016x}"[{s.ports + 1}]\t\t# lid 999 lmc 0 "{s.name}" lid {s.lid} 4xHDR\n')
+                 f'[1]({an:x}) \t"S-{g:016x}"[{s.ports + 1}]\t\t# lid {900 + i} lmc 0 "{s.name}" lid {s.lid} 4xHDR\n')
     return text

@@ -231,5 +231,17 @@ def test_sharp_aggregation_nodes_are_neither_unplanned_nor_refused(lab, tmp_path
     plan = tmp_path / "plan.yaml"
     plan.write_text(dump_plan(lab))
     (tmp_path / "now.txt").write_text(text)
-    res = CliRunner().invoke(app, ["reroute", str(plan), "--fabric", str(tmp_path / "now.txt"), "-o", str(tmp_path)])
+    res = CliRunner().invoke(app, ["reroute", str(plan), "--fabric", str(tmp_path / "now.txt"), "-o", str(tmp_path),
+                                   "--format", "json"])
     assert res.exit_code == 0, res.output
+    # and they get routes (the old file had none): each switch forwards a node's LID as it forwards its switch's
+    # LID, the node's switch to its extra port; the walk counts every pair with them reachable
+    summary = json.loads(res.stdout)
+    cas = sum(len(n.ports) for n in lab.nodes) + len(lab.switches)
+    assert summary["unreachable"] == {"ca_pairs": 0, "of_ca_pairs": cas * (cas - 1), "switch_lid_pairs": 0,
+                                      "of_switch_lid_pairs": summary["unreachable"]["of_switch_lid_pairs"]}
+    tables = parse_lfts((tmp_path / "lfts.dump").read_text()).tables
+    by_guid = {s.node_guid: s for s in lab.switches}
+    for guid, table in tables.items():
+        for i, s in enumerate(lab.switches):
+            assert table[900 + i] == (s.ports + 1 if by_guid[guid].name == s.name else table[s.lid]), (guid, s.name)
