@@ -13,7 +13,7 @@ as many core switches (ThreeLayerSize), as the paper's tables do.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from ffplan.design.guids import KIND_CORE, KIND_LEAF, KIND_SPINE, switch_guids, 
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack
-from ffplan.inventory.resolve import ResolvedInventory
+from ffplan.inventory.resolve import ResolvedHost, ResolvedInventory
 
 if TYPE_CHECKING:  # lint imports the sizing math: the plan package stays unloaded until a design racks switches
     from ffplan.plan.model import Switch, SwitchTier
@@ -253,11 +253,42 @@ def port_demand(resolved: ResolvedInventory) -> PortDemand:
     return PortDemand(tuple(zones), every_zone, pinned, floating, inter_zone)
 
 
-def zone_size(inv: Inventory, radix: int) -> TreeSize:
-    """Every zone or plane of an inventory has the same shape: `ports_per_zone`, or full size."""
+def rails_per_tree(resolved: ResolvedInventory) -> tuple[int, ResolvedHost] | None:
+    """The most NIC ports one host has in one tree under rail-optimized placement (the rails), and that host."""
+    zones = [z.name for z in resolved.inventory.fabric.trees]
+    best: tuple[int, ResolvedHost] | None = None
+    for host in resolved.hosts:
+        per_tree = max(Counter(host.port_zones(zones)).values(), default=0)  # as placement deals them
+        if per_tree and (best is None or per_tree > best[0]):
+            best = (per_tree, host)
+    return best
+
+
+def rail_unit_ports(resolved: ResolvedInventory, radix: int) -> int | None:
+    """Endpoint ports per tree of the whole scalable units the nodes need (rail-optimized placement: a unit is as
+    many nodes as a leaf has down-ports, on one leaf per rail), or None without nodes on the fabric."""
+    inv = resolved.inventory
+    found = rails_per_tree(resolved)
+    if found is None:
+        return None
+    down = leaf_ports(radix, inv.fabric.oversubscription)[0]
+    nodes = sum(1 for h in resolved.hosts if any(nic.ports for nic in h.nics))
+    trees = 1 if inv.fabric.planes else len(inv.fabric.zones)
+    units = max(1, math.ceil(nodes / (down * trees)))
+    return units * found[0] * down
+
+
+def zone_size(resolved: ResolvedInventory, radix: int) -> TreeSize:
+    """Every zone or plane of an inventory has the same shape: `ports_per_zone`; without it the full tree, or, with
+    rail-optimized placement, the whole scalable units the nodes need (as NVIDIA's reference architecture builds:
+    127 DGX on 64-port switches are 4 units, 32 leaves and 16 spines, not the full tree's 64 + 32)."""
+    inv = resolved.inventory
+    ports = inv.fabric.ports_per_zone
+    if ports is None and inv.fabric.placement == "rail-optimized":
+        ports = rail_unit_ports(resolved, radix)
     if inv.fabric.topology == "three-layer-fat-tree":
-        return size_three_layer_tree(radix, inv.fabric.oversubscription, inv.fabric.ports_per_zone)
-    return size_two_layer(radix, inv.fabric.oversubscription, inv.fabric.ports_per_zone)
+        return size_three_layer_tree(radix, inv.fabric.oversubscription, ports)
+    return size_two_layer(radix, inv.fabric.oversubscription, ports)
 
 
 def subnet_of_zone(inv: Inventory) -> dict[str, str]:
@@ -289,7 +320,7 @@ class SizedFabric:
 def size_fabric(loaded: LoadedInventory) -> SizedFabric:
     """Size the zones or planes (all alike) and rack their switches."""
     inv = loaded.inventory
-    size = zone_size(inv, inv.models.switches[inv.fabric.switch_model].ports)
+    size = zone_size(loaded.resolved, inv.models.switches[inv.fabric.switch_model].ports)
     return SizedFabric(size, tuple(z.name for z in inv.fabric.trees), tuple(_rack_switches(loaded, size)))
 
 

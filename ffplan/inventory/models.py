@@ -256,7 +256,8 @@ class Fabric(Strict):
                                "each, no links between them); NIC i of a node goes to plane i. Give zones or planes.")
     ports_per_zone: int | None = Field(
         default=None, ge=1, description="Endpoint ports per zone or plane; default: what the switch radix gives "
-        "(k*k/2 for two layers, k*k*k/4 for three, when non-blocking)."
+        "(k*k/2 for two layers, k*k*k/4 for three, when non-blocking), or with rail-optimized placement the whole "
+        "scalable units the nodes need."
     )
     oversubscription: float = Field(default=1.0, ge=1.0, le=8.0, allow_inf_nan=False, description="Leaf down:up port ratio; 1.0 is non-blocking.")
     placement: Placement = Field(default="balanced", description="balanced: the placement ILP spreads every role "

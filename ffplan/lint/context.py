@@ -61,7 +61,7 @@ class LintContext:
         if self.switch_model is None:
             return None
         try:
-            return zone_size(self.inventory, self.switch_model.ports)
+            return zone_size(self.resolved, self.switch_model.ports)
         except SizingError as exc:
             return exc
 

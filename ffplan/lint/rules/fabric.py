@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
-from ffplan.design.sizing import SizingError, ThreeLayerTree, TreeSize, TwoLayerSize
+from ffplan.design.sizing import SizingError, ThreeLayerTree, TreeSize, TwoLayerSize, rails_per_tree
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory import ResolvedHost
 from ffplan.inventory.models import Attach
@@ -427,17 +426,6 @@ def links_between_trees(ctx: LintContext) -> Iterator[Finding]:
                       "remove inter_zone_links, or make the zones two-layer-fat-tree")
 
 
-def _rails(ctx: LintContext) -> tuple[int, ResolvedHost] | None:
-    """The most NIC ports one host has in one tree under rail-optimized placement (the rails), and that host."""
-    best: tuple[int, ResolvedHost] | None = None
-    for host in ctx.resolved.hosts:
-        per_zone = Counter(host.port_zones(ctx.zone_names))  # as placement deals them
-        per_tree = max(per_zone.values(), default=0)
-        if per_tree and (best is None or per_tree > best[0]):
-            best = (per_tree, host)
-    return best
-
-
 @rule(
     "FF110", "rail-layout", Severity.ERROR,
     summary="rail-optimized placement does not fit: rails do not divide the leaves, or the units are full",
@@ -460,7 +448,7 @@ def rail_layout(ctx: LintContext) -> Iterator[Finding]:
     shape, fabric = ctx.zone_shape, ctx.inventory.fabric
     if fabric.placement != "rail-optimized" or not isinstance(shape, (TwoLayerSize, ThreeLayerTree)) or not ctx.zone_names:
         return
-    found = _rails(ctx)
+    found = rails_per_tree(ctx.resolved)
     if found is None:
         return
     rails, host = found
