@@ -134,13 +134,19 @@ def rules(
         out.print(table)
 
 
-def explain(rule_id: str = typer.Argument(..., metavar="RULE", help="A rule id (FF101) or name (zone-port-budget).", show_default=False)) -> None:
-    """Explain one rule: why it exists, with a bad and a good example.
+def explain(rule_id: str = typer.Argument(..., metavar="RULE", help="A rule id (FF101) or name (zone-port-budget); or host-check, or one of its checks (gpudirect-rdma, max-read-request, irq-affinity, ib-mtu, versions).", show_default=False)) -> None:
+    """Explain one rule: why it exists, with a bad and a good example; or what host-check.sh checks.
 
-    Example: ffplan explain FF101
+    Example: ffplan explain FF101; ffplan explain host-check
     """
     rule = find_rule(rule_id)
     if rule is None:
+        from ffplan.design.host_checks import explain_host_checks
+
+        checks = explain_host_checks(rule_id)
+        if checks is not None:
+            typer.echo(checks)
+            return
         fail(f"unknown rule '{rule_id}'", suggest_rule(rule_id) or "`ffplan rules` lists them", EXIT_USAGE)
     footer = (_suppression_text(rule) if rule.stage == LINT else
               f"Reported by `ffplan {rule.stage}` (not a lint finding, so it cannot be silenced).")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ffplan.design.host_checks import host_checks
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Device, HostSettings, Inventory, NicModel, NodeModel, PcieLink, RootPort
@@ -503,5 +504,6 @@ def design_hosts(loaded: LoadedInventory, plan: Plan) -> list[HostProfile]:
             ),
             files=_files(plan, role, topo_file),
             hosts=[h.hostname for h in hosts],
+            checks=host_checks(model_name, model, has_gpus),
         ))
     return sorted(profiles, key=lambda p: p.name)

@@ -161,6 +161,19 @@ class Device(Strict):
         return self
 
 
+# A software version as its tool prints it: 580.82.07, 13.0, 24.10-1.1.4 (DOCA-OFED / MLNX_OFED mlx5_core)
+Version = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,6}(\.[0-9]{1,6}){0,3}(-[0-9A-Za-z.]{1,30})?$")]
+
+
+class Versions(Strict):
+    """The software the hosts of a node model run; host-check.sh checks each is at least this (docs/hosts.md)."""
+
+    nvidia_driver: Version | None = Field(default=None, description="NVIDIA driver, e.g. 580.82.07 (CUDA 13.x needs >= 580).")
+    cuda: Version | None = Field(default=None, description="CUDA toolkit, e.g. 13.0 (/usr/local/cuda/version.json).")
+    ofed: Version | None = Field(default=None, description="MLNX_OFED / DOCA-OFED mlx5_core version, e.g. 24.10-1.1.4 "
+                                 "(/sys/module/mlx5_core/version).")
+
+
 class NodeModel(Strict):
     description: Text = ""
     cpu: Cpu = Cpu()
@@ -172,6 +185,7 @@ class NodeModel(Strict):
     pcie_switches: list[PcieSwitch] = []
     devices: list[Device] = []
     nvlink_pairs: list[tuple[DeviceName, DeviceName]] = []
+    versions: Versions = Versions()
 
     def pcie_switch_loops(self) -> list[list[str]]:
         """Each loop of PCIe switches whose upstream chain comes back to itself, once, from its first-listed member."""

@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StringConstraints, WithJsonSchema
 
 from ffplan.inventory.models import (
-    BusId, Carries, Catalog, DeviceName, FailedItem, Guid, Hostname, Name, SafePath, SpeedName, Text,
+    BusId, Carries, Catalog, DeviceName, FailedItem, Guid, Hostname, Name, SafePath, SpeedName, Text, Version,
 )
 
 # 2: GUIDs as the hardware reports them (mlx5 port: node GUID = port GUID; system image GUIDs; NIC models with
@@ -443,6 +443,21 @@ class ProfileFile(Frozen):
     purpose: Line
 
 
+class VersionCheck(Frozen):
+    name: Literal["nvidia-driver", "cuda", "ofed"]
+    minimum: Version  # host-check.sh passes a host at this version or later
+    source: Line  # where the minimum comes from: the inventory, or the CUDA driver table
+
+
+class HostChecks(Frozen):
+    """What host-check.sh checks besides the devices and files (docs/hosts.md)."""
+
+    peer_memory: bool  # GPUDirect RDMA: nvidia_peermem (or the older nv_peer_mem) loaded; profiles with GPUs
+    max_read_request_min: Annotated[int, Field(ge=128, le=4096)]  # bytes, every NIC's PCIe MaxReadReqSize
+    ib_mtu: Literal[256, 512, 1024, 2048, 4096]  # bytes, the active MTU of every IB port
+    versions: list[VersionCheck]
+
+
 class HostProfile(Frozen):
     """Everything host-side for one node model and role (and settings variant): NUMA, PCIe, NCCL, SLs, RO."""
 
@@ -470,6 +485,7 @@ class HostProfile(Frozen):
     relaxed_ordering: RelaxedOrdering
     files: list[ProfileFile]
     hosts: list[Hostname]  # hostnames using this profile, in plan order
+    checks: HostChecks | None = None  # None in plans of older ffplan
 
 
 class Plan(Frozen):

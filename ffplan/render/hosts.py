@@ -86,6 +86,7 @@ def _context(plan: Plan, p: HostProfile, nodes: dict[str, Node]) -> dict:
         "install": INSTALL, "threefs_client": THREEFS_CLIENT_TOML, "threefs_storage": THREEFS_STORAGE_TOML,
         "threefs_client_sections": THREEFS_CLIENT_SECTIONS, "threefs_storage_sections": THREEFS_STORAGE_SECTIONS,
         "want_ro": "1" if p.relaxed_ordering.enabled else "0", "ro": p.relaxed_ordering,
+        "numa_affinity": {n.id: n.affinity for n in p.numa_nodes},
         "host_ports": host_ports, "hosts_compact": compact,
         "hosts_summary": compact if len(compact) <= 60 else compact[:57] + "...",
         "gdr_level": gdr_level, "threefs": threefs, "switch_bus": {s.name: s.bus_id for s in p.pcie_switches},

@@ -2,11 +2,13 @@
 # Host check for profile {{ p.name }} (node model {{ p.node_model }}, role {{ p.role }}), written by ffplan
 # from plan {{ plan_name }}. Re-run `ffplan render` instead of editing.
 #
-# Read-only: compares this running host with the plan and prints a pass/fail table: IB port state, rate
-# and port GUID/LID, PCIe address, class, link speed/width and NUMA node of every GPU and NIC, the NUMA
-# CPU masks, the NIC's relaxed-ordering bit and firmware PCI_WR_ORDERING (mlxconfig, or mstconfig where
-# mlxconfig is absent), and the host files of this profile. Exit 1 on any FAIL.
-# WARN (idle GPU link downtraining, placeholder GUIDs) and SKIP (needs root, 3FS not installed) do not fail.
+# Read-only: compares this running host with the plan and prints a pass/fail table: IB port state, rate,
+# port GUID/LID and active MTU, PCIe address, class, link speed/width and NUMA node of every GPU and NIC,
+# the NUMA CPU masks, the NIC interrupts' CPU affinity, GPUDirect RDMA's peer-memory module, the NIC's
+# relaxed-ordering bit, MaxReadReqSize and firmware PCI_WR_ORDERING (mlxconfig, or mstconfig where mlxconfig
+# is absent), the driver/CUDA/OFED versions, and the host files of this profile. Exit 1 on any FAIL.
+# WARN (idle GPU link downtraining, placeholder GUIDs) and SKIP (needs root or a tool, not installed) do
+# not fail. `ffplan explain host-check` documents each check.
 #
 # Usage: host-check.sh [--host NAME]       (default: the short hostname)
 set -euo pipefail
@@ -24,12 +26,13 @@ while [ "$#" -gt 0 ]; do
       host="$2"
       shift 2
       ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) usage; exit 2 ;;
   esac
 done
 
 sysfs="${FFPLAN_SYSFS:-/sys}"
+proc="${FFPLAN_PROC:-/proc}"
 root="${FFPLAN_ROOT:-}"
 profile={{ p.name | shell }}
 
@@ -69,6 +72,25 @@ hexmask() {
   local m="${1//,/}"
   m="${m#"${m%%[!0]*}"}"
   printf '%s' "${m:-0}"
+}
+{% raw %}mask_within() {
+  # cpumaps a, b: 0 when every CPU of a is in b (compared hex digit by hex digit, from the right)
+  local a b i
+  a="$(hexmask "$1")"
+  b="$(hexmask "$2")"
+  [[ "$a" =~ ^[0-9a-fA-F]+$ && "$b" =~ ^[0-9a-fA-F]+$ ]] || return 1
+  while [ "${#b}" -lt "${#a}" ]; do b="0$b"; done
+  for ((i = 1; i <= ${#a}; i++)); do
+    if (( 16#${a: -i:1} & ~16#${b: -i:1} & 15 )); then
+      return 1
+    fi
+  done
+  return 0
+}
+{% endraw %}
+version_at_least() {
+  # have, want: 0 when version have >= want (sort -V orders 580.9 before 580.10)
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
 }
 
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
@@ -134,6 +156,14 @@ for ((i = 0; i + 5 < nports; i += 6)); do
   else
     report FAIL "$nic/$port LID" "$lid" "$have_lid"
   fi
+{% if p.checks %}
+  if command -v ibv_devinfo >/dev/null 2>&1; then
+    mtu="$(ibv_devinfo -d "$nic" -i "$port" 2>/dev/null | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
+    check "$nic/$port active MTU" {{ p.checks.ib_mtu | string | shell }} "${mtu:-unreadable}"
+  else
+    report SKIP "$nic/$port active MTU" {{ p.checks.ib_mtu | string | shell }} "needs ibv_devinfo (rdma-core)"
+  fi
+{% endif %}
 done
 
 # NICs: the IB device sits at the planned PCI address.
@@ -213,14 +243,98 @@ check_cpumap() {
 {% for n in p.numa_nodes %}
 check_cpumap {{ n.id | string | shell }} {{ n.affinity | shell }}
 {% endfor %}
+{% if p.checks %}
 
-# Relaxed ordering: the NIC's Device Control bit 4 and the firmware's PCI_WR_ORDERING (both need root).
+# NIC interrupts: every MSI-X vector's smp_affinity within the CPUs of the NIC's NUMA node (cross-socket
+# interrupt handling adds latency to every completion).
+{% raw %}check_irqs() {
+  # NIC name, bus id, NUMA node, that node's cpumap
+  local irq mask total=0 outside=()
+  if [ ! -d "$sysfs/bus/pci/devices/$2/msi_irqs" ]; then
+    report FAIL "$1 IRQ affinity" "NUMA node $3" "no msi_irqs"
+    return 0
+  fi
+  for irq in "$sysfs/bus/pci/devices/$2/msi_irqs"/*; do
+    [ -e "$irq" ] || continue
+    irq="${irq##*/}"
+    total=$((total + 1))
+    mask="$(read_sys "$proc/irq/$irq/smp_affinity")"
+    mask_within "$mask" "$4" || outside+=("$irq")
+  done
+  if [ "$total" -eq 0 ]; then
+    report FAIL "$1 IRQ affinity" "NUMA node $3" "no interrupts"
+  elif [ "${#outside[@]}" -eq 0 ]; then
+    report PASS "$1 IRQ affinity" "NUMA node $3" "$total of $total IRQs"
+  else
+    report FAIL "$1 IRQ affinity" "NUMA node $3" "${#outside[@]} of $total IRQs outside (${outside[*]:0:8})"
+  fi
+}
+{% endraw %}
+{% for d in p.devices if d.kind == "nic" %}
+check_irqs {{ d.name | shell }} {{ d.bus_id | shell }} {{ d.numa | string | shell }} {{ numa_affinity[d.numa] | shell }}
+{% endfor %}
+{% if p.checks.peer_memory %}
+
+# GPUDirect RDMA: the NIC reads and writes GPU memory directly only with the peer-memory module loaded
+# (nvidia_peermem; nv_peer_mem before driver 470).
+if [ -d "$sysfs/module/nvidia_peermem" ]; then
+  report PASS "GPUDirect RDMA peer memory" "nvidia_peermem" "loaded"
+elif [ -d "$sysfs/module/nv_peer_mem" ]; then
+  report PASS "GPUDirect RDMA peer memory" "nvidia_peermem" "nv_peer_mem loaded"
+else
+  report FAIL "GPUDirect RDMA peer memory" "nvidia_peermem" "not loaded (modprobe nvidia_peermem)"
+fi
+{% endif %}
+{% if p.checks.versions %}
+
+# Software versions: at least what the inventory declares (the driver also at least CUDA's minimum).
+check_version() {
+  # name, minimum, source
+  local have
+  case "$1" in
+    nvidia-driver) have="$(read_sys "$sysfs/module/nvidia/version")" ;;
+    ofed) have="$(read_sys "$sysfs/module/mlx5_core/version")" ;;
+    cuda)
+      have=missing
+      if [ -r "$root/usr/local/cuda/version.json" ]; then
+        have="$(sed -n '/"cuda"[[:space:]]*:/,/}/s/.*"version"[[:space:]]*:[[:space:]]*"\([0-9.]*\)".*/\1/p' "$root/usr/local/cuda/version.json" | head -n 1)"
+      fi
+      ;;
+  esac
+  if [ "${have:-missing}" = "missing" ]; then
+    report FAIL "$1 version" ">= $2" "not found ($3)"
+  elif version_at_least "$have" "$2"; then
+    report PASS "$1 version" ">= $2" "$have"
+  else
+    report FAIL "$1 version" ">= $2" "$have ($3)"
+  fi
+}
+{% for v in p.checks.versions %}
+check_version {{ v.name | shell }} {{ v.minimum | shell }} {{ v.source | shell }}
+{% endfor %}
+{% endif %}
+{% endif %}
+
+# Relaxed ordering: the NIC's Device Control bit 4 and the firmware's PCI_WR_ORDERING, and the NIC's
+# MaxReadReqSize from the same Device Control word (all need root).
 {% include "hosts/firmware-config.sh.j2" %}
 {% for bdf in p.relaxed_ordering.nic_bus_ids %}
 if [ "$(id -u)" -ne 0 ] || ! command -v setpci >/dev/null 2>&1; then
   report SKIP {{ ("RO bit of " ~ bdf) | shell }} {{ want_ro | shell }} "needs root and setpci"
+{% if p.checks %}
+  report SKIP {{ ("MaxReadReqSize of " ~ bdf) | shell }} {{ (">= " ~ p.checks.max_read_request_min) | shell }} "needs root and setpci"
+{% endif %}
 elif devctl="$(setpci -s {{ bdf | shell }} CAP_EXP+8.w 2>/dev/null)" && [[ "$devctl" =~ ^[0-9a-fA-F]{4}$ ]]; then
   check {{ ("RO bit of " ~ bdf) | shell }} {{ want_ro | shell }} "$(( (16#$devctl >> 4) & 1 ))"
+{% if p.checks %}
+  # MaxReadReqSize: Device Control bits 14:12, 128 << n bytes
+  mrrs="$(( 128 << ((16#$devctl >> 12) & 7) ))"
+  if [ "$mrrs" -ge {{ p.checks.max_read_request_min }} ]; then
+    report PASS {{ ("MaxReadReqSize of " ~ bdf) | shell }} {{ (">= " ~ p.checks.max_read_request_min) | shell }} "$mrrs"
+  else
+    report FAIL {{ ("MaxReadReqSize of " ~ bdf) | shell }} {{ (">= " ~ p.checks.max_read_request_min) | shell }} "$mrrs (Device Control bits 14:12)"
+  fi
+{% endif %}
 else
   report FAIL {{ ("RO bit of " ~ bdf) | shell }} {{ want_ro | shell }} "unreadable"
 fi

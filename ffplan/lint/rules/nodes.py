@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterator
 
+from ffplan.design.host_checks import CUDA_DRIVER_SOURCE, driver_minimum, version_key
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory.models import NodeModel
 from ffplan.lint.context import LintContext
@@ -362,3 +363,29 @@ def pcie_switch_without_devices(ctx: LintContext) -> Iterator[Finding]:
                 yield Finding(base + ("pcie_switches", si, "name"),
                               f"PCIe switch '{switch.name}' of node model '{name}' has no GPU or NIC under it",
                               "point the devices behind it at it with pcie_switch, or remove it")
+
+
+@rule(
+    "FF311", "driver-older-than-cuda-needs", Severity.ERROR,
+    summary="a node model declares an NVIDIA driver older than its declared CUDA needs",
+    bad="""
+    versions: {nvidia_driver: 550.127.05, cuda: "13.0"}   # CUDA 13.x needs a 580 driver
+    """,
+    good="""
+    versions: {nvidia_driver: 580.82.07, cuda: "13.0"}
+    """,
+)
+def driver_older_than_cuda_needs(ctx: LintContext) -> Iterator[Finding]:
+    """
+    `versions` says what the hosts of a node model run; host-check.sh checks each host has at least
+    that. NVIDIA's CUDA Compatibility guide (Minor Version Compatibility, Table 1) gives the oldest
+    driver each CUDA major release runs on: CUDA 13.x needs 580 or later, 12.x 525, 11.x 450. A node
+    model declaring an older driver than its CUDA needs describes hosts where CUDA fails to start.
+    """
+    for name, node, base in _node_models(ctx):
+        needed, driver = driver_minimum(node), node.versions.nvidia_driver
+        if needed and driver and version_key(driver)[0] < needed:
+            yield Finding(base + ("versions", "nvidia_driver"),
+                          f"node model '{name}' declares NVIDIA driver {driver}, but CUDA {node.versions.cuda} "
+                          f"needs {needed} or later ({CUDA_DRIVER_SOURCE})",
+                          f"declare (and install) a {needed}-series driver or later, or an older CUDA")

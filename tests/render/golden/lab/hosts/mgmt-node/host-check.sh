@@ -2,11 +2,13 @@
 # Host check for profile mgmt-node (node model mgmt-node, role management), written by ffplan
 # from plan lab. Re-run `ffplan render` instead of editing.
 #
-# Read-only: compares this running host with the plan and prints a pass/fail table: IB port state, rate
-# and port GUID/LID, PCIe address, class, link speed/width and NUMA node of every GPU and NIC, the NUMA
-# CPU masks, the NIC's relaxed-ordering bit and firmware PCI_WR_ORDERING (mlxconfig, or mstconfig where
-# mlxconfig is absent), and the host files of this profile. Exit 1 on any FAIL.
-# WARN (idle GPU link downtraining, placeholder GUIDs) and SKIP (needs root, 3FS not installed) do not fail.
+# Read-only: compares this running host with the plan and prints a pass/fail table: IB port state, rate,
+# port GUID/LID and active MTU, PCIe address, class, link speed/width and NUMA node of every GPU and NIC,
+# the NUMA CPU masks, the NIC interrupts' CPU affinity, GPUDirect RDMA's peer-memory module, the NIC's
+# relaxed-ordering bit, MaxReadReqSize and firmware PCI_WR_ORDERING (mlxconfig, or mstconfig where mlxconfig
+# is absent), the driver/CUDA/OFED versions, and the host files of this profile. Exit 1 on any FAIL.
+# WARN (idle GPU link downtraining, placeholder GUIDs) and SKIP (needs root or a tool, not installed) do
+# not fail. `ffplan explain host-check` documents each check.
 #
 # Usage: host-check.sh [--host NAME]       (default: the short hostname)
 set -euo pipefail
@@ -24,12 +26,13 @@ while [ "$#" -gt 0 ]; do
       host="$2"
       shift 2
       ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) usage; exit 2 ;;
   esac
 done
 
 sysfs="${FFPLAN_SYSFS:-/sys}"
+proc="${FFPLAN_PROC:-/proc}"
 root="${FFPLAN_ROOT:-}"
 profile=mgmt-node
 
@@ -69,6 +72,24 @@ hexmask() {
   local m="${1//,/}"
   m="${m#"${m%%[!0]*}"}"
   printf '%s' "${m:-0}"
+}
+mask_within() {
+  # cpumaps a, b: 0 when every CPU of a is in b (compared hex digit by hex digit, from the right)
+  local a b i
+  a="$(hexmask "$1")"
+  b="$(hexmask "$2")"
+  [[ "$a" =~ ^[0-9a-fA-F]+$ && "$b" =~ ^[0-9a-fA-F]+$ ]] || return 1
+  while [ "${#b}" -lt "${#a}" ]; do b="0$b"; done
+  for ((i = 1; i <= ${#a}; i++)); do
+    if (( 16#${a: -i:1} & ~16#${b: -i:1} & 15 )); then
+      return 1
+    fi
+  done
+  return 0
+}
+version_at_least() {
+  # have, want: 0 when version have >= want (sort -V orders 580.9 before 580.10)
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
 }
 
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
@@ -132,6 +153,12 @@ for ((i = 0; i + 5 < nports; i += 6)); do
   else
     report FAIL "$nic/$port LID" "$lid" "$have_lid"
   fi
+  if command -v ibv_devinfo >/dev/null 2>&1; then
+    mtu="$(ibv_devinfo -d "$nic" -i "$port" 2>/dev/null | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
+    check "$nic/$port active MTU" 4096 "${mtu:-unreadable}"
+  else
+    report SKIP "$nic/$port active MTU" 4096 "needs ibv_devinfo (rdma-core)"
+  fi
 done
 
 # NICs: the IB device sits at the planned PCI address.
@@ -175,7 +202,34 @@ check_cpumap() {
 }
 check_cpumap 0 ffff
 
-# Relaxed ordering: the NIC's Device Control bit 4 and the firmware's PCI_WR_ORDERING (both need root).
+# NIC interrupts: every MSI-X vector's smp_affinity within the CPUs of the NIC's NUMA node (cross-socket
+# interrupt handling adds latency to every completion).
+check_irqs() {
+  # NIC name, bus id, NUMA node, that node's cpumap
+  local irq mask total=0 outside=()
+  if [ ! -d "$sysfs/bus/pci/devices/$2/msi_irqs" ]; then
+    report FAIL "$1 IRQ affinity" "NUMA node $3" "no msi_irqs"
+    return 0
+  fi
+  for irq in "$sysfs/bus/pci/devices/$2/msi_irqs"/*; do
+    [ -e "$irq" ] || continue
+    irq="${irq##*/}"
+    total=$((total + 1))
+    mask="$(read_sys "$proc/irq/$irq/smp_affinity")"
+    mask_within "$mask" "$4" || outside+=("$irq")
+  done
+  if [ "$total" -eq 0 ]; then
+    report FAIL "$1 IRQ affinity" "NUMA node $3" "no interrupts"
+  elif [ "${#outside[@]}" -eq 0 ]; then
+    report PASS "$1 IRQ affinity" "NUMA node $3" "$total of $total IRQs"
+  else
+    report FAIL "$1 IRQ affinity" "NUMA node $3" "${#outside[@]} of $total IRQs outside (${outside[*]:0:8})"
+  fi
+}
+check_irqs mlx5_0 0000:41:00.0 0 ffff
+
+# Relaxed ordering: the NIC's Device Control bit 4 and the firmware's PCI_WR_ORDERING, and the NIC's
+# MaxReadReqSize from the same Device Control word (all need root).
 # ConnectX firmware settings are read and set with mlxconfig (NVIDIA MFT) or, on a stock Debian/Ubuntu host,
 # with mstconfig (package mstflint): both take `-d <bdf> query|set NAME[=VALUE]` and print the same table.
 fw_tool=""
@@ -195,8 +249,16 @@ wr_ordering_number() {
 }
 if [ "$(id -u)" -ne 0 ] || ! command -v setpci >/dev/null 2>&1; then
   report SKIP 'RO bit of 0000:41:00.0' 1 "needs root and setpci"
+  report SKIP 'MaxReadReqSize of 0000:41:00.0' '>= 512' "needs root and setpci"
 elif devctl="$(setpci -s 0000:41:00.0 CAP_EXP+8.w 2>/dev/null)" && [[ "$devctl" =~ ^[0-9a-fA-F]{4}$ ]]; then
   check 'RO bit of 0000:41:00.0' 1 "$(( (16#$devctl >> 4) & 1 ))"
+  # MaxReadReqSize: Device Control bits 14:12, 128 << n bytes
+  mrrs="$(( 128 << ((16#$devctl >> 12) & 7) ))"
+  if [ "$mrrs" -ge 512 ]; then
+    report PASS 'MaxReadReqSize of 0000:41:00.0' '>= 512' "$mrrs"
+  else
+    report FAIL 'MaxReadReqSize of 0000:41:00.0' '>= 512' "$mrrs (Device Control bits 14:12)"
+  fi
 else
   report FAIL 'RO bit of 0000:41:00.0' 1 "unreadable"
 fi
