@@ -25,7 +25,8 @@ def test_shipped_inventories_lint_clean_with_a_summary(ffplan):
            "'QM9700' (64-port NDR): 768 switches" in result.stdout
     assert "16,384 of 16,384 leaf ports used" in result.stdout
     assert "each 128 leaves + 128 spines + 64 cores in 4 pods of 'QM9700' (64-port NDR): 320 switches" in result.stdout
-    assert "no findings in 4 files" in result.stderr
+    assert "each 64 leaves + 36 spines of 'Q3400' (144-port XDR): 100 switches" in result.stdout  # B300 RA, 8 SUs
+    assert "no findings in 5 files" in result.stderr
 
 
 def test_as_described_example_fails_the_port_budget(ffplan):
