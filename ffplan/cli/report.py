@@ -65,8 +65,9 @@ def cost_command(
     if input_file is None and gpus is None:
         fail("without INVENTORY_OR_PLAN, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3")
     from ffplan.plan import load_plan
-    from ffplan.report.cost import (RULE_COMPARISON, ComparisonError, EnergyOptions, build_report, inventory_location,
-                                    plan_location, resolve_catalog, resolve_preset)
+    from ffplan.report.catalog import inventory_location, plan_location, resolve_catalog, resolve_preset
+    from ffplan.report.cost import RULE_COMPARISON, ComparisonError, build_report
+    from ffplan.report.pricing import EnergyOptions
 
     if input_file is not None:
         input_file = plan_file(input_file)

@@ -21,7 +21,8 @@ from typing import Callable, Iterator, ParamSpec, TypeVar
 
 from ffplan import __version__
 from ffplan.design.addressing import Addressing, address
-from ffplan.design.cabling import Cabling, Floor, cable, floor
+from ffplan.design.cabling import Cabling, cable
+from ffplan.design.floor import Floor, floor
 from ffplan.design.facility import rack_powers
 from ffplan.design.hosts import design_hosts
 from ffplan.design.placement import Placement, place

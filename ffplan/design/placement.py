@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from ffplan.design.cabling import Floor
+from ffplan.design.floor import Floor
 from ffplan.design.placement_ilp import DemandGroup, LeafGroup, PlacementSolution, balance_bounds, solve_placement
 from ffplan.design.sizing import SizedFabric, SizingError, ThreeLayerTree, TreeSize, subnet_of_zone
 from ffplan.diagnostics import Collector, InfeasibleError

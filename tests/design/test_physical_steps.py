@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ffplan.design import DesignOptions, design
-from ffplan.design.cabling import Cabling, cable, floor
+from ffplan.design.cabling import Cabling, cable
+from ffplan.design.floor import floor
 from ffplan.design.placement import Placement, place
 from ffplan.design.sizing import SizedFabric, ThreeLayerTree, size_fabric
 from ffplan.diagnostics import InfeasibleError

@@ -2,7 +2,8 @@ import pytest
 
 from ffplan.design import design
 from ffplan.inventory import load_inventory
-from ffplan.report.cost import build_report, resolve_catalog
+from ffplan.report.catalog import resolve_catalog
+from ffplan.report.cost import build_report
 
 
 @pytest.fixture(scope="session")

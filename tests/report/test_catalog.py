@@ -15,7 +15,8 @@ from ffplan.design.sizing import size_three_layer
 from ffplan.diagnostics import InputError
 from ffplan.inventory import load_inventory
 from ffplan.plan import load_plan, write_plan
-from ffplan.report.cost import build_report, inventory_location, resolve_catalog
+from ffplan.report.catalog import inventory_location, resolve_catalog
+from ffplan.report.cost import build_report
 
 
 def test_paper_preset_reproduces_table_iii_network_prices_at_the_papers_counts():

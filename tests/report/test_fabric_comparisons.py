@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from ffplan.catalog import SwitchEntry, fabric_reference, load_preset
 from ffplan.cli.main import app
 from ffplan.report import designs as d
-from ffplan.report.cost import ComparisonError, build_report, resolve_catalog
+from ffplan.report.catalog import resolve_catalog
+from ffplan.report.cost import ComparisonError, build_report
 
 runner = CliRunner()
 TABLE_3 = fabric_reference()["deepseek_v3_table_3"]

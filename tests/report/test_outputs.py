@@ -11,7 +11,9 @@ from typer.testing import CliRunner
 from ffplan.catalog import CatalogOverride
 from ffplan.cli.main import app
 from ffplan.plan import write_plan
-from ffplan.report.cost import EnergyOptions, HOURS_PER_YEAR, build_report, resolve_catalog
+from ffplan.report.catalog import resolve_catalog
+from ffplan.report.cost import build_report
+from ffplan.report.pricing import EnergyOptions, HOURS_PER_YEAR
 from ffplan.report.output import render, to_html
 
 runner = CliRunner()

@@ -13,7 +13,8 @@ from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.report import designs as d
-from ffplan.report.cost import build_report, resolve_catalog
+from ffplan.report.catalog import resolve_catalog
+from ffplan.report.cost import build_report
 from ffplan.report.output import render
 from tests.goldens import assert_golden_folder
 

@@ -9,7 +9,8 @@ from ffplan.catalog import fabric_reference
 from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.report import designs as d
-from ffplan.report.cost import build_report, resolve_catalog
+from ffplan.report.catalog import resolve_catalog
+from ffplan.report.cost import build_report
 from ffplan.report.output import render
 
 TABLE_3 = fabric_reference()["deepseek_v3_table_3"]

@@ -3,7 +3,8 @@
 import pytest
 
 from ffplan.design.sizing import SizingError, size_three_layer
-from ffplan.report.cost import build_report, resolve_catalog
+from ffplan.report.catalog import resolve_catalog
+from ffplan.report.cost import build_report
 from ffplan.report.designs import FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER
 
 
