@@ -22,6 +22,7 @@ try:  # libyaml's parser is ~10x faster; the pure-Python one gives identical nod
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
+FastLoader = _Loader  # for other readers of YAML text (lint's comment and top-level-key scans)
 MAX_FILE_BYTES = 8 * 1024 * 1024
 STDIN_NAME = "<stdin>"  # how findings name standard input
 MAX_NODES = 2_000_000
@@ -52,7 +53,10 @@ def _refuse(file: str, message: str, hint: str, line: int = 0, col: int = 0) -> 
     return InputError(c.items)
 
 
-def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+SIZE_HINT = "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns"
+
+
+def read_text(path: Path, limit: int = MAX_FILE_BYTES, hint: str = SIZE_HINT) -> str:
     """The file's text, refusing anything but a regular file and reading at most `limit` bytes: a FIFO
     would block, and /dev/zero (or a file growing while read) would never end."""
     shown = str(path)
@@ -79,7 +83,7 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
         raise _refuse(
             shown,
             f"file is {max(info.st_size, len(raw)):,} bytes, over the {limit:,}-byte limit",
-            "an inventory this large is almost certainly not one; split generated host lists into groups with count and hostname patterns",
+            hint,
         )
     return _decode(raw, shown)
 
@@ -101,17 +105,18 @@ def _decode(data: bytes, shown: str) -> str:
 
 
 class _Builder:
-    def __init__(self, collector: Collector):
+    def __init__(self, collector: Collector, max_nodes: int = MAX_NODES):
         self.collector = collector
         self.positions = collector.positions
         self.visited = 0
+        self.max_nodes = max_nodes
 
     def build(self, node: yaml.Node, path: YamlPath) -> Any:
         self.visited += 1
-        if self.visited > MAX_NODES:
+        if self.visited > self.max_nodes:
             raise _refuse(
                 self.collector.file,
-                f"document expands to more than {MAX_NODES:,} nodes (alias expansion bomb?)",
+                f"document expands to more than {self.max_nodes:,} nodes (alias expansion bomb?)",
                 "remove deeply nested aliases",
                 node.start_mark.line + 1,
                 node.start_mark.column + 1,
@@ -134,9 +139,8 @@ class _Builder:
         if node.tag not in _SCALAR_TAGS:
             return self._bad_tag(node, path)
         try:
-            return yaml.SafeLoader.yaml_constructors[node.tag](_SCALAR_LOADER, node)
-        except (ValueError, KeyError, TypeError, OverflowError, yaml.YAMLError):
-            # An explicit tag the text does not fit (`!!int abc`, `!!timestamp 2001-02-30`).
+            return construct_scalar(node)
+        except BadTaggedValue:
             return self._bad_tag(node, path)
 
     def _bad_tag(self, node: yaml.Node, path: YamlPath) -> Any:
@@ -188,6 +192,25 @@ class _Builder:
 
 
 _SCALAR_LOADER = yaml.SafeLoader("")
+# What PyYAML's scalar constructors raise on text that does not fit an explicit tag: `!!int abc` (ValueError),
+# `!!timestamp x` (AttributeError: no regex match), `!!int ''` and `!!float ''` (IndexError), `!!bool 2` (KeyError).
+_CONSTRUCTOR_ERRORS = (ValueError, KeyError, TypeError, OverflowError, AttributeError, IndexError, yaml.YAMLError)
+
+
+class BadTaggedValue(ValueError):
+    """A scalar whose explicit tag its text does not fit, or a tag no scalar can have."""
+
+
+def construct_scalar(node: yaml.ScalarNode) -> Any:
+    """The value of a scalar of a known scalar tag (as the resolver tags plain scalars, or written explicitly)."""
+    constructor = yaml.SafeLoader.yaml_constructors.get(node.tag) if node.tag in _SCALAR_TAGS else None
+    if constructor is None:
+        raise BadTaggedValue(node.tag)
+    try:
+        return constructor(_SCALAR_LOADER, node)
+    except _CONSTRUCTOR_ERRORS:
+        raise BadTaggedValue(node.tag) from None
+
 _MAPPING_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:set"}  # a set is a mapping of keys to null
 _SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp", "str")}
 

@@ -95,6 +95,9 @@ def load_config(path: Path) -> LintConfig:
         except InputError as exc:
             d = exc.diagnostics[0]
             raise ConfigError(f"{d.file}:{d.line}:{d.col}", d.message, d.hint) from None
+        if source.collector.has_errors:  # a duplicate key or a tag its value does not fit: the value is not the one read
+            d = source.collector.items[0]
+            raise ConfigError(f"{d.file}:{d.line}:{d.col}", d.message, d.hint)
         table = source.data if source.data is not None else {}
         if not isinstance(table, dict):
             raise ConfigError(f"{path}:1:1", "the config is not a YAML mapping", "write keys such as `ignore: [FF501]`")

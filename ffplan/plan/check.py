@@ -57,10 +57,12 @@ def plan_problems(plan: Plan) -> list[Problem]:
     models = {m.name: m for m in plan.switch_models}
     p.unique(("switch_models",), (m.name for m in plan.switch_models), "switch model")
     p.unique(("node_models",), (m.name for m in plan.node_models), "node model")
+    p.unique(("nic_models",), (m.name for m in plan.nic_models), "NIC model")
     p.known(("fabric_switch_model",), plan.fabric_switch_model, models, "switch model")
     switches = _check_switches(p, plan, zones, models)
     _check_nodes(p, plan, zones, switches)
     _check_cables(p, plan, zones, switches)
+    _check_tree_links(p, plan)
     subnet_of = _subnet_of(plan)
     max_lid = _max_lids(plan, subnet_of)
     _check_addresses(p, plan, subnet_of, max_lid)
@@ -92,6 +94,7 @@ def _check_switches(p: _Problems, plan: Plan, zones: set[str], models: dict) -> 
 def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
     p.unique(("nodes",), (n.hostname for n in plan.nodes), "hostname", "hostname")
     node_models = {m.name for m in plan.node_models}
+    nic_models = {m.name for m in plan.nic_models}
     labels = {c.label for c in plan.cables}
     leaf_ports: set[tuple[str, int]] = set()
     for i, n in enumerate(plan.nodes):
@@ -102,6 +105,7 @@ def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> N
         p.unique(("nodes", i, "ports"), (f"{pt.nic} port {pt.port}" for pt in n.ports), "NIC port", "nic")
         for j, pt in enumerate(n.ports):
             at = ("nodes", i, "ports", j)
+            p.known(at + ("nic_model",), pt.nic_model, nic_models, "NIC model")  # topology.net names the device by it
             p.known(at + ("zone",), pt.zone, zones, "zone")
             p.known(at + ("cable",), pt.cable, labels, "cable")
             leaf = switches.get(pt.leaf)
@@ -152,6 +156,38 @@ def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> 
                 p.add(("nodes", i, "ports", j, "cable"), f"cable {pt.cable} does not join {n.hostname} {pt.nic} and {pt.leaf} port {pt.leaf_port}")
 
 
+def _check_tree_links(p: _Problems, plan: Plan) -> None:
+    """The trees are whole: every leaf has `links_per_leaf_spine` cables to each spine of its zone (of its pod, in a
+    three-layer tree) and no others; every spine `links_per_spine_core` to each core it reaches, the same number of
+    cores as every other. Routing, reroute and the failure sweep take the planned tree as given."""
+    zones = {z.name: z for z in plan.zones}
+    links = Counter((c.a.device, c.b.device) for c in plan.cables if c.kind in ("leaf-spine", "spine-core"))
+    spines: dict[tuple[str, int | None], list[str]] = defaultdict(list)
+    cores_of: dict[str, list[str]] = defaultdict(list)  # spine -> the cores it has cables to
+    for lower, upper in links:
+        cores_of[lower].append(upper)
+    for s in plan.switches:
+        if s.tier == "spine":
+            spines[s.zone, s.pod].append(s.name)
+    for i, s in enumerate(plan.switches):
+        z = zones.get(s.zone)
+        if z is None:
+            continue
+        if s.tier == "leaf":
+            for spine in spines[s.zone, s.pod]:
+                if links[s.name, spine] != z.links_per_leaf_spine:
+                    p.add(("switches", i, "name"), f"leaf {s.name} has {links[s.name, spine]} cable(s) to spine {spine}; "
+                          f"zone {z.name} plans {z.links_per_leaf_spine} between each leaf and spine")
+        elif s.tier == "spine" and z.cores:
+            group = z.cores * z.pods // max(z.spines, 1)  # cores per spine position
+            reached = [core for core in cores_of[s.name] if links[s.name, core]]
+            wrong = [core for core in reached if links[s.name, core] != z.links_per_spine_core]
+            if len(reached) != group or wrong:
+                p.add(("switches", i, "name"), f"spine {s.name} has cables to {len(reached)} core(s)"
+                      + (f", {links[s.name, wrong[0]]} to {wrong[0]}" if wrong else "")
+                      + f"; zone {z.name} plans {z.links_per_spine_core} to each of {group}")
+
+
 def _subnet_of(plan: Plan) -> dict[str, str]:
     """zone -> its subnet (a zone the plan does not list: its own name; the zone check reports it)."""
     return defaultdict(str, {z.name: z.subnet for z in plan.zones})
@@ -168,6 +204,10 @@ def _max_lids(plan: Plan, subnet_of: dict[str, str]) -> dict[str, int]:
     return top
 
 
+_GUID_FIELDS = ("node_guid", "port_guid", "sysimg_guid")
+_RESERVED_GUIDS = {"0x" + "0" * 16, "0x" + "f" * 16}
+
+
 def _check_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_lid: dict[str, int]) -> None:
     """LIDs unique within a subnet. A GUID names one device: a switch, or one NIC of one host (whose ports may share
     its node GUID, or carry it as their port GUID); a port GUID names one port."""
@@ -179,17 +219,24 @@ def _check_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_li
         if table.setdefault(key, owner) != owner:
             p.add(path, f"{what} {key} of {owner} is already {table[key]}'s")
 
+    def guid(path: YamlPath, value: str, owner: str) -> None:
+        if value in _RESERVED_GUIDS:
+            p.add(path, f"GUID {value} of {owner} is reserved (0 and all ones name no device)")
+        else:
+            claim(devices, value, owner, path, "GUID")
+
     for i, s in enumerate(plan.switches):
         claim(lids, (subnet_of[s.zone], s.lid), s.name, ("switches", i, "lid"), "LID")
-        claim(devices, s.node_guid.lower(), s.name, ("switches", i, "node_guid"), "GUID")
+        for field in _GUID_FIELDS:  # a switch reports one GUID as all three (ffplan.design.guids)
+            guid(("switches", i, field), getattr(s, field), s.name)
     for i, n in enumerate(plan.nodes):
         for j, pt in enumerate(n.ports):
             at = ("nodes", i, "ports", j)
             port = f"{n.hostname} {pt.nic} port {pt.port}"
             claim(lids, (subnet_of[pt.zone], pt.lid), port, at + ("lid",), "LID")
-            claim(devices, pt.node_guid.lower(), f"{n.hostname} {pt.nic}", at + ("node_guid",), "GUID")
-            claim(devices, pt.port_guid.lower(), f"{n.hostname} {pt.nic}", at + ("port_guid",), "GUID")
-            claim(ports, pt.port_guid.lower(), port, at + ("port_guid",), "port GUID")
+            for field in _GUID_FIELDS:  # a NIC's ports share its system image GUID, that of its port 1
+                guid(at + (field,), getattr(pt, field), f"{n.hostname} {pt.nic}")
+            claim(ports, pt.port_guid, port, at + ("port_guid",), "port GUID")
     top = max(max_lid.values(), default=0)
     if plan.routing is not None and lids and plan.routing.max_lid != top:
         p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {top}")

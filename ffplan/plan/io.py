@@ -14,7 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from ffplan.diagnostics import Collector, InputError, YamlPath, validation_message
-from ffplan.inventory.source import _Builder, read_text
+from ffplan.inventory.source import BadTaggedValue, _Builder, construct_scalar, read_text
 from ffplan.plan.check import Problem, plan_problems
 from ffplan.plan.model import PLAN_VERSION, Plan
 
@@ -25,7 +25,14 @@ except ImportError:  # pragma: no cover  (no libyaml: the pure-Python classes, a
     from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
-MAX_PLAN_BYTES = 512 * 1024 * 1024
+# Limits from the largest plans ffplan designs (docs/security.md, "Loader limits"; benchmarks/plan_limits.py measures
+# them): a hostile plan is refused after reading what a real one needs, before it costs gigabytes.
+# The largest, a three-layer tree of 16,384 endpoints: 75.5 MiB (mostly forwarding tables), 1,650,326 nodes, depth 7.
+MAX_PLAN_BYTES = 128 * 1024 * 1024
+MAX_PLAN_NODES = 4_000_000
+LARGEST_PLAN_NODES = 1_650_326
+MAX_PLAN_DEPTH = 32
+PLAN_SIZE_HINT = "the largest plan ffplan designs (16,384 endpoints in a three-layer tree) is 76 MiB; check the file"
 MAX_SHOWN_PROBLEMS = 50  # a shifted LID range can break thousands of entries; the first ones say enough
 RULE_INVALID_PLAN = "FF903"
 
@@ -179,6 +186,16 @@ class _Unusual(Exception):
     """YAML that ffplan never writes (anchors into keys, merge keys, tagged collections, several documents)."""
 
 
+class _Refused(Exception):
+    """A plan that cannot be read: too large once aliases are expanded, nested too deep, or a tagged scalar that does
+    not fit its tag. Located at the YAML node (0-based libyaml mark)."""
+
+    def __init__(self, mark: Any, message: str, hint: str):
+        super().__init__(message)
+        self.position = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        self.message, self.hint = message, hint
+
+
 class _PlanLoader(_Loader):
     """libyaml, refusing a mapping with a repeated key: YAML keeps the last one, so a reviewer reading the first
     would approve a value ffplan never uses. Located afterwards by the position-tracking reader (FF002)."""
@@ -189,9 +206,24 @@ class _PlanLoader(_Loader):
             raise _DuplicateKey
         return super().construct_mapping(node, deep)
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if isinstance(node, yaml.ScalarNode):  # an unknown or unfitting tag: refused, located, as from the events
+            return _scalar_value(node)
+        return super().construct_object(node, deep)
+
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _scalar_value(node: yaml.ScalarNode) -> Any:
+    try:
+        return construct_scalar(node)
+    except BadTaggedValue:
+        tag = node.tag.removeprefix("tag:yaml.org,2002:")
+        shown = f"!!{tag}" if tag != node.tag else f"the unknown tag {tag}"
+        raise _Refused(node.start_mark, f"{node.value[:60]!r} is not a valid {shown}" if tag != node.tag
+                       else f"{node.value[:60]!r} has {shown}", "remove the tag; ffplan writes none") from None
 
 
 def _read_yaml(text: str) -> object:
@@ -199,86 +231,120 @@ def _read_yaml(text: str) -> object:
 
     Composing libyaml's node tree (a Python object and two marks per scalar) is what makes a plan slow to
     read: the events skip it, and a plain scalar is resolved once per distinct value (a plan repeats its
-    port numbers, zones and cable types thousands of times). YAML that ffplan never writes is left to
-    the full loader, so a hand-edited plan reads exactly as before.
+    port numbers, zones and cable types thousands of times). The same pass bounds what the plan may cost
+    (MAX_PLAN_NODES after alias expansion, MAX_PLAN_DEPTH), so no reader, validator or renderer ever sees
+    an alias bomb or a nesting deep enough to exhaust the stack. YAML that ffplan never writes is then left
+    to the full loader, so a hand-edited plan reads exactly as before.
     """
-    try:
-        return _build_from_events(text)
-    except _Unusual:
-        return yaml.load(text, Loader=_PlanLoader)
+    data, unusual = _build_from_events(text)
+    return yaml.load(text, Loader=_PlanLoader) if unusual else data
 
 
-def _build_from_events(text: str) -> object:
+def _build_from_events(text: str) -> tuple[object, bool]:
+    """(the data, whether the text holds YAML that ffplan never writes, whose data is then not the plan's)."""
     loader = _PlanLoader("")  # its resolver and scalar constructors only
     plain: dict[str, object] = {}  # plain scalar text -> its value
     anchors: dict[str, object] = {}
+    sizes: dict[str, int] = {}  # anchor -> nodes of its value, aliases inside expanded
+    unusual = False
     no_key: Any = anchors  # a sentinel no key can equal
     root: list[object] = []
-    stack: list[tuple[Any, Any]] = []  # (collection, pending key) of each enclosing collection
+    stack: list[tuple[Any, Any, int, Any]] = []  # (collection, pending key, nodes before it, its anchor) of each open one
     container: Any = None  # the open collection; None at the document's top
     key: Any = no_key  # in a mapping, its key waiting for a value
+    nodes = 0  # nodes so far, each alias counted as the nodes it stands for
     scalar_event, map_start, seq_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    map_end, seq_end, alias_event = yaml.MappingEndEvent, yaml.SequenceEndEvent, yaml.AliasEvent
     parser = _Loader(text)
     next_event: Callable[[], Any] = parser.get_event  # libyaml's parser, one call per event (yaml.parse adds two)
     stream_end = yaml.StreamEndEvent
-    while True:  # the loop runs once per scalar of the plan: kept flat (no calls, no isinstance)
-        event = next_event()
-        kind = event.__class__
-        if kind is stream_end:
-            break
-        if kind is scalar_event:
-            tag = event.tag
-            if tag is None or tag == "!":
-                if event.implicit[0]:
-                    value = plain.get(event.value, no_key)
-                    if value is no_key:
-                        value = plain[event.value] = _plain_value(loader, event.value)
+    try:
+        while True:  # the loop runs once per scalar of the plan: kept flat (no calls, no isinstance)
+            event = next_event()
+            kind = event.__class__
+            if kind is stream_end:
+                break
+            if kind is scalar_event:
+                nodes += 1
+                tag = event.tag
+                if tag is None or tag == "!":
+                    if event.implicit[0]:
+                        value = plain.get(event.value, no_key)
+                        if value is no_key:
+                            value = _plain_value(loader, event.value, event.start_mark)
+                            if value is _MERGE:
+                                unusual, value = True, object()  # not cached: each merge key is unusual
+                            else:
+                                plain[event.value] = value
+                    else:
+                        value = event.value  # quoted, or tagged `!`: a string
                 else:
-                    value = event.value  # quoted, or tagged `!`: a string
+                    value = _scalar_value(yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
+                if event.anchor is not None:
+                    anchors[event.anchor], sizes[event.anchor] = value, 1
+            elif kind is map_start or kind is seq_start:
+                nodes += 1
+                if event.tag is not None and event.tag != "!":
+                    unusual = True
+                if len(stack) >= MAX_PLAN_DEPTH:
+                    raise _Refused(event.start_mark, f"the plan nests deeper than {MAX_PLAN_DEPTH} levels (a designed plan: 6)",
+                                   "the plan was edited or generated wrongly; re-run `ffplan design`")
+                value = {} if kind is map_start else []
+                if event.anchor is not None:
+                    anchors[event.anchor] = value  # its size when it ends: an alias to it before then is a cycle
+            elif kind is map_end or kind is seq_end:
+                container, key, before, anchor = stack.pop()
+                if anchor is not None:
+                    sizes[anchor] = nodes - before + 1
+                continue
+            elif kind is alias_event:
+                if event.anchor not in anchors:
+                    unusual, value = True, None  # the full loader reports the undefined alias
+                elif event.anchor not in sizes:
+                    raise _Refused(event.start_mark, f"alias *{event.anchor} refers to a collection that contains it",
+                                   "a plan is a tree: remove the alias")
+                else:
+                    value = anchors[event.anchor]
+                    nodes += sizes[event.anchor]
             else:
-                value = loader.construct_object(yaml.ScalarNode(tag, event.value, style=event.style))
-        elif kind is map_start or kind is seq_start:
-            if event.tag is not None and event.tag != "!":
-                raise _Unusual
-            value = {} if kind is map_start else []
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            container, key = stack.pop()
-            continue
-        elif kind is yaml.AliasEvent:
-            if event.anchor not in anchors:
-                raise _Unusual  # the full loader reports the undefined alias
-            value = anchors[event.anchor]
-        elif kind is yaml.DocumentStartEvent and root:
-            raise _Unusual  # a second document: the full loader refuses it
-        else:
-            continue
-        if kind is not yaml.AliasEvent and event.anchor is not None:
-            anchors[event.anchor] = value
-        if container is None:
-            root.append(value)
-        elif container.__class__ is list:
-            container.append(value)
-        elif key is no_key:
-            if value.__class__ is dict or value.__class__ is list:
-                raise _Unusual  # a collection as a key
-            if value in container:
-                raise _DuplicateKey
-            key = value
-        else:
-            container[key] = value
-            key = no_key
-        if kind is map_start or kind is seq_start:
-            stack.append((container, key))
-            container, key = value, no_key
-    parser.dispose()
-    return root[0] if root else None
+                if kind is yaml.DocumentStartEvent and root:
+                    unusual = True  # a second document: the full loader refuses it
+                continue
+            if nodes > MAX_PLAN_NODES:
+                raise _Refused(event.start_mark, f"the plan expands to more than {MAX_PLAN_NODES:,} YAML nodes"
+                               f"{' at this alias' if kind is alias_event else ''} (the largest designed plan has "
+                               f"{LARGEST_PLAN_NODES:,})", "the plan was edited or generated wrongly; re-run `ffplan design`")
+            if container is None:
+                root.append(value)
+            elif container.__class__ is list:
+                container.append(value)
+            elif key is no_key:
+                if value.__class__ is dict or value.__class__ is list:
+                    unusual, key = True, object()  # a collection as a key
+                elif value in container:
+                    raise _DuplicateKey
+                else:
+                    key = value
+            else:
+                container[key] = value
+                key = no_key
+            if kind is map_start or kind is seq_start:
+                stack.append((container, key, nodes, event.anchor))
+                container, key = value, no_key
+    finally:
+        parser.dispose()
+    return (root[0] if root else None), unusual
 
 
-def _plain_value(loader: _PlanLoader, text: str) -> object:
+_MERGE = object()  # a plain `<<`: a merge key, YAML ffplan never writes
+
+
+def _plain_value(loader: _PlanLoader, text: str, mark: Any) -> object:
+    """A plain scalar's value (a plain `2001-02-30` is a timestamp that does not exist: refused, located)."""
     tag = loader.resolve(yaml.ScalarNode, text, (True, False))
     if tag == _MERGE_TAG:
-        raise _Unusual
-    return text if tag == _STR_TAG else loader.construct_object(yaml.ScalarNode(tag, text))
+        return _MERGE
+    return text if tag == _STR_TAG else _scalar_value(yaml.ScalarNode(tag, text, mark, mark))
 
 
 def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
@@ -291,20 +357,21 @@ def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
     plan is read again through the inventory reader's position tracking, to locate its problems.
     """
     c = Collector(str(path))
-    text = read_text(Path(path), MAX_PLAN_BYTES)
+    text = read_text(Path(path), MAX_PLAN_BYTES, PLAN_SIZE_HINT)
     try:
         data = _read_yaml(text)
     except _DuplicateKey:
         raise _refuse(c, text, []) from None
+    except _Refused as exc:
+        c.positions[()] = exc.position
+        c.error("FF901", (), f"plan is not valid YAML: {exc.message}", exc.hint)
+        raise InputError(c.items) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
             c.positions[()] = (mark.line + 1, mark.column + 1)
         problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
         c.error("FF901", (), f"plan is not valid YAML: {problem}", "the plan is truncated or was edited; re-run `ffplan design`")
-        raise InputError(c.items) from None
-    except (ValueError, KeyError) as exc:  # explicit tags that cannot be built: `!!int abc`, `!!bool 2`
-        c.error("FF901", (), f"plan is not valid YAML: {' '.join(str(exc).split())}", "the plan was edited; re-run `ffplan design`")
         raise InputError(c.items) from None
     if not isinstance(data, dict) or "plan_version" not in data:
         c.error("FF901", (), "not an ffplan plan (no plan_version)", "pass the plan.yaml written by `ffplan design`")
@@ -357,7 +424,7 @@ def _refuse(c: Collector, text: str, problems: list[Problem]) -> InputError:
     finally:
         loader.dispose()
     assert root is not None, "only a plan read as a mapping is refused here"
-    _Builder(c).build(root, ())
+    _Builder(c, MAX_PLAN_NODES).build(root, ())
     for path, message in problems[:MAX_SHOWN_PROBLEMS]:
         c.error(RULE_INVALID_PLAN, path, f"invalid plan: {message}", "the plan was edited or is damaged; re-run `ffplan design`")
     if len(problems) > MAX_SHOWN_PROBLEMS:

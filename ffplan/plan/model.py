@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StringConstraints, WithJsonSchema
 
 from ffplan.inventory.models import (
-    BusId, Carries, Catalog, DeviceName, FailedItem, Guid, Hostname, Name, SafePath, SpeedName, Text, Version,
+    BusId, Carries, Catalog, DeviceName, FailedItem, Hostname, Name, SafePath, SpeedName, Text, Version,
 )
 
 # 2: GUIDs as the hardware reports them (mlx5 port: node GUID = port GUID; system image GUIDs; NIC models with
@@ -46,6 +46,9 @@ Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 HexId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4,6}$")]  # PCI vendor, device and class ids
 NodeInfoId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,8}$")]  # VendorID, DeviceID as ibnetdiscover prints them
 Hex4 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{4}$")]
+# The inventory's GUID as the designer writes it: lower case, so one GUID has one spelling in every file (OpenSM's
+# guid2lid and topology files, the NetBox rows, the diff); 0 and all-ones are refused by ffplan.plan.check.
+Guid = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{16}$")]
 CpuList = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,5}(-[0-9]{1,5})?(,[0-9]{1,5}(-[0-9]{1,5})?)*$")]
 CpuMap = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{1,8}(,[0-9a-f]{8})*$")]
 NcclPath = Annotated[str, StringConstraints(pattern=r"^[A-Z]{0,3}$")]  # PHB, SYS; "" for NICs
@@ -240,7 +243,7 @@ def _lft_ports(value: object) -> np.ndarray:
     if isinstance(value, str):
         if not _PORTS_TEXT.fullmatch(value):
             raise ValueError("must be port numbers (0-255) separated by single spaces")
-        ports = np.fromstring(value, dtype=np.int64, sep=" ")
+        ports = np.fromstring(value, dtype=np.int16, sep=" ")  # at most 3 digits each: 2 bytes a LID, not 8
     elif isinstance(value, (list, tuple, np.ndarray)):
         ports = np.asarray(value)
         if ports.ndim != 1 or (ports.size and ports.dtype.kind not in "iu"):

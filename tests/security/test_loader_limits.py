@@ -199,3 +199,38 @@ def test_reading_stops_at_the_size_limit(tmp_path, monkeypatch):
     with pytest.raises(source.InputError) as exc:
         source.read_text(path, limit=100)
     assert "over the 100-byte limit" in exc.value.diagnostics[0].message
+
+
+# Issue 26 item 1: PyYAML's constructors raise AttributeError (`!!timestamp x`: no match) or IndexError (`!!int ''`)
+# on these; every reader of YAML (inventory, config, catalog; plans in test_plan_load.py) crashed with exit 1.
+CRASHING_TAGS = ["!!timestamp x", "!!timestamp ''", "!!int ''", "!!float ''", "!!int :1:2", "!!bool ''"]
+
+
+@pytest.mark.parametrize("tagged", CRASHING_TAGS)
+@pytest.mark.parametrize("command", ["lint IN", "design IN -o OUT", "report cost IN"])
+def test_tags_pyyaml_crashes_on_are_located_findings_in_every_inventory_reader(tmp_path, tagged, command):
+    path = _write(tmp_path, BASE.replace("name: fixture", f"name: {tagged}"))
+    result = run_cli(*(str({"IN": path, "OUT": tmp_path / "out"}.get(a, a)) for a in command.split()))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code in (1, 2) and "Traceback" not in result.output
+    assert f"inv.yaml:4:1: error FF012 '{tagged.split(' ', 1)[1].strip(chr(39))}' is not a valid {tagged.split()[0]}" \
+        in result.output, result.output
+
+
+@pytest.mark.parametrize("tagged", CRASHING_TAGS + ["!!int abc"])
+def test_tags_in_the_lint_config_are_located_config_errors(tmp_path, tagged, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, BASE)
+    _write(tmp_path, f"ignore: [{tagged}]\n", ".ffplan.yaml")
+    result = run_cli("lint", "inv.yaml")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert ".ffplan.yaml:1:1" in result.output and "is not a valid" in result.output
+
+
+@pytest.mark.parametrize("tagged", CRASHING_TAGS)
+def test_tags_in_a_catalog_file_are_located_findings(tmp_path, tagged):
+    inventory = _write(tmp_path, BASE)
+    catalog = _write(tmp_path, f"prices:\n  SW8: {tagged}\n", "catalog.yaml")
+    result = run_cli("report", "cost", inventory, "--catalog", catalog)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "catalog.yaml:2:3: error FF012" in result.output, result.output

@@ -108,6 +108,24 @@ CASES = [
     ("max-lid-ten-million", _set("routing", "max_lid", 10**7), "routing.max_lid", "verify"),
     ("max-lid-inconsistent", _set("routing", "max_lid", 39), "routing.max_lid", "verify"),
     ("nan-cable-length", _set("cables", 0, "length_m", math.nan), "cables[0].length_m", "verify"),
+    # 4. issue 26: a tree missing a cable crashed reroute and `analyze --sweep`; the rest passed load and was refused
+    # later without a position (FF920 at <root>) or reached topology.net and the NetBox rows
+    ("leaf-spine-cable-missing", _delete("cables", 0), "switches[2].name", "analyze"),
+    ("unknown-nic-model", _set("nodes", 0, "ports", 0, "nic_model", "CX7-NDR"), "nodes[0].ports[0].nic_model", "render"),
+    ("upper-case-switch-guid", _set("switches", 0, "node_guid", "0x0002C90101000001"), "switches[0].node_guid", "render"),
+    ("upper-case-port-guid", _set("nodes", 0, "ports", 0, "port_guid", "0x0002C90003000000"), "nodes[0].ports[0].port_guid",
+     "render"),
+    ("switch-port-guid-duplicate", _set("switches", 1, "port_guid", lambda d: d["switches"][0]["node_guid"]),
+     "switches[1].port_guid", "render"),
+    ("switch-sysimg-guid-duplicate", _set("switches", 2, "sysimg_guid", lambda d: d["switches"][0]["node_guid"]),
+     "switches[2].sysimg_guid", "render"),
+    ("ca-sysimg-guid-is-a-switch-guid", _set("nodes", 0, "ports", 0, "sysimg_guid", lambda d: d["switches"][0]["node_guid"]),
+     "nodes[0].ports[0].sysimg_guid", "render"),
+    ("switch-port-guid-zero", _set("switches", 0, "port_guid", "0x0000000000000000"), "switches[0].port_guid", "render"),
+    ("switch-sysimg-guid-all-ones", _set("switches", 0, "sysimg_guid", "0xffffffffffffffff"), "switches[0].sysimg_guid",
+     "render"),
+    ("ca-sysimg-guid-zero", _set("nodes", 0, "ports", 0, "sysimg_guid", "0x0000000000000000"), "nodes[0].ports[0].sysimg_guid",
+     "render"),
     ("infinite-cable-length", _set("cables", 0, "length_m", math.inf), "cables[0].length_m", "verify"),
 ]
 
@@ -221,14 +239,94 @@ def test_a_repeated_key_is_refused_where_it_repeats(tmp_path):
     assert re.search(rf"plan\.yaml:{line}:\d+: error FF002 duplicate key 'lid'", result.output), result.output
 
 
-@pytest.mark.parametrize("value", ["!!int abc", "!!float sixty", "!!bool 2", "!!timestamp 2001-02-30"])
-def test_explicit_yaml_tags_are_refused_not_a_traceback(tmp_path, value):
+# issue 26 item 1: the last five raised AttributeError or IndexError (exit 1) in every command that reads a plan
+@pytest.mark.parametrize("value", ["!!int abc", "!!float sixty", "!!bool 2", "!!timestamp 2001-02-30", "!!timestamp x",
+                                   "!!timestamp ''", "!!int ''", "!!float ''", "!!int :1:2", "!custom x"])
+@pytest.mark.parametrize("command", ["analyze", "report", "diff"])
+def test_explicit_yaml_tags_are_refused_located_not_a_traceback(tmp_path, value, command):
     folder = write_plan_data(tmp_path / "plan", lab_data())
     plan_file = folder / "plan.yaml"
-    plan_file.write_text(re.sub(r"(?m)^generator: .*$", f"generator: {value}", plan_file.read_text()))
+    text = plan_file.read_text()
+    line = text[:text.index("\ngenerator: ")].count("\n") + 2
+    plan_file.write_text(re.sub(r"(?m)^generator: .*$", f"generator: {value}", text))
+    result = CliRunner().invoke(app, _command(command, folder, tmp_path))
+    assert result.exit_code == 2, result.output
+    assert f"plan.yaml:{line}:12: error FF901 plan is not valid YAML: " in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def _plan_with(tmp_path: Path, replace: str, by: str) -> Path:
+    folder = write_plan_data(tmp_path / "plan", lab_data())
+    plan_file = folder / "plan.yaml"
+    text = plan_file.read_text()
+    assert replace in text
+    plan_file.write_text(text.replace(replace, by, 1))
+    return folder
+
+
+def _bomb(levels: int, width: int = 10) -> str:
+    """A billion-laughs chain: the last alias stands for width ** levels strings."""
+    rows = ["  - &a0 [" + ", ".join(["lol"] * width) + "]"]
+    rows += [f"  - &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]" for i in range(1, levels)]
+    return "\n".join(rows)
+
+
+@pytest.mark.parametrize("where", ["plan_version", "routing-lft"])
+def test_an_alias_bomb_is_refused_before_it_is_expanded(tmp_path, where):
+    """Issue 26 item 2: one in an LFT asked for 7.45 GiB; one in plan_version gave a 358 MB message or MemoryError."""
+    if where == "plan_version":
+        folder = _plan_with(tmp_path, "plan_version: 3\n", "bomb:\n" + _bomb(9) + "\nplan_version: *a8\n")
+    else:
+        text = write_plan_data(tmp_path / "probe", lab_data()).joinpath("plan.yaml").read_text()
+        ports = re.search(r"(?m)^    ports: (.*)$", text).group(0)
+        folder = _plan_with(tmp_path, ports, "    ports:\n" + "\n".join("    " + r for r in _bomb(9).splitlines()))
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2, result.output[:2000]
+    assert re.search(r"plan\.yaml:\d+:\d+: error FF901 plan is not valid YAML: the plan expands to more than 4,000,000 "
+                     r"YAML nodes at this alias", result.output), result.output[:2000]
+    assert len(result.output) < 2000
+
+
+def test_a_self_referencing_alias_is_refused(tmp_path):
+    folder = _plan_with(tmp_path, "plan_version: 3\n", "loop: &l [1, *l]\nplan_version: 3\n")
     result = CliRunner().invoke(app, ["analyze", str(folder)])
     assert result.exit_code == 2, result.output
-    assert "error FF901 plan is not valid YAML" in result.output
+    assert "error FF901 plan is not valid YAML: alias *l refers to a collection that contains it" in result.output
+
+
+@pytest.mark.parametrize("levels, refused", [(31, False), (492, True), (100_000, True)])
+def test_deep_nesting_is_refused_at_the_reader(tmp_path, levels, refused):
+    """Issue 26 item 2: a plan nested 492 levels deep was a RecursionError."""
+    folder = _plan_with(tmp_path, "plan_version: 3\n", "deep: " + "[" * levels + "]" * levels + "\nplan_version: 3\n")
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    # (libyaml's own limit, 1,000 flow levels, may speak first: "exceeded maximum nesting depth")
+    deep = re.search(r"plan\.yaml:\d+:\d+: error FF901 plan is not valid YAML: (the plan nests deeper than 32 levels|exceeded "
+                     "maximum nesting depth)", result.output)
+    assert bool(deep) == refused, result.output[:2000]
+    if not refused:  # read, then refused by the schema: no such key
+        assert "FF903 invalid plan" in result.output and "[deep]" in result.output
+
+
+def test_a_plan_over_the_size_limit_is_refused_with_the_largest_real_plan_named(tmp_path, monkeypatch):
+    from ffplan.plan import io
+
+    monkeypatch.setattr(io, "MAX_PLAN_BYTES", 1000)
+    folder = write_plan_data(tmp_path / "plan", lab_data())
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2
+    assert "over the 1,000-byte limit" in result.output and "is 76 MiB" in result.output
+
+
+def test_a_plan_of_many_small_nodes_is_refused_at_the_node_budget(tmp_path, monkeypatch):
+    """The 56 MB plan of small scalars took 5.4 GB and 260 s; it stops at the budget (here lowered to 5,000)."""
+    from ffplan.plan import io
+
+    monkeypatch.setattr(io, "MAX_PLAN_NODES", 5000)
+    folder = _plan_with(tmp_path, "plan_version: 3\n", "plan_version: 3\nfiller:\n" + "- x\n" * 10_000)
+    result = CliRunner().invoke(app, ["analyze", str(folder)])
+    assert result.exit_code == 2
+    assert "the plan expands to more than 5,000 YAML nodes (the largest designed plan has 1,650,326)" in result.output
 
 
 @pytest.mark.parametrize("table, key", [("prices", "LAB8"), ("power_w", "LAB8"), ("cable", "aoc_per_m")])

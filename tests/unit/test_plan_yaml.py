@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffplan.plan.io import _YAML_STYLE, _Dumper, _DuplicateKey, _PlanLoader, _PlanWriter, _read_yaml, _Unusual
+from ffplan.plan.io import _YAML_STYLE, _Dumper, _DuplicateKey, _PlanLoader, _PlanWriter, _read_yaml, _Refused, _Unusual
 
 GOLDEN_PLANS = sorted((Path(__file__).resolve().parents[1] / "golden" / "expected").glob("*/plan.yaml"))
 
@@ -19,6 +19,9 @@ CASES = [
     "a: '12'\nb: 12\nc: 1.5\nd: null\ne: ~\nf: true\ng: 2024-01-01\nh: 0x1f\ni: ''\nj: .inf\nk: '0x0002c90003000000'",
     "- a\n- b: [1, {c: d}]", "a: 1\n---\nb: 2", "? [1]\n: 2", "a: *y", "a: !!int abc", "&r x", "a: 1\na: 2",
     "x: {a: 1, a: 2}", "!!map {a: 1}", "a: !foo x", "ports: '1 2 3 0 255'\nlid: 0x10", "a: [1, 1, 1]\nb: [yes, no, on]",
+    # tags PyYAML's constructors crash on (AttributeError, IndexError): refused, located, by both readers
+    "a: !!timestamp x", "a: !!timestamp ''", "a: !!int ''", "a: !!float ''", "a: !!int :1:2", "a: 2001-02-30",
+    "a: &x [1, {b: !!int ''}]\nb: !!map {c: *x}",
 ]
 
 
@@ -27,6 +30,8 @@ def _outcome(read, text: str) -> tuple:
         return ("value", read(text))
     except _DuplicateKey:
         return ("duplicate key",)
+    except _Refused as exc:
+        return ("refused", exc.position, exc.message)
     except (yaml.YAMLError, ValueError) as exc:
         return ("error", type(exc).__name__)
 
