@@ -14,7 +14,8 @@ from typing import Callable, Literal
 
 from ffplan.design.floor import Floor
 from ffplan.design.placement_ilp import DemandGroup, LeafGroup, PlacementSolution, balance_bounds, solve_placement
-from ffplan.design.sizing import SizedFabric, SizingError, ThreeLayerTree, TreeSize, subnet_of_zone
+from ffplan.design.sizing import (Place, RailPlace, SizedFabric, SizingError, ThreeLayerTree, TreeSize, shared_place,
+                                  subnet_of_zone)
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Inventory, Rack
@@ -188,22 +189,26 @@ def _rail_placement(loaded: LoadedInventory, zones: list[str], size: TreeSize, f
     capacity = {z: sum(room[(z, unit)] for unit in range(units)) for z in zones}
     was = {(n.hostname, p.nic, p.port): (p.zone, p.leaf, p.leaf_port) for n in previous.nodes for p in n.ports} if previous else {}
     ports_in = _rail_zones(hosts, slots_of, zones, capacity, was)
-    place_of = _kept_rail_places(hosts, ports_in, leaves, rails, room, was)
-    taken = {z: {where for (_, pz), where in place_of.items() if pz == z} for z in zones}
+    place_of, used = _kept_rail_places(hosts, ports_in, leaves, rails, room, was)
     open_places = {z: iter([(unit, member) for unit in range(units) for member in range(room[(z, unit)])
-                            if (unit, member) not in taken[z]]) for z in zones}
+                            if (unit, member) not in used[z]]) for z in zones}
     on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
     fixed_port: dict[tuple, int] = {}
     for host in hosts:
         for zone, zone_slots in ports_in[host.hostname].items():
-            where = place_of.get((host.hostname, zone)) or next(open_places[zone], None)
+            ports = len(zone_slots)
+            where = place_of.get((host.hostname, zone)) or shared_place(used[zone], ports, rails)
             if where is None:
-                raise SizingError(f"rail-optimized placement runs out of scalable units in '{zone}' at node {host.hostname}: "
-                                  f"{units} units on {rails} rail leaves each, {capacity[zone]} nodes in all",
-                                  "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes")
-            unit, member = where
-            for rail, slot in enumerate(zone_slots):
-                on_leaf[(zone, unit * rails + rail)].append(slot)
+                opened = next(open_places[zone], None)
+                if opened is None:
+                    raise SizingError(f"rail-optimized placement runs out of scalable units in '{zone}' at node "
+                                      f"{host.hostname}: {units} units on {rails} rail leaves each, {capacity[zone]} "
+                                      "places in all", "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes")
+                where = (*opened, 0)
+            unit, member, first = where
+            used[zone].setdefault((unit, member), set()).update(range(first, first + ports))
+            for index, slot in enumerate(zone_slots):
+                on_leaf[(zone, unit * rails + first + index)].append(slot)
                 fixed_port[slot.ident] = member + 1
     result = PlacementSolution(counts={}, kept={}, moves=0, solver="rail-optimized", status="optimal", objective=0.0,
                                gap=0.0, seconds=0.0, variables=0, constraints=0, slack={})
@@ -232,30 +237,34 @@ def _rail_zones(hosts: list[ResolvedHost], slots_of: dict[str, list[tuple[str, P
 
 def _kept_rail_places(hosts: list[ResolvedHost], ports_in: dict[str, dict[str, list[PortSlot]]],
                       leaves: dict[str, list[Switch]], rails: int, room: dict[tuple[str, int], int],
-                      was: dict[tuple[str, str, int], tuple[str, str, int]]) -> dict[tuple[str, str], tuple[int, int]]:
-    """Re-planning: (node, zone) -> the (unit, position) it keeps, where every port it has in the zone was on that
-    unit's leaf of its rail, at that position, and the place still exists and is not already kept by another node."""
+                      was: dict[tuple[str, str, int], tuple[str, str, int]],
+                      ) -> tuple[dict[tuple[str, str], RailPlace], dict[str, dict[Place, set[int]]]]:
+    """Re-planning: (node, zone) -> the place and first rail it keeps, where its ports in the zone were on consecutive
+    rail leaves of one unit, at one position, and the place still exists with those rails not kept by another node;
+    and the rails kept per place of each zone."""
     leaf_at = {leaf.name: (z, i) for z, zone_leaves in leaves.items() for i, leaf in enumerate(zone_leaves)}
-    place_of: dict[tuple[str, str], tuple[int, int]] = {}
-    kept_in: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    place_of: dict[tuple[str, str], RailPlace] = {}
+    used: dict[str, dict[Place, set[int]]] = defaultdict(dict)
     for host in hosts:
         for zone, zone_slots in ports_in[host.hostname].items():
-            places = set()
-            for rail, slot in enumerate(zone_slots):
+            places, on_rails = set(), []
+            for slot in zone_slots:
                 prev_zone, prev_leaf, prev_port = was.get(slot.ident, ("", "", 0))
                 if prev_zone != zone or prev_leaf not in leaf_at:
                     break
                 unit, prev_rail = divmod(leaf_at[prev_leaf][1], rails)
-                if prev_rail != rail:
-                    break
                 places.add((unit, prev_port - 1))
+                on_rails.append(prev_rail)
             else:
-                if len(places) == 1:
+                if len(places) == 1 and on_rails == list(range(on_rails[0], on_rails[0] + len(on_rails))):
                     unit, member = kept = places.pop()
-                    if member < room.get((zone, unit), 0) and kept not in kept_in[zone]:
-                        place_of[(host.hostname, zone)] = kept
-                        kept_in[zone].add(kept)
-    return place_of
+                    taken = used[zone].get(kept, set())
+                    if member < room.get((zone, unit), 0) and not taken & set(on_rails):
+                        place_of[(host.hostname, zone)] = (unit, member, on_rails[0])
+                        used[zone][kept] = taken | set(on_rails)
+    for zone in {z for slots in ports_in.values() for z in slots}:
+        used.setdefault(zone, {})
+    return place_of, used
 
 
 def _host_slots(host: ResolvedHost, zones: list[str]) -> list[tuple[str, PortSlot]]:

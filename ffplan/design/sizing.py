@@ -264,6 +264,43 @@ def rails_per_tree(resolved: ResolvedInventory) -> tuple[int, ResolvedHost] | No
     return best
 
 
+Place = tuple[int, int]  # (unit, position in the unit): one port on each of the unit's rail leaves
+RailPlace = tuple[int, int, int]  # a place and the first of the node's consecutive rails there
+
+
+def shared_place(used: dict[Place, set[int]], ports: int, rails: int) -> RailPlace | None:
+    """A node with fewer ports than rails shares a place another such node opened: the first place, and the lowest
+    run of `ports` free rails in it (so 127 DGX and two one-port UFM appliances fill NVIDIA's 128 places of 4 units)."""
+    if ports >= rails:
+        return None
+    for place in sorted(used):
+        taken = used[place]
+        if len(taken) < rails:
+            first = next((f for f in range(rails - ports + 1) if not taken & set(range(f, f + ports))), None)
+            if first is not None:
+                return (*place, first)
+    return None
+
+
+def node_ports_per_tree(resolved: ResolvedInventory) -> list[int]:
+    """Each node's most ports in one tree (what it takes of a unit place), in inventory order; nodes off the fabric
+    left out."""
+    zones = [z.name for z in resolved.inventory.fabric.trees]
+    hosts = sorted(resolved.hosts, key=lambda h: h.order)
+    counts = [max(Counter(h.port_zones(zones)).values(), default=0) for h in hosts]
+    return [c for c in counts if c]
+
+
+def rail_places(ports_per_node: list[int], rails: int) -> int:
+    """The unit places the nodes take, in order: a node with all rails takes a place of its own, smaller ones share
+    (shared_place), as placement deals them in one tree."""
+    used: dict[Place, set[int]] = {}
+    for ports in ports_per_node:
+        unit, member, first = shared_place(used, ports, rails) or (len(used), 0, 0)
+        used.setdefault((unit, member), set()).update(range(first, first + ports))
+    return len(used)
+
+
 def rail_unit_ports(resolved: ResolvedInventory, radix: int) -> int | None:
     """Endpoint ports per tree of the whole scalable units the nodes need (rail-optimized placement: a unit is as
     many nodes as a leaf has down-ports, on one leaf per rail), or None without nodes on the fabric."""
@@ -272,9 +309,9 @@ def rail_unit_ports(resolved: ResolvedInventory, radix: int) -> int | None:
     if found is None:
         return None
     down = leaf_ports(radix, inv.fabric.oversubscription)[0]
-    nodes = sum(1 for h in resolved.hosts if any(nic.ports for nic in h.nics))
+    places = rail_places(node_ports_per_tree(resolved), found[0])
     trees = 1 if inv.fabric.planes else len(inv.fabric.zones)
-    units = max(1, math.ceil(nodes / (down * trees)))
+    units = max(1, math.ceil(places / (down * trees)))
     return units * found[0] * down
 
 

@@ -31,3 +31,30 @@ def test_whole_scalable_units(tmp_path, nodes, leaves, spines):
     (zone,) = plan.zones
     assert (zone.leaves, zone.spines) == (leaves, spines)  # NVIDIA's table: 1 SU 8 + 4, 2 SUs 16 + 8, 4 SUs 32 + 16
     assert zone.endpoint_ports == leaves * 32
+
+
+def test_nodes_with_fewer_ports_than_rails_share_a_unit_place(tmp_path):
+    """127 DGX and two one-port UFM appliances are NVIDIA's 4-SU build: the appliances take two rails of the place
+    the 128th DGX would have had (every node took a whole place: refused with FF110)."""
+    inv = yaml.safe_load(DGX_1SU.read_text())
+    inv["models"]["nodes"]["ufm"] = {
+        "cpu": {"sockets": 1, "cores_per_socket": 16, "nps": 1}, "rack_units": 1,
+        "root_ports": [{"name": "rp0", "numa": 0}],
+        "devices": [{"name": "mlx5_0", "kind": "nic", "model": "CX7-NDR", "root_port": "rp0", "bus_id": "0000:01:00.0"}]}
+    inv["racks"] = [{"name": "net1", "row": 0, "slot": 1, "units": 60}] + [
+        {"name": f"c{i:02d}", "row": 1, "slot": i} for i in range(1, 34)]
+    inv["groups"][0].update(count=127, racks=[f"c{i:02d}" for i in range(1, 33)])
+    inv["groups"].append({"name": "ufm", "role": "management", "model": "ufm", "count": 2, "hostname": "ufm{index}",
+                          "racks": ["c33"], "per_rack": 2, "first_u": 1})
+    path = tmp_path / "dgx-ufm.yaml"
+    path.write_text(yaml.safe_dump(inv, sort_keys=False))
+    from ffplan.lint import lint_file
+
+    assert [d.rule for d in lint_file(path).diagnostics] == []
+    plan = design(load_inventory(path))
+    (zone,) = plan.zones
+    assert (zone.leaves, zone.spines) == (32, 16)
+    where = {n.hostname: [(p.leaf, p.leaf_port) for p in n.ports] for n in plan.nodes}
+    last_leaves = [f"compute-leaf{i}" for i in range(25, 33)]  # unit 4's rail leaves
+    assert where["ufm1"] == [(last_leaves[0], 32)] and where["ufm2"] == [(last_leaves[1], 32)]
+    assert all(leaf_port < 32 for leaf, leaf_port in where["dgx127"])

@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterator
 
-from ffplan.design.sizing import SizingError, ThreeLayerTree, TreeSize, TwoLayerSize, rails_per_tree
+from ffplan.design.sizing import (SizingError, ThreeLayerTree, TreeSize, TwoLayerSize, node_ports_per_tree,
+                                  rail_places, rails_per_tree)
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory import ResolvedHost
 from ffplan.inventory.models import Attach
@@ -462,13 +463,13 @@ def rail_layout(ctx: LintContext) -> Iterator[Finding]:
             f"{rails * shape.down_ports}), or use placement: balanced",
         )
         return
-    nodes = sum(1 for h in ctx.resolved.hosts if any(nic.ports for nic in h.nics))
+    places = rail_places(node_ports_per_tree(ctx.resolved), rails)  # nodes with fewer ports than rails share one
     trees = len(ctx.zone_names) if not fabric.planes else 1
     capacity = units * shape.down_ports * trees
-    if nodes > capacity:
+    if places > capacity:
         yield Finding(
             ("fabric", "placement"),
-            f"{nodes:,} nodes need a unit position, but the {plural(units * trees, 'scalable unit')} of "
+            f"the nodes need {places:,} unit positions, but the {plural(units * trees, 'scalable unit')} of "
             f"{shape.down_ports} nodes hold {capacity:,}",
             "raise fabric.ports_per_zone, add trees, or plan fewer nodes",
         )
