@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ffplan.design.facility import Draw, host_draws, kw, model_draw, tightest
 from ffplan.design.guids import KIND_CORE, KIND_LEAF, KIND_SPINE, switch_guids, synthetic_guid
 from ffplan.diagnostics import Collector, InfeasibleError
+from ffplan.ethernet.speeds import fabric_radix
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Attach, Inventory, Rack
 from ffplan.inventory.resolve import ResolvedHost, ResolvedInventory
@@ -357,7 +358,7 @@ class SizedFabric:
 def size_fabric(loaded: LoadedInventory) -> SizedFabric:
     """Size the zones or planes (all alike) and rack their switches."""
     inv = loaded.inventory
-    size = zone_size(loaded.resolved, inv.models.switches[inv.fabric.switch_model].ports)
+    size = zone_size(loaded.resolved, fabric_radix(inv))
     return SizedFabric(size, tuple(z.name for z in inv.fabric.trees), tuple(_rack_switches(loaded, size)))
 
 
@@ -464,13 +465,13 @@ def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
     from ffplan.plan.model import Switch
 
     inv = loaded.inventory
-    sw_model = inv.models.switches[inv.fabric.switch_model]
+    radix = fabric_radix(inv)
     switches = []
     for r in rack_switches(loaded, size):
         given = inv.fabric.switch_guids.get(r.name)
         switches.append(Switch(
             name=r.name, zone=r.zone, tier=r.tier, index=r.index + 1, pod=_pod(size, r.tier, r.index),
-            model=inv.fabric.switch_model, ports=sw_model.ports,
+            model=inv.fabric.switch_model, ports=radix,
             lid=1, guid_placeholder=given is None, rack=r.rack, u=r.u,  # a valid stand-in: addressing numbers every switch
             **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, r.zone_index, r.kind, r.index + 1)),
         ))

@@ -27,6 +27,7 @@ BUS_ID_PATTERN = r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$"
 DEVICE_PATTERN = r"^[A-Za-z0-9_]{1,32}$"
 TEXT_PATTERN = r"^[A-Za-z0-9 ._,:;()/+%@#=-]{0,200}$"
 PATH_PATTERN = r"^/[A-Za-z0-9._/-]{0,200}$"
+IPV4_PREFIX_PATTERN = r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$"
 # FF013's hint for each pattern: the character set it really allows (other patterns: the pattern itself).
 PATTERN_HINTS = {
     NAME_PATTERN: "names: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 63 characters",
@@ -37,6 +38,7 @@ PATTERN_HINTS = {
     DEVICE_PATTERN: "device names: letters, digits and '_' (mlx5_0, gpu0), at most 32 characters",
     TEXT_PATTERN: "descriptions: letters, digits, spaces and . _ , : ; ( ) / + % @ # = -, at most 200 characters",
     PATH_PATTERN: "paths: absolute, letters, digits, '.', '_', '/' and '-' only",
+    IPV4_PREFIX_PATTERN: "IPv4 networks: address and prefix length, e.g. 10.1.0.0/16",
 }
 
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
@@ -85,8 +87,24 @@ class Role(str, Enum):
 # ---------------------------------------------------------------- hardware models
 
 
+# Ethernet port speeds in Gb/s (IEEE 802.3 rates used in GPU fabrics) and the ASIC families ffplan knows buffers of.
+EthernetGbps = Literal[25, 50, 100, 200, 400, 800]
+Breakout = Literal[1, 2, 4, 8]
+
+
+class EthernetSwitch(Strict):
+    """What a RoCE fabric needs to know of an Ethernet switch: its ports' speed, how they split, its packet buffer."""
+
+    speed_gbps: EthernetGbps = Field(description="Speed of each of the model's `ports` (the cage's full rate), Gb/s.")
+    breakout: list[Breakout] = Field(default=[1], min_length=1, description="Ways a port may be split: 2 gives two "
+                                     "ports of half the speed (an 800G port as 2x400G); 1 is the port unsplit.")
+    buffer_mb: float = Field(gt=0, le=1024, allow_inf_nan=False, description="Shared packet buffer of the ASIC in MB "
+                             "(10^6 bytes), as the vendor publishes it.")
+    asic: Name = Field(description="ASIC family (spectrum-4, tomahawk-5, ...): written into the switch's metadata.")
+
+
 class SwitchModel(Strict):
-    ports: int = Field(ge=4, le=256, description="External ports (radix).")
+    ports: int = Field(ge=4, le=256, description="External ports (radix); for an Ethernet switch, its cages at speed_gbps.")
     speed: LinkSpeed = LinkSpeed.HDR
     data_vls: int = Field(default=8, ge=1, le=15, description="Data virtual lanes the switch supports (VL0..n-1).")
     power_w: float = Field(default=0, ge=0, allow_inf_nan=False, description="Typical power draw in watts.")
@@ -95,6 +113,7 @@ class SwitchModel(Strict):
     vendor_part: Text = ""
     vendor_id: IbVendorId = Field(default="0x02c9", description="NodeInfo VendorID (IEEE OUI) the switch reports: Mellanox/NVIDIA 0x02c9.")
     device_id: IbDeviceId = Field(default="0xd2f0", description="NodeInfo DeviceID the switch reports: Quantum (QM8700/QM8790) 0xd2f0.")
+    ethernet: EthernetSwitch | None = Field(default=None, description="The switch as an Ethernet switch (RoCE fabrics).")
 
 
 class PcieLink(Strict):
@@ -111,6 +130,8 @@ class NicModel(Strict):
     power_w: float = Field(default=0, ge=0, allow_inf_nan=False)
     vendor_id: IbVendorId = Field(default="0x02c9", description="NodeInfo VendorID (IEEE OUI) each port reports: Mellanox/NVIDIA 0x02c9. "
                                   "The NodeInfo DeviceID is the PCI device ID of pci_id (ConnectX-6: 0x101b).")
+    ethernet_gbps: list[EthernetGbps] = Field(default=[], description="Ethernet speeds a port takes (RoCE fabrics), "
+                                              "e.g. [400, 200, 100]; empty: an InfiniBand-only NIC.")
 
 
 class GpuModel(Strict):
@@ -256,11 +277,80 @@ class InterZoneLinks(Strict):
     count: int = Field(ge=1, le=512)
 
 
+# RFC 6996: private 4-byte AS numbers.
+PRIVATE_ASN_FIRST = 4_200_000_000
+PRIVATE_ASN_LAST = 4_294_967_294
+Dscp = Annotated[int, Field(ge=0, le=63)]
+Priority = Annotated[int, Field(ge=0, le=7)]  # 802.1p priority = SONiC traffic class = queue, one number per class
+Ipv4Prefix = Annotated[str, StringConstraints(pattern=IPV4_PREFIX_PATTERN)]
+
+
+class RoceBgp(Strict):
+    """eBGP underlay per RFC 7938: every spine of a plane shares one ASN, every leaf has its own."""
+
+    spine_asn: int = Field(default=PRIVATE_ASN_FIRST, description="ASN of the spines (one per plane: spine_asn + plane index).")
+    leaf_asn_base: int = Field(default=PRIVATE_ASN_FIRST + 1000, description="ASN of the first leaf; "
+                               "leaf i of the fabric (all planes, in order) gets leaf_asn_base + i.")
+
+
+class RoceAddressing(Strict):
+    """IPv4 pools the plan carves deterministically; they must not overlap."""
+
+    loopbacks: Ipv4Prefix = Field(default="10.0.0.0/16", description="One /32 per switch, in plan order.")
+    links: Ipv4Prefix = Field(default="10.1.0.0/16", description="One /31 per leaf-spine cable, in plan order.")
+    hosts: Ipv4Prefix = Field(default="10.128.0.0/9", description="One /31 per NIC port (leaf side even, host odd).")
+
+
+class PfcWatchdog(Strict):
+    action: Literal["drop", "forward", "alert"] = Field(default="drop", description="What SONiC's PFC watchdog does to a "
+                                                       "queue stuck in PFC pause (a PFC storm).")
+    detection_ms: int = Field(default=200, ge=100, le=5000, description="Time a queue may stay paused before the action.")
+    restoration_ms: int = Field(default=200, ge=100, le=60000, description="Time without pause before the queue is restored.")
+
+
+class RoceQos(Strict):
+    """The lossless QoS intent; every value the plan derives from it carries its source (docs/ethernet.md)."""
+
+    roce_dscp: Dscp = Field(default=26, description="DSCP of RoCE data (NVIDIA's default).")
+    roce_priority: Priority = Field(default=3, description="Priority / traffic class / queue of RoCE data; lossless.")
+    cnp_dscp: Dscp = Field(default=48, description="DSCP of congestion notification packets (CNP).")
+    cnp_priority: Priority = Field(default=6, description="Priority / traffic class / queue of CNPs; strict priority.")
+    lossless_priorities: list[Priority] = Field(default=[3], description="Priorities with PFC (the RoCE one among them). "
+                                                "Switch buffers hold headroom for at most two.")
+    roce_weight: int = Field(default=50, ge=1, le=100, description="ETS (DWRR) weight of the RoCE queue; the default "
+                             "queue gets 100 minus this.")
+    ecn_min_kb: int | None = Field(default=None, ge=1, description="WRED/ECN marking starts (Kmin), KB per port "
+                                   "(default: 20 % of the port's share of the buffer, the article's rule).")
+    ecn_max_kb: int | None = Field(default=None, ge=1, description="WRED/ECN marks every packet from here (Kmax), KB per "
+                                   "port (default: 50 % of the port's share of the buffer).")
+    ecn_probability: int = Field(default=10, ge=1, le=100, description="Marking probability at Kmax, percent.")
+    headroom_share: int = Field(default=50, ge=1, le=100, description="Percent of the switch buffer the lossless "
+                                "headroom of all ports may take (the rest is the shared pool).")
+    pfc_watchdog: PfcWatchdog = PfcWatchdog()
+
+
+class Roce(Strict):
+    """A RoCEv2 fabric: link speed, MTUs, addressing, BGP and QoS intent."""
+
+    link_gbps: EthernetGbps | None = Field(default=None, description="Speed of every fabric link; default: the fastest "
+                                           "speed of the NICs that the switch ports (or their breakouts) take.")
+    switch_mtu: int = Field(default=9216, ge=1500, le=9216, description="MTU of every switch port (L2 payload bytes).")
+    host_mtu: int = Field(default=9000, ge=1500, le=9216, description="MTU of the hosts' RoCE interfaces; at most switch_mtu.")
+    bgp: RoceBgp = RoceBgp()
+    addressing: RoceAddressing = RoceAddressing()
+    qos: RoceQos = RoceQos()
+
+
+Transport = Literal["infiniband", "roce"]
+
+
 Topology = Literal["two-layer-fat-tree", "three-layer-fat-tree"]
 Placement = Literal["balanced", "rail-optimized"]
 
 
 class Fabric(Strict):
+    transport: Transport = Field(default="infiniband", description="infiniband: OpenSM-routed subnets; roce: RoCEv2 "
+                                 "over a routed Ethernet Clos (eBGP, lossless QoS; the `roce:` block).")
     topology: Topology = Field(default="two-layer-fat-tree", description="Shape of every zone or plane: leaves and "
                                "spines, or pods of leaves and spines joined by core switches.")
     switch_model: Name
@@ -285,6 +375,7 @@ class Fabric(Strict):
     failed_links: list[FailedItem] = Field(
         default=[], description="Cable labels or switch names known to be bad; routing avoids them."
     )
+    roce: Roce = Field(default=Roce(), description="RoCE settings (used when transport is roce).")
 
     @property
     def trees(self) -> list[Zone]:

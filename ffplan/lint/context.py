@@ -8,6 +8,7 @@ from functools import cached_property
 from ffplan.design.facility import Draw, host_draws, model_draw
 from ffplan.design.sizing import PortDemand, SizingError, TreeSize, port_demand, rack_switches, zone_size
 from ffplan.diagnostics import InfeasibleError, YamlPath, format_yaml_path
+from ffplan.ethernet.speeds import fabric_radix
 from ffplan.inventory import LoadedInventory, ResolvedHost
 from ffplan.inventory.models import Inventory, Rack, SwitchModel, expand_rack_block
 from ffplan.inventory.resolve import ResolvedInventory
@@ -61,7 +62,7 @@ class LintContext:
         if self.switch_model is None:
             return None
         try:
-            return zone_size(self.resolved, self.switch_model.ports)
+            return zone_size(self.resolved, fabric_radix(self.inventory))
         except SizingError as exc:
             return exc
 

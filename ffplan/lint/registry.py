@@ -28,6 +28,7 @@ TOPICS = {
     "4": "QoS (SL/VL)",
     "5": "naming and safety",
     "6": "routing and QoS design",
+    "7": "Ethernet (RoCE)",
     "8": "cost report inputs",
     "9": "plans and output folders",
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ffplan.design.sizing import ThreeLayerTree, TwoLayerSize
+from ffplan.ethernet.speeds import link_speed, used_nics
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Role
 from ffplan.lint.context import LintContext
@@ -18,11 +19,13 @@ def summarize(loaded: LoadedInventory) -> list[str]:
     lines = [f"{loaded.source.file}: inventory '{inv.name}'"]
     if isinstance(shape, (TwoLayerSize, ThreeLayerTree)) and ctx.switch_model is not None:
         model = ctx.switch_model
+        speed = link_speed(inv, used_nics(inv)) if inv.fabric.transport == "roce" else None
+        rate = f"{speed.gbps}G Ethernet" if speed else model.speed.value
         cores = f" + {plural(shape.cores, 'core')} in {plural(shape.pods, 'pod')}" if isinstance(shape, ThreeLayerTree) else ""
         lines.append(
             f"  {inv.fabric.tree_key:<7} {len(zones)} ({', '.join(zones)}), each {plural(shape.leaves, 'leaf', 'leaves')} + "
             f"{plural(shape.spines, 'spine')}{cores} of "
-            f"'{inv.fabric.switch_model}' ({model.ports}-port {model.speed.value}): {shape.switches * len(zones):,} switches"
+            f"'{inv.fabric.switch_model}' ({shape.radix}-port {rate}): {shape.switches * len(zones):,} switches"
         )
         capacity = shape.endpoint_ports * len(zones)
         lines.append(

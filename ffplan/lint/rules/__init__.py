@@ -1,3 +1,3 @@
 """The rule modules, one per topic; importing them registers their rules."""
 
-from ffplan.lint.rules import facility, fabric, naming, nodes, qos, reading, references, stages  # noqa: F401
+from ffplan.lint.rules import ethernet, facility, fabric, naming, nodes, qos, reading, references, stages  # noqa: F401

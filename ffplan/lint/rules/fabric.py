@@ -250,15 +250,18 @@ def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
     Hosts with `attach: every-zone` (storage servers by default) put one NIC port in each zone, so every
     compute node reaches storage without crossing zones. That needs exactly as many NIC ports as there
     are zones: with fewer, a zone is left without its path to the host; with more, the extra ports are
-    not planned at all.
+    not planned at all. A RoCE fabric's planes take a multiple: port k of a node is in plane k modulo the
+    planes (dual-plane, 8 NICs: NICs 0, 2, 4, 6 in the first plane), one rail each.
     """
     zones, kind = len(ctx.zone_names), ctx.inventory.fabric.tree_key[:-1]
     if not zones:
         return  # FF108
+    # RoCE planes take several rails each (a dual-plane node of 8 NICs: 4 per plane); InfiniBand planes one port each
+    rails = ctx.inventory.fabric.transport == "roce" and kind == "plane"
     mismatches = []
     for host in ctx.resolved.hosts:
         ports = sum(nic.ports for nic in host.nics)
-        if host.settings.attach is Attach.EVERY_ZONE and ports != zones:
+        if host.settings.attach is Attach.EVERY_ZONE and (ports % zones if rails else ports != zones):
             mismatches.append((_attach_source(ctx, host), (), (host.hostname, host.model, ports)))
     for path, _, (hostname, model, ports), count in collapse(mismatches):
         yield Finding(
