@@ -37,7 +37,7 @@ def design_command(
 
     Example: ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan
     """
-    from ffplan.design import DESIGN_STEPS, DesignOptions, design
+    from ffplan.design import DesignOptions, design, design_steps
     from ffplan.lint.gate import require_clean
     from ffplan.outdir import write_folder
     from ffplan.plan import dump_plan, load_plan
@@ -49,7 +49,7 @@ def design_command(
         old_plan = load_plan(plan_file(previous)) if previous else None
         options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan,
                                 exclude_links=tuple(exclude_link))
-        with stage_progress(f"designing {loaded.inventory.name}", DESIGN_STEPS, quiet) as on_stage:
+        with stage_progress(f"designing {loaded.inventory.name}", design_steps(loaded), quiet) as on_stage:
             plan = design(loaded, options, on_stage)
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
         write_folder(output, files, kind="plan", force=force, inputs=[inventory])

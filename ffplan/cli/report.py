@@ -114,11 +114,11 @@ def _designs(compare: str) -> tuple[str, ...]:
 
 def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
     """Run the designer in-process, behind the same lint barrier as `ffplan design`."""
-    from ffplan.design import DESIGN_STEPS, design
+    from ffplan.design import design, design_steps
     from ffplan.lint.gate import require_clean
 
     loaded = require_clean(path)
-    with stage_progress(f"designing {loaded.inventory.name} for the report", DESIGN_STEPS, quiet) as on_stage:
+    with stage_progress(f"designing {loaded.inventory.name} for the report", design_steps(loaded), quiet) as on_stage:
         return loaded, design(loaded, on_stage=on_stage)
 
 

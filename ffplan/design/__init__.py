@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ffplan.design.pipeline import DESIGN_STEPS, DesignOptions, design
+    from ffplan.design.pipeline import DESIGN_STEPS, DesignOptions, design, design_steps
 
-__all__ = ["DESIGN_STEPS", "DesignOptions", "design"]
+__all__ = ["DESIGN_STEPS", "DesignOptions", "design", "design_steps"]
 
 
 def __getattr__(name: str) -> object:

@@ -12,6 +12,9 @@ it produced (as netlab's ordered topology transformations do), per zone or plane
   host profiles hosts.design_hosts        per-host files' model (reads the nodes and the QoS SLs)
 
 The physical steps (sizing to addressing) become the plan's fabric; routing, QoS and host profiles read that plan.
+A RoCE fabric (`fabric.transport: roce`) shares the physical steps and then takes ROCE_STEPS' last one instead:
+
+  Ethernet      ffplan.ethernet.design    addresses, ASNs, BGP sessions, ECMP next-hop sets, lossless QoS
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ffplan.design.qos import design_qos
 from ffplan.design.routing import route
 from ffplan.design.sizing import SizingError, size_fabric
 from ffplan.diagnostics import Collector, InfeasibleError
+from ffplan.ethernet.speeds import fabric_radix
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.exports import cable_counts
 from ffplan.plan.model import (PLAN_VERSION, Design, InventoryRef, NicModelSpec, NodeModelSpec, Plan, SolverInfo,
@@ -37,6 +41,12 @@ from ffplan.plan.model import (PLAN_VERSION, Design, InventoryRef, NicModelSpec,
 from ffplan.progress import StageCallback, no_progress
 
 DESIGN_STEPS = ("sizing", "placement", "cabling", "addressing", "routing", "QoS", "host profiles")
+ROCE_STEPS = ("sizing", "placement", "cabling", "addressing", "Ethernet")
+
+
+def design_steps(loaded: LoadedInventory) -> tuple[str, ...]:
+    """The steps `design` runs for this inventory's transport."""
+    return ROCE_STEPS if loaded.inventory.fabric.transport == "roce" else DESIGN_STEPS
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -54,21 +64,21 @@ class DesignOptions:
 class _Steps:
     """Runs the steps in DESIGN_STEPS order, telling the observer each as it starts."""
 
-    def __init__(self, on_stage: StageCallback):
+    def __init__(self, on_stage: StageCallback, steps: tuple[str, ...]):
         self._on_stage = on_stage
-        self._order: Iterator[str] = iter(DESIGN_STEPS)
+        self._order: Iterator[str] = iter(steps)
 
     def __call__(self, name: str, entry: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         expected = next(self._order, None)
         if name != expected:
-            raise AssertionError(f"design step '{name}' run where DESIGN_STEPS has {expected!r}")
+            raise AssertionError(f"design step '{name}' run where the steps have {expected!r}")
         self._on_stage(name)
         return entry(*args, **kwargs)
 
 
 def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on_stage: StageCallback = no_progress) -> Plan:
-    """The plan of an inventory; `on_stage` is told each of DESIGN_STEPS as it starts."""
-    step = _Steps(on_stage)
+    """The plan of an inventory; `on_stage` is told each of its design_steps as it starts."""
+    step = _Steps(on_stage, design_steps(loaded))
     try:
         sized = step("sizing", size_fabric, loaded)
         cable_floor = floor(loaded)  # how placement and cabling price a cable
@@ -81,6 +91,10 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         c.error("FF101", ("fabric",), exc.message, exc.hint)
         raise InfeasibleError(c.items) from None
     plan = _physical_plan(loaded, placement, cabling, addressing, cable_floor)
+    if loaded.inventory.fabric.transport == "roce":
+        from ffplan.ethernet.design import design_ethernet
+
+        return plan.model_copy(update={"ethernet": step("Ethernet", design_ethernet, loaded, plan)})
     routing = step("routing", route, plan, options.exclude_links, loaded=loaded)
     plan = plan.model_copy(update={"routing": routing})
     plan = plan.model_copy(update={"qos": step("QoS", design_qos, loaded, plan)})
@@ -97,7 +111,8 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
         generator=f"ffplan {__version__}",
         inventory=InventoryRef(name=inv.name, file=loaded.source.file.split("/")[-1], sha256=loaded.sha256),
         switch_models=[
-            SwitchModelSpec(name=name, ports=m.ports, speed=m.speed.value, data_vls=m.data_vls, power_w=m.power_w,
+            # ports as the fabric uses them: a RoCE switch's at the link speed (its breakout ports)
+            SwitchModelSpec(name=name, ports=fabric_radix(inv) if name == inv.fabric.switch_model else m.ports, speed=m.speed.value, data_vls=m.data_vls, power_w=m.power_w,
                             rack_units=m.rack_units, vendor_id=m.vendor_id, device_id=m.device_id)
             for name, m in sorted(inv.models.switches.items())
         ],

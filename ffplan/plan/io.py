@@ -35,6 +35,7 @@ MAX_PLAN_DEPTH = 32
 PLAN_SIZE_HINT = "the largest plan ffplan designs (16,384 endpoints in a three-layer tree) is 76 MiB; check the file"
 MAX_SHOWN_PROBLEMS = 50  # a shifted LID range can break thousands of entries; the first ones say enough
 RULE_INVALID_PLAN = "FF903"
+INFINIBAND_SECTIONS = ("routing", "qos", "hosts")  # a RoCE plan has its `ethernet` section instead
 
 HEADER = "# ffplan plan: generated, do not edit. Re-run `ffplan design` to change it.\n"
 
@@ -44,7 +45,8 @@ _YAML_STYLE: dict[str, Any] = {"sort_keys": False, "width": (1 << 31) - 1, "allo
 
 
 def dump_plan(plan: Plan) -> str:
-    data = plan.model_dump(mode="json")
+    # An InfiniBand plan has no `ethernet:` key at all, so its file is what it was before RoCE existed.
+    data = plan.model_dump(mode="json", exclude={"ethernet"} if plan.ethernet is None else None)
     try:
         body = _PlanWriter().document(data)
     except _Unusual:
@@ -386,7 +388,8 @@ def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
         problems = _schema_problems(exc, data)
     else:
         problems = plan_problems(plan)
-        problems += [((name,), f"the plan has no {name} section (written by an older ffplan?)") for name in needs if getattr(plan, name) is None]
+        problems += [((name,), f"the plan has no {name} section (written by an older ffplan?)") for name in needs
+                     if getattr(plan, name) is None and not (plan.ethernet is not None and name in INFINIBAND_SECTIONS)]
     if problems:
         raise _refuse(c, text, problems)
     return plan

@@ -491,6 +491,111 @@ class HostProfile(Frozen):
     checks: HostChecks | None = None  # None in plans of older ffplan
 
 
+# ---------------------------------------------------------------- Ethernet / RoCE (ffplan.ethernet)
+
+
+Ipv4 = Annotated[str, StringConstraints(pattern=r"^([0-9]{1,3}\.){3}[0-9]{1,3}$")]
+Ipv4Net = Annotated[str, StringConstraints(pattern=r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$")]
+Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
+Bytes = Annotated[int, Field(ge=0)]
+# Where a value comes from: the article's rule, a vendor default, a standard, ffplan's choice, the inventory.
+Source = Line
+
+
+class SourcedInt(Frozen):
+    value: int
+    source: Source
+
+
+class EthernetPort(Frozen):
+    """One routed port of a switch: its SONiC name, speed, address, the far end, and its PFC headroom."""
+
+    port: PortNumber  # the plan's port number (cables name it)
+    name: Annotated[str, StringConstraints(pattern=r"^Ethernet[0-9]{1,4}$")]  # SONiC's port name
+    lanes: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(,[0-9]{1,4})*$")]  # SerDes lanes, SONiC's PORT.lanes
+    speed_gbps: Annotated[int, Field(ge=1)]
+    address: Ipv4Net  # this end's address on the /31
+    peer: Name  # switch name or hostname
+    peer_port: Name  # switch port number or NIC name
+    peer_address: Ipv4
+    cable: Name
+    cable_m: Annotated[float, Field(gt=0)]
+    headroom_bytes: Bytes  # per lossless priority: what arrives after this port sends PAUSE (docs/ethernet.md)
+
+
+class BgpNeighbor(Frozen):
+    address: Ipv4
+    asn: Asn
+    name: Name  # the peer switch
+    local_address: Ipv4
+
+
+class EcmpGroup(Frozen):
+    """A next-hop set: every prefix of `destinations` (leaves' host blocks and loopbacks) is reached over all of
+    `next_hops` (the FIB's ECMP group the plan expects)."""
+
+    destinations: list[Name]  # leaf switches
+    next_hops: list[Ipv4]
+
+
+class EthernetSwitch(Frozen):
+    name: Name  # the plan's switch
+    asn: Asn
+    loopback: Ipv4Net  # /32, also the BGP router id
+    host_block: Ipv4Net | None  # leaves: the aggregate of their hosts' /31s, announced as one prefix; None on spines
+    ports: list[EthernetPort]  # in port order
+    neighbors: list[BgpNeighbor]
+    ecmp: list[EcmpGroup]
+    maximum_paths: Annotated[int, Field(ge=1)]
+
+
+class HostInterface(Frozen):
+    """A NIC port's address and gateway (the leaf's end of its /31)."""
+
+    hostname: Hostname
+    nic: DeviceName
+    address: Ipv4Net
+    gateway: Ipv4
+    leaf: Name
+    mtu: Annotated[int, Field(ge=1280, le=9216)]
+
+
+class RoceQosPlan(Frozen):
+    """The lossless QoS decided once for every switch; each value with its source (docs/ethernet.md)."""
+
+    roce_dscp: SourcedInt
+    roce_priority: SourcedInt  # = traffic class = queue = priority group
+    cnp_dscp: SourcedInt
+    cnp_priority: SourcedInt  # strict priority
+    lossless_priorities: list[Annotated[int, Field(ge=0, le=7)]]
+    roce_weight: SourcedInt  # DWRR weight, percent
+    default_weight: SourcedInt
+    buffer_bytes: SourcedInt  # the switch ASIC's shared buffer
+    port_buffer_bytes: SourcedInt  # its share per port
+    ecn_min_bytes: SourcedInt
+    ecn_max_bytes: SourcedInt
+    ecn_probability: SourcedInt
+    headroom_share: SourcedInt  # percent of the buffer the headroom of every port may take
+    max_headroom_bytes: SourcedInt  # the largest port headroom of any switch (per lossless priority)
+    pfc_watchdog_action: Literal["drop", "forward", "alert"]
+    pfc_watchdog_detection_ms: SourcedInt
+    pfc_watchdog_restoration_ms: SourcedInt
+    switch_mtu: SourcedInt
+    host_mtu: SourcedInt
+
+
+class EthernetPlan(Frozen):
+    """A RoCEv2 fabric's routed underlay on top of the physical plan (ffplan.ethernet)."""
+
+    link_gbps: Annotated[int, Field(ge=1)]
+    breakout: Annotated[int, Field(ge=1, le=8)]  # each cage split this many ways
+    asic: Name
+    spine_asns: dict[Name, Asn]  # per plane (or zone)
+    switches: list[EthernetSwitch]  # in the plan's switch order
+    hosts: list[HostInterface]  # in the plan's node and port order
+    qos: RoceQosPlan
+
+
 class Plan(Frozen):
     plan_version: int
     generator: Line
@@ -514,6 +619,7 @@ class Plan(Frozen):
     routing: Routing | None = None
     qos: Qos | None = None
     hosts: list[HostProfile] | None = None  # per node model and role host profiles (NUMA, PCIe, NCCL); see ffplan.design.hosts
+    ethernet: EthernetPlan | None = None  # RoCE plans only (left out of InfiniBand plans' files); see ffplan.ethernet
 
     def node_model(self, name: str) -> NodeModelSpec | None:
         return next((m for m in self.node_models if m.name == name), None)

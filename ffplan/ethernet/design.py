@@ -1,0 +1,152 @@
+"""The Ethernet design step: the physical plan's switches and cables as a routed RoCEv2 fabric: addresses, ASNs, BGP
+sessions, ECMP next-hop sets, SONiC port names and the lossless QoS (docs/ethernet.md)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ffplan.diagnostics import Collector, InfeasibleError
+from ffplan.ethernet import addressing as addr
+from ffplan.ethernet.bgp import leaf_asn, spine_asn
+from ffplan.ethernet.qos import buffer_fit, headroom
+from ffplan.ethernet.speeds import link_speed, used_nics
+from ffplan.inventory import LoadedInventory
+from ffplan.plan.model import (BgpNeighbor, Cable, EcmpGroup, EthernetPlan, EthernetPort, EthernetSwitch, HostInterface,
+                               Plan, RoceQosPlan, SourcedInt)
+
+LANES_PER_CAGE = 8  # OSFP and QSFP-DD cages: 8 electrical lanes; SONiC names a port after its first lane
+ARTICLE = "article: RoCE on priority 3, lossless with PFC"
+NVIDIA = "NVIDIA Spectrum lossless RoCE default"
+INVENTORY = "inventory"
+
+
+def sonic_port(port: int, breakout: int) -> tuple[str, str]:
+    """(SONiC name, lanes) of the plan's port number: cage (port-1)//breakout, split into equal lane groups."""
+    cage, sub = divmod(port - 1, breakout)
+    width = LANES_PER_CAGE // breakout
+    first = cage * LANES_PER_CAGE + sub * width
+    return f"Ethernet{first}", ",".join(str(lane) for lane in range(first, first + width))
+
+
+def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
+    inv = loaded.inventory
+    roce = inv.fabric.roce
+    speed = link_speed(inv, used_nics(inv))
+    model = inv.models.switches[inv.fabric.switch_model]
+    if speed is None or model.ethernet is None:  # lint's FF707/FF709 refuse such an inventory before design
+        c = Collector(loaded.source.file, loaded.source.positions)
+        c.error("FF707", ("fabric", "switch_model"), "no link speed both the switch and the NICs take",
+                "run `ffplan lint` for the details")
+        raise InfeasibleError(c.items)
+    zones = {z.name: z for z in plan.zones}
+    zone_index = {z.name: i for i, z in enumerate(plan.zones)}
+    pools = addr.pools(roce.addressing)
+    leaves = [sw for sw in plan.switches if sw.tier == "leaf"]
+    leaf_number = {sw.name: i for i, sw in enumerate(leaves)}
+    down_ports = plan.zones[0].down_ports
+    block = addr.host_block_size(down_ports)
+
+    asn = {sw.name: leaf_asn(roce.bgp, leaf_number[sw.name]) if sw.tier == "leaf" else spine_asn(roce.bgp, zone_index[sw.zone])
+           for sw in plan.switches}
+    loopback = {sw.name: addr.nth(pools["loopbacks"], i + 1) for i, sw in enumerate(plan.switches)}
+    ports: dict[str, list[EthernetPort]] = defaultdict(list)
+    neighbors: dict[str, list[BgpNeighbor]] = defaultdict(list)
+    uplinks: dict[str, list[str]] = defaultdict(list)  # leaf -> spine-side addresses
+    downlinks: dict[tuple[str, str], list[str]] = defaultdict(list)  # (spine, leaf) -> leaf-side addresses
+    hosts: list[HostInterface] = []
+    mtu = roce.switch_mtu
+
+    def port(switch: str, number: int, address: str, peer: str, peer_port: str, peer_address: str, cable: Cable) -> None:
+        name, lanes = sonic_port(number, speed.breakout)
+        ports[switch].append(EthernetPort(
+            port=number, name=name, lanes=lanes, speed_gbps=speed.gbps, address=address, peer=peer, peer_port=peer_port,
+            peer_address=peer_address, cable=cable.label, cable_m=cable.length_m,
+            headroom_bytes=headroom(speed.gbps, cable.length_m, mtu).bytes))
+
+    link = 0
+    host_ends: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for cable in plan.cables:
+        if cable.kind == "leaf-spine":
+            leaf, spine = cable.a, cable.b
+            low, high = addr.nth(pools["links"], 2 * link), addr.nth(pools["links"], 2 * link + 1)
+            link += 1
+            port(leaf.device, int(leaf.port), f"{low}/31", spine.device, str(spine.port), str(high), cable)
+            port(spine.device, int(spine.port), f"{high}/31", leaf.device, str(leaf.port), str(low), cable)
+            neighbors[leaf.device].append(BgpNeighbor(address=str(high), asn=asn[spine.device], name=spine.device, local_address=str(low)))
+            neighbors[spine.device].append(BgpNeighbor(address=str(low), asn=asn[leaf.device], name=leaf.device, local_address=str(high)))
+            uplinks[leaf.device].append(str(high))
+            downlinks[(spine.device, leaf.device)].append(str(low))
+        elif cable.kind == "node-leaf":
+            host, leaf = cable.a, cable.b
+            base = leaf_number[leaf.device] * block + 2 * (int(leaf.port) - 1)
+            gateway, host_address = addr.nth(pools["hosts"], base), addr.nth(pools["hosts"], base + 1)
+            port(leaf.device, int(leaf.port), f"{gateway}/31", host.device, str(host.port), str(host_address), cable)
+            host_ends[(host.device, str(host.port))] = (f"{host_address}/31", str(gateway), leaf.device)
+        else:  # lint's FF710: inter-zone and spine-core cables are InfiniBand-only so far
+            raise AssertionError(f"{cable.kind} cable {cable.label} in a RoCE plan")
+    for node in plan.nodes:
+        for p in node.ports:
+            interface, via, leaf_name = host_ends[(node.hostname, p.nic)]
+            hosts.append(HostInterface(hostname=node.hostname, nic=p.nic, address=interface, gateway=via, leaf=leaf_name,
+                                       mtu=roce.host_mtu))
+
+    switches = []
+    for sw in plan.switches:
+        zone = zones[sw.zone]
+        peers = sorted(ports[sw.name], key=lambda p: p.port)
+        if sw.tier == "leaf":
+            others = [leaf.name for leaf in leaves if leaf.zone == sw.zone and leaf.name != sw.name]
+            ecmp = [EcmpGroup(destinations=others, next_hops=uplinks[sw.name])] if others else []
+            host_block = f"{addr.nth(pools['hosts'], leaf_number[sw.name] * block)}/{32 - (block - 1).bit_length()}"
+            paths = zone.up_ports
+        else:
+            ecmp = [EcmpGroup(destinations=[leaf.name], next_hops=downlinks[(sw.name, leaf.name)])
+                    for leaf in leaves if leaf.zone == sw.zone and downlinks[(sw.name, leaf.name)]]
+            host_block = None
+            paths = max(zone.links_per_leaf_spine, 1)
+        switches.append(EthernetSwitch(name=sw.name, asn=asn[sw.name], loopback=f"{loopback[sw.name]}/32", host_block=host_block,
+                                       ports=peers, neighbors=neighbors[sw.name], ecmp=ecmp, maximum_paths=paths))
+    return EthernetPlan(link_gbps=speed.gbps, breakout=speed.breakout, asic=model.ethernet.asic,
+                        spine_asns={z.name: spine_asn(roce.bgp, i) for i, z in enumerate(plan.zones)},
+                        switches=switches, hosts=hosts, qos=_qos(loaded, speed.radix, switches))
+
+
+def _qos(loaded: LoadedInventory, radix: int, switches: list[EthernetSwitch]) -> RoceQosPlan:
+    inv = loaded.inventory
+    qos = inv.fabric.roce.qos
+    given = inv.fabric.roce.model_fields_set | set()
+    set_qos = qos.model_fields_set
+    worst = max(switches, key=lambda sw: sum(p.headroom_bytes for p in sw.ports))
+    fit = buffer_fit(inv, radix, [p.headroom_bytes for p in worst.ports])
+
+    def of(value: int, field: str, default_source: str) -> SourcedInt:
+        return SourcedInt(value=value, source=INVENTORY if field in set_qos else default_source)
+
+    return RoceQosPlan(
+        roce_dscp=of(qos.roce_dscp, "roce_dscp", NVIDIA),
+        roce_priority=of(qos.roce_priority, "roce_priority", ARTICLE),
+        cnp_dscp=of(qos.cnp_dscp, "cnp_dscp", NVIDIA),
+        cnp_priority=of(qos.cnp_priority, "cnp_priority", NVIDIA + ": CNP on priority 6, strict"),
+        lossless_priorities=sorted(set(qos.lossless_priorities)),
+        roce_weight=of(qos.roce_weight, "roce_weight", NVIDIA + ": ETS 50 % each for TC3 and TC0"),
+        default_weight=SourcedInt(value=100 - qos.roce_weight, source="100 minus the RoCE weight"),
+        buffer_bytes=SourcedInt(value=fit.buffer_bytes, source=f"switch model {inv.fabric.switch_model}: buffer_mb"),
+        port_buffer_bytes=SourcedInt(value=fit.port_buffer_bytes, source=f"buffer / {radix} ports"),
+        ecn_min_bytes=SourcedInt(value=fit.ecn_min_bytes, source=INVENTORY if qos.ecn_min_kb is not None
+                                 else "article: Kmin at 20 % of the port's buffer (20-30 %)"),
+        ecn_max_bytes=SourcedInt(value=fit.ecn_max_bytes, source=INVENTORY if qos.ecn_max_kb is not None
+                                 else "ffplan's choice: Kmax at 50 % of the port's buffer"),
+        ecn_probability=of(qos.ecn_probability, "ecn_probability", "ffplan's choice"),
+        headroom_share=of(qos.headroom_share, "headroom_share", "ffplan's choice: half the buffer for headroom"),
+        max_headroom_bytes=SourcedInt(value=max(p.headroom_bytes for sw in switches for p in sw.ports),
+                                      source="802.1Qbb worst case from cable length and speed (docs/ethernet.md)"),
+        pfc_watchdog_action=qos.pfc_watchdog.action,
+        pfc_watchdog_detection_ms=SourcedInt(value=qos.pfc_watchdog.detection_ms, source=INVENTORY
+                                             if "detection_ms" in qos.pfc_watchdog.model_fields_set else "ffplan's choice"),
+        pfc_watchdog_restoration_ms=SourcedInt(value=qos.pfc_watchdog.restoration_ms, source=INVENTORY
+                                               if "restoration_ms" in qos.pfc_watchdog.model_fields_set else "ffplan's choice"),
+        switch_mtu=SourcedInt(value=inv.fabric.roce.switch_mtu, source=INVENTORY if "switch_mtu" in given
+                              else "ffplan's choice: the largest SONiC takes (9216)"),
+        host_mtu=SourcedInt(value=inv.fabric.roce.host_mtu, source=INVENTORY if "host_mtu" in given
+                            else "article: jumbo MTU (9000)"),
+    )
