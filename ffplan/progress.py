@@ -9,6 +9,7 @@ StageCallback = Callable[[str], None]
 
 # the design's stages are its steps: ffplan.design.DESIGN_STEPS
 RENDER_STAGES = ("OpenSM files", "host profiles", "exports")
+ROCE_RENDER_STAGES = ("SONiC and FRR files", "exports")  # a RoCE plan's
 # then the CLI's own step: the folder is written, the LFT files made as they are written (most of a large subnet's)
 RENDER_WRITING = "writing the files"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ffplan.cli.common import kept_until_exit, plan_file, out, stage_errors, stage_progress
-from ffplan.progress import RENDER_STAGES, RENDER_WRITING
+from ffplan.progress import RENDER_STAGES, RENDER_WRITING, ROCE_RENDER_STAGES
 from ffplan.opensm.layout import DEFAULT_PREFIX
 
 
@@ -35,7 +35,8 @@ def render_command(
         started = time.perf_counter()
         with kept_until_exit():
             loaded = load_plan(plan_file(plan), needs=("routing", "qos", "hosts"))
-        with stage_progress(f"rendering {loaded.inventory.name}", RENDER_STAGES + (RENDER_WRITING,), quiet) as on_stage:
+        stages = ROCE_RENDER_STAGES if loaded.ethernet is not None else RENDER_STAGES
+        with stage_progress(f"rendering {loaded.inventory.name}", stages + (RENDER_WRITING,), quiet) as on_stage:
             files = render_plan_chunked(loaded, prefix, on_stage)
             on_stage(RENDER_WRITING)
             write_folder(output, files, kind="render", force=force, inputs=[plan])

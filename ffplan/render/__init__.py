@@ -49,6 +49,10 @@ def _render(plan: Plan, opensm: Callable[[], Mapping[str, Body]], on_stage: Stag
     files: dict[str, Body] = {"plan.yaml": dump_plan(plan)}
     parts: tuple[tuple[str, Callable[[], Mapping[str, Body]]], ...] = (
         ("OpenSM files", opensm), ("host profiles", lambda: render_hosts(plan)), ("exports", lambda: render_exports(plan)))
+    if plan.ethernet is not None:  # RoCE: SONiC and FRR per switch instead of OpenSM and the InfiniBand host files
+        from ffplan.ethernet.sonic import render_switches
+
+        parts = (("SONiC and FRR files", lambda: render_switches(plan)), ("exports", lambda: render_exports(plan)))
     for stage, render_part in parts:
         on_stage(stage)
         for path, text in render_part().items():
