@@ -38,6 +38,7 @@ def design_command(
     Example: ffplan design inventories/fire-flyer-2.yaml -o out/fire-flyer-2/plan
     """
     from ffplan.design import DesignOptions, design, design_steps
+    from ffplan.design.addressing import subnet_manager_choice
     from ffplan.lint.gate import require_clean
     from ffplan.outdir import write_folder
     from ffplan.plan import dump_plan, load_plan
@@ -56,6 +57,8 @@ def design_command(
         elapsed = time.perf_counter() - started
     if not quiet:
         print_summary(plan, elapsed)
+        if loaded.inventory.fabric.transport == "infiniband" and plan.sm_hosts:  # RoCE has no subnet manager
+            print_subnet_managers(plan, subnet_manager_choice(loaded)[1])
         print_failed(plan, set(exclude_link))
         if old_plan is not None:
             print_changes(old_plan, plan)
@@ -100,6 +103,13 @@ def print_summary(plan: Plan, elapsed: float) -> None:
         f"solver {s.solver}: {s.status}, objective {s.objective:g}, gap {s.gap:.2%}, "
         f"{s.variables} variables, {s.constraints} constraints; design took {elapsed:.2f} s"
     )
+
+
+def print_subnet_managers(plan: Plan, why: str) -> None:
+    """Which hosts run the subnet managers, and why them (the master's ports take the top LID block)."""
+    roles = ["master"] + ["standby"] * (len(plan.sm_hosts) - 1)
+    hosts = ", ".join(f"{host} ({role})" for host, role in zip(plan.sm_hosts, roles))
+    out.print(f"subnet managers: {hosts}: {why}")
 
 
 def print_failed(plan: Plan, excluded: set[str]) -> None:

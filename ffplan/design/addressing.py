@@ -39,11 +39,23 @@ def address(loaded: LoadedInventory, sized: SizedFabric, placement: Placement, p
 
 
 def subnet_manager_hosts(loaded: LoadedInventory) -> list[str]:
-    """The master and standby subnet manager: the first two management nodes (inventory order), else the first two
-    nodes. On planes each runs one SM per plane, on its port in that plane."""
+    """The subnet manager hosts, master first (subnet_manager_choice). On planes each runs one SM per plane, on its
+    port in that plane."""
+    return subnet_manager_choice(loaded)[0]
+
+
+def subnet_manager_choice(loaded: LoadedInventory) -> tuple[list[str], str]:
+    """The subnet manager hosts and why them: those fabric.subnet_managers names (UFM appliances), else the first two
+    management nodes (inventory order), else the first two nodes."""
+    named = loaded.inventory.fabric.subnet_managers
+    if named:
+        return list(named), "named by fabric.subnet_managers"
     hosts = sorted(loaded.resolved.hosts, key=lambda h: h.order)
     managers = [h.hostname for h in hosts if h.role == Role.MANAGEMENT][:SUBNET_MANAGERS]
-    return managers or [h.hostname for h in hosts[:SUBNET_MANAGERS]]
+    if managers:
+        return managers, "the first management nodes (no fabric.subnet_managers)"
+    return ([h.hostname for h in hosts[:SUBNET_MANAGERS]],
+            "no management node and no fabric.subnet_managers: the first nodes in inventory order")
 
 
 def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[PlacedPort],

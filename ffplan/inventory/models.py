@@ -376,6 +376,9 @@ class Fabric(Strict):
         default=[], description="Cable labels or switch names known to be bad; routing avoids them."
     )
     roce: Roce = Field(default=Roce(), description="RoCE settings (used when transport is roce).")
+    subnet_managers: list[Hostname] = Field(
+        default=[], max_length=8, description="Hosts that run the subnet managers (UFM appliances or OpenSM hosts), the "
+        "master first, then the standbys; default: the first two management nodes, else the first two nodes.")
 
     @property
     def trees(self) -> list[Zone]:

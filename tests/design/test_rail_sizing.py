@@ -58,3 +58,23 @@ def test_nodes_with_fewer_ports_than_rails_share_a_unit_place(tmp_path):
     last_leaves = [f"compute-leaf{i}" for i in range(25, 33)]  # unit 4's rail leaves
     assert where["ufm1"] == [(last_leaves[0], 32)] and where["ufm2"] == [(last_leaves[1], 32)]
     assert all(leaf_port < 32 for leaf, leaf_port in where["dgx127"])
+
+
+def test_the_inventory_names_its_subnet_managers_and_design_says_why(tmp_path):
+    """SM hosts were chosen implicitly (the first two GPU nodes without management nodes); UFM appliances can now
+    be named, and design prints the choice and its reason."""
+    from typer.testing import CliRunner
+
+    from ffplan.cli.main import app
+
+    inv = yaml.safe_load(DGX_1SU.read_text())
+    path = tmp_path / "dgx.yaml"
+    path.write_text(yaml.safe_dump(inv, sort_keys=False))
+    result = CliRunner().invoke(app, ["design", str(path), "-o", str(tmp_path / "a")])
+    assert "subnet managers: dgx001 (master), dgx002 (standby): no management node" in result.output
+    inv["fabric"]["subnet_managers"] = ["dgx032", "dgx031"]
+    path.write_text(yaml.safe_dump(inv, sort_keys=False))
+    result = CliRunner().invoke(app, ["design", str(path), "-o", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    assert "subnet managers: dgx032 (master), dgx031 (standby): named by fabric.subnet_managers" in result.output
+    assert design(load_inventory(path)).sm_hosts == ["dgx032", "dgx031"]

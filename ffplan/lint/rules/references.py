@@ -377,6 +377,37 @@ def unknown_zone(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
+    "FF217", "unknown-subnet-manager", Severity.ERROR,
+    summary="fabric.subnet_managers names a host the inventory lacks, one off the fabric, or one twice",
+    bad="""
+    fabric: {subnet_managers: [ufm01]}   # the hosts are ufm1 and ufm2
+    """,
+    good="""
+    fabric: {subnet_managers: [ufm1, ufm2]}   # master, then standby
+    """,
+)
+def unknown_subnet_manager(ctx: LintContext) -> Iterator[Finding]:
+    """
+    The subnet managers (UFM appliances or OpenSM hosts) run on the hosts `fabric.subnet_managers` names, the master
+    first: their ports get the top LID block and OpenSM's files name them. A name the inventory lacks, a host with
+    no NIC port on the fabric (it could not reach the subnet) or a name given twice would leave the fabric without
+    the manager the inventory meant.
+    """
+    hosts = {h.hostname: h for h in ctx.resolved.hosts}
+    seen: set[str] = set()
+    for i, name in enumerate(ctx.inventory.fabric.subnet_managers):
+        path: YamlPath = ("fabric", "subnet_managers", i)
+        if finding := unknown_reference(path, "host", name, hosts, "groups (a host or a group's hostname pattern)"):
+            yield finding
+        elif not any(nic.ports for nic in hosts[name].nics):
+            yield Finding(path, f"host '{name}' has no NIC port on the fabric, so it cannot run its subnet manager",
+                          "name a host with an InfiniBand NIC (a UFM appliance, a management node)")
+        elif name in seen:
+            yield Finding(path, f"host '{name}' is named twice", "name each subnet manager host once")
+        seen.add(name)
+
+
+@rule(
     "FF213", "guid-for-unknown-nic", Severity.ERROR,
     summary="a host gives a port GUID for a NIC its node model does not have",
     bad="""
