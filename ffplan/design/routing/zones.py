@@ -105,8 +105,8 @@ class ZoneRouter:
         if unknown:
             raise unknown_failed(self.topo, items, unknown, loaded, inventory_items)
         topo = dataclasses.replace(self.topo, failed_cables=set(cables), failed_switches=set(switches))
-        case = _Case(self, topo, fill_open_routes=fill_open_routes)
         base = self._intact(fill_open_routes) if cables or switches else None
+        case = _Case(self, topo, fill_open_routes=fill_open_routes, base=base)
         tables = case.run_from(base) if base is not None and case.can_follow(base) else case.run()
         return RoutingTables(topo, tables, topo.max_lid, sorted(set(items)))
 
@@ -200,6 +200,9 @@ class _Case:
     r: ZoneRouter
     t: Topology
     fill_open_routes: bool = True
+    # the intact case a failure case starts from: its inter-zone exits and spine homes stay where they still work, so
+    # a failed inter-zone link moves only the destinations and spines it carried (not every cross-zone route)
+    base: _Case | None = None
     tables: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -295,7 +298,18 @@ class _Case:
                 own = [i for i, link in enumerate(links) if link[2] == home] if d.zone == n and home else []
                 (direct if own else rest).append((d, own))
             rest.sort(key=lambda x: (x[0].kind != "ca", x[0].lid))
+            kept = self._kept_exits(zone, links)
             for d, own in direct + rest:
+                per_role = count.setdefault(d.role, [0] * len(links))
+                if not own and d.lid in kept:
+                    rest_at = kept[d.lid]
+                    per_role[rest_at] += 1
+                    total[rest_at] += 1
+            for d, own in direct + rest:
+                if not own and d.lid in kept:
+                    a_leaf, a_port, b_leaf, _ = links[kept[d.lid]]
+                    out[d.lid] = _Exit(a_leaf, a_port, b_leaf, False)
+                    continue
                 per_role = count.setdefault(d.role, [0] * len(links))
                 i = min(own or range(len(links)), key=lambda i: (per_role[i], total[i], i))
                 per_role[i] += 1
@@ -303,6 +317,15 @@ class _Case:
                 a_leaf, a_port, b_leaf, _ = links[i]
                 out[d.lid] = _Exit(a_leaf, a_port, b_leaf, bool(own))
         return out
+
+    def _kept_exits(self, zone: str, links: list[tuple[str, int, str, int]]) -> dict[int, int]:
+        """Destination LID -> index in `links` of the intact case's exit, for the exits whose link is still alive
+        (none for the intact case itself)."""
+        if self.base is None:
+            return {}
+        index = {(a_leaf, a_port): i for i, (a_leaf, a_port, _, _) in enumerate(links)}
+        return {lid: index[(e.leaf, e.port)] for lid, e in self.base.exit.get(zone, {}).items()
+                if not e.direct and (e.leaf, e.port) in index}
 
     def _homes(self, zone: str) -> None:
         """Every spine of `zone`, when `zone` is linked to an earlier zone, gets a *home*: one of the linked leaves, dealt
@@ -324,6 +347,11 @@ class _Case:
             for c in t.cas[x]:
                 cost[x][self.r.slot[c.lid] % S] += 2 if c.role == "compute" else 1
         count = dict.fromkeys(linked, 0)
+        if self.base is not None:  # a spine keeps its intact home while that leaf is still linked and reachable
+            for spine, x in self.base.home.items():
+                if spine in spines and x in count and self.sw_alive[spine] and x in self.spine_reach[spine]:
+                    self.home[spine] = x
+                    count[x] += 1
         pairs = sorted((cost[x][i], (j - i) % len(linked), i, x) for i in range(S) for j, x in enumerate(linked)
                        if self.sw_alive[spines[i]] and x in self.spine_reach[spines[i]])
         for fill in (cap, S):  # cheapest pairs first, at most `cap` spines per leaf; then whatever is left
