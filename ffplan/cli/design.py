@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter
 from enum import Enum
@@ -14,6 +15,7 @@ from rich.table import Table
 from ffplan.cli.common import out, plan_file, stage_errors, stage_progress
 
 if TYPE_CHECKING:
+    from ffplan.inventory import LoadedInventory
     from ffplan.plan.model import Plan
 
 
@@ -55,6 +57,7 @@ def design_command(
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
         write_folder(output, files, kind="plan", force=force, inputs=[inventory])
         elapsed = time.perf_counter() - started
+    warn_beyond_reach(loaded, plan)  # a warning, not progress: printed with --quiet too
     if not quiet:
         print_summary(plan, elapsed)
         if loaded.inventory.fabric.transport == "infiniband" and plan.sm_hosts:  # RoCE has no subnet manager
@@ -103,6 +106,27 @@ def print_summary(plan: Plan, elapsed: float) -> None:
         f"solver {s.solver}: {s.status}, objective {s.objective:g}, gap {s.gap:.2%}, "
         f"{s.variables} variables, {s.constraints} constraints; design took {elapsed:.2f} s"
     )
+
+
+def warn_beyond_reach(loaded: LoadedInventory, plan: Plan) -> None:
+    """FF156 on stderr for every run longer than the longest cable listed, located at its first end's rack."""
+    from ffplan.design.cabling import beyond_reach
+    from ffplan.diagnostics import Collector
+    from ffplan.diagnostics.formats import format_text
+
+    model = plan.design.cable_model
+    long_runs = beyond_reach(plan.cables, model.standard_lengths_m[-1])
+    if not long_runs:
+        return
+    rack_of = {s.name: s.rack for s in plan.switches} | {n.hostname: n.rack for n in plan.nodes}
+    c = Collector(loaded.source.file, loaded.source.positions)
+    for cable in long_runs:
+        a, b = rack_of[cable.a.device], rack_of[cable.b.device]
+        c.warning("FF156", loaded.resolved.rack_paths.get(a, ("racks",)),
+                  f"cable {cable.label} ({cable.kind}, {cable.type}) runs {cable.length_m:g} m from rack {a} to rack {b}, "
+                  f"beyond the {model.standard_lengths_m[-1]:g} m the catalog lists (an AOC's reach)",
+                  "plan transceivers and single-mode fibre for this run, or move the racks closer")
+    sys.stderr.write(format_text(c.items))
 
 
 def print_subnet_managers(plan: Plan, why: str) -> None:

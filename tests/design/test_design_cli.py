@@ -81,3 +81,14 @@ def test_a_rail_optimized_design_prints_its_placement_rule(root, tmp_path):
     assert "placement rail-optimized: by rule" in result.output
     lab = runner.invoke(app, ["design", str(root / "inventories" / "lab.yaml"), "-o", str(tmp_path / "lab")])
     assert "role balance per leaf" in lab.output and "solver cbc: optimal" in lab.output
+
+
+def test_a_run_beyond_the_aoc_reach_is_warned_about(root, tmp_path):
+    """A 112 m run was written as a 112 m AOC without a word (the catalog lists AOCs to 100 m): FF156, exit 0."""
+    text = (root / "inventories" / "lab.yaml").read_text()
+    far = tmp_path / "far.yaml"
+    far.write_text(text.replace("{name: r4, row: 2, slot: 1,", "{name: r4, row: 46, slot: 1,"))
+    result = _design(far, tmp_path / "far")
+    assert result.exit_code == 0, result.output
+    assert "warning FF156 cable za-leaf01-p03 (node-leaf, AOC) runs 112 m from rack r4 to rack net1" in result.output
+    assert "FF156" not in _design(root / "inventories" / "lab.yaml", tmp_path / "lab").output

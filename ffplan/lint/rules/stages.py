@@ -95,6 +95,24 @@ stage_code(
 )
 
 stage_code(
+    "FF156", "cable-beyond-reach", "design",
+    summary="a cable run is longer than the longest cable the catalog lists (an AOC's reach)",
+    explanation="""
+    The floor model rounds each run up to a standard length; AOCs are listed up to 100 m, the reach of the
+    active optical cables of these speeds. A longer run was written as a longer AOC without a word; it is
+    still planned, but `ffplan design` warns (exit 0) with the cable, its length and its ends' racks: such a
+    run needs transceivers and single-mode fibre (or the racks moved closer).
+    """,
+    bad="""
+    racks: [{name: net1, row: 1, slot: 1}, {name: r9, row: 45, slot: 1}]   # 108 m of tray between them
+    """,
+    good="""
+    racks: [{name: net1, row: 1, slot: 1}, {name: r9, row: 5, slot: 1}]
+    """,
+    severity=Severity.WARNING,
+)
+
+stage_code(
     "FF154", "lid-space-exhausted", "design",
     summary="the design needs more LIDs than a subnet's 49,151 unicast LIDs",
     explanation="""
