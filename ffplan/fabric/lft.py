@@ -45,22 +45,25 @@ def lines(text: str) -> Iterator[str]:
 def scan_lfts(text: str) -> Iterator[Record]:
     """The blocks and entries of an LFT dump, in file order; comments, blank lines and anything before the first
     block are skipped."""
-    in_block = False
+    in_block = orphan = False  # orphan: after a block header that does not parse, whose entries belong to no switch
     for no, raw in enumerate(lines(text), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         m = _ENTRY.match(line)
-        if m is not None and int(m.group(2)) <= MAX_PORT:
+        if m is not None and int(m.group(2)) <= MAX_PORT and not orphan:
             if in_block:
                 yield no, ENTRY, int(m.group(1), 16), int(m.group(2)), line
             continue
         h = _HEADER.match(line)
         if h is not None:
-            in_block = True
+            in_block, orphan = True, False
             yield no, HEADER, guid(h.group(1)), line
-        elif in_block and (line.startswith("0x") or line[:1].isdigit() and "valid lids dumped" not in line
-                           and "lids listed" not in line):
+        elif line.startswith("Unicast lids"):
+            orphan = True
+            yield no, JUNK, line
+        elif orphan or in_block and (line.startswith("0x") or line[:1].isdigit() and "valid lids dumped" not in line
+                                     and "lids listed" not in line):
             yield no, JUNK, line
 
 

@@ -88,8 +88,10 @@ def test_wrong_port_extra_cable_and_unknown_device(lab):
     stranger = ("\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0xabc0\ncaguid=0xabc0\n"
                 f'Ca\t1 "H-000000000000abc0"\t\t# "laptop mlx5_0"\n'
                 f'[1](abc0) \t"S-{sg:016x}"[{spine.ports + 2}]\t\t# lid 999 lmc 0 "{spine.name}" lid {spine.lid} 4xHDR\n')
-    lines.insert(lines.index(next(ln for ln in lines if ln.startswith(f'Switch\t{spine.ports} "S-{sg:016x}"'))) + 1,
-                 f'[{spine.ports + 2}]\t"H-000000000000abc0"[1](abc0) \t\t# "laptop mlx5_0" lid 999 4xHDR')
+    header = lines.index(next(ln for ln in lines if ln.startswith(f'Switch\t{spine.ports} "S-{sg:016x}"')))
+    # the spine reports two ports more (a real dump never names a port beyond its node's count)
+    lines[header] = lines[header].replace(f"Switch\t{spine.ports}", f"Switch\t{spine.ports + 2}")
+    lines.insert(header + 1, f'[{spine.ports + 2}]\t"H-000000000000abc0"[1](abc0) \t\t# "laptop mlx5_0" lid 999 4xHDR')
     found = audit(lab, parse_topology("\n".join(lines) + "\n" + stranger))
     assert [(f.kind, f.cables) for f in found.findings] == [
         ("wrong-port", [uplink.label]), ("extra", []), ("unknown-device", [])]
@@ -180,16 +182,20 @@ def test_write_guids_pins_the_real_hardware_in_the_next_design(files, lab, tmp_p
     assert not any(p.guid_placeholder for n in pinned.nodes for p in n.ports)
 
 
-def test_a_remote_without_its_own_record_is_an_extra_cable(lab):
+def test_a_remote_without_its_own_record_is_refused(files, lab):
+    """A port naming S-/H-<guid> without a record of its own is what a cut dump looks like: it was read as an unknown
+    device's port (an 'extra' cable) before; FF930 now fires for the standard ids too."""
     text = render_opensm(lab)["opensm/topology.net"]
     spine = next(s for s in lab.switches if s.tier == "spine")
     sg = int(spine.node_guid, 16)
     header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{spine.ports} "S-{sg:016x}"'))
-    cut = text.replace(header, header + f'\n[{spine.ports + 1}]\t"S-00000000000000ff"[3]\t\t# "?" lid 7 4xHDR')
-    found = audit(lab, parse_topology(cut))
-    assert [(f.kind, {str(e) for e in f.found[0]}) for f in found.findings] == [
-        ("extra", {f"{spine.name} port {spine.ports + 1} ({spine.rack} U{spine.u})",
-                   "unknown 0x00000000000000ff port 3 (location unknown)"})]
+    cut = text.replace(header, header.replace(f"Switch\t{spine.ports}", f"Switch\t{spine.ports + 1}") +
+                       f'\n[{spine.ports + 1}]\t"S-00000000000000ff"[3]\t\t# "?" lid 7 4xHDR')
+    (files / "fabric.txt").write_text(cut)
+    result = run(files / "plan.yaml", files / "fabric.txt")
+    line = cut.splitlines().index(next(ln for ln in cut.splitlines() if '"S-00000000000000ff"' in ln)) + 1
+    assert result.exit_code == 2 and f"fabric.txt:{line}:1" in result.stderr and "FF930" in result.stderr
+    assert "'S-00000000000000ff', which has no record" in result.stderr and "cut short" in result.stderr
 
 
 @pytest.mark.parametrize("switch_desc, ca_desc", [

@@ -111,6 +111,7 @@ def test_minimal_dump_with_topology(lab_routed):
     ca = topo.ca_by_lid[13]
     node_guid = f"{int(ca.port_guid, 16) - 1:016x}"
     ibnet = (f'Switch\t8 "S-{g[2:]}"\t\t# "{lft.switch}" enhanced port 0 lid 1 lmc 0\n'
+             f'[5]\t"H-{node_guid}"[1]({ca.port_guid[2:]}) \t\t# "{ca.host} HCA-1" lid 513 4xHDR\n'
              f'Ca\t1 "H-{node_guid}"\t\t# "{ca.host} HCA-1"\n'
              f'[1]({ca.port_guid[2:]}) \t"S-{g[2:]}"[5]\t\t# lid 513 lmc 0 "{lft.switch}" lid 1 4xHDR\n')
     lids = lid_guids(parse_topology(ibnet))

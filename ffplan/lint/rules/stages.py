@@ -419,7 +419,9 @@ stage_code(
     explanation="""
     `ffplan audit PLAN FABRIC` and `ffplan reroute PLAN --fabric FABRIC` read the text that `ibnetdiscover`
     prints for the live subnet. A file that is not that text (an iblinkinfo dump, a binary cache from
-    `ibnetdiscover --cache`, a truncated copy) is refused at the first line that cannot be read, with exit code 2.
+    `ibnetdiscover --cache`), or not the whole, consistent text of one fabric (a copy cut short, two dumps merged,
+    a record forged with another node's GUID, numbers longer than ibnetdiscover prints, control characters) is
+    refused at the first line that shows it, with exit code 2; reroute writes nothing. docs/audit.md lists each case.
     """,
     bad="""
     ibnetdiscover --cache fabric.cache && ffplan audit out/plan fabric.cache
