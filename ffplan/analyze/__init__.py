@@ -48,13 +48,34 @@ class PatternResult:
     cross_zone_flows: int
     unroutable: int
     top: list[LinkStat] = field(default_factory=list)
+    # storage-read only: GiB/s each GPU reads when every flow gets the same share of the busiest link or CA port
+    storage_gib_s_per_gpu: float | None = None
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
         d["top"] = [{"link": t.link, "flows": t.flows} for t in self.top]
         d["mean_load"] = round(self.mean_load, 3)
         d["ratio"] = round(self.ratio, 4)
+        if self.storage_gib_s_per_gpu is None:
+            del d["storage_gib_s_per_gpu"]
+        else:
+            d["storage_gib_s_per_gpu"] = round(self.storage_gib_s_per_gpu, 4)
         return d
+
+
+def storage_per_gpu(plan: Plan, r: PatternResult) -> float | None:
+    """What the storage-read pattern delivers to each GPU: every flow at the rate of the busiest link or CA port
+    (link speed / its flows), all flows together divided by the compute nodes' GPUs (ffplan.design.storage)."""
+    from ffplan.design.storage import gbps_to_gib_s
+    from ffplan.inventory.models import LinkSpeed
+
+    models = {m.name: m for m in plan.node_models}
+    gpus = sum(models[n.model].gpus for n in plan.nodes if n.role == "compute" and n.model in models)
+    busiest = max(r.max_load, r.ca_max_inject, r.ca_max_eject)
+    speed = next((m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model), None)
+    if not gpus or not busiest or speed is None:
+        return None
+    return gbps_to_gib_s(LinkSpeed(speed).gbps) / busiest * r.flows / gpus
 
 
 def topology_for(plan: Plan) -> Topology:
@@ -92,7 +113,10 @@ def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, sco
         if worst is None:
             continue
         _, phase, load, unroutable, mx, bound, cut, ratio = worst
-        results.append(_result(net, pat, phase, load, unroutable, mx, bound, cut, ratio, top))
+        result = _result(net, pat, phase, load, unroutable, mx, bound, cut, ratio, top)
+        if name == "storage-read":
+            result.storage_gib_s_per_gpu = storage_per_gpu(plan, result)
+        results.append(result)
     return results
 
 

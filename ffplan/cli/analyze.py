@@ -18,7 +18,7 @@ from ffplan.inventory.models import Role
 if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
     from ffplan.analyze import PatternResult
     from ffplan.analyze.sweep import CaseResult, SweepResult
-    from ffplan.plan.model import Plan, RouteCheck
+    from ffplan.plan.model import Plan, RouteCheck, StorageTargetPlan
 
 
 class Format(str, Enum):
@@ -90,9 +90,10 @@ def analyze_command(
         _, (results, check, source) = reports[0]
         if fmt is Format.json:
             out.print_json(json.dumps({"plan": str(path), "routes": source, "route_check": check.model_dump(),
-                                       "patterns": [r.as_dict() for r in results]}))
+                                       "patterns": [r.as_dict() for r in results],
+                                       **({"storage_target": plan.storage_target.model_dump()} if plan.storage_target else {})}))
         else:
-            _print_report(results, check, source)
+            _print_report(results, check, source, plan.storage_target)
     elif fmt is Format.json:
         out.print_json(json.dumps({"plan": str(path), "planes": [
             {"plane": name, "routes": source, "route_check": check.model_dump(), "patterns": [r.as_dict() for r in results]}
@@ -100,7 +101,7 @@ def analyze_command(
     else:
         for name, (results, check, source) in reports:
             out.print(f"[bold]plane {name}[/]")
-            _print_report(results, check, source)
+            _print_report(results, check, source, plan.storage_target)
         worst = _worst(reports)
         out.print("[bold]worst plane per pattern[/]: " + "; ".join(
             f"{p['pattern']} {p['max_load']}/{p['bound']} ({p['ratio']:.2f}) in {p['plane']}" for p in worst["patterns"]))
@@ -151,15 +152,23 @@ def _worst(reports: list[tuple[str, tuple[list[PatternResult], RouteCheck, str]]
     return {"patterns": list(by_pattern.values()), "route_check": total}
 
 
-def _print_report(results: list[PatternResult], check: RouteCheck, source: str) -> None:
-    _print_table(results, source)
+def _print_report(results: list[PatternResult], check: RouteCheck, source: str, target: StorageTargetPlan | None) -> None:
+    _print_table(results, source, target)
     out.print(f"routes: {check.ca_pair_detours} CA pairs and {check.switch_to_ca_detours} switch-to-CA routes longer "
               f"than the shortest path; unreachable: {check.unreachable_ca_pairs} CA pairs, "
               f"{check.unreachable_switch_to_ca} switch-to-CA routes, {check.unreachable_switch_lids} routes to switch "
               "LIDs (docs/routing.md)", markup=False)
 
 
-def _print_table(results: list[PatternResult], source: str) -> None:
+def _storage_line(per_gpu: float, target: StorageTargetPlan | None) -> str:
+    if target is None:
+        return f"    storage read: {per_gpu:.2f} GiB/s per GPU (the plan names no target: re-run design)"
+    verdict = "meets" if per_gpu + 1e-9 >= target.gib_s_per_gpu else "UNDER"
+    return (f"    storage read: {per_gpu:.2f} GiB/s per GPU, {verdict} the target {target.gib_s_per_gpu:g} GiB/s per GPU "
+            f"({target.source})")
+
+
+def _print_table(results: list[PatternResult], source: str, target: StorageTargetPlan | None) -> None:
     t = Table(title=f"flows per switch-to-switch link (routes: {source})", title_justify="left")
     for col in ("pattern", "scope", "flows", "max", "mean", "min", "lower bound", "ratio", "worst phase", "unroutable"):
         t.add_column(col, justify="left" if col in ("pattern", "scope", "worst phase") else "right")
@@ -173,6 +182,8 @@ def _print_table(results: list[PatternResult], source: str) -> None:
         out.print(f"[bold]{r.pattern}[/] ({r.scope}): {r.description}; bound from the {r.bound_cut}; "
                   f"busiest CA port sends {r.ca_max_inject} and receives {r.ca_max_eject} flows; "
                   f"{r.cross_zone_flows} flows cross zones")
+        if r.storage_gib_s_per_gpu is not None:
+            out.print(_storage_line(r.storage_gib_s_per_gpu, target), markup=False)
         for s in r.top:
             out.print(f"    {s.flows:>8}  {s.link}", markup=False)
 

@@ -27,6 +27,7 @@ from ffplan.design.addressing import Addressing, address
 from ffplan.design.cabling import Cabling, cable
 from ffplan.design.floor import Floor, floor
 from ffplan.design.facility import rack_powers
+from ffplan.design.storage import storage_target
 from ffplan.design.hosts import design_hosts
 from ffplan.design.placement import Placement, place
 from ffplan.design.qos import design_qos
@@ -37,7 +38,7 @@ from ffplan.ethernet.speeds import fabric_radix
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.exports import cable_counts
 from ffplan.plan.model import (PLAN_VERSION, Design, InventoryRef, NicModelSpec, NodeModelSpec, Plan, SolverInfo,
-                               SwitchModelSpec)
+                               StorageTargetPlan, SwitchModelSpec)
 from ffplan.progress import StageCallback, no_progress
 
 DESIGN_STEPS = ("sizing", "placement", "cabling", "addressing", "routing", "QoS", "host profiles")
@@ -106,6 +107,7 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
     """The plan of the physical steps' results, with the inventory's models and catalog, before routing."""
     inv = loaded.inventory
     p = placement.solution
+    target, source = storage_target(loaded)
     return Plan(
         plan_version=PLAN_VERSION,
         generator=f"ffplan {__version__}",
@@ -136,6 +138,7 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
         sm_hosts=addressing.sm_hosts,
         cables=cabling.cables,
         racks=rack_powers(loaded, addressing.switches),
+        storage_target=StorageTargetPlan(gib_s_per_gpu=target, source=source),
         design=Design(
             solver=SolverInfo(solver=p.solver, status=p.status, objective=p.objective, gap=p.gap,
                               variables=p.variables, constraints=p.constraints),

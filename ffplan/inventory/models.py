@@ -471,6 +471,11 @@ class Catalog(Strict):
     cable: dict[Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,40}$")], Amount] = {}
 
 
+class StorageTarget(Strict):
+    gib_s_per_gpu: float = Field(gt=0, le=1000, allow_inf_nan=False, description="Storage read throughput each GPU "
+                                 "should get, GiB/s (without this block: about 1 GiB/s, the GPU-server hardware guide's).")
+
+
 class Inventory(Strict):
     inventory_version: Literal[1] = INVENTORY_VERSION
     name: Name
@@ -483,6 +488,7 @@ class Inventory(Strict):
     traffic_classes: list[TrafficClass] | None = None
     catalog: Catalog | None = None
     defaults: HostSettings = HostSettings()
+    storage: StorageTarget | None = Field(default=None, description="Storage bandwidth target (FF113, ffplan analyze).")
 
 
 # Generated names are DNS labels or rack names (at most 63 characters), so no field needs a wider format;

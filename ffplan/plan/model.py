@@ -491,6 +491,11 @@ class HostProfile(Frozen):
     checks: HostChecks | None = None  # None in plans of older ffplan
 
 
+class StorageTargetPlan(Frozen):
+    gib_s_per_gpu: Annotated[float, Field(gt=0)]
+    source: Line  # the inventory's storage.gib_s_per_gpu, or the default and where it comes from
+
+
 # ---------------------------------------------------------------- Ethernet / RoCE (ffplan.ethernet)
 
 
@@ -615,6 +620,7 @@ class Plan(Frozen):
     sm_hosts: list[str] = []
     cables: list[Cable]
     racks: list[RackPower] = []  # every rack of the inventory by row and slot; empty in plans of older ffplan
+    storage_target: StorageTargetPlan | None = None  # storage read GiB/s per GPU analyze compares with; None: older plan
     design: Design
     routing: Routing | None = None
     qos: Qos | None = None

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from ffplan.design.sizing import (SizingError, ThreeLayerTree, TreeSize, TwoLayerSize, node_ports_per_tree,
                                   rail_places, rails_per_tree)
+from ffplan.design.storage import gbps_to_gib_s, storage_ports, storage_target
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory import ResolvedHost
 from ffplan.inventory.models import Attach
@@ -506,3 +507,35 @@ def tree_shape_unused(ctx: LintContext) -> Iterator[Finding]:
                       f"every three-layer tree is a single pod of {plural(shape.leaves, 'leaf', 'leaves')}: its "
                       f"{plural(shape.cores, 'core switch', 'core switches')} join nothing",
                       "use topology: two-layer-fat-tree, or raise fabric.ports_per_zone past one pod")
+
+
+@rule(
+    "FF113", "storage-bandwidth-per-gpu", Severity.WARNING,
+    summary="the storage servers' NIC ports deliver less storage bandwidth per GPU than the target",
+    bad="""
+    # 1 storage server with 2 HDR ports (46.6 GiB/s) for 64 GPUs: 0.73 GiB/s per GPU, under the default 1 GiB/s
+    """,
+    good="""
+    storage: {gib_s_per_gpu: 0.7}     # the cluster's own target, said in the inventory
+    """,
+)
+def storage_bandwidth_per_gpu(ctx: LintContext) -> Iterator[Finding]:
+    """
+    Training reads its data and writes checkpoints through the storage servers: every GPU needs its share.
+    The target is `storage.gib_s_per_gpu`, else about 1 GiB/s per GPU (the GPU-server hardware guide
+    among the project's sources). What the fabric can deliver at most is the storage servers' NIC ports
+    together (their speed, every port of a dual-homed server counted) divided by the compute nodes' GPUs;
+    `ffplan analyze --pattern storage-read` gives what the planned routes deliver (the busiest link or port
+    bounds every flow). Only inventories with storage servers and GPUs are checked.
+    """
+    ports, gbps, gpus = storage_ports(ctx.loaded)
+    if not ports or not gpus:
+        return
+    target, source = storage_target(ctx.loaded)
+    per_gpu = gbps_to_gib_s(gbps) / gpus
+    if per_gpu + 1e-9 < target:
+        where: YamlPath = ("storage", "gib_s_per_gpu") if ctx.inventory.storage else ("groups",)
+        yield Finding(where,
+                      f"{ports} storage NIC ports ({gbps:,.0f} Gb/s, {gbps_to_gib_s(gbps):,.1f} GiB/s) give {gpus:,} GPUs "
+                      f"{per_gpu:.2f} GiB/s each, under the target {target:g} GiB/s per GPU ({source})",
+                      "add storage servers or faster NICs, or set storage.gib_s_per_gpu to the cluster's own target")
