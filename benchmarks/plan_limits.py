@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from ffplan.design import design  # noqa: E402
 from ffplan.inventory import load_inventory  # noqa: E402
-from ffplan.plan import write_plan  # noqa: E402
+from ffplan.plan import dump_plan  # noqa: E402
 
 try:
     from yaml import CSafeLoader as Loader
@@ -61,7 +61,7 @@ def plan_file(path: Path, work: Path) -> Path:
     if path.name.endswith("plan.yaml"):
         return path
     out = work / f"{path.stem}.plan.yaml"
-    write_plan(design(load_inventory(path)), out)
+    out.write_text(dump_plan(design(load_inventory(path))), encoding="utf-8", newline="\n")
     return out
 
 

@@ -61,6 +61,8 @@ RULE_UNKNOWN_NAME = "FF802"
 
 
 class Frozen(BaseModel):
+    """The base of every catalog and report model: unknown keys refused, immutable once built."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

@@ -93,9 +93,6 @@ class ResolvedInventory:
     rack_paths: dict[str, YamlPath]
     hosts: list[ResolvedHost] = field(default_factory=list)
 
-    def hosts_by_role(self, role: Role) -> list[ResolvedHost]:
-        return [h for h in self.hosts if h.role is role]
-
 
 def _host_nics(model: NodeModel | None, inv: Inventory, guids: dict[str, str]) -> tuple[ResolvedNic, ...]:
     if model is None:

@@ -3,9 +3,7 @@ no wrapping surprises, LF line endings, so one plan is byte-identical on every m
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
@@ -169,15 +167,6 @@ class _PlanWriter:
         if not text.startswith(start) or not text.endswith(end) or "\n" in spelled:
             raise _Unusual
         return spelled
-
-
-def write_plan(plan: Plan, path: Path) -> None:
-    """Write atomically: a reader never sees half a plan."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".plan-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(dump_plan(plan))
-    os.replace(tmp, path)
 
 
 class _DuplicateKey(Exception):

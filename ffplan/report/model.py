@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from ffplan.catalog import CableKind, CableType
+from ffplan.catalog import CableKind, CableType, Frozen
 from ffplan.diagnostics import Diagnostic
 
 Basis = Literal["plan", "sizing"]
 LAYERS = ("leaf", "spine", "core")
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class CableLot(Frozen):

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ffplan.render.exports import expand_hostlist, topology_conf
+from ffplan.render.exports import topology_conf
+from tests.support.hostlist import expand_hostlist
 from tests.opensm.planfix import design_file, designed
 
 pytestmark = pytest.mark.integration

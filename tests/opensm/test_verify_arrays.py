@@ -8,7 +8,8 @@ import pytest
 from ffplan.opensm import build_fabric
 from ffplan.verify.arrays import table_checks
 from ffplan.verify.checks import check_reachability
-from ffplan.verify.expect import compare_tables, fabric_topo, planned_tables
+from ffplan.verify.expect import fabric_topo, planned_tables
+from tests.support.tables import compare_tables
 from ffplan.verify.report import Report
 
 

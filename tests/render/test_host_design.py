@@ -12,7 +12,8 @@ from renderfix import design_file
 
 from ffplan.design.hosts import cpulist, cpumap, nccl_family_id, numa_nodes
 from ffplan.inventory.models import Cpu, NodeModel
-from ffplan.render.exports import expand_hostlist, hostlist
+from ffplan.render.exports import hostlist
+from tests.support.hostlist import expand_hostlist
 
 ROOT = Path(__file__).resolve().parents[2]
 

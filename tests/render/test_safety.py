@@ -27,7 +27,8 @@ from renderfix import design_file
 from ffplan.diagnostics import StageError
 from ffplan.inventory import load_inventory
 from ffplan.inventory.models import DEVICE_PATTERN, HOSTNAME_PATTERN, NAME_PATTERN, PATH_PATTERN, TEXT_PATTERN
-from ffplan.render.exports import expand_hostlist, render_exports
+from ffplan.render.exports import render_exports
+from tests.support.hostlist import expand_hostlist
 from ffplan.render.hosts import render_hosts
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,8 @@ from ffplan.design import design
 from ffplan.design.sizing import size_three_layer
 from ffplan.diagnostics import InputError
 from ffplan.inventory import load_inventory
-from ffplan.plan import load_plan, write_plan
+from ffplan.plan import load_plan
+from tests.support.plans import write_plan
 from ffplan.report.catalog import inventory_location, resolve_catalog
 from ffplan.report.cost import build_report
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.inventory import load_inventory
-from ffplan.plan import write_plan
+from tests.support.plans import write_plan
 from ffplan.report.facility import build_facility, floor_map, render_facility
 
 runner = CliRunner()

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ffplan.catalog import CatalogOverride
 from ffplan.cli.main import app
-from ffplan.plan import write_plan
+from tests.support.plans import write_plan
 from ffplan.report.catalog import resolve_catalog
 from ffplan.report.cost import build_report
 from ffplan.report.pricing import EnergyOptions, HOURS_PER_YEAR

@@ -125,7 +125,7 @@ def test_gpus_sizes_the_plans_own_layout(planes_plan):
 
 
 def test_cli_report_of_a_planes_plan_names_its_layout(tmp_path, planes_plan, lab_catalog):
-    from ffplan.plan import write_plan
+    from tests.support.plans import write_plan
 
     plan_file = tmp_path / "plan.yaml"
     write_plan(planes_plan, plan_file)

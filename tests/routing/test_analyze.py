@@ -122,7 +122,7 @@ def test_minimal_dump_with_topology(lab_routed):
 
 
 def test_analyze_cli_json(tmp_path, lab_routed):
-    from ffplan.plan import write_plan
+    from tests.support.plans import write_plan
 
     write_plan(lab_routed, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "all-to-all", "-p", "shift", "-f", "json"])

@@ -46,7 +46,7 @@ def test_lab_sweep_keeps_everything_reachable_and_deadlock_free(lab_routed):
 
 
 def test_sweep_cli_json(tmp_path, lab_routed):
-    from ffplan.plan import write_plan
+    from tests.support.plans import write_plan
 
     write_plan(lab_routed, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--random", "1", "-q", "-f", "json", "-j", "1"])
@@ -61,7 +61,7 @@ def test_sweep_cli_json(tmp_path, lab_routed):
 
 
 def test_sweep_refuses_options_it_does_not_use(tmp_path, lab_routed):
-    from ffplan.plan import write_plan
+    from tests.support.plans import write_plan
 
     write_plan(lab_routed, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--pattern", "ring"])
@@ -75,7 +75,7 @@ def _sweep_cli(plan_dir, *extra):
 
 @pytest.fixture
 def lab_dir(tmp_path, lab_routed):
-    from ffplan.plan import write_plan
+    from tests.support.plans import write_plan
 
     write_plan(lab_routed, tmp_path / "plan" / "plan.yaml")
     return tmp_path / "plan"
