@@ -12,7 +12,7 @@ from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.design.storage import GUIDE_SOURCE, gbps_to_gib_s, storage_ports
 from ffplan.inventory import load_inventory
-from ffplan.plan import write_plan
+from tests.support.plans import write_plan
 from tests.conftest import ROOT
 
 LAB = ROOT / "inventories" / "lab.yaml"
