@@ -12,8 +12,11 @@ from ffplan.ethernet.qos import buffer_fit, headroom
 from ffplan.ethernet.speeds import link_speed, used_nics
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.model import (BgpNeighbor, Cable, EcmpGroup, EthernetPlan, EthernetPort, EthernetSwitch, HostInterface,
-                               Plan, RoceQosPlan, SourcedInt)
+                               Plan, RoceHostProfile, RoceQosPlan, Setting, SourcedInt)
 
+QPS_PER_CONNECTION = 4  # ffplan's choice: Meta's QP scaling, more flows for ECMP's hash to spread
+ROCE_V2_IPV4_GID = 3  # mlx5's GID table: 0/1 RoCE v1/v2 link-local IPv6, 2/3 RoCE v1/v2 of the first IPv4 address
+ECT0 = 2  # ECN field "ECN-capable transport (0)": switches may mark it instead of dropping
 LANES_PER_CAGE = 8  # OSFP and QSFP-DD cages: 8 electrical lanes; SONiC names a port after its first lane
 ARTICLE = "article: RoCE on priority 3, lossless with PFC"
 NVIDIA = "NVIDIA Spectrum lossless RoCE default"
@@ -108,7 +111,36 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
                                        ports=peers, neighbors=neighbors[sw.name], ecmp=ecmp, maximum_paths=paths))
     return EthernetPlan(link_gbps=speed.gbps, breakout=speed.breakout, asic=model.ethernet.asic,
                         spine_asns={z.name: spine_asn(roce.bgp, i) for i, z in enumerate(plan.zones)},
-                        switches=switches, hosts=hosts, qos=_qos(loaded, speed.radix, switches))
+                        switches=switches, hosts=hosts, qos=_qos(loaded, speed.radix, switches),
+                        host_profiles=_host_profiles(plan, len(zones), inv.fabric.roce.qos.roce_dscp))
+
+
+def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:
+    """NCCL's RoCE settings per node model: the NICs it may use, the GID and traffic class of its QPs, QPs per
+    connection, and whether a rail may talk to another (several planes: yes, NCCL_CROSS_NIC=1 as the article says)."""
+    by_model: dict[str, list[str]] = {}
+    nics: dict[str, list[str]] = {}
+    for node in plan.nodes:
+        if node.ports:
+            by_model.setdefault(node.model, []).append(node.hostname)
+            nics.setdefault(node.model, list(dict.fromkeys(p.nic for p in node.ports)))
+    profiles = []
+    for model, hosts in by_model.items():
+        nccl = [
+            Setting(name="NCCL_IB_HCA", value="=" + ",".join(nics[model]),
+                    comment="the node's fabric NICs, one per rail; '=' matches the names exactly (mlx5_1 is not mlx5_10)"),
+            Setting(name="NCCL_IB_GID_INDEX", value=str(ROCE_V2_IPV4_GID),
+                    comment="mlx5's RoCE v2 GID of the port's IPv4 address (check with show_gids)"),
+            Setting(name="NCCL_IB_TC", value=str(dscp << 2 | ECT0),
+                    comment=f"IP traffic class byte: RoCE DSCP {dscp} shifted left by 2, plus ECT(0) so switches mark ECN"),
+            Setting(name="NCCL_IB_QPS_PER_CONNECTION", value=str(QPS_PER_CONNECTION),
+                    comment="ffplan's choice: several QPs per connection give ECMP's per-flow hash more flows (Meta)"),
+        ]
+        if planes > 1:
+            nccl.append(Setting(name="NCCL_CROSS_NIC", value="1",
+                                comment=f"{planes} planes, rail-optimized: let a ring cross rails (the article)"))
+        profiles.append(RoceHostProfile(node_model=model, nccl=nccl, hosts=hosts))
+    return profiles
 
 
 def _qos(loaded: LoadedInventory, radix: int, switches: list[EthernetSwitch]) -> RoceQosPlan:

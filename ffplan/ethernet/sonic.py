@@ -87,7 +87,8 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
 
 
 def render_switches(plan: Plan) -> dict[str, str]:
-    """sonic/<switch>/config_db.json and sonic/<switch>/frr.conf for every switch of a RoCE plan."""
+    """sonic/<switch>/config_db.json and sonic/<switch>/frr.conf for every switch of a RoCE plan, and
+    hosts/<node model>/nccl-roce.conf (NCCL's RoCE settings, the lines of nccl.conf) for its hosts."""
     eth = plan.ethernet
     assert eth is not None
     tiers: dict[str, Switch] = {sw.name: sw for sw in plan.switches}
@@ -96,4 +97,6 @@ def render_switches(plan: Plan) -> dict[str, str]:
         files[f"sonic/{sw.name}/config_db.json"] = json.dumps(config_db(eth, sw, tiers[sw.name].tier), indent=4, sort_keys=True) + "\n"
         files[f"sonic/{sw.name}/frr.conf"] = render_template("frr/frr.conf.j2", sw=sw, router_id=sw.loopback.split("/")[0],
                                                              inventory=plan.inventory.file)
+    for profile in eth.host_profiles:
+        files[f"hosts/{profile.node_model}/nccl-roce.conf"] = render_template("hosts/nccl.conf", p=profile)
     return files

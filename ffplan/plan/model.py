@@ -589,6 +589,14 @@ class RoceQosPlan(Frozen):
     host_mtu: SourcedInt
 
 
+class RoceHostProfile(Frozen):
+    """What every host of one node model needs on a RoCE fabric: NCCL's RoCE settings (nccl.conf lines)."""
+
+    node_model: Name
+    nccl: list[Setting]  # in file order; each comment says where the value comes from
+    hosts: list[Hostname]  # in plan order
+
+
 class EthernetPlan(Frozen):
     """A RoCEv2 fabric's routed underlay on top of the physical plan (ffplan.ethernet)."""
 
@@ -599,6 +607,7 @@ class EthernetPlan(Frozen):
     switches: list[EthernetSwitch]  # in the plan's switch order
     hosts: list[HostInterface]  # in the plan's node and port order
     qos: RoceQosPlan
+    host_profiles: list[RoceHostProfile] = []  # per node model with NICs on the fabric
 
 
 class Plan(Frozen):

@@ -69,7 +69,15 @@ def test_one_config_db_and_frr_conf_per_switch_and_no_opensm(files, small_plan):
     names = {sw.name for sw in small_plan.switches}
     assert {p for p in files if p.startswith("sonic/")} == \
         {f"sonic/{n}/{f}" for n in names for f in ("config_db.json", "frr.conf")}
-    assert not any(p.startswith(("opensm/", "hosts/")) for p in files)
+    assert not any(p.startswith("opensm/") for p in files)
+    assert [p for p in files if p.startswith("hosts/")] == ["hosts/gpu-node/nccl-roce.conf"]
+
+
+def test_nccl_roce_settings(files):
+    """NAME=VALUE lines, as NCCL reads nccl.conf: the rail NICs, the RoCE v2 GID, DSCP 26 as the traffic class byte
+    (26 << 2 = 104, plus ECT(0) = 106), 4 QPs a connection; one zone, so no NCCL_CROSS_NIC."""
+    lines = files["hosts/gpu-node/nccl-roce.conf"].splitlines()
+    assert lines == ["NCCL_IB_HCA==mlx5_0", "NCCL_IB_GID_INDEX=3", "NCCL_IB_TC=106", "NCCL_IB_QPS_PER_CONNECTION=4"]
 
 
 def test_config_db_tables_and_fields_are_sonics(files):
@@ -160,3 +168,12 @@ def test_a_roce_plan_reads_back_and_renders_from_the_cli(small_plan, tmp_path, m
     result = CliRunner().invoke(app, ["render", str(tmp_path / "plan.yaml"), "-o", str(tmp_path / "out"), "-q"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "sonic" / "za-leaf01" / "frr.conf").is_file() and not (tmp_path / "out" / "opensm").exists()
+
+
+def test_same_inventory_same_plan_and_files(small_plan, files, root):
+    from ffplan.design import design
+    from ffplan.inventory import load_inventory
+    from ffplan.plan import dump_plan
+
+    again = design(load_inventory(root / "tests" / "lint" / "roce-base.yaml"))
+    assert dump_plan(again) == dump_plan(small_plan) and render_plan(again) == files

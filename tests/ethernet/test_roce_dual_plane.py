@@ -83,3 +83,11 @@ def test_dual_plane_rails(dual_plane_plan):
         for p in n.ports:
             rails.setdefault(p.leaf, set()).add(p.nic)
     assert {len(nics) for nics in rails.values()} == {1}
+
+
+def test_nccl_settings_name_every_rail_and_cross_planes(dual_plane_plan):
+    (profile,) = dual_plane_plan.ethernet.host_profiles
+    settings = {s.name: s.value for s in profile.nccl}
+    assert settings["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}" for i in range(8))
+    assert settings["NCCL_CROSS_NIC"] == "1" and settings["NCCL_IB_TC"] == "106"
+    assert len(profile.hosts) == 512
