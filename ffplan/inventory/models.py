@@ -317,8 +317,8 @@ class RoceQos(Strict):
     cnp_priority: Priority = Field(default=6, description="Priority / traffic class / queue of CNPs; strict priority.")
     lossless_priorities: list[Priority] = Field(default=[3], description="Priorities with PFC (the RoCE one among them). "
                                                 "Switch buffers hold headroom for at most two.")
-    roce_weight: int = Field(default=50, ge=1, le=100, description="ETS (DWRR) weight of the RoCE queue; the default "
-                             "queue gets 100 minus this.")
+    roce_weight: int = Field(default=50, ge=1, le=99, description="ETS (DWRR) weight of the RoCE queue, percent; the "
+                             "default queue gets 100 minus this (SONiC's DWRR weights are 1-100).")
     ecn_min_kb: int | None = Field(default=None, ge=1, description="WRED/ECN marking starts (Kmin), KB per port "
                                    "(default: 20 % of the port's share of the buffer, the article's rule).")
     ecn_max_kb: int | None = Field(default=None, ge=1, description="WRED/ECN marks every packet from here (Kmax), KB per "

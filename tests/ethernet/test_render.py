@@ -4,8 +4,9 @@ from Debian's frr package) and SONiC's table and field names.
 SONiC's names come from sonic-net/sonic-buildimage at commit 0008cf710ed3321460c1852b8b31cbe07e6435d0:
 src/sonic-yang-models/tests/files/sample_config_db.json (the sample every YANG model is tested with) and the YANG
 models next to it (sonic-port.yang, sonic-wred-profile.yang, sonic-scheduler.yang, sonic-pfcwd.yang,
-sonic-buffer-*.yang, sonic-bgp-neighbor.yang, sonic-device_metadata.yang). Value ranges: the PFC watchdog's from
-sonic-utilities' `pfcwd` command (detection 100-5000 ms, restoration 100-60000 ms).
+sonic-buffer-*.yang, sonic-bgp-neighbor.yang, sonic-device_metadata.yang: its `type` pattern and the four
+`docker_routing_config_mode` values; WRED's eight `ecn` modes and 0-100 probabilities; DWRR weights 1-100).
+The PFC watchdog's ranges are sonic-utilities' `pfcwd` command's (detection 100-5000 ms, restoration 100-60000 ms).
 """
 
 import json
@@ -105,8 +106,11 @@ def test_config_db_values(files, small_plan):
         assert len(dscp) == 64 and dscp["26"] == "3" and dscp["48"] == "6"
         assert {k for k, v in db["QUEUE"].items() if v["scheduler"] == "scheduler.cnp"} == {f"{p}|6" for p in db["PORT"]}
         assert db["SCHEDULER"]["scheduler.cnp"] == {"type": "STRICT"}
+        # sonic-scheduler.yang: DWRR weight 1-100; sonic-wred-profile.yang: drop probability 0-100
+        assert all(1 <= int(sch["weight"]) <= 100 for sch in db["SCHEDULER"].values() if "weight" in sch)
         wred = db["WRED_PROFILE"]["ROCE_LOSSLESS"]
         assert int(wred["green_min_threshold"]) == q.ecn_min_bytes.value < int(wred["green_max_threshold"])
+        assert 0 <= int(wred["green_drop_probability"]) <= 100
         for key, wd in db["PFC_WD"].items():
             assert 100 <= int(wd["detection_time"]) <= 5000 and 100 <= int(wd["restoration_time"]) <= 60000
         for key, pg in db["BUFFER_PG"].items():
