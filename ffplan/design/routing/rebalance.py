@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ffplan.design.routing.tree import TreeCase
+from ffplan.fabric.walk import walk
 from ffplan.plan.model import UNROUTED
 
 
@@ -43,13 +44,13 @@ class Rebalance:
         self.load = np.zeros((n, self.next.shape[1]), dtype=np.int64)  # flows per (switch, port) link
         pos, j = np.nonzero(weight)
         flow = weight[pos, j]
-        while len(pos):  # hop by hop: leaf, spine, core, spine, leaf
-            np.add.at(self.through, (pos, j), flow)
-            port = self.lft[pos, self.lids[j]].astype(np.int64)
-            nxt = self.next[pos, port].astype(np.int64)
-            go = nxt >= 0
-            np.add.at(self.load, (pos[go], port[go]), flow[go])
-            pos, j, flow = nxt[go], j[go], flow[go]
+        # every flow walked leaf, spine, core, spine, leaf (fabric.walk): counted at each switch it passes and on
+        # each link it takes
+        np.add.at(self.through, (pos, j), flow)
+        ends = np.array(c.ch.ends, dtype=np.int64).reshape(-1, 2)
+        for k, chan in walk(c.ch, self.lft, pos, self.lids[j], trace=True).steps:
+            np.add.at(self.through, (c.ch.peer_of[chan], j[k]), flow[k])
+            np.add.at(self.load, (ends[chan, 0], ends[chan, 1]), flow[k])
         self.moves: list[tuple[int, int, int]] = []  # (switch, destination column, its former port)
         self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
         self._routes: dict[int, np.ndarray] = {}  # LID -> _links_to(LID) while its entries stay
