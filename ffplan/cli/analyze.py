@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
+from ffplan.cli import complete
 from ffplan.cli.common import EXIT_FINDINGS, err, fail, out, stage_errors
 from ffplan.inventory.models import Role
 
@@ -33,7 +34,7 @@ class Scope(str, Enum):
 
 def analyze_command(
     plan_path: Path = typer.Argument(..., metavar="PLAN", help="plan.yaml or the folder `ffplan design` wrote."),
-    pattern: list[str] = typer.Option([], "--pattern", "-p", help="all-to-all, shift, ring, double-binary-tree, storage-incast, storage-read (repeatable; default: all)."),
+    pattern: list[str] = typer.Option([], "--pattern", "-p", autocompletion=complete.patterns, help="all-to-all, shift, ring, double-binary-tree, storage-incast, storage-read (repeatable; default: all)."),
     scope: Scope = typer.Option(None, "--scope", help="zone: the pattern inside every zone at once; fabric: once over all zones (default per pattern, see docs/routing.md)."),
     role: list[Role] = typer.Option([], "--role", help="Only endpoints of this role (repeatable)."),
     lfts: Path = typer.Option(None, "--lfts", help="Analyze these LFTs instead of the plan's: dump_fts/ibroute output or opensm-lfts.dump."),
@@ -48,7 +49,7 @@ def analyze_command(
     jobs: int = typer.Option(None, "--jobs", "-j", min=1, show_default="the cores", help="With --sweep: worker processes of a local Dask cluster (1: in this process)."),
     scheduler: str = typer.Option(None, "--scheduler", metavar="ADDRESS", help="With --sweep: run the cases on this Dask cluster (tcp://host:8786; its workers need ffplan) instead of a local one."),
     results_file: Path = typer.Option(None, "--results", help="With --sweep: append each finished case to this JSON-lines file; a re-run with it skips the cases it holds."),
-    plane: str = typer.Option(None, "--plane", help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst."),
+    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Count flows on every switch-to-switch link for traffic patterns; compare the worst link with the lower bound.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from ffplan.cli import complete
 from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, plan_file, stage_errors
 
 
@@ -22,7 +23,7 @@ def audit_command(
     fabric: Path = typer.Argument(..., help="The as-built fabric: the saved output of `ibnetdiscover`."),
     fmt: AuditFormat = typer.Option(AuditFormat.text, "--format", "-f",
                                     help="text, json, or markdown (a work order for the cabling crew)."),
-    plane: str = typer.Option(None, "--plane", help="A plan with planes: the plane (subnet) the discovery is of; required there."),
+    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: the plane (subnet) the discovery is of; required there."),
     write_guids: Path = typer.Option(None, "--write-guids", metavar="FILE",
                                      help="Write the discovered GUIDs as an inventory fragment "
                                           "(fabric.switch_guids, groups[].hosts[].guids) to FILE."),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from ffplan.cli import complete
 from ffplan.cli.common import EXIT_OK, EXIT_USAGE, err, fail, out
 from ffplan.diagnostics import Severity
 from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
@@ -134,7 +135,7 @@ def rules(
         out.print(table)
 
 
-def explain(rule_id: str = typer.Argument(..., metavar="RULE", help="A rule id (FF101) or name (zone-port-budget); or host-check, or one of its checks (gpudirect-rdma, max-read-request, irq-affinity, ib-mtu, versions).", show_default=False)) -> None:
+def explain(rule_id: str = typer.Argument(..., metavar="RULE", autocompletion=complete.rules, help="A rule id (FF101) or name (zone-port-budget); or host-check, or one of its checks (gpudirect-rdma, max-read-request, irq-affinity, ib-mtu, versions).", show_default=False)) -> None:
     """Explain one rule: why it exists, with a bad and a good example; or what host-check.sh checks.
 
     Example: ffplan explain FF101; ffplan explain host-check

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from typing import TYPE_CHECKING
 
+from ffplan.cli import complete
 from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, out, stage_errors
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def reroute_command(
     fabric: Path = typer.Option(None, "--fabric", help="`ibnetdiscover` output of the live subnet: what the plan has and this lacks is failed."),
     failed: list[str] = typer.Option(None, "--failed", help="A failed cable label, switch name or switch[port] (repeatable)."),
     output: Path = typer.Option(..., "-o", "--output", help="The LFT file OpenSM reads (opensm.conf's lfts_file), or its folder (then lfts.dump in it)."),
-    plane: str = typer.Option(None, "--plane", help="A plan with planes: the plane (subnet) to re-route; required there (each plane has its own OpenSM and LFT file)."),
+    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: the plane (subnet) to re-route; required there (each plane has its own OpenSM and LFT file)."),
     hup: int = typer.Option(None, "--hup", help="PID of the running OpenSM that reads the -o file: send it SIGHUP so a heavy sweep loads it."),
     fmt: Format = typer.Option(Format.table, "--format", help="table or json."),
 ) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from ffplan.cli import complete
 from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, err, fail, out, stage_errors
 from ffplan.verify.report import Report
 
@@ -30,8 +31,8 @@ _STYLE = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "skip": "[yello
 def verify_command(
     target: Path = typer.Argument(..., metavar="OUT", help="A rendered output folder (with opensm/) or a plan.yaml."),
     plan: Path = typer.Option(None, "--plan", help="The plan (plan.yaml or its folder) to compare with; default: plan.yaml in or next to the folder."),
-    zone: str = typer.Option(None, "--zone", help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links)."),
-    plane: str = typer.Option(None, "--plane", help="A plan with planes: verify this plane (subnet) only; default: every plane, one after another."),
+    zone: str = typer.Option(None, "--zone", autocompletion=complete.zones, help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links)."),
+    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: verify this plane (subnet) only; default: every plane, one after another."),
     engine: Engine = typer.Option(Engine.file, "--engine", help="file: ffplan's tables; ftree: OpenSM's fat-tree engine, compared side by side."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds to wait for the simulator and for SUBNET UP."),
     fmt: Format = typer.Option(Format.table, "--format", help="table (rich) or json (for CI)."),

@@ -38,6 +38,21 @@ def test_shell_completion_is_offered_and_completes_commands_and_options():
     assert runner.invoke(app, [], prog_name="ffplan", env=env).output == "--only-inventories\n"
 
 
+@pytest.mark.parametrize("words, expected", [
+    ("ffplan analyze PLAN --pattern sh", "shift\n"),
+    ("ffplan explain FF10", "".join(f"FF10{i}\n" for i in range(1, 10))),
+    ("ffplan verify PLAN --zone z", "za\nzb\n"),
+    ("ffplan analyze PLAN --plane ", "lab\n"),
+])
+def test_completion_offers_values(tmp_path, words, expected):
+    """Patterns, rule ids and the plan's zones and planes are completed (completion offered no values)."""
+    design = runner.invoke(app, ["design", str(ROOT / "inventories" / "lab.yaml"), "-o", str(tmp_path / "plan"), "-q"])
+    assert design.exit_code == 0, design.output
+    line = words.replace("PLAN", str(tmp_path / "plan"))
+    env = {"_FFPLAN_COMPLETE": "complete_bash", "COMP_WORDS": line, "COMP_CWORD": str(len(line.split()) - (0 if line.endswith(" ") else 1))}
+    assert runner.invoke(app, [], prog_name="ffplan", env=env).output == expected
+
+
 def test_lint_reads_standard_input_and_names_it():
     res = runner.invoke(app, ["lint", "-"], input=QOS_BAD)
     assert res.exit_code == 1
