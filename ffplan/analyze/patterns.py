@@ -23,8 +23,9 @@ DEFAULT_ROLES: dict[str, Roles] = {"all-to-all": None, "shift": None, "ring": ("
 DESCRIPTION = {
     "all-to-all": "every CA port to every other CA port",
     "shift": "leaf shift k = 1..L-1: the j-th port of leaf i to the j-th port of leaf i+k (one phase per k)",
-    "ring": "ring all-reduce: node r to node r+1 in hostname order",
-    "double-binary-tree": "NCCL double binary tree over the nodes in (zone, hostname) order, both directions of every edge",
+    "ring": "ring all-reduce: node r to node r+1 in hostname order, on every rail (port i of a node to port i of the next)",
+    "double-binary-tree": "NCCL double binary tree over the nodes in (zone, hostname) order, both directions of every edge, "
+                          "on every rail",
     "storage-incast": "every compute node writes to every storage server (its port in the node's zone)",
     "storage-read": "every storage server sends to every compute node (its port in the node's zone)",
 }
@@ -50,12 +51,17 @@ class _Nodes:
         self.topo = topo
         alive = topo.cable_alive
         self.ports: dict[str, dict[str, int]] = {}  # host -> zone -> LID (first alive port per zone)
+        # host -> zone -> LID of each alive port in NIC order: its rails there (NCCL's rings and trees run one per NIC,
+        # port i of a node to port i of the next, when rails are aligned: NCCL_CROSS_NIC=0)
+        self.rail_ports: dict[str, dict[str, list[int]]] = {}
         self.role: dict[str, str] = {}
         for n in topo.plan.nodes:
             self.role[n.hostname] = n.role
             for p in n.ports:
                 if alive(p.cable) and p.leaf not in topo.failed_switches:
                     self.ports.setdefault(n.hostname, {}).setdefault(p.zone, p.lid)
+                    self.rail_ports.setdefault(n.hostname, {}).setdefault(p.zone, []).append(p.lid)
+        self.rails = max((len(lids) for zones in self.rail_ports.values() for lids in zones.values()), default=1)
 
     def hosts(self, roles: Roles) -> list[str]:
         return sorted(h for h in self.ports if roles is None or self.role[h] in roles)
@@ -68,6 +74,17 @@ class _Nodes:
             if z in pa and z in pb:
                 return pa[z], pb[z]
         return next(iter(pa.values())), next(iter(pb.values()))
+
+    def rail_pair(self, a: str, b: str, rail: int) -> tuple[int, int] | None:
+        """Port `rail` of `a` to port `rail` of `b` in a zone both have; rail 0 is `pair` (which also joins nodes
+        with no zone in common), and a node without that rail sends nothing on it."""
+        if rail == 0:
+            return self.pair(a, b)
+        pa, pb = self.rail_ports.get(a, {}), self.rail_ports.get(b, {})
+        for z in self.topo.zones:
+            if z in pa and z in pb and rail < len(pa[z]) and rail < len(pb[z]):
+                return pa[z][rail], pb[z][rail]
+        return None
 
     def zone(self, host: str) -> str:
         return next(iter(self.ports[host]))
@@ -143,9 +160,10 @@ def _ring(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows
         n = len(hosts)
         if n < 2:
             continue
-        for r in range(n):
-            if p := nodes.pair(hosts[r], hosts[(r + 1) % n]):
-                flows.append(p)
+        for rail in range(nodes.rails):
+            for r in range(n):
+                if p := nodes.rail_pair(hosts[r], hosts[(r + 1) % n], rail):
+                    flows.append(p)
     return [("ring", flows)]
 
 
@@ -188,10 +206,11 @@ def dtree_edges(nranks: int) -> list[tuple[int, int]]:
 def _dbtree(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flows]:
     flows: list[tuple[int, int]] = []
     for hosts in _groups(topo, nodes, scope, roles):
-        for child, parent in dtree_edges(len(hosts)):
-            for a, b in ((child, parent), (parent, child)):
-                if p := nodes.pair(hosts[a], hosts[b]):
-                    flows.append(p)
+        for rail in range(nodes.rails):
+            for child, parent in dtree_edges(len(hosts)):
+                for a, b in ((child, parent), (parent, child)):
+                    if p := nodes.rail_pair(hosts[a], hosts[b], rail):
+                        flows.append(p)
     return [("trees", flows)]
 
 

@@ -78,3 +78,16 @@ def test_the_inventory_names_its_subnet_managers_and_design_says_why(tmp_path):
     assert result.exit_code == 0, result.output
     assert "subnet managers: dgx032 (master), dgx031 (standby): named by fabric.subnet_managers" in result.output
     assert design(load_inventory(path)).sm_hosts == ["dgx032", "dgx031"]
+
+
+@pytest.mark.parametrize("pattern", ["ring", "double-binary-tree"])
+def test_rings_and_trees_run_on_every_rail(tmp_path, pattern):
+    """NCCL runs a ring (and tree) per NIC, port i of a node to port i of the next; analyze used each node's first
+    port only, so 8-rail nodes carried an eighth of the flows, all on the rail-0 leaves."""
+    from ffplan.analyze import analyze
+
+    plan = _dgx(tmp_path, 64)  # 2 units: the ring crosses between them on every rail
+    (result,) = analyze(plan, [pattern])
+    assert result.flows == {"ring": 64, "double-binary-tree": 2 * 63 * 2}[pattern] * 8
+    loaded_leaves = {t.link.split("[")[0] for t in result.top if t.flows}
+    assert len(loaded_leaves) > 2  # not only the two rail-0 leaves
