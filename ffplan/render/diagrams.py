@@ -221,6 +221,7 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
                 gutter_x = round(x - 5 - step * (row_index - 1))
                 d.line([(x + panel_w // 2, y), (x + panel_w // 2, y - 8), (gutter_x, y - 8), (gutter_x, spines_bottom)],
                        COLORS["uplink"], 3, title)
+                d.badge(x + panel_w // 2, y - 8, _plural(links, "link"), LINE)  # on its own elbow: gutters are shared
             _leaf_panel(d, x, y, panel_w, heading, group, uses, counts, down, cell,
                         label_w, head_h, row_h)
         y += head_h + max(len(g) for _, g in row) * row_h + 8 + gap
@@ -341,6 +342,10 @@ class _Elevation:
         self.uses = port_uses(plan)
         self.ports = max((s.ports for s in plan.switches), default=0)
         self.cell = max(3, min(14, 280 // max(self.ports, 1)))  # 7 px for 40 ports
+        # every port numbered up to 10 ports, else every 5th, 10th, ...: the fewest apart whose numbers do not touch
+        # (9 px digits are about 5.5 px wide; 144 ports in 3 px cells: every 10th)
+        wide = len(str(self.ports)) * 5.5 + 4
+        self.port_label_step = 1 if self.ports <= 10 else next(s for s in (5, 10, 20, 50) if s * self.cell >= wide)
         self.label_w = 30 + round(max((len(s.name) for s in plan.switches), default=8) * SMALL_W)
         self.switches_in: dict[str, list[Switch]] = defaultdict(list)
         self.nodes_in: dict[str, list[Node]] = defaultdict(list)
@@ -395,7 +400,7 @@ class _Elevation:
         d.text(x, y + 14, f"rack {rack.name} ({rack.height} U)", weight="bold")
         px = x + self.label_w
         if rack.switches:
-            for p in range(1, self.ports + 1, 5 if self.ports > 10 else 1):  # port numbers above the rack
+            for p in range(1, self.ports + 1, self.port_label_step):  # port numbers above the rack
                 d.text(px + (p - 1) * self.cell + self.cell / 2, y + 36, str(p), size=9, anchor="middle", fill=MUTED)
         top = y + 42
         d.rect(x, top, rack_w, len(rack.rows) * UNIT_H, "#ffffff", LINE)
