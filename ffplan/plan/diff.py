@@ -2,6 +2,11 @@
 
 Cables are matched by what they connect: a node's NIC, or a switch port on the lower tier (leaf side).
 A matched cable whose far end changed is a move; unmatched ones are removed or added.
+
+Complete by construction: every field of a cable, node, node port and switch is compared (the models' own field
+lists, so a field added later is compared too), the order of every list (files list items in plan order: nccl.conf,
+lfts.dump, the NetBox rows), and every other field of the plan through one walk. If the plans' data differ, the
+diff is not empty (a last walk over both plans' data stands behind the groups).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ffplan.plan.model import Cable, Plan
+from ffplan.plan.model import Cable, Node, NodePort, Plan, Routing, Switch
 
 
 @dataclass
@@ -78,16 +83,32 @@ def cable_key(c: Cable) -> tuple:
     return ("nic", c.a.device, c.a.port) if c.kind == "node-leaf" else ("port", c.a.device, c.a.port)
 
 
+# Every field but the ones a record is matched by: compared one by one, whatever the model grows.
+_SWITCH_FIELDS = tuple(f for f in Switch.model_fields if f != "name")
+_NODE_FIELDS = tuple(f for f in Node.model_fields if f not in ("hostname", "ports"))
+_PORT_FIELDS = tuple(f for f in NodePort.model_fields if f not in ("nic", "port"))
+_CABLE_FIELDS = tuple(f for f in Cable.model_fields if f not in ("a", "b"))
+_ROUTING_FIELDS = tuple(f for f in Routing.model_fields if f not in ("failed", "lfts"))
+_GROUPED = ("cables", "nodes", "switches", "routing", "qos", "hosts")  # the plan's fields with a group of their own
+ORDER = "order"  # the field of a FieldChange that says a list holds the same items in another order
+
+
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Leaf path -> value; a list of named records by name, its names' order under `prefix[*]`."""
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
             out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
         return out
     if isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
-        out = {}
+        out = {f"{prefix}[*]": [v["name"] for v in value]}
         for v in value:
             out.update(_flatten(v, f"{prefix}[{v['name']}]"))
+        return out
+    if isinstance(value, list) and value and all(isinstance(v, (dict, list)) for v in value):
+        out = {}
+        for i, v in enumerate(value):
+            out.update(_flatten(v, f"{prefix}[{i}]"))
         return out
     return {prefix: value}
 
@@ -101,11 +122,31 @@ def _field_changes(old: Any, new: Any, prefix: str = "") -> list[FieldChange]:
             continue
         item, _, name = key.rpartition(".")
         if isinstance(va, list) and isinstance(vb, list) and all(not isinstance(v, (dict, list)) for v in va + vb):
+            if sorted(map(repr, va)) == sorted(map(repr, vb)):  # the same items (of a named list: the same records)
+                changes += _order(key.removesuffix("[*]"), va, vb)
+                continue
+            if key.endswith("[*]"):
+                continue  # records added or removed: their fields say so
             # Long lists (the hosts of a profile): say what came and went, not both lists.
             va, vb = [v for v in va if v not in vb], [v for v in vb if v not in va]
             name += " (removed -> added)"
         changes.append(FieldChange(item or prefix, name, va, vb))
     return changes
+
+
+def _order(item: str, old: list, new: list) -> list[FieldChange]:
+    """An order change of the items both lists hold, as the first position where they differ (files list them in
+    this order)."""
+    common = set(old) & set(new)
+    a, b = [k for k in old if k in common], [k for k in new if k in common]
+    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+    if first is None:
+        return []
+    return [FieldChange(item, ORDER, f"#{first + 1} {_shown(a[first])}", f"#{first + 1} {_shown(b[first])}")]
+
+
+def _shown(key: Any) -> str:
+    return "/".join(map(str, key)) if isinstance(key, tuple) else str(key)
 
 
 def diff_plans(old: Plan, new: Plan) -> PlanDiff:
@@ -119,9 +160,10 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
         if (old_cable.b.device, old_cable.b.port) != (new_cable.b.device, new_cable.b.port):
             d.cables_moved.append(Move(old_cable, new_cable))
         else:
-            for name in ("label", "length_m", "type"):
+            for name in _CABLE_FIELDS:
                 if getattr(old_cable, name) != getattr(new_cable, name):
                     d.cables_changed.append(FieldChange(old_cable.label, name, getattr(old_cable, name), getattr(new_cable, name)))
+    d.other += _order("cables", [cable_key(c) for c in old.cables], [cable_key(c) for c in new.cables])
 
     old_nodes = {n.hostname: n for n in old.nodes}
     new_nodes = {n.hostname: n for n in new.nodes}
@@ -129,18 +171,19 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
     d.nodes_removed = sorted(set(old_nodes) - set(new_nodes))
     for host in sorted(set(old_nodes) & set(new_nodes)):
         a, b = old_nodes[host], new_nodes[host]
-        for name in ("group", "role", "model", "rack", "u"):
+        for name in _NODE_FIELDS:
             if getattr(a, name) != getattr(b, name):
                 d.node_ports.append(FieldChange(host, name, getattr(a, name), getattr(b, name)))
         ports_a = {(p.nic, p.port): p for p in a.ports}
         ports_b = {(p.nic, p.port): p for p in b.ports}
+        d.node_ports += _order(f"{host} ports", list(ports_a), list(ports_b))
         for key in sorted(set(ports_a) | set(ports_b)):
             pa, pb = ports_a.get(key), ports_b.get(key)
             where = f"{host}/{key[0]}" + (f":{key[1]}" if key[1] != 1 else "")
             if pa is None or pb is None:
                 d.node_ports.append(FieldChange(where, "port", pa and pa.cable, pb and pb.cable))
                 continue
-            for name in ("zone", "leaf", "leaf_port", "lid", "port_guid", "node_guid"):
+            for name in _PORT_FIELDS:
                 if getattr(pa, name) != getattr(pb, name):
                     d.node_ports.append(FieldChange(where, name, getattr(pa, name), getattr(pb, name)))
 
@@ -149,10 +192,11 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
     d.switches_added = sorted(set(new_sw) - set(old_sw))
     d.switches_removed = sorted(set(old_sw) - set(new_sw))
     for name in sorted(set(old_sw) & set(new_sw)):
-        for f in ("model", "node_guid", "lid", "rack", "u", "guid_placeholder"):
+        for f in _SWITCH_FIELDS:
             va, vb = getattr(old_sw[name], f), getattr(new_sw[name], f)
             if va != vb:
                 d.switch_fields.append(FieldChange(name, f, va, vb))
+    d.other += _order("nodes", list(old_nodes), list(new_nodes)) + _order("switches", list(old_sw), list(new_sw))
 
     old_failed = set(old.routing.failed) if old.routing else set()
     new_failed = set(new.routing.failed) if new.routing else set()
@@ -161,11 +205,38 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
     d.failed_where = {item: failed_link_text(new, item) for item in d.failed_added}
     d.failed_where.update({item: failed_link_text(old, item) for item in d.failed_removed})
     d.routing = _routing_changes(old, new)
+    if old.routing is not None and new.routing is not None:
+        d.other += _order("routing.failed", old.routing.failed, new.routing.failed)
+        d.other += _order("routing.lfts", [t.switch for t in old.routing.lfts], [t.switch for t in new.routing.lfts])
+        for name in _ROUTING_FIELDS:
+            d.other += _field_changes(_dump(getattr(old.routing, name)), _dump(getattr(new.routing, name)), f"routing.{name}")
+    elif old.routing is not new.routing:  # one plan has no routing section
+        d.other.append(FieldChange("plan", "routing", "absent" if old.routing is None else "present",
+                                   "absent" if new.routing is None else "present"))
     d.qos = _field_changes(_dump(old.qos), _dump(new.qos), "qos")
     d.hosts = _field_changes(_dump(old.hosts), _dump(new.hosts), "hosts")
-    for name in ("inventory", "zones", "switch_models", "fabric_switch_model", "node_models", "catalog"):
-        d.other += _field_changes(_dump(getattr(old, name)), _dump(getattr(new, name)), name)
+    for name in Plan.model_fields:
+        if name not in _GROUPED:
+            d.other += _field_changes(_dump(getattr(old, name)), _dump(getattr(new, name)), name)
+    if d.empty:  # behind the groups: the plans' whole data
+        d.other += _whole_difference(old, new)
     return d
+
+
+def _whole_difference(old: Plan, new: Plan) -> list[FieldChange]:
+    """The first place where the two plans' data differ, or nothing: a field no group above compares still shows."""
+    def walk(a: Any, b: Any, path: str) -> FieldChange | None:
+        if type(a) is not type(b) or not isinstance(a, (dict, list)):
+            return None if a == b else FieldChange(path.rpartition(".")[0] or path, path.rpartition(".")[2], a, b)
+        if isinstance(a, dict):
+            keys = list(dict.fromkeys([*a, *b]))
+            return next((c for k in keys if (c := walk(a.get(k), b.get(k), f"{path}.{k}"))), None)
+        if len(a) != len(b):
+            return FieldChange(path, "length", len(a), len(b))
+        return next((c for i, (x, y) in enumerate(zip(a, b)) if (c := walk(x, y, f"{path}[{i}]"))), None)
+
+    change = walk(old.model_dump(mode="json"), new.model_dump(mode="json"), "plan")
+    return [change] if change else []
 
 
 def _dump(value: Any) -> Any:

@@ -83,7 +83,8 @@ def test_replacing_a_leaf_switch_changes_only_that_switch(tmp_path, base, ff2_te
         "  inter_zone_links:", "  switch_guids: {z1-leaf07: \"0x98039b0300a1b2c3\"}\n  inter_zone_links:")
     new = replan(tmp_path, text, base)
     d = diff_plans(base, new)
-    assert [(f.item, f.field) for f in d.switch_fields] == [("z1-leaf07", "node_guid"), ("z1-leaf07", "guid_placeholder")]
+    assert [(f.item, f.field) for f in d.switch_fields] == [("z1-leaf07", f) for f in ("node_guid", "port_guid", "sysimg_guid",
+                                                                                      "guid_placeholder")]
     assert not d.cables_moved and not d.cables_added and not d.cables_removed and not d.node_ports and not d.routing
     check_golden("replace-leaf", d, update_golden)
 
