@@ -4,14 +4,19 @@ Files are staged in a sibling folder `.NAME.new-*`, then exchanged with the old 
 renameat2 RENAME_EXCHANGE), so the folder is at every moment either the old or the new one. Where the
 exchange is not available, the old folder is renamed to `.NAME.old-*` first; a crash between the two
 renames is recovered by the next run, which puts the old folder back. Writers of one folder are serialised
-by an flock on `.NAME.lock` beside it; the next writer also removes what a killed one left.
+by an flock on `.NAME.lock` beside it, which only its owner can open (anyone who can open a file can flock it, and
+would block every writer); the lock file also lists the `.NAME.new-*` and `.NAME.old-*` folders a writer made, so
+the next writer recovers or removes exactly those and never a user's folder that happens to be named alike.
 
 What is in the folder already is checked first. A folder that ffplan did not write (no manifest) is never
-replaced unless empty. Without force, an ffplan folder with files that ffplan did not write (not in its
-manifest), files changed since (checksum), or written by another command is refused with the list. With
+replaced unless empty. Without force, an ffplan folder with files or folders that ffplan did not write (not in
+its manifest; an empty folder counts), files changed since (checksum), or written by another command is refused
+with the list, and so is one with a folder ffplan cannot read (even with force: what it holds is unknown). With
 force, ffplan replaces what it wrote, edits included, and carries every other file over into the new
-folder: force never deletes a user's file. No folder that holds the current directory or an
-input is replaced, and an output path that is a symbolic link is refused rather than silently replaced.
+folder: force never deletes a user's file or folder. No folder that holds the current directory or an
+input is replaced (an input the command has read in full, such as `design --previous`, only with force), and an
+output path that is a symbolic link is refused rather than silently replaced. A single output file (`lint -o`,
+`report cost -o`, `audit --write-guids`) is written by `write_file`: replaced atomically, never a FIFO or device.
 Every file name is a relative path that stays inside the folder. A file's body is text, bytes or an iterable of
 text chunks (a file too large to hold, such as the LFT file of a large subnet, written as it is generated); the
 manifest's checksums are computed while the files are written and the manifest is written last.
@@ -30,6 +35,7 @@ import re
 import secrets
 import shutil
 import stat
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,23 +110,61 @@ def is_leftover(name: str) -> bool:
 
 
 def write_folder(path: Path, files: Mapping[str, FileBody], kind: str, force: bool = False,
-                 inputs: Iterable[Path] = ()) -> None:
-    """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring."""
+                 inputs: Iterable[Path] = (), read_inputs: Iterable[tuple[str, Path]] = ()) -> None:
+    """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring.
+    `read_inputs`: (option, path) of inputs read in full before writing, which `path` may replace with force only."""
     path = Path(path)
     data: dict[str, FileBody] = {_relative_name(path, name): body for name, body in files.items()}
     _refuse_dangerous_target(path, inputs)
+    if not force:
+        _refuse_replacing_inputs(path, read_inputs)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(path):
-            _recover(path)
+        with _locked(path) as journal:
+            _recover(path, journal)
             carried = _check_existing(path, set(data) | {MANIFEST}, kind, force)
-            staging = _stage(path, data, kind, carried)
+            staging = _stage(path, data, kind, carried, journal)
             try:
-                _swap(staging, path)
+                _swap(staging, path, journal)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)  # the old folder after an exchange, or a failed staging
+            journal.clear()
     except OSError as exc:  # permissions, a full disk, a mount point: the old folder is still in place
         raise _refuse(path, f"cannot write {path}: {exc.strerror or exc}", "check the folder, its permissions and the free space") from None
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write one output file atomically (a reader sees the old or the new text). Anything but a regular file at
+    `path` is refused: writing to a FIFO would wait for a reader forever, and a device is no output."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise _refuse(path, f"cannot write {path}: {exc.strerror}", "check the path and its permissions") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise _refuse(path, f"refusing to write {path}: it is not a regular file (a FIFO, device, socket or folder)",
+                      "write the output to a plain file, or leave out the option to print it")
+    target = path.resolve()  # through a symbolic link to a file, as writing it in place would
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise _refuse(path, f"cannot write {path}: {exc.strerror or exc}", "check the path and its permissions") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 # ------------------------------------------------------------------------------------------ checks
@@ -150,11 +194,29 @@ def _refuse_dangerous_target(path: Path, inputs: Iterable[Path]) -> None:
                           "write to a folder of its own, e.g. -o out/NAME")
 
 
+def _refuse_replacing_inputs(path: Path, read_inputs: Iterable[tuple[str, Path]]) -> None:
+    target = path.resolve()
+    for option, input_path in read_inputs:
+        inside = Path(input_path).resolve()
+        if inside == target or target in inside.parents:
+            raise _refuse(path, f"{path} holds the input of {option} {input_path}: writing there replaces it",
+                          f"write to another folder, or pass --force to replace the input of {option}")
+
+
 def _tree(folder: Path) -> dict[str, str]:
-    """Every entry below `folder` but folders: relative path -> 'file', 'symlink' or 'special'."""
+    """Every entry below `folder` but folders that hold something: relative path -> 'file', 'symlink', 'special' or
+    'folder' (an empty one: a user's, ffplan writes none). A folder that cannot be read is refused: its files
+    would be lost unseen."""
+    def unreadable(exc: OSError) -> None:
+        shown = Path(exc.filename or folder)
+        raise _refuse(folder, f"refusing to replace {folder}: cannot read {shown} ({exc.strerror}), so what it holds "
+                      "is unknown (even with --force)", "make it readable, or move it away")
+
     found = {}
-    for root, dirs, names in os.walk(folder):
+    for root, dirs, names in os.walk(folder, onerror=unreadable):
         base = Path(root).relative_to(folder)
+        if not dirs and not names and root != str(folder):
+            found[base.as_posix() + "/"] = "folder"  # shown as a folder
         for name in dirs + names:
             mode = os.lstat(Path(root) / name).st_mode
             if stat.S_ISDIR(mode):
@@ -217,14 +279,37 @@ def _check_existing(path: Path, names: Collection[str], kind: str, force: bool) 
 # ------------------------------------------------------------------------------------------ writing
 
 
-def _leftovers(path: Path) -> list[Path]:
-    own = re.compile(re.escape(f".{path.name}.") + r"(new|old)-[A-Za-z0-9_]+")  # not those of a folder NAME.x
-    return sorted(p for p in path.parent.iterdir() if own.fullmatch(p.name))
+class _Journal:
+    """The `.NAME.new-*` and `.NAME.old-*` folders this writer made, listed in the lock file (which only its owner
+    can open) as each is made: the next writer recovers or removes those, and no folder it did not make."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def add(self, folder: Path) -> None:
+        os.lseek(self.fd, 0, os.SEEK_END)
+        os.write(self.fd, os.fsencode(folder.name) + b"\n")
+
+    def names(self) -> list[str]:
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        data = b""
+        while chunk := os.read(self.fd, 1 << 16):
+            data += chunk
+        return [os.fsdecode(name) for name in data.split(b"\n") if name]
+
+    def clear(self) -> None:
+        os.ftruncate(self.fd, 0)
 
 
-def _recover(path: Path) -> None:
+def _leftovers(path: Path, journal: _Journal) -> list[Path]:
+    own = re.compile(re.escape(f".{path.name}.") + r"(new|old)-[0-9a-f]{12}")  # not those of a folder NAME.x
+    return sorted(path.parent / name for name in set(journal.names()) if own.fullmatch(name)
+                  and os.path.lexists(path.parent / name))
+
+
+def _recover(path: Path, journal: _Journal) -> None:
     """Undo what a killed writer left: put the old folder back if it never got the new one, drop the rest."""
-    leftovers = _leftovers(path)
+    leftovers = _leftovers(path, journal)
     if not path.exists():
         old = [p for p in leftovers if ".old-" in p.name and p.is_dir() and not p.is_symlink()]
         if old:
@@ -235,16 +320,18 @@ def _recover(path: Path) -> None:
             leftover.unlink(missing_ok=True)
         else:
             shutil.rmtree(leftover, ignore_errors=True)
+    journal.clear()
 
 
-def _sibling(path: Path, state: str, mode: int = 0o777) -> Path:
+def _sibling(path: Path, state: str, journal: _Journal, mode: int = 0o777) -> Path:
     while True:
         candidate = path.parent / f".{path.name}.{state}-{secrets.token_hex(6)}"
         try:
             os.mkdir(candidate, mode)  # the umask applies, unlike mkdtemp's 0700
-            return candidate
         except FileExistsError:
             continue
+        journal.add(candidate)  # after mkdir: a name taken by someone else is never listed
+        return candidate
 
 
 def _write_file(target: Path, body: FileBody) -> dict[str, object]:
@@ -259,8 +346,8 @@ def _write_file(target: Path, body: FileBody) -> dict[str, object]:
     return {"sha256": digest.hexdigest(), "bytes": size}
 
 
-def _stage(path: Path, data: Mapping[str, FileBody], kind: str, carried: list[str]) -> Path:
-    staging = _sibling(path, "new")
+def _stage(path: Path, data: Mapping[str, FileBody], kind: str, carried: list[str], journal: _Journal) -> Path:
+    staging = _sibling(path, "new", journal)
     try:
         root = staging.resolve()
         entries: list[dict[str, object]] = []
@@ -283,6 +370,8 @@ def _stage(path: Path, data: Mapping[str, FileBody], kind: str, carried: list[st
             target.parent.mkdir(parents=True, exist_ok=True)
             if source.is_symlink():
                 os.symlink(os.readlink(source), target)
+            elif source.is_dir():  # an empty folder of the user's
+                target.mkdir(exist_ok=True)
             else:
                 try:
                     os.link(source, target, follow_symlinks=False)
@@ -329,12 +418,12 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
-def _swap(staging: Path, path: Path) -> None:
+def _swap(staging: Path, path: Path, journal: _Journal) -> None:
     """Put `staging` at `path`; afterwards `staging` holds the old folder (or nothing) to be removed."""
     if not os.path.lexists(path):
         os.rename(staging, path)
     elif not _exchange(staging, path):
-        old = _sibling(path, "old")
+        old = _sibling(path, "old", journal)
         os.rename(path, old / "prev")  # a crash here leaves .NAME.old-*/prev, which the next run restores
         try:
             os.rename(staging, path)
@@ -346,11 +435,26 @@ def _swap(staging: Path, path: Path) -> None:
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One writer per folder at a time: an flock on `.NAME.lock` beside it (kept; removing it would race)."""
-    fd = os.open(path.parent / f".{path.name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+def _locked(path: Path) -> Iterator[_Journal]:
+    """One writer per folder at a time: an flock on `.NAME.lock` beside it (kept; removing it would race). Anyone who
+    can open a file can flock it, so the lock file is the writer's own, mode 0600: a lock file of another user (or
+    one others could open) would let them block every writer for as long as they like."""
+    lock = path.parent / f".{path.name}.lock"
     try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+    except PermissionError:
+        raise _refuse(path, f"cannot open the lock file {lock}: it belongs to another user",
+                      f"if no ffplan of theirs is writing {path}, remove {lock}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _refuse(path, f"the lock file {lock} is not a regular file", f"remove {lock}")
+        if info.st_uid != os.geteuid():
+            raise _refuse(path, f"the lock file {lock} belongs to another user (uid {info.st_uid}): they could hold it "
+                          "and block every writer", f"if no ffplan of theirs is writing {path}, remove {lock}")
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            os.fchmod(fd, 0o600)  # written by an earlier ffplan (0666 less the umask): others could open and hold it
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        yield _Journal(fd)
     finally:
         os.close(fd)

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from ffplan.cli import complete
-from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, plan_file, stage_errors
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, plan_file, stage_errors
 
 
 class AuditFormat(str, Enum):
@@ -51,10 +51,10 @@ def audit_command(
     else:
         typer.echo(format_text(result, str(fabric)), nl=False)
     if write_guids is not None:
-        try:
-            write_guids.write_text(guid_fragment(result, the_plan, str(fabric)), encoding="utf-8", newline="\n")
-        except OSError as exc:
-            fail(f"cannot write {write_guids}: {exc.strerror}", "check that the folder exists and is writable")
+        from ffplan.outdir import write_file
+
+        with stage_errors():
+            write_file(write_guids, guid_fragment(result, the_plan, str(fabric)))
         err.print(f"wrote {write_guids}: {len(result.switch_guids)} switch and {len(result.card_guids)} NIC GUIDs",
                   markup=False)
     raise typer.Exit(EXIT_OK if result.matches else EXIT_FINDINGS)

@@ -55,7 +55,8 @@ def design_command(
         with stage_progress(f"designing {loaded.inventory.name}", design_steps(loaded), quiet) as on_stage:
             plan = design(loaded, options, on_stage)
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
-        write_folder(output, files, kind="plan", force=force, inputs=[inventory])
+        write_folder(output, files, kind="plan", force=force, inputs=[inventory],
+                     read_inputs=[("--previous", previous)] if previous else [])
         elapsed = time.perf_counter() - started
     warn_beyond_reach(loaded, plan)  # a warning, not progress: printed with --quiet too
     if not quiet:

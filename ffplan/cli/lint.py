@@ -11,13 +11,14 @@ from pathlib import Path
 import typer
 
 from ffplan.cli import complete
-from ffplan.cli.common import EXIT_OK, EXIT_USAGE, err, fail, out
+from ffplan.cli.common import EXIT_OK, EXIT_USAGE, err, fail, out, stage_errors
 from ffplan.diagnostics import Severity
 from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
 from ffplan.lint import LintReport, all_rules, find_rule, lint_paths, summarize
 from ffplan.lint.config import ConfigError, find_config, load_config
 from ffplan.lint.registry import LINT, Rule, Suppression, lint_rules, suggest_rule
 from ffplan.lint.runner import looks_like_inventory
+from ffplan.outdir import write_file
 
 
 class LintFormat(str, Enum):
@@ -49,10 +50,8 @@ def _write(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=False)
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror}", "check the path and its permissions")
+    with stage_errors():
+        write_file(output, text)
 
 
 def lint(

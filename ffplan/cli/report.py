@@ -167,9 +167,12 @@ def _write(text: str, output: Path | None, quiet: bool) -> None:
         return
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror}", "check the path and its permissions")
+    from ffplan.outdir import write_file  # atomic, and never into a FIFO (which would wait for a reader forever)
+
+    with stage_errors():
+        write_file(output, text)
     if not quiet:
         err.print(f"wrote {output}")
 

@@ -5,6 +5,7 @@ tests/integration/test_audit_ibsim.py.)"""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -221,6 +222,14 @@ def test_unwritable_guid_file_exit_2_without_traceback(files, lab):
     result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "no-such-folder" / "guids.yaml")
     assert result.exit_code == 2
     assert "cannot write" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_fifo_as_the_guid_file_is_refused_without_waiting_for_a_reader(files, lab):
+    """Issue 26 item 4: writing the GUID fragment into a FIFO hung `audit --write-guids` until a reader came."""
+    (files / "fabric.txt").write_text(render_opensm(lab)["opensm/topology.net"])
+    os.mkfifo(files / "guids.yaml")
+    result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "guids.yaml")
+    assert result.exit_code == 2 and "is not a regular file" in result.stderr and "Traceback" not in result.output
 
 
 def test_a_plan_from_before_the_hardware_guids_is_refused_with_its_version(files):

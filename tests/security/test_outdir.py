@@ -33,11 +33,11 @@ def pause(seconds=60):
     time.sleep(seconds)
 swap = outdir._swap
 if mode == "staged":
-    outdir._swap = lambda a, b: (pause(), swap(a, b))
+    outdir._swap = lambda *a: (pause(), swap(*a))
 elif mode == "exchanged":
-    outdir._swap = lambda a, b: (swap(a, b), pause())
+    outdir._swap = lambda *a: (swap(*a), pause())
 elif mode == "slow":
-    outdir._swap = lambda a, b: (pause(0.5), swap(a, b))
+    outdir._swap = lambda *a: (pause(0.5), swap(*a))
 elif mode == "between-renames":
     outdir._exchange = lambda a, b: False
     rename, calls = os.rename, []
@@ -308,3 +308,116 @@ def test_a_stream_that_fails_midway_leaves_the_old_folder(tmp_path):
         write_folder(out, {"opensm/lfts.dump": failing()}, kind="render")
     assert (out / "opensm" / "lfts.dump").read_text() == "old\n" and read_manifest(out) is not None
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
+
+
+# ------------------------------------------------------------------ issue 26 item 4: user data around output folders
+
+
+def _plan_folder(tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    write_folder(out, {"plan.yaml": "a: 1\n", "sub/b.txt": "b\n"}, kind="plan")
+    return out
+
+
+def test_an_empty_user_folder_inside_an_output_folder_is_kept(tmp_path):
+    out = _plan_folder(tmp_path)
+    (out / "notes" / "empty").mkdir(parents=True)
+    with pytest.raises(InputError, match=r"not written by ffplan: notes/empty/"):
+        write_folder(out, {"plan.yaml": "a: 2\n"}, kind="plan")
+    write_folder(out, {"plan.yaml": "a: 2\n"}, kind="plan", force=True)  # --force keeps it
+    assert (out / "notes" / "empty").is_dir() and (out / "plan.yaml").read_text() == "a: 2\n"
+
+
+def test_a_folder_ffplan_cannot_read_is_refused_even_with_force(tmp_path, monkeypatch):
+    # the tests run as root, who reads every folder: the walk is told it cannot, as for another user's 0700 folder
+    out = _plan_folder(tmp_path)
+    (out / "private").mkdir()
+    (out / "private" / "thesis.tex").write_text("x")
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path).name == "private":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    for force in (False, True):
+        with pytest.raises(InputError, match=r"cannot read .*private \(Permission denied\)"):
+            write_folder(out, {"plan.yaml": "a: 2\n"}, kind="plan", force=force)
+    monkeypatch.undo()
+    assert (out / "private" / "thesis.tex").read_text() == "x"
+
+
+@pytest.mark.parametrize("name", [".out.old-backup", ".out.old-0123456789ab", ".out.new-0123456789ab"])
+@pytest.mark.parametrize("output_exists", [True, False])
+def test_user_folders_named_like_leftovers_are_left_alone(tmp_path, name, output_exists):
+    if output_exists:
+        _plan_folder(tmp_path)
+    mine = tmp_path / name
+    (mine / "prev").mkdir(parents=True)
+    (mine / "prev" / "data.txt").write_text("mine")
+    write_folder(tmp_path / "out", {"plan.yaml": "a: 3\n"}, kind="plan")
+    assert (mine / "prev" / "data.txt").read_text() == "mine"
+    assert (tmp_path / "out" / "plan.yaml").read_text() == "a: 3\n"
+
+
+def test_design_refuses_to_replace_its_previous_plan_without_force(tmp_path, lab_design_dir):
+    inventory = ROOT / "inventories" / "lab.yaml"
+    before = (lab_design_dir / "plan.yaml").read_text()
+    result = run_cli("design", inventory, "-o", lab_design_dir, "--previous", lab_design_dir, "-q")
+    assert result.exit_code == 2 and "holds the input of --previous" in result.output, result.output
+    assert (lab_design_dir / "plan.yaml").read_text() == before
+    result = run_cli("design", inventory, "-o", lab_design_dir, "--previous", lab_design_dir, "-q", "--force")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def decoy_lock_holder():
+    """A process this test starts that holds an flock on a file, as another user's process could."""
+    procs = []
+
+    def hold(lock: Path) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
+                                 f"fd = os.open({str(lock)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
+                                 "print('held', flush=True)\ntime.sleep(120)\n"], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+        procs.append(proc)
+        return proc
+
+    yield hold
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_lock_file_of_another_user_is_refused_not_waited_for(tmp_path, decoy_lock_holder):
+    """Anyone who can open a file can flock it: a readable lock file let any local user block every writer."""
+    out = _plan_folder(tmp_path)
+    lock = tmp_path / ".out.lock"
+    os.chown(lock, 65534, 65534)
+    os.chmod(lock, 0o644)
+    decoy_lock_holder(lock)
+    start = time.monotonic()
+    with pytest.raises(InputError, match=r"belongs to another user \(uid 65534\)"):
+        write_folder(out, {"plan.yaml": "a: 2\n"}, kind="plan")
+    assert time.monotonic() - start < 10
+
+
+def test_the_lock_file_is_the_owners_alone(tmp_path):
+    out = _plan_folder(tmp_path)
+    lock = tmp_path / ".out.lock"
+    os.chmod(lock, 0o644)  # as an earlier ffplan left it
+    write_folder(out, {"plan.yaml": "a: 2\n"}, kind="plan")
+    assert stat.S_IMODE(lock.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("command", ["lint", "report"])
+def test_a_fifo_as_the_output_file_is_refused_without_waiting_for_a_reader(tmp_path, command):
+    """Writing findings or a report into a FIFO hung lint and report cost until a reader came."""
+    fifo = tmp_path / "out.txt"
+    os.mkfifo(fifo)
+    inventory = ROOT / "inventories" / "lab.yaml"
+    args = ["lint", inventory, "-o", fifo] if command == "lint" else ["report", "cost", inventory, "-o", fifo]
+    result = run_cli(*args)
+    assert result.exit_code == 2 and "is not a regular file" in result.output, result.output
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
