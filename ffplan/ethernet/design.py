@@ -17,6 +17,7 @@ from ffplan.plan.model import (BgpNeighbor, Cable, EcmpGroup, EthernetPlan, Ethe
 QPS_PER_CONNECTION = 4  # ffplan's choice: Meta's QP scaling, more flows for ECMP's hash to spread
 ROCE_V2_IPV4_GID = 3  # mlx5's GID table: 0/1 RoCE v1/v2 link-local IPv6, 2/3 RoCE v1/v2 of the first IPv4 address
 ECT0 = 2  # ECN field "ECN-capable transport (0)": switches may mark it instead of dropping
+FIRST_TABLE = 101  # policy-routing table of a host's first fabric NIC (1-252 are free for local use; 253-255 are the kernel's)
 LANES_PER_CAGE = 8  # OSFP and QSFP-DD cages: 8 electrical lanes; SONiC names a port after its first lane
 ARTICLE = "article: RoCE on priority 3, lossless with PFC"
 NVIDIA = "NVIDIA Spectrum lossless RoCE default"
@@ -88,10 +89,10 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
         else:  # lint's FF710: inter-zone and spine-core cables are InfiniBand-only so far
             raise AssertionError(f"{cable.kind} cable {cable.label} in a RoCE plan")
     for node in plan.nodes:
-        for p in node.ports:
+        for i, p in enumerate(node.ports):
             interface, via, leaf_name = host_ends[(node.hostname, p.nic)]
             hosts.append(HostInterface(hostname=node.hostname, nic=p.nic, address=interface, gateway=via, leaf=leaf_name,
-                                       mtu=roce.host_mtu))
+                                       mtu=roce.host_mtu, table=FIRST_TABLE + i))
 
     switches = []
     for sw in plan.switches:
@@ -112,7 +113,8 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
     return EthernetPlan(link_gbps=speed.gbps, breakout=speed.breakout, asic=model.ethernet.asic,
                         spine_asns={z.name: spine_asn(roce.bgp, i) for i, z in enumerate(plan.zones)},
                         switches=switches, hosts=hosts, qos=_qos(loaded, speed.radix, switches),
-                        host_profiles=_host_profiles(plan, len(zones), inv.fabric.roce.qos.roce_dscp))
+                        host_profiles=_host_profiles(plan, len(zones), inv.fabric.roce.qos.roce_dscp),
+                        host_pool=str(pools["hosts"]))
 
 
 def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ffplan.plan.model import EthernetPlan, EthernetSwitch, Plan, Switch
+from ffplan.plan.model import EthernetPlan, EthernetSwitch, HostInterface, Plan, Switch
 from ffplan.templating import render_template
 
 MAPS = "ROCE"  # the name of the one DSCP/TC/queue/PG map every port uses
@@ -88,7 +88,8 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
 
 def render_switches(plan: Plan) -> dict[str, str]:
     """sonic/<switch>/config_db.json and sonic/<switch>/frr.conf for every switch of a RoCE plan, and
-    hosts/<node model>/nccl-roce.conf (NCCL's RoCE settings, the lines of nccl.conf) for its hosts."""
+    hosts/<node model>/nccl-roce.conf (NCCL's RoCE settings, the lines of nccl.conf) for its hosts, and
+    hosts/<hostname>/roce-net.sh (each fabric NIC's address, MTU and policy routing) per host."""
     eth = plan.ethernet
     assert eth is not None
     tiers: dict[str, Switch] = {sw.name: sw for sw in plan.switches}
@@ -99,4 +100,12 @@ def render_switches(plan: Plan) -> dict[str, str]:
                                                              inventory=plan.inventory.file)
     for profile in eth.host_profiles:
         files[f"hosts/{profile.node_model}/nccl-roce.conf"] = render_template("hosts/nccl.conf", p=profile)
+    by_host: dict[str, list[HostInterface]] = {}
+    for interface in eth.hosts:
+        by_host.setdefault(interface.hostname, []).append(interface)
+    if eth.host_pool is not None:
+        for hostname, interfaces in by_host.items():
+            files[f"hosts/{hostname}/roce-net.sh"] = render_template(
+                "hosts/roce-net.sh", hostname=hostname, plan_name=plan.inventory.name, pool=eth.host_pool,
+                interfaces=interfaces)
     return files

@@ -563,6 +563,7 @@ class HostInterface(Frozen):
     gateway: Ipv4
     leaf: Name
     mtu: Annotated[int, Field(ge=1280, le=9216)]
+    table: Annotated[int, Field(ge=1, le=252)]  # the NIC's policy-routing table (ip rule from its address)
 
 
 class RoceQosPlan(Frozen):
@@ -608,6 +609,7 @@ class EthernetPlan(Frozen):
     hosts: list[HostInterface]  # in the plan's node and port order
     qos: RoceQosPlan
     host_profiles: list[RoceHostProfile] = []  # per node model with NICs on the fabric
+    host_pool: Ipv4Net | None = None  # every host address is in it: the NICs' policy routes lead there
 
 
 class Plan(Frozen):
