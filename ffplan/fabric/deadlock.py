@@ -44,35 +44,30 @@ def channel_dependencies(
     has_cas = np.array([bool(topo.cas.get(s)) for s in ch.switches], dtype=bool)
     count = max(len(ch.ends), 1)
     step = max(1, BLOCK // max(n, 1))
-    codes = [_dependencies(ch, lft[:, a:a + step], is_switch_lid[a:a + step], has_cas, count)
-             for a in range(0, width, step)]
+    codes = [_dependencies(ch, lft, a, is_switch_lid[a:a + step], has_cas, count) for a in range(0, width, step)]
     code = _distinct(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
     return ch, np.stack([code // count, code % count], axis=1)
 
 
-def _dependencies(ch: Channels, lft: np.ndarray, is_switch_lid: np.ndarray, has_cas: np.ndarray, count: int) -> np.ndarray:
-    """The dependencies of one block of LID columns, each (c1, c2) as the integer c1 * count + c2."""
+def _dependencies(ch: Channels, full: np.ndarray, first: int, is_switch_lid: np.ndarray, has_cas: np.ndarray,
+                  count: int) -> np.ndarray:
+    """The dependencies of one block of LID columns of `full` (from `first` on), each (c1, c2) as the integer
+    c1 * count + c2."""
+    lft = full[:, first:first + len(is_switch_lid)]
     n, width = lft.shape
     rows = np.arange(n)[:, None]
     nxt = ch.next[rows, lft]  # next switch per (switch, LID), -1 at the end of the route or a dead end
     c1 = ch.chan[rows, lft]
     # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
-    # on the path from a switch with CA ports
+    # on the path from a switch with CA ports (walked from each of them; positions up to MAX_HOPS - 1 links on)
     active = np.zeros((n, width), dtype=bool)
     active[:, ~is_switch_lid] = True
-    frontier = np.zeros((n, width), dtype=bool)
-    frontier[has_cas, :] = True
-    frontier[:, ~is_switch_lid] = False
-    for _ in range(MAX_HOPS):
-        if not frontier.any():
-            break
-        active |= frontier
-        i, lid = np.nonzero(frontier)
-        j = nxt[i, lid]
-        keep = j >= 0
-        frontier = np.zeros_like(frontier)
-        frontier[j[keep], lid[keep]] = True
-        frontier &= ~active
+    cols, sources = np.flatnonzero(is_switch_lid), np.flatnonzero(has_cas)
+    if len(cols) and len(sources):
+        start, col = np.repeat(sources, len(cols)), np.tile(cols, len(sources))
+        active[start, col] = True
+        for k, c in walk(ch, full, start, col + first, MAX_HOPS - 1, trace=True).steps:
+            active[ch.peer_of[c], col[k]] = True
     i, lid = np.nonzero(active & (nxt >= 0))
     second = c1[nxt[i, lid], lid]
     keep = second >= 0
