@@ -10,6 +10,10 @@ from ffplan.plan.model import Cable, CableEnd, Plan
 
 # InfiniBand connector by link speed.
 CONNECTOR = {"EDR": "QSFP28", "HDR": "QSFP56", "NDR": "OSFP", "XDR": "OSFP"}
+# Speeds whose switch ports sit two to a cage (twin-port OSFP, ports 2c-1 and 2c): their optical links are a
+# twin-port transceiver per switch cage, a single-port OSFP transceiver per NIC port, and fibre between them
+# (NVIDIA's NDR/XDR cabling), not active optical cables with a transceiver at each end.
+TWIN_PORT_SPEEDS = ("NDR", "XDR")
 # NetBox cable type slugs (dcim CableTypeChoices).
 NETBOX_CABLE_TYPE = {"DAC": "dac-passive", "AOC": "aoc"}
 # The columns of NetBox's cable import (dcim CableImportForm): an unknown header fails the whole file.
@@ -59,12 +63,32 @@ def bom_rows(plan: Plan) -> list[list]:
         rows.append(["switch", model, n, ", ".join(f"{k} {v}" for k, v in sorted(tiers.items()))])
     speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
     connector = f"{speed} {CONNECTOR.get(speed, '')}".strip()
-    for kind, length, n in cable_counts(plan.cables):
-        rows.append(["cable", f"{kind} {length:g} m", n, connector])
-    aoc = sum(1 for c in plan.cables if c.type == "AOC")
-    rows.append(["transceiver", f"{connector} (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"])
+    if speed in TWIN_PORT_SPEEDS:
+        rows += _twin_port_optics(plan, speed)
+    else:
+        for kind, length, n in cable_counts(plan.cables):
+            rows.append(["cable", f"{kind} {length:g} m", n, connector])
+        aoc = sum(1 for c in plan.cables if c.type == "AOC")
+        rows.append(["transceiver", f"{connector} (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"])
     for model, n in sorted(Counter(nd.model for nd in plan.nodes).items()):
         rows.append(["node", model, n, ""])
+    return rows
+
+
+def _twin_port_optics(plan: Plan, speed: str) -> list[list]:
+    """Cable rows (DACs as they are, optical runs as fibre) and the transceivers per cage of a twin-port speed."""
+    rows: list[list] = []
+    for kind, length, n in cable_counts(plan.cables):
+        item, note = (f"DAC {length:g} m", f"{speed} OSFP") if kind == "DAC" else (
+            f"fibre {length:g} m", f"{speed}: between the transceivers below (optical runs the plan lists as AOC)")
+        rows.append(["cable", item, n, note])
+    optical = [end for c in plan.cables if c.type == "AOC" for end in (c.a, c.b)]
+    switch_ports = [(end.device, end.port) for end in optical if isinstance(end.port, int)]
+    cages = {(device, (port + 1) // 2) for device, port in switch_ports}
+    nic_ports = len(optical) - len(switch_ports)
+    rows.append(["transceiver", f"{speed} twin-port OSFP (switch)", len(cages),
+                 f"one per cage of 2 ports: {len(switch_ports)} optical switch ports in {len(cages)} cages"])
+    rows.append(["transceiver", f"{speed} OSFP (NIC)", nic_ports, f"one per optical NIC port ({nic_ports})"])
     return rows
 
 

@@ -47,3 +47,16 @@ def test_fewer_units_are_table_3s_rows(tmp_path, sus):
     path = tmp_path / "b300.yaml"
     path.write_text(yaml.safe_dump(inv, sort_keys=False))
     assert _counts(design(load_inventory(path))) == TABLE_3[sus]
+
+
+def test_bom_counts_transceivers_per_twin_port_cage(shipped_plan):
+    """XDR switch ports sit two to an OSFP cage with one twin-port transceiver; the BOM counted two transceivers per
+    optical run (18,432 for the 9,216 runs), about twice what the hardware uses."""
+    from ffplan.plan.exports import bom_rows
+
+    rows = {item: n for category, item, n, _ in bom_rows(shipped_plan) if category == "transceiver"}
+    optical = sum(1 for c in shipped_plan.cables if c.type == "AOC")
+    assert optical == 9216
+    # 4,608 node-leaf runs: 4,608 NIC transceivers and 2,304 leaf cages; 4,608 leaf-spine runs: 2 x 2,304 cages
+    assert rows == {"XDR twin-port OSFP (switch)": 6912, "XDR OSFP (NIC)": 4608}
+    assert sum(rows.values()) == 11520 < 2 * optical
