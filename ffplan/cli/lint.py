@@ -84,6 +84,8 @@ def lint(
         config = load_config(config_file) if config_file else find_config()
     except ConfigError as exc:
         fail(f"{exc.where}: {exc.message}", exc.hint)
+    for reason in config.passed_over:
+        err.print(f"warning: config {reason}; pass --config FILE to use it", markup=False)
     if not paths:
         paths = config.inventory_files() if config.inventories else [Path(".")]
         if not paths:

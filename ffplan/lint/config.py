@@ -8,6 +8,10 @@ nearest one found upward from the current folder.
 
 Patterns are fnmatch patterns (`*` also crosses `/`) relative to the folder of the config file; a pattern
 without `/` matches the file name alone. A bad setting is an input error (exit 2) located in its file.
+
+A config can silence rules, and CI trusts lint: a config file found upward that belongs to another user (not
+root), or that anyone may write, is passed over with a warning (it could be planted in a shared parent folder
+such as /tmp or a group share); `--config FILE` names one explicitly.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ffplan.diagnostics import InputError, did_you_mean
@@ -42,6 +47,7 @@ class LintConfig:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     inventories: tuple[str, ...] = ()
     root: Path = field(default_factory=Path.cwd)  # patterns are relative to this folder
+    passed_over: tuple[str, ...] = ()  # why config files found upward were not used (another user's ...)
 
     def reports(self, rule: str, file: str) -> bool:
         """Whether a finding of `rule` in `file` is reported under these settings."""
@@ -72,12 +78,29 @@ def _matches_any(rule: str, codes: tuple[str, ...]) -> bool:
 def find_config(start: Path | None = None) -> LintConfig:
     """The nearest .ffplan.yaml, or pyproject.toml with a [tool.ffplan] table, from `start` upward."""
     folder = (start or Path.cwd()).resolve()
+    passed_over: list[str] = []
     for candidate in (folder, *folder.parents):
         for name in CONFIG_NAMES:
             path = candidate / name
-            if path.is_file() and (name != "pyproject.toml" or "ffplan" in _toml(path).get("tool", {})):
-                return load_config(Path(os.path.relpath(path)))  # named in messages as the user would type it
-    return LintConfig()
+            if not path.is_file():
+                continue
+            distrust = _untrusted(path)
+            if distrust:
+                passed_over.append(f"{path}: not used, {distrust}")
+            elif name != "pyproject.toml" or "ffplan" in _toml(path).get("tool", {}):
+                config = load_config(Path(os.path.relpath(path)))  # named in messages as the user would type it
+                return replace(config, passed_over=tuple(passed_over))
+    return LintConfig(passed_over=tuple(passed_over))
+
+
+def _untrusted(path: Path) -> str:
+    """Why a config found upward cannot be trusted to silence rules, or ''."""
+    info = path.stat()
+    if info.st_uid not in (os.geteuid(), 0):
+        return f"it belongs to another user (uid {info.st_uid})"
+    if info.st_mode & stat.S_IWOTH:
+        return "anyone may write it"
+    return ""
 
 
 def load_config(path: Path) -> LintConfig:

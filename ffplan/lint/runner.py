@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterable
 
+import yaml
+
 from ffplan.diagnostics import Collector, Diagnostic, InputError, Severity, StageError
 from ffplan.inventory import LoadedInventory, load_inventory
-from ffplan.inventory.source import RULE_UNREADABLE, STDIN_NAME, read_stream, read_text
+from ffplan.inventory.source import MAX_FILE_BYTES, RULE_UNREADABLE, STDIN_NAME, FastLoader, read_stream, read_text
 from ffplan.lint.config import LintConfig
 from ffplan.lint.context import LintContext
 from ffplan.lint.registry import semantic_checks
@@ -96,13 +98,27 @@ def _refused(path: Path, message: str, hint: str) -> FileResult:
 
 
 def inventory_files(folder: Path) -> list[Path]:
-    """The inventories below `folder`, leaving out what ffplan wrote: output folders (their plan.yaml is no
-    inventory) and the staging and old folders an interrupted write left."""
+    """The YAML files below `folder`; inside what ffplan writes (output folders, whose plan.yaml is no inventory,
+    and the staging and old folders an interrupted write left) only those that look like inventories: a
+    manifest.json anyone can write, or a folder's name, must not hide an inventory from lint."""
     found = []
+    generated: set[str] = set()  # folders inside an output or leftover folder
     for root, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if not is_leftover(d) and not is_ffplan_output(Path(root) / d)]
-        found += [Path(root) / n for n in names if Path(n).suffix in INVENTORY_SUFFIXES and (Path(root) / n).is_file()]
+        inside = root in generated or is_leftover(Path(root).name) or is_ffplan_output(Path(root))
+        if inside:
+            generated.update(os.path.join(root, d) for d in dirs)
+        files = [Path(root) / n for n in names if Path(n).suffix in INVENTORY_SUFFIXES and (Path(root) / n).is_file()]
+        found += [f for f in files if not inside or _may_be_inventory(f)]
     return sorted(found)
+
+
+def _may_be_inventory(path: Path) -> bool:
+    """Whether a YAML file inside an output folder may be an inventory: within the inventory size limit (a large
+    plan.yaml is not one, and no inventory can be larger) and with an inventory's top-level keys."""
+    try:
+        return path.stat().st_size <= MAX_FILE_BYTES and looks_like_inventory(path)
+    except OSError:
+        return True  # lint reports why it cannot be read
 
 
 def lint_paths(paths: Iterable[Path], config: LintConfig = LintConfig(), stdin: BinaryIO | None = None) -> LintReport:
@@ -128,12 +144,23 @@ def lint_paths(paths: Iterable[Path], config: LintConfig = LintConfig(), stdin: 
 
 
 def looks_like_inventory(path: Path) -> bool:
-    """A YAML file whose top level has `inventory_version:` or `fabric:` (what `--only-inventories` lints when
-    the config names no `inventories`); an unreadable file counts, so its error is reported."""
+    """A YAML file whose top level has `inventory_version` or `fabric` as a key, however spelled (quoted, flow
+    style, in any document): what `--only-inventories` lints when the config names no `inventories`. An unreadable
+    file counts, so its error is reported; text that is not YAML (a template) counts when a line starts with
+    such a key."""
     try:
-        return _INVENTORY_KEY.search(read_text(path)) is not None
+        text = read_text(path)
     except InputError:
         return True
+    try:
+        for node in yaml.compose_all(text, Loader=FastLoader):  # nodes only: no value is built, no alias expanded
+            if isinstance(node, yaml.MappingNode) and any(
+                    isinstance(key, yaml.ScalarNode) and key.value in INVENTORY_KEYS for key, _ in node.value):
+                return True
+        return False
+    except yaml.YAMLError:
+        return _INVENTORY_KEY.search(text) is not None
 
 
-_INVENTORY_KEY = re.compile(r"^(inventory_version|fabric)\s*:", re.MULTILINE)
+INVENTORY_KEYS = ("inventory_version", "fabric")
+_INVENTORY_KEY = re.compile(r"""^[?\s]*["']?(inventory_version|fabric)["']?\s*:""", re.MULTILINE)

@@ -2,17 +2,22 @@
 
 `disable` applies to findings on its own line; written on a line of its own, it applies to the next line
 (for findings on long flow-style lines). `disable-file` applies to the whole file wherever it is written.
+Only a YAML comment is a directive: the same words inside a quoted or block scalar are the scalar's text.
 Rules whose findings must never be hidden (registry: Suppression.FORBIDDEN) are not suppressed, and the
 attempt is a finding of its own (FF005).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
+import yaml
+
 from ffplan.diagnostics import Diagnostic, Severity
+from ffplan.inventory.source import FastLoader
 from ffplan.lint.registry import Suppression, all_rules
 
 RULE_UNKNOWN_SUPPRESSION = "FF004"
@@ -33,13 +38,36 @@ class Suppressions:
         return diag.rule in self.whole_file or diag.rule in self.by_line.get(diag.line, ())
 
 
+def _scalar_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) (0-based line, column) of every scalar of `text`, in order: a `#` inside one is text, not a
+    comment (`name: "x # ffplan: disable-file=FF301"`). Up to a syntax error, which the reader reports."""
+    spans = []
+    try:
+        for token in yaml.scan(text, Loader=FastLoader):
+            if isinstance(token, yaml.ScalarToken):
+                spans.append(((token.start_mark.line, token.start_mark.column), (token.end_mark.line, token.end_mark.column)))
+    except yaml.YAMLError:
+        pass
+    return spans
+
+
+def _in_scalar(spans: list[tuple[tuple[int, int], tuple[int, int]]], at: tuple[int, int]) -> bool:
+    i = bisect.bisect_right(spans, (at, (1 << 62, 0))) - 1
+    return i >= 0 and spans[i][0] <= at < spans[i][1]
+
+
 def parse_suppressions(file: str, text: str) -> Suppressions:
     known = {r.id: r for r in all_rules()}
     found = Suppressions()
+    spans: list[tuple[tuple[int, int], tuple[int, int]]] | None = None  # scanned only when a directive is seen
     for number, line in enumerate(text.splitlines(), start=1):
         match = _DIRECTIVE.search(line)
         if not match:
             continue
+        if spans is None:
+            spans = _scalar_spans(text)
+        if _in_scalar(spans, (number - 1, match.start() + match.group(0).index("#"))):
+            continue  # inside a quoted or block scalar: text, not a comment
         target = number + 1 if line.lstrip().startswith("#") else number
         ids = set()
         for token in _RULE_TOKEN.finditer(match.group(2)):
