@@ -42,6 +42,9 @@ RackUnit = Annotated[int, Field(ge=1, le=60)]
 NonNegative = Annotated[float, Field(ge=0)]
 # One line of printable ASCII: comments, descriptions and purposes the designer writes (never a newline).
 Line = Annotated[str, StringConstraints(pattern=r"^[\x20-\x7e]{0,1000}$")]
+# A Line printed after `#` in hfreduce.env: no backslash, since systemd before 254 (Debian 12 has 252) continues a
+# comment ending in one onto the next line of an EnvironmentFile=, which then drops that setting.
+EnvComment = Annotated[str, StringConstraints(pattern=r"^[\x20-\x5b\x5d-\x7e]{0,1000}$")]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 HexId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4,6}$")]  # PCI vendor, device and class ids
 NodeInfoId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,8}$")]  # VendorID, DeviceID as ibnetdiscover prints them
@@ -425,7 +428,7 @@ class SlSetting(Frozen):
     traffic_class: Name | Literal[""]  # QoS class the SL comes from ("" when the plan has no QoS)
     sl: Sl
     file: Name  # profile file that carries it
-    comment: Line  # where the SL comes from
+    comment: EnvComment  # where the SL comes from; hfreduce.env prints it as a comment
 
 
 class RelaxedOrdering(Frozen):

@@ -124,6 +124,9 @@ CASES = [
     ("switch-port-guid-zero", _set("switches", 0, "port_guid", "0x0000000000000000"), "switches[0].port_guid", "render"),
     ("switch-sysimg-guid-all-ones", _set("switches", 0, "sysimg_guid", "0xffffffffffffffff"), "switches[0].sysimg_guid",
      "render"),
+    # issue 26 item 7: systemd < 254 continued the comment onto the next line of hfreduce.env and dropped HFREDUCE_IB_SL
+    ("sl-comment-trailing-backslash", _set("hosts", 0, "sls", _hfreduce_sl(), "comment", "SL 2 \\"),
+     f"hosts[0].sls[{_hfreduce_sl()}].comment", "render"),
     ("ca-sysimg-guid-zero", _set("nodes", 0, "ports", 0, "sysimg_guid", "0x0000000000000000"), "nodes[0].ports[0].sysimg_guid",
      "render"),
     ("infinite-cable-length", _set("cables", 0, "length_m", math.inf), "cables[0].length_m", "verify"),
