@@ -36,9 +36,11 @@ class Walked:
 
 
 def walk(ch: Channels, lft: np.ndarray, start: np.ndarray, lid: np.ndarray, max_hops: int = MAX_HOPS,
-         trace: bool = False) -> Walked:
+         trace: bool = False, dest: tuple[np.ndarray, np.ndarray] | None = None) -> Walked:
     """Walk from switch `start[k]` towards `lid[k]` for every k over `lft` ((switches x LIDs) ports, `ch.switches`
-    order); with `trace`, the channel each walk takes at each step."""
+    order); with `trace`, the channel each walk takes at each step. `dest`: (switch, port) where each column of `lft`
+    is delivered, instead of the fabric's (for a router's candidate column)."""
+    dest_switch, dest_port = dest if dest is not None else (ch.dest_switch, ch.dest_port)
     count = len(start)
     pos = np.asarray(start, dtype=np.int64).copy()
     lid = np.asarray(lid, dtype=np.int64)
@@ -52,7 +54,7 @@ def walk(ch: Channels, lft: np.ndarray, start: np.ndarray, lid: np.ndarray, max_
         if not len(walking):
             break
         port = lft[at, to].astype(np.int64)
-        home = (at == ch.dest_switch[to]) & (port == ch.dest_port[to])
+        home = (at == dest_switch[to]) & (port == dest_port[to])
         reached[walking[home]] = True
         nxt = ch.next[at, port]
         go = ~home & (nxt >= 0)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 from ffplan.fabric.arrays import Channels
+from ffplan.fabric.walk import walk
 from ffplan.design.routing.common import RoutingTables, first_proven, unknown_failed
 from ffplan.plan.model import UNROUTED, DeadlockProof
 from ffplan.plan.topology import Topology, resolve_failed
@@ -638,24 +639,13 @@ class TreeCase:
         """(links, clean): switch-to-switch links of every switch's route (by `col`, one LID's entries) to `leaf`,
         ending at `port` there, -1 where it does not arrive; and whether the route turns down then up only at a
         transit switch (a grown route may continue only over such a route)."""
-        nxt = self.ch.next
-        tier = self._tier
+        tier, ch = self._tier, self.ch
         n = len(col)
-        pos = np.arange(n)
-        prev = np.full(n, -1)
-        hops = np.zeros(n, dtype=np.int64)
-        done = np.zeros(n, dtype=bool)
+        w = walk(ch, col[:, None], np.arange(n), np.zeros(n, dtype=np.int64), 64, trace=True,
+                 dest=(np.array([leaf]), np.array([port])))
         clean = np.ones(n, dtype=bool)
-        for _ in range(64):
-            done |= (pos == leaf) & (col[pos] == port)
-            step = nxt[pos, np.minimum(col[pos], 255)]
-            moving = ~done & (step >= 0)
-            if not moving.any():
-                break
-            turn = moving & (prev >= 0)
-            clean &= ~(turn & (tier[np.maximum(prev, 0)] > tier[pos]) & (tier[np.maximum(step, 0)] > tier[pos])
-                       & ~self._valley_ok[pos])
-            prev = np.where(moving, pos, prev)
-            pos = np.where(moving, step, pos)
-            hops += moving
-        return np.where(done & self.alive, hops, -1), clean
+        for (k1, c1), (k2, c2) in zip(w.steps, w.steps[1:]):  # a turn: two links in a row of one walk
+            c1 = c1[np.searchsorted(k1, k2)]  # the walks of a step are a sorted subset of the step before's
+            prev, pos, step = ch.src_of[c1], ch.peer_of[c1], ch.peer_of[c2]
+            clean[k2[(tier[prev] > tier[pos]) & (tier[step] > tier[pos]) & ~self._valley_ok[pos]]] = False
+        return np.where(w.reached & self.alive, w.links, -1), clean
