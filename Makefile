@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 FFPLAN := $(VENV)/bin/ffplan
 OUT ?= out
 
-.PHONY: run test typecheck venv test-venv system-deps nccl-deps bench clean golden
+.PHONY: run test test-fast ruff typecheck venv test-venv system-deps nccl-deps bench clean golden
 
 # `make run` needs ffplan alone; the test extras (pytest, hypothesis, mypy, ...) come with the targets that use them.
 $(VENV)/.installed: pyproject.toml
@@ -52,8 +52,16 @@ run: venv
 typecheck: test-venv
 	$(PY) -m mypy
 
-test: typecheck system-deps nccl-deps
+# ruff check with the rules in pyproject.toml ([tool.ruff]); never `ruff format` (no mass reformat).
+ruff: test-venv
+	$(PY) -m ruff check .
+
+test: typecheck ruff system-deps nccl-deps
 	$(PY) -m pytest -q
+
+# The quick loop: no ibsim, no wheel build, no NCCL compile (markers in pyproject.toml).
+test-fast: typecheck ruff
+	$(PY) -m pytest -q -m "not slow and not integration and not packaging"
 
 bench: venv
 	$(PY) benchmarks/run.py

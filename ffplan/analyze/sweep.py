@@ -112,7 +112,7 @@ class SweepResult:
 def sweep_cases(topo: Topology, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0) -> list[tuple[str, list[str]]]:
     cables = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind in ("leaf-spine", "spine-core"))
     out = [(f"cable {c}", [c]) for c in cables]
-    out += [(f"inter-zone {c}", [c]) for c in sorted(l for l, (kind, _, _) in topo.by_label.items() if kind == "inter-zone")]
+    out += [(f"inter-zone {c}", [c]) for c in sorted(label for label, (kind, _, _) in topo.by_label.items() if kind == "inter-zone")]
     out += [(f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]]
     out += [(f"core {c}", [c]) for z in topo.zones for c in topo.cores.get(z, [])]
     rng = random.Random(seed)

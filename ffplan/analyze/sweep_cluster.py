@@ -104,7 +104,7 @@ class ResultsFile:
         """Load the finished cases; the number of bytes of whole lines to keep (0: the file is empty)."""
         text = read_text(self.path, MAX_PLAN_BYTES)  # a FIFO, device or unreadable path: FF003
         lines = text.split("\n")
-        partial = lines.pop()  # '' when the file ends with a newline, else a line cut short
+        lines.pop()  # '' when the file ends with a newline, else a line cut short
         if not lines:
             return 0
         name = str(self.path)

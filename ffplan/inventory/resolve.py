@@ -111,11 +111,11 @@ def _rack_block_problem(block: RackBlock, budget: int) -> tuple[str, str, str] |
     problem = pattern_problem(block.name, ("row", "slot"))
     if problem:
         return "name", f"rack name pattern '{block.name}' cannot be expanded: {problem}", "use {row} and {slot}, optionally with a width such as {row:02d}"
-    for field, (first, last) in (("rows", block.rows), ("slots", block.slots)):
+    for axis, (first, last) in (("rows", block.rows), ("slots", block.slots)):
         if first > last:
-            return field, f"{field} range [{first}, {last}] is reversed: it generates no racks", f"write [{last}, {first}]"
+            return axis, f"{axis} range [{first}, {last}] is reversed: it generates no racks", f"write [{last}, {first}]"
         if first < 0 or last > MAX_RACK_POSITION:
-            return field, f"{field} range [{first}, {last}] is outside 0-{MAX_RACK_POSITION}", "rows and slots of racks are 0-999"
+            return axis, f"{axis} range [{first}, {last}] is outside 0-{MAX_RACK_POSITION}", "rows and slots of racks are 0-999"
     count = (block.rows[1] - block.rows[0] + 1) * (block.slots[1] - block.slots[0] + 1)
     if count > budget:
         return "rows", (f"the block generates {count:,} racks, over the {MAX_GENERATED_RACKS:,} racks all blocks may generate"), \

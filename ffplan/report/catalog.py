@@ -39,7 +39,7 @@ def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path |
     loaded = read_override_file(override_file) if override_file else None
     chosen = preset or (loaded and loaded[0].preset) or (plan.catalog and plan.catalog.preset) or DEFAULT_PRESET
     catalog = _with_model_power(load_preset(chosen), plan)
-    known = dict(known_nodes={m.name for m in plan.node_models}, known_switches={m.name for m in plan.switch_models})
+    known = {"known_nodes": {m.name for m in plan.node_models}, "known_switches": {m.name for m in plan.switch_models}}
     if plan.catalog:
         # The designer refuses a bad block (ffplan.design.floor): this fails only for an edited plan.
         where, origin = plan_location(plan, plan_file), f"inventory {plan.inventory.file}"

@@ -49,7 +49,7 @@ def test_leaf_spine_wiring_complete(plan):
         leaves = [s.name for s in plan.switches if s.zone == z.name and s.tier == "leaf"]
         spines = [s.name for s in plan.switches if s.zone == z.name and s.tier == "spine"]
         assert len(leaves) == z.leaves and len(spines) == z.spines
-        assert set(links) == {(l, s) for l in leaves for s in spines}
+        assert set(links) == {(leaf, s) for leaf in leaves for s in spines}
         assert set(links.values()) == {z.links_per_leaf_spine}
 
 

@@ -64,7 +64,7 @@ def test_adding_a_rack_moves_no_cable(tmp_path, base, ff2_text, update_golden):
     d = diff_plans(base, new)
     assert not d.cables_moved and not d.cables_removed
     assert len(d.cables_added) == 8 and d.nodes_added == [f"cn{i:04d}" for i in range(1201, 1209)]
-    assert not [f for f in d.node_ports]  # no existing port changed zone, leaf, port, LID or GUID
+    assert not list(d.node_ports)  # no existing port changed zone, leaf, port, LID or GUID
     assert max(b.max_per_leaf - b.min_per_leaf for b in new.design.balance) <= 1
     check_golden("add-rack", d, update_golden)
 

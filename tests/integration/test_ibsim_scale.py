@@ -16,7 +16,7 @@ from ffplan.verify.sim import IBSIM_MAX_SWITCHES
 from tests.integration.conftest import write_rendered
 from tests.opensm.planfix import design_file
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "ibsim_scale.py"
 
 

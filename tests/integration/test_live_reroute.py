@@ -22,14 +22,13 @@ from ffplan.opensm.files import lfts_text, opensm_files, simulator_topology
 from ffplan.opensm.layout import CONF, GUID2LID, LFTS
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
-from ffplan.verify import parse as P
 from ffplan.verify.boot import rewrite_paths
 from benchmarks.sidebyside import pattern_loads
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk_ca_pairs, walk_switch_lids
 from tests.opensm.planfix import designed
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a Fire-Flyer 2 zone in ibsim
 
 ZONE = "z1"
 CONFIGURED = "file tables configured"

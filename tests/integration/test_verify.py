@@ -68,6 +68,7 @@ def test_keep_naming_a_file_is_a_usage_error(lab_out, tmp_path):
     assert result.exit_code == 2 and "--keep" in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_one_ff2_zone_passes(ff2_out, no_leftovers):
     started = time.monotonic()
     report = verify(ff2_out, zone="z1")
@@ -80,6 +81,7 @@ def test_one_ff2_zone_passes(ff2_out, no_leftovers):
     print(f"\nverify FF2 zone z1: {elapsed:.1f} s; timings {report.timings}")
 
 
+@pytest.mark.slow
 def test_whole_ff2_under_60_s(ff2_out, no_leftovers):
     started = time.monotonic()
     report = verify(ff2_out)

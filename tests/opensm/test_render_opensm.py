@@ -85,7 +85,9 @@ def test_guid2lid_records_are_followed_by_an_empty_line(lab_plan):
 
 def test_guid_files(lab_plan):
     files = render_opensm(lab_plan)
-    body = lambda name: [ln.split()[0] for ln in files[f"opensm/{name}"].splitlines() if ln and not ln.startswith("#")]
+    def body(name: str) -> list[str]:
+        return [ln.split()[0] for ln in files[f"opensm/{name}"].splitlines() if ln and not ln.startswith("#")]
+
     assert body(ROOT_GUIDS) == [s.node_guid for s in lab_plan.switches if s.tier == "spine"]
     assert body(CN_GUIDS) == [p.port_guid for n in lab_plan.nodes if n.role == "compute" for p in n.ports]
     assert sorted(body(IO_GUIDS)) == sorted(p.port_guid for n in lab_plan.nodes if n.role != "compute" for p in n.ports)
@@ -130,7 +132,9 @@ def test_only_the_simulator_copy_follows_ibsim_guid_rule(lab_plan):
             assert f"caguid=0x{g:x}\n" in production and f"caguid=0x{g - 1:x}\n" in sim
             assert f'Ca\t1 "{n.hostname} {p.nic}"\t\t# "{n.hostname} {p.nic}"' in sim  # ibsim addresses nodes by id
             assert f"[1]({g:x}) " in sim  # the port GUID ibsim derives (caguid + 1) is the real one
-    strip = lambda t: [ln for ln in t.splitlines() if not ln.startswith(("#", "caguid="))]
+    def strip(t: str) -> list[str]:
+        return [ln for ln in t.splitlines() if not ln.startswith(("#", "caguid="))]
+
     assert len(strip(production)) == len(strip(sim))
     # no production file (OpenSM files, host manifest and scripts, exports, plan) carries ibsim's node GUIDs
     from ffplan.render import render_plan

@@ -29,6 +29,8 @@ from renderfix import designed
 
 from ffplan.render.hosts import render_hosts
 
+pytestmark = pytest.mark.slow  # compiles NCCL's topology loader
+
 HARNESS = Path(__file__).resolve().parent / "nccl_harness"
 GRAPH_FILES = ["xml.cc", "topo.cc"]
 CXXFLAGS = ["-std=c++17", "-O0", "-ffunction-sections", "-fdata-sections", "-DNCCL_OS_LINUX=1", "-w"]

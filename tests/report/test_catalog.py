@@ -36,8 +36,8 @@ def test_paper_preset_reproduces_table_iii_network_prices_at_the_papers_counts()
         "pcie_three_layer": pcie.switches * switch + sum(pcie.links.values()) * cable,
         "dgx": ref["dgx_three_layer"]["switches"] * switch + sum(dgx.links.values()) * cable,
     }
-    for design, price in prices.items():
-        assert price == pytest.approx(ref["table_iii"]["network_price"][design], rel=0.02), design
+    for name, price in prices.items():
+        assert price == pytest.approx(ref["table_iii"]["network_price"][name], rel=0.02), name
 
 
 def test_paper_preset_node_units_come_from_table_iii():

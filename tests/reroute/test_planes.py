@@ -15,7 +15,6 @@ from ffplan.inventory import load_inventory
 from ffplan.plan.io import dump_plan
 from ffplan.render.opensm import render_opensm
 from ffplan.fabric.lft import parse_lfts
-from ffplan.verify import parse as P
 from tests.opensm.test_render_planes import INVENTORY
 
 

@@ -20,7 +20,6 @@ from ffplan.opensm.layout import LFTS, TOPOLOGY
 from ffplan.reroute import missing_from_discovery, reroute, resolve_items
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
-from ffplan.verify import parse as P
 from tests.audit.asbuilt import with_aggregation_nodes
 from tests.opensm.planfix import designed
 

@@ -44,7 +44,7 @@ def test_lab_patterns(lab_routed):
 
 def test_skewed_routing_is_detected(ff2_routed):
     topo = topology_for(ff2_routed)
-    tables = {l.switch: list(l.ports) for l in ff2_routed.routing.lfts}
+    tables = {lft.switch: list(lft.ports) for lft in ff2_routed.routing.lfts}
     leaf = "z1-leaf02"
     ups = [u.leaf_port for u in topo.uplinks[leaf]]
     # move every destination of uplink 2 onto uplink 1: that uplink now carries twice its share
@@ -98,7 +98,7 @@ def test_opensm_dump_round_trip(lab_routed, fmt):
     topo = topology_for(lab_routed)
     read = read_lfts(_dump(lab_routed, fmt, lid_shift=100), topo)  # other LIDs, mapped back by portguid
     assert not read.missing_switches and not read.unknown_switches and read.unmapped_lids == 0
-    assert {name: table.tolist() for name, table in read.tables.items()} == {l.switch: l.ports.tolist() for l in lab_routed.routing.lfts}
+    assert {name: table.tolist() for name, table in read.tables.items()} == {lft.switch: lft.ports.tolist() for lft in lab_routed.routing.lfts}
     r = by_name(analyze(lab_routed, ["all-to-all"], tables=read.tables, topo=topo))["all-to-all"]
     assert r.max_load == by_name(analyze(lab_routed, ["all-to-all"]))["all-to-all"].max_load
 
@@ -158,7 +158,7 @@ def test_all_to_all_bundles_count_every_flow(lab_routed, roles):
 def test_a_flow_that_does_not_arrive_loads_no_link(lab_routed):
     """A bundle that ends in a dead end counts as unroutable and adds nothing to the links it passed."""
     topo = topology_for(lab_routed)
-    tables = {l.switch: l.ports.copy() for l in lab_routed.routing.lfts}
+    tables = {lft.switch: lft.ports.copy() for lft in lab_routed.routing.lfts}
     dst = next(iter(topo.cas["zb-leaf01"])).lid
     for spine in topo.spines["zb"]:
         tables[spine][dst] = 255  # the spines drop it: every flow from another leaf dies one hop up

@@ -31,7 +31,7 @@ MARK = "PWNED"
 PAYLOADS = [
     f"\ntouch {MARK} #", f"$(touch {MARK})", f"`touch {MARK}`", f"'; touch {MARK}; '", f'"; touch {MARK}; "',
     f"</cpu><evil>{MARK}</evil>", f"../../../../{MARK}", f"/../../{MARK}", f"x\0{MARK}", f"\r\nNCCL_NET_PLUGIN=/x/{MARK}.so",
-    f"{MARK}\n", f"..", f".{MARK}", f"a b {MARK}", f"${{IFS}}{MARK}", f"&amp;{MARK}",
+    f"{MARK}\n", "..", f".{MARK}", f"a b {MARK}", f"${{IFS}}{MARK}", f"&amp;{MARK}",
 ]
 NUMBERS = [-1, 0, 15, 16, 99, 255, 256, 0xBFFF, 0xC000, 70000, 10**7, 2**63, math.nan, math.inf, -math.inf, 1e308, 0.5]
 # Lines a payload would add if it escaped its field: a command, an NCCL setting, an XML element.

@@ -19,7 +19,7 @@ import pytest
 from ffplan.verify.sim import ToolsMissing, find_tools
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.packaging
+pytestmark = [pytest.mark.packaging, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

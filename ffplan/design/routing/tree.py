@@ -584,7 +584,7 @@ class TreeCase:
 
     def _grow_in_trees(self) -> None:
         """Every alive CA and leaf LID whose route does not arrive from some alive switch (only after failures)."""
-        r, lft = self.r, self.lft
+        r = self.r
         if not self.t.failed_cables and not self.t.failed_switches:
             return
         for j in range(len(self.d)):

@@ -231,7 +231,7 @@ class _Case:
             self.iz.setdefault((zb, za), []).append((link.b_leaf, link.b_port, link.a_leaf, link.a_port))
         # leaf -> zone N -> its own alive links to N (ports)
         self.own_iz: dict[str, dict[str, list[int]]] = {}
-        for (za, zn), links in self.iz.items():
+        for (_, zn), links in self.iz.items():
             for a_leaf, a_port, _, _ in links:
                 self.own_iz.setdefault(a_leaf, {}).setdefault(zn, []).append(a_port)
         self.linked = {key: {a for a, _, _, _ in links} for key, links in self.iz.items()}

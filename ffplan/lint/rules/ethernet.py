@@ -257,7 +257,7 @@ def nic_speed_unsupported(ctx: LintContext) -> Iterator[Finding]:
     if roce is None or switch is None or switch.ethernet is None:
         return
     speeds = sorted(switch_speeds(switch), reverse=True)
-    for name, path in ctx.used_nic_models.items():
+    for name in ctx.used_nic_models:
         nic = ctx.inventory.models.nics.get(name)
         if nic is None:
             continue

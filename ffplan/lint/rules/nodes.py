@@ -77,7 +77,7 @@ def unknown_device_model(ctx: LintContext) -> Iterator[Finding]:
     the model gives its PCIe lanes, port count, speed and VLs. A model of the other kind (a NIC model on
     a `kind: gpu` device) is reported with a hint to fix the kind.
     """
-    for name, node, base in _node_models(ctx):
+    for _, node, base in _node_models(ctx):
         for di, device in enumerate(node.devices):
             section = "models.gpus" if device.kind == "gpu" else "models.nics"
             finding = unknown_reference(base + ("devices", di, "model"), f"{device.kind.upper()} model", device.model,
@@ -180,7 +180,7 @@ def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
     pairs; root port and PCIe switch names are what devices and switches hang under, so they share one
     name space. Each must be unique within its node model.
     """
-    for name, node, base in _node_models(ctx):
+    for _, node, base in _node_models(ctx):
         devices = [(d.name, base + ("devices", i, "name")) for i, d in enumerate(node.devices)]
         parents = [(r.name, base + ("root_ports", i, "name")) for i, r in enumerate(node.root_ports)]
         parents += [(sw.name, base + ("pcie_switches", i, "name")) for i, sw in enumerate(node.pcie_switches)]
@@ -209,7 +209,7 @@ def duplicate_bus_id(ctx: LintContext) -> Iterator[Finding]:
     its upstream port's). NCCL's topology XML and the host scripts find devices by it, so two devices with one bus id cannot both be found; usually a
     copied line whose bus id was not updated (compare `lspci -D`).
     """
-    for name, node, base in _node_models(ctx):
+    for _, node, base in _node_models(ctx):
         entries = [(device.bus_id, base + ("devices", di, "bus_id")) for di, device in enumerate(node.devices)]
         entries += [(switch.bus_id, base + ("pcie_switches", si, "bus_id")) for si, switch in enumerate(node.pcie_switches)]
         for bus_id, path, first in duplicates(entries):
