@@ -98,10 +98,10 @@ def test_config_db_tables_and_fields_are_sonics(files):
 
 def test_config_db_values(files, small_plan):
     q = small_plan.ethernet.qos
-    for path, db in _dbs(files).items():
+    for db in _dbs(files).values():
         for name, port in db["PORT"].items():
             assert PORT_NAME.match(name) and port["speed"] == "400000" and port["mtu"] == "9216"
-        for key, qos in db["PORT_QOS_MAP"].items():
+        for qos in db["PORT_QOS_MAP"].values():
             assert PRIORITIES.match(qos["pfc_enable"]) and qos["pfc_enable"] == "3"
         dscp = db["DSCP_TO_TC_MAP"]["ROCE"]
         assert len(dscp) == 64 and dscp["26"] == "3" and dscp["48"] == "6"
@@ -112,7 +112,7 @@ def test_config_db_values(files, small_plan):
         wred = db["WRED_PROFILE"]["ROCE_LOSSLESS"]
         assert int(wred["green_min_threshold"]) == q.ecn_min_bytes.value < int(wred["green_max_threshold"])
         assert 0 <= int(wred["green_drop_probability"]) <= 100
-        for key, wd in db["PFC_WD"].items():
+        for wd in db["PFC_WD"].values():
             assert 100 <= int(wd["detection_time"]) <= 5000 and 100 <= int(wd["restoration_time"]) <= 60000
         for key, pg in db["BUFFER_PG"].items():
             assert pg["profile"] in db["BUFFER_PROFILE"] and key.split("|")[0] in db["PORT"]
