@@ -272,14 +272,23 @@ def multi_plane(switch_model: str, radix: int, planes: int, nodes: int, catalog:
     })
 
 
-def rail_optimized(switch_model: str, radix: int, rails: int, nodes: int, catalog: PriceCatalog) -> Network:
+def rail_optimized(switch_model: str, radix: int, rails: int, nodes: int, catalog: PriceCatalog,
+                   extra_ports: int = 0) -> Network:
     """DGX SuperPOD style: scalable units of k/2 nodes, NIC i of every node in a unit to the unit's rail-i
     leaf (rails leaves per unit, one down-port per node); above the leaves one fat-tree, two layers while
-    the leaves fit (at most k), else three. Leaves come in whole units, a partial unit included."""
+    the leaves fit (at most k), else three. Leaves come in whole units, a partial unit included; `extra_ports`
+    (storage and management ports, rail_free_ports) sit in the units' free places."""
     unit = radix // 2
     units = math.ceil(nodes / unit)
     return tree(f"rail-optimized tree, {units} scalable units of {unit} nodes x {rails} rails", switch_model, radix,
-                nodes * rails, catalog, sized_ports=units * unit * rails)
+                nodes * rails + extra_ports, catalog, sized_ports=units * unit * rails)
+
+
+def rail_free_ports(radix: int, rails: int, nodes: int) -> int:
+    """Leaf ports the whole units leave free beside `nodes` nodes of `rails` ports: where the plan puts nodes with
+    fewer ports than rails (UFM appliances, storage), as placement shares a unit place among them."""
+    unit = radix // 2
+    return (math.ceil(nodes / unit) * unit - nodes) * rails
 
 
 LAYOUTS = {  # layout -> (title, description)
@@ -308,14 +317,19 @@ def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix:
     model, ref = comparison_node(shape, catalog)
     nodes = math.ceil(shape.gpus / ref.gpus)
     compute_ports = nodes * ref.compute_nics
+    storage_points = nodes * ref.storage_nics + shape.storage_ports + shape.management_ports
     if layout == THREE_LAYER:
         compute = tree("compute tree", switch_model, radix, compute_ports, catalog, three_layers=True)
     elif layout == RAIL_OPTIMIZED:
-        compute = rail_optimized(switch_model, radix, ref.compute_nics, nodes, catalog)
+        # the plan's own rail-optimized nodes: its storage and management ports fill the units' free places, as
+        # the plan puts them (a separate fabric for them counted switches the plan does not have)
+        shared = shape.own_nodes and 0 < storage_points <= rail_free_ports(radix, ref.compute_nics, nodes)
+        compute = rail_optimized(switch_model, radix, ref.compute_nics, nodes, catalog,
+                                 storage_points if shared else 0)
+        storage_points = 0 if shared else storage_points
     else:
         compute = multi_plane(switch_model, radix, ref.compute_nics, nodes, catalog)
     fabrics = [compute]
-    storage_points = nodes * ref.storage_nics + shape.storage_ports + shape.management_ports
     if storage_points:
         fabrics.append(tree("storage fabric", switch_model, radix, storage_points, catalog))
     title, description = LAYOUTS[layout]

@@ -33,9 +33,8 @@ def test_whole_scalable_units(tmp_path, nodes, leaves, spines):
     assert zone.endpoint_ports == leaves * 32
 
 
-def test_nodes_with_fewer_ports_than_rails_share_a_unit_place(tmp_path):
-    """127 DGX and two one-port UFM appliances are NVIDIA's 4-SU build: the appliances take two rails of the place
-    the 128th DGX would have had (every node took a whole place: refused with FF110)."""
+def dgx_with_ufm(tmp_path) -> Path:
+    """NVIDIA's 4-SU build: 127 DGX H100 and two UFM appliances of one compute-fabric port each."""
     inv = yaml.safe_load(DGX_1SU.read_text())
     inv["models"]["nodes"]["ufm"] = {
         "cpu": {"sockets": 1, "cores_per_socket": 16, "nps": 1}, "rack_units": 1,
@@ -48,8 +47,15 @@ def test_nodes_with_fewer_ports_than_rails_share_a_unit_place(tmp_path):
                           "racks": ["c33"], "per_rack": 2, "first_u": 1})
     path = tmp_path / "dgx-ufm.yaml"
     path.write_text(yaml.safe_dump(inv, sort_keys=False))
+    return path
+
+
+def test_nodes_with_fewer_ports_than_rails_share_a_unit_place(tmp_path):
+    """The appliances take two rails of the place the 128th DGX would have had (every node took a whole place:
+    refused with FF110)."""
     from ffplan.lint import lint_file
 
+    path = dgx_with_ufm(tmp_path)
     assert [d.rule for d in lint_file(path).diagnostics] == []
     plan = design(load_inventory(path))
     (zone,) = plan.zones
@@ -91,3 +97,17 @@ def test_rings_and_trees_run_on_every_rail(tmp_path, pattern):
     assert result.flows == {"ring": 64, "double-binary-tree": 2 * 63 * 2}[pattern] * 8
     loaded_leaves = {t.link.split("[")[0] for t in result.top if t.flows}
     assert len(loaded_leaves) > 2  # not only the two rail-0 leaves
+
+
+def test_the_rail_optimized_cost_column_equals_the_rail_optimized_plan(tmp_path):
+    """The column put the appliances' ports on a storage fabric of its own: 50 switches against the plan's 48."""
+    from ffplan.report import designs as d
+    from ffplan.report.catalog import resolve_catalog
+    from ffplan.report.cost import build_report
+
+    plan = design(load_inventory(dgx_with_ufm(tmp_path)))
+    report = build_report(plan, resolve_catalog(plan, "list-price"))
+    own = next(r for r in report.designs if r.key == d.FIRE_FLYER)
+    rail = next(r for r in report.designs if r.key == d.RAIL_OPTIMIZED)
+    assert own.switch_total == rail.switch_total == 48
+    assert (own.switches, own.switch_links) == (rail.switches, rail.switch_links)
