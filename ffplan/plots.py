@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # matplotlib is imported when a chart is drawn: no other command pays for it
     from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
     from matplotlib.figure import Figure
 
 COLOURS = ("#3b6ea8", "#e08a2c", "#5aa469", "#b8504b", "#8a6fb5", "#7a7f87")
@@ -77,3 +78,39 @@ def stacked_bars(series: Sequence[str], rows: Sequence[tuple[str, Sequence[float
     ax.xaxis.set_major_formatter(tick)
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=len(series), frameon=False, fontsize=FONT_SIZE)
     return fig
+
+
+def stacked_histogram(axes: Axes, groups: Sequence[tuple[str, Sequence[float]]], bins: Sequence[float],
+                      marks: Sequence[tuple[str, float]] = (), log: bool = False, legend: bool = True) -> None:
+    """A histogram of several groups stacked (a colour each), with vertical lines at `marks`, all in the legend
+    under the axes (`legend`: else the caller's figure legend). `log`: a logarithmic count axis, so that the few links or cases at the top show beside the many."""
+    axes.hist([list(values) for _, values in groups], bins=list(bins), stacked=True, label=[name for name, _ in groups],
+              color=[COLOURS[i % len(COLOURS)] for i in range(len(groups))], edgecolor="white", linewidth=0.4, log=log)
+    for i, (name, x) in enumerate(marks):
+        axes.axvline(x, color=INK, linestyle=(0, (4, 2)) if i == 0 else "-", linewidth=1.2,
+                     label=f"{name} {tick(x)}" if legend else name)
+    axes.set_xlim(bins[0], bins[-1])
+    axes.yaxis.grid(True, color=GRID)
+    if log:
+        axes.set_ylim(bottom=0.7)  # a bin of one shows
+    else:
+        axes.yaxis.set_major_formatter(tick)
+    if legend:
+        axes.legend(frameon=False, fontsize=FONT_SIZE - 0.5, loc="upper center", bbox_to_anchor=(0.5, -0.22),
+                    ncols=min(4, len(groups) + len(marks)))
+
+
+def integer_ticks(axis: Axis) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def integer_bins(low: float, high: float, most: int = 40) -> list[float]:
+    """Bin edges over [low, high] for integer counts: one bin per value when they fit, else `most` equal steps."""
+    low, high = float(low), float(high)
+    width = max(1.0, -(-(high - low + 1) // most))
+    edges = [low - 0.5]
+    while edges[-1] < high + 0.5:
+        edges.append(edges[-1] + width)
+    return edges

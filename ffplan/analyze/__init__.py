@@ -50,9 +50,13 @@ class PatternResult:
     top: list[LinkStat] = field(default_factory=list)
     # storage-read only: GiB/s each GPU reads when every flow gets the same share of the busiest link or CA port
     storage_gib_s_per_gpu: float | None = None
+    # the worst phase's flows on every link by tier ("leaf → spine", "between zones", ...): the HTML report's
+    # histograms; not in as_dict (json prints the figures above)
+    loads_by_tier: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
+        del d["loads_by_tier"]
         d["top"] = [{"link": t.link, "flows": t.flows} for t in self.top]
         d["mean_load"] = round(self.mean_load, 3)
         d["ratio"] = round(self.ratio, 4)
@@ -136,5 +140,17 @@ def _result(net: TopologyArrays, pat: Pattern, phase: Phase, load: np.ndarray, u
         phases=len(pat.phases), flows=d.flows, links=len(links), max_load=mx,
         mean_load=int(load.sum()) / len(load) if len(load) else 0.0, min_load=int(load.min()) if len(load) else 0, bound=bound,
         bound_cut=cut, ratio=ratio, worst_phase=phase.name, ca_max_inject=d.max_inject, ca_max_eject=d.max_eject,
-        cross_zone_flows=d.cross_zone, unroutable=unroutable, top=stats,
+        cross_zone_flows=d.cross_zone, unroutable=unroutable, top=stats, loads_by_tier=_by_tier(net, load),
     )
+
+
+def _by_tier(net: TopologyArrays, load: np.ndarray) -> dict[str, np.ndarray]:
+    """`load` (flows per channel) split by the tiers a channel joins, in the order tiers first occur."""
+    tiers, zones, ch = net.topo.tier, net.zone_of_switch, net.channels
+    names = [f"{tiers[net.switches[a]]} → {tiers[net.switches[b]]}" if zones[a] == zones[b] else "between zones"
+             for a, b in zip(ch.src_of.tolist(), ch.peer_of.tolist())]
+    of = np.array(names, dtype=object)
+    return {tier: load[of == tier] for tier in sorted(set(names), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))}
+
+
+TIER_ORDER = {name: i for i, name in enumerate(("leaf → spine", "spine → leaf", "spine → core", "core → spine", "between zones"))}

@@ -210,6 +210,8 @@ CHUNK = 20  # cases per task: a progress step, and few enough tasks for the sche
 
 
 def _in_process(plan: Plan, chunks: list[list[tuple[str, list[str]]]]) -> Iterator[list[CaseResult]]:
+    if not chunks:  # every case in the results file: no router to build
+        return
     state = SweepState(plan)
     for chunk in chunks:
         yield state.measure(chunk)

@@ -49,6 +49,7 @@ def analyze_command(
     jobs: int = typer.Option(None, "--jobs", "-j", min=1, show_default="the cores", help="With --sweep: worker processes of a local Dask cluster (1: in this process)."),
     scheduler: str = typer.Option(None, "--scheduler", metavar="ADDRESS", help="With --sweep: run the cases on this Dask cluster (tcp://host:8786; its workers need ffplan) instead of a local one."),
     results_file: Path = typer.Option(None, "--results", help="With --sweep: append each finished case to this JSON-lines file; a re-run with it skips the cases it holds."),
+    html: Path = typer.Option(None, "--html", help="Also write an HTML report with charts to this file (flows per link by tier; with --sweep the cases' distribution and the worst cases)."),
     plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
@@ -84,9 +85,13 @@ def analyze_command(
             fail("--sweep re-routes the plan with ffplan's router and measures its own patterns A, B, C, X",
                  "drop --lfts and --pattern, or run without --sweep")
         options = SweepOptions(random_cases, cables, seed, only_random, jobs, scheduler, results_file)
-        _sweep(views, len(plan.subnets) > 1, path, fmt, options, quiet)
+        _sweep(views, len(plan.subnets) > 1, path, fmt, options, html, quiet)
         return
     reports = [(name, _analyze(view, names, scope, role, lfts, topology, top)) for name, view in views]
+    if html is not None:
+        from ffplan.analyze.html import analyze_page
+
+        _write_html(html, analyze_page(str(path), [(name, *report) for name, report in reports], len(plan.subnets) > 1))
     if len(plan.subnets) == 1:
         _, (results, check, source) = reports[0]
         if fmt is Format.json:
@@ -200,7 +205,31 @@ class SweepOptions:
     results: Path | None
 
 
-def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format, opt: SweepOptions, quiet: bool) -> None:
+def _write_html(target: Path, text: str) -> None:
+    """Write the report whole or not at all (a temporary file beside it, renamed over it)."""
+    import os
+    import tempfile
+
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}-", dir=target.parent)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # a report to share, as open() would make it (mkstemp's file is private)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        fail(f"cannot write {target}: {exc.strerror}", "check the path and its permissions")
+    err.print(f"wrote {target}", markup=False, highlight=False)
+
+
+def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format, opt: SweepOptions, html: Path | None,
+           quiet: bool) -> None:
     """The failure sweep of every subnet on its own (each plane's failures stay in that plane), on one Dask cluster."""
     import hashlib
 
@@ -230,6 +259,10 @@ def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format,
                                             seed=opt.seed, singles=not opt.only_random, client=client,
                                             done=store.done.get(name) if store else None, on_result=keep,
                                             progress=progress)))
+    if html is not None:
+        from ffplan.analyze.html import sweep_page
+
+        _write_html(html, sweep_page(str(path), results, planes))
     if fmt is Format.json:
         def as_json(result: SweepResult) -> dict:
             return {"intact": result.intact.as_dict(), "summary": result.summary(),

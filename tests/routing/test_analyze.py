@@ -135,6 +135,29 @@ def test_analyze_cli_json(tmp_path, lab_routed):
     assert res.exit_code == 2
 
 
+def test_analyze_html_has_a_histogram_of_link_loads_by_tier_per_pattern(tmp_path, lab_routed):
+    """`--html`: per pattern a histogram of the flows on every link, split by tier, whose counts add up to the links
+    the pattern loads, with the bound and the maximum; the same bytes on every run."""
+    from ffplan.analyze import analyze
+    from ffplan.plan import write_plan
+
+    write_plan(lab_routed, tmp_path / "plan.yaml")
+    args = ["analyze", str(tmp_path), "-p", "all-to-all", "-p", "shift", "--html", str(tmp_path / "a.html")]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    html = (tmp_path / "a.html").read_text()
+    assert html.count("<svg") == 2 and 'id="chart-all-to-all-zone"' in html and 'id="chart-shift-zone"' in html
+    a2a = analyze(lab_routed, ["all-to-all"])[0]
+    tiers = a2a.loads_by_tier
+    assert list(tiers) == ["leaf → spine", "spine → leaf", "between zones"]
+    assert sum(len(loads) for loads in tiers.values()) == a2a.links
+    assert max(int(loads.max()) for loads in tiers.values()) == a2a.max_load
+    for text in ("leaf → spine", f"lower bound {a2a.bound}", f"max {a2a.max_load}", "flows on one link (worst phase)"):
+        assert f">{text}<" in html
+    assert "loads_by_tier" not in json.dumps(a2a.as_dict())
+    assert CliRunner().invoke(app, [*args[:-1], str(tmp_path / "b.html")]).exit_code == 0
+    assert (tmp_path / "b.html").read_text() == html
+
+
 @pytest.mark.parametrize("roles", [None, ("compute",)])
 def test_all_to_all_bundles_count_every_flow(lab_routed, roles):
     """All-to-all is aggregated per (leaf, destination) without listing its flows: the bundles must be exactly those

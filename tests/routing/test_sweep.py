@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 
 import pytest
@@ -84,10 +85,11 @@ def lab_dir(tmp_path, lab_routed):
 def test_a_local_dask_cluster_gives_the_single_process_sweep_byte_for_byte(lab_dir, tmp_path):
     """Two worker processes of a LocalCluster finish chunks in any order; the report is the same bytes, and the
     results file holds every case once."""
-    one = _sweep_cli(lab_dir, "-j", "1")
-    two = _sweep_cli(lab_dir, "-j", "2", "--results", str(tmp_path / "results.jsonl"))
+    one = _sweep_cli(lab_dir, "-j", "1", "--html", str(tmp_path / "one.html"))
+    two = _sweep_cli(lab_dir, "-j", "2", "--results", str(tmp_path / "results.jsonl"), "--html", str(tmp_path / "two.html"))
     assert one.exit_code == two.exit_code == 1  # the lab's seed-5 random cases cut a leaf off (see above)
     assert two.stdout == one.stdout
+    assert (tmp_path / "two.html").read_bytes() == (tmp_path / "one.html").read_bytes()
     lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     cases = json.loads(one.stdout)["cases"]
     assert lines[0]["plan_sha256"] and len(lines) == 1 + 1 + len(cases)  # header, intact, cases
@@ -137,3 +139,26 @@ def test_an_unreachable_scheduler_is_a_located_error(lab_dir, monkeypatch):
         port = s.getsockname()[1]
     res = _sweep_cli(lab_dir, "--scheduler", f"tcp://127.0.0.1:{port}")
     assert res.exit_code == 2 and "FF905 cannot reach the Dask scheduler" in res.stderr and "[--scheduler]" in res.stderr
+
+
+def test_the_sweeps_html_report_shows_the_distribution_and_the_worst_cases(lab_dir, tmp_path):
+    page = tmp_path / "reports" / "sweep.html"
+    res = _sweep_cli(lab_dir, "-j", "1", "--html", str(page))
+    data = json.loads(res.stdout)
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and f"wrote {page}" in res.stderr
+    assert html.count("<svg") == 1 and 'id="chart-sweep"' in html
+    for name in "ABCX":  # a panel per pattern, with the intact ratio it is measured against
+        intact = data["intact"]["patterns"][name]["ratio"]
+        assert f"{name}: busiest link / lower bound (intact {intact:.2f})" in html
+    rows = re.findall(r"<tr><td>([ABCX])</td><td>([^<]*)</td><td class=\"num\">(\d+)</td>", html)
+    assert len(rows) == 4 * 10
+    worst_a = max(data["cases"], key=lambda c: c["patterns"]["A"]["ratio"])["patterns"]["A"]
+    assert rows[0][0] == "A" and int(rows[0][2]) == worst_a["max"]
+    assert (page.stat().st_mode & 0o777) == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
