@@ -85,7 +85,7 @@ def sweep_page(plan: str, planes: list[tuple[str, SweepResult]], several: bool) 
 
 
 def _page(title: str, plan: str, sections: list[Section]) -> str:
-    from ffplan.render.env import render_template
+    from ffplan.templating import render_template
 
     return render_template("reports/analyze.html", title=title, plan=plan, sections=sections)
 
