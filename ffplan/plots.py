@@ -104,6 +104,7 @@ def integer_ticks(axis: Axis) -> None:
     from matplotlib.ticker import MaxNLocator
 
     axis.set_major_locator(MaxNLocator(integer=True))
+    axis.set_major_formatter(tick)
 
 
 def integer_bins(low: float, high: float, most: int = 40) -> list[float]:

@@ -59,11 +59,12 @@ def sweep_client(workers: int, scheduler: str | None = None) -> Iterator[Client 
 @contextlib.contextmanager
 def local_cluster(workers: int) -> Iterator[Client]:
     """A Dask cluster on this machine: `workers` processes of one thread (the sweep is CPU-bound Python and numpy),
-    no dashboard, only errors logged."""
+    on the loopback address only, its status page on a free port (not 8787, which another cluster may hold), only
+    errors logged."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
 
 
