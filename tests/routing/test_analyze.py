@@ -139,7 +139,7 @@ def test_analyze_html_has_a_histogram_of_link_loads_by_tier_per_pattern(tmp_path
     """`--html`: per pattern a histogram of the flows on every link, split by tier, whose counts add up to the links
     the pattern loads, with the bound and the maximum; the same bytes on every run."""
     from ffplan.analyze import analyze
-    from ffplan.plan import write_plan
+    from tests.support.plans import write_plan
 
     write_plan(lab_routed, tmp_path / "plan.yaml")
     args = ["analyze", str(tmp_path), "-p", "all-to-all", "-p", "shift", "--html", str(tmp_path / "a.html")]
