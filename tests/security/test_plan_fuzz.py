@@ -165,3 +165,61 @@ def test_a_payload_in_a_comment_renders_inert(tmp_path):
     _render(data, tmp_path)
     env = (tmp_path / "a/b/c/d/e/out/hosts/gpu-node/hfreduce.env").read_text()
     assert f"# $(touch {MARK}) `touch {MARK}`\n" in env
+
+
+# ------------------------------------------------------------------ issue 26: YAML tags, aliases and depth
+TEXT = yaml.dump(BASE, Dumper=Dumper, sort_keys=False, width=1 << 16)
+SCALAR_LINES = [i for i, line in enumerate(TEXT.split("\n")) if re.match(r"^\s*(- )?[A-Za-z_][\w-]*: [^\s\[{&*!|>]", line)]
+TAGS = ["!!timestamp", "!!int", "!!float", "!!bool", "!!binary", "!!null", "!!str", "!!map", "!!seq", "!!omap", "!!set",
+        "!custom", "!!python/object/apply:os.system", "!"]
+TAG_VALUES = [None, "''", "x", ":1:2", "2001-02-30", "-", "1e999", "[1, 2]", "{a: 1}"]
+
+
+def _render_text(text: str, sandbox: Path) -> None:
+    plan_dir = sandbox / "plan"
+    plan_dir.mkdir(parents=True)
+    (plan_dir / "plan.yaml").write_text(text, encoding="utf-8")
+    out = sandbox / "out"
+    result = CliRunner().invoke(app, ["render", str(plan_dir), "-o", str(out), "-q"])
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code in (0, 2), result.output
+    assert len(result.output) < 100_000  # no message the size of an expanded bomb
+    if result.exit_code == 2:
+        lines = [line for line in result.output.splitlines() if not line.startswith("    hint: ")]
+        assert lines and all(FINDING.match(line) for line in lines), result.output[:3000]
+        assert not out.exists()
+    else:
+        _check_render(out, sandbox, plan_dir)
+
+
+def _set_line(index: int, value: str) -> str:
+    lines = TEXT.split("\n")
+    key = lines[index].partition(": ")[0]
+    lines[index] = f"{key}: {value}"
+    return "\n".join(lines)
+
+
+@FUZZ_SETTINGS
+@given(st.lists(st.tuples(st.sampled_from(SCALAR_LINES), st.sampled_from(TAGS), st.sampled_from(TAG_VALUES)), min_size=1, max_size=3))
+def test_explicit_tags(tmp_path_factory, tagged):
+    lines = TEXT.split("\n")
+    for index, tag, value in tagged:
+        key, _, old = lines[index].partition(": ")
+        lines[index] = f"{key}: {tag} {old if value is None else value}"
+    _render_text("\n".join(lines), tmp_path_factory.mktemp("fuzz"))
+
+
+@FUZZ_SETTINGS
+@given(st.sampled_from(SCALAR_LINES), st.integers(1, 12), st.integers(1, 12))
+def test_aliases(tmp_path_factory, index, levels, width):
+    bomb = [f"  - &a0 [{', '.join(['lol'] * width)}]"]
+    bomb += [f"  - &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels)]
+    _render_text("bomb:\n" + "\n".join(bomb) + "\n" + _set_line(index, f"*a{levels - 1}"), tmp_path_factory.mktemp("fuzz"))
+
+
+@FUZZ_SETTINGS
+@given(st.sampled_from(SCALAR_LINES), st.integers(1, 1200), st.sampled_from(["[", "{a: "]))
+def test_nesting_depth(tmp_path_factory, index, depth, opener):
+    closer = "]" if opener == "[" else "}"
+    _render_text(_set_line(index, opener * depth + "1" + closer * depth), tmp_path_factory.mktemp("fuzz"))
