@@ -38,7 +38,7 @@ def test_schema_patterns_refuse_a_trailing_newline(name):
     pattern = PATTERNS[name]
     samples = {"NAME_PATTERN": "za", "HOSTNAME_PATTERN": "cn01", "HOSTNAME_TEMPLATE_PATTERN": "cn{index:02d}",
                "GUID_PATTERN": "0x0002c90300000001", "BUS_ID_PATTERN": "0000:01:00.0", "DEVICE_PATTERN": "mlx5_0",
-               "TEXT_PATTERN": "a note", "PATH_PATTERN": "/etc/nccl/topo.xml"}
+               "TEXT_PATTERN": "a note", "PATH_PATTERN": "/etc/nccl/topo.xml", "IPV4_PREFIX_PATTERN": "10.1.0.0/16"}
     good = samples[name]
     adapter = TypeAdapter(models.Annotated[str, models.StringConstraints(pattern=pattern)])
     assert adapter.validate_python(good) == good
