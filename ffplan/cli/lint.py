@@ -16,7 +16,8 @@ from ffplan.diagnostics import Severity
 from ffplan.diagnostics.formats import format_github, format_json, format_sarif, format_text
 from ffplan.lint import LintReport, all_rules, find_rule, lint_paths, summarize
 from ffplan.lint.config import ConfigError, find_config, load_config
-from ffplan.lint.registry import LINT, Rule, Suppression, lint_rules, suggest_rule
+from ffplan.lint.declare import LINT, Rule, Suppression
+from ffplan.lint.registry import lint_rules, suggest_rule
 from ffplan.lint.runner import looks_like_inventory
 from ffplan.outdir import write_file
 

@@ -3,7 +3,8 @@
 Public surface: `lint_paths`, `lint_file`, `LintReport`, `all_rules`, `find_rule`, `summarize`.
 """
 
-from ffplan.lint.registry import Finding, Rule, all_rules, find_rule
+from ffplan.lint.declare import Finding, Rule
+from ffplan.lint.registry import all_rules, find_rule
 from ffplan.lint.runner import FileResult, LintReport, lint_file, lint_paths
 from ffplan.lint.summary import summarize
 

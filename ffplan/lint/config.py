@@ -127,7 +127,6 @@ def load_config(path: Path) -> LintConfig:
         where = lambda key: "{}:{}:{}".format(path, *source.positions.get((key,), (1, 1)))  # noqa: E731
         prefix = ""
     from ffplan.lint.registry import all_rules
-
     known = [r.id for r in all_rules()]
 
     def codes(key: str, value: object) -> tuple[str, ...]:

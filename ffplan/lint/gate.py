@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ffplan.diagnostics import Diagnostic, InfeasibleError, InputError, Severity, StageError
 from ffplan.inventory import LoadedInventory
-from ffplan.lint.registry import Suppression, all_rules
+from ffplan.lint.declare import Suppression
+from ffplan.lint.registry import all_rules
 from ffplan.lint.runner import FileResult, lint_file
 
 BUDGET_RULE_PREFIX = "FF1"  # FF1xx: the fabric cannot hold the inventory -> infeasible, exit 3

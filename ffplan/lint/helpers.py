@@ -6,8 +6,7 @@ from collections import Counter
 from typing import Hashable, Iterable, Iterator, TypeVar
 
 from ffplan.diagnostics import YamlPath, did_you_mean
-from ffplan.lint.registry import Finding
-
+from ffplan.lint.declare import Finding
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 

@@ -3,133 +3,19 @@ function, and the codes later stages (design, report, plan, render, output folde
 
 `ffplan rules`, `ffplan explain`, the SARIF rule table and the fixture meta-test all read this registry, so
 a rule's documentation cannot drift from the rule; a test greps ffplan/ for every code and asserts it is here.
+The rules are declared with ffplan.lint.declare; importing the rule modules (below) registers them.
 """
 
 from __future__ import annotations
 
-import inspect
-import re
-import textwrap
-from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import Iterator
 
-from ffplan.diagnostics import Severity, YamlPath, did_you_mean
-
-if TYPE_CHECKING:
-    from ffplan.lint.context import LintContext
-
-RULE_ID = re.compile(r"^FF\d{3}$")
-TOPICS = {
-    "0": "reading and schema",
-    "1": "fabric and port budget",
-    "2": "references and duplicates",
-    "3": "node models (NUMA, PCIe)",
-    "4": "QoS (SL/VL)",
-    "5": "naming and safety",
-    "6": "routing and QoS design",
-    "7": "Ethernet (RoCE)",
-    "8": "cost report inputs",
-    "9": "plans and output folders",
-}
-LINT = "lint"  # the stage of lint rules; other codes name the command that emits them
-
-
-class Suppression(str, Enum):
-    """What `# ffplan: disable=` may do to a rule's findings."""
-
-    ALLOWED = "allowed"  # hidden everywhere: the designer builds the inventory faithfully anyway
-    REPORT_ONLY = "report-only"  # hidden from lint's report, but design refuses the inventory naming the rule
-    FORBIDDEN = "forbidden"  # never hidden: reading, schema, safety and reference errors
-
-
-# Reference errors name something that does not exist: nothing downstream can be built from them.
-_REFERENCE_RULES = {"FF210", "FF211", "FF212", "FF213", "FF301", "FF302", "FF307"}
-# Physical layout and PCIe findings: the plan is still exactly what the inventory says.
-_LAYOUT_RULES = {"FF204", "FF205", "FF206", "FF304"}
-
-
-def default_suppression(rule_id: str, severity: Severity) -> Suppression:
-    if rule_id[2] in "05" or rule_id in _REFERENCE_RULES:  # FF0xx reading and schema, FF5xx safety
-        return Suppression.FORBIDDEN
-    if severity is Severity.WARNING or rule_id in _LAYOUT_RULES:
-        return Suppression.ALLOWED
-    return Suppression.REPORT_ONLY
-
-
-@dataclass(frozen=True)
-class Finding:
-    """What a check reports: where (YAML path), what, and how to fix it. The runner adds id and severity."""
-
-    path: YamlPath
-    message: str
-    hint: str = ""
-
-
-Check = Callable[["LintContext"], Iterable[Finding]]
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    name: str
-    severity: Severity
-    summary: str
-    explanation: str
-    bad: str
-    good: str
-    check: Check | None  # None: the loader or a later stage reports it
-    stage: str = LINT  # `lint`, or the command that emits the code (`design`, `report cost`, ...)
-
-    @property
-    def topic(self) -> str:
-        return TOPICS[self.id[2]]
-
-    @property
-    def suppression(self) -> Suppression:
-        return default_suppression(self.id, self.severity)
-
-
-RULES: dict[str, Rule] = {}
-
-
-def _register(rule: Rule) -> Rule:
-    if not RULE_ID.match(rule.id) or rule.id in RULES:
-        raise ValueError(f"bad or duplicate rule id {rule.id}")  # a programming error, caught by the tests
-    RULES[rule.id] = rule
-    return rule
-
-
-def _example(text: str) -> str:
-    return textwrap.dedent(text).strip("\n")
-
-
-def rule(rule_id: str, name: str, severity: Severity, *, summary: str, bad: str, good: str) -> Callable[[Check], Check]:
-    """Register a check function; its docstring is the long explanation that `ffplan explain` prints."""
-
-    def decorate(check: Check) -> Check:
-        _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(check.__doc__ or ""), _example(bad), _example(good), check))
-        return check
-
-    return decorate
-
-
-def loader_rule(rule_id: str, name: str, severity: Severity, *, summary: str, explanation: str, bad: str, good: str) -> None:
-    """Register a rule whose findings come from the loader (YAML reading, schema), for docs and suppression."""
-    _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(explanation), _example(bad), _example(good), None))
-
-
-def stage_code(rule_id: str, name: str, stage: str, *, summary: str, explanation: str, bad: str, good: str,
-               severity: Severity = Severity.ERROR) -> None:
-    """Register a code a stage after lint emits (`bad`/`good`: the command or input that triggers it and the one
-    that does not), so `ffplan explain` documents every code ffplan can print."""
-    _register(Rule(rule_id, name, severity, summary, inspect.cleandoc(explanation), _example(bad), _example(good),
-                   None, stage))
+import ffplan.lint.rules  # noqa: F401  (importing the rule modules registers them)
+from ffplan.diagnostics import did_you_mean
+from ffplan.lint.declare import LINT, RULES, Check, Rule
 
 
 def all_rules() -> list[Rule]:
-    import ffplan.lint.rules  # noqa: F401  (importing the rule modules registers them)
-
     return [RULES[k] for k in sorted(RULES)]
 
 

@@ -18,8 +18,8 @@ import yaml
 
 from ffplan.diagnostics import Diagnostic, Severity
 from ffplan.inventory.source import FastLoader
-from ffplan.lint.registry import Suppression, all_rules
-
+from ffplan.lint.declare import Suppression
+from ffplan.lint.registry import all_rules
 RULE_UNKNOWN_SUPPRESSION = "FF004"
 RULE_FORBIDDEN_SUPPRESSION = "FF005"
 

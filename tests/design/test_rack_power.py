@@ -67,7 +67,6 @@ def test_switch_racks_without_power_left_exit_3_with_ff155(tmp_path):
 def test_the_cooling_defaults_the_docs_give_are_the_table():
     from ffplan.design.facility import COOLING_LIMIT_KW
     from ffplan.lint.registry import all_rules
-
     explained = next(r for r in all_rules() if r.id == "FF216").explanation
     docs = (ROOT / "docs" / "facility.md").read_text()
     for cooling, limit in COOLING_LIMIT_KW.items():

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from ffplan.lint import all_rules, lint_file
-from ffplan.lint.registry import TOPICS, lint_rules
-
+from ffplan.lint.declare import TOPICS
+from ffplan.lint.registry import lint_rules
 HERE = pathlib.Path(__file__).parent
 FIXTURES = HERE / "fixtures"
 RULE_IDS = [r.id for r in all_rules()]

@@ -11,8 +11,7 @@ from harden_fixtures import ROOT, run_cli
 
 from ffplan.lint import all_rules, lint_file
 from ffplan.lint.registry import lint_rules
-from ffplan.lint.registry import Suppression
-
+from ffplan.lint.declare import Suppression
 FIXTURES = ROOT / "tests" / "lint" / "fixtures"
 LAB = (ROOT / "inventories" / "lab.yaml").read_text()
 ERROR_RULES = [r for r in lint_rules() if r.severity.value == "error"]

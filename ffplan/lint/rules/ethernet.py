@@ -13,8 +13,7 @@ from ffplan.ethernet.qos import buffer_fit, headroom
 from ffplan.ethernet.speeds import LinkSpeed, link_speed, nic_speed, switch_speeds, used_nics
 from ffplan.inventory.models import Roce
 from ffplan.lint.context import LintContext
-from ffplan.lint.registry import Finding, rule
-
+from ffplan.lint.declare import Finding, rule
 ROCE: YamlPath = ("fabric", "roce")
 QOS: YamlPath = ROCE + ("qos",)
 MAX_LOSSLESS = 2

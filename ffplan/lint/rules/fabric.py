@@ -14,9 +14,7 @@ from ffplan.inventory import ResolvedHost
 from ffplan.inventory.models import Attach
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, more, plural
-from ffplan.lint.registry import Finding, rule
-
-
+from ffplan.lint.declare import Finding, rule
 @dataclass
 class _FloatingGroup:
     """Single-attached hosts of one group that the planner may put in any zone."""

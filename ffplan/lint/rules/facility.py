@@ -13,9 +13,7 @@ from ffplan.design.facility import budget_w, cooling_limit_w, kw
 from ffplan.diagnostics import Severity
 from ffplan.inventory.models import Rack
 from ffplan.lint.context import LintContext
-from ffplan.lint.registry import Finding, rule
-
-
+from ffplan.lint.declare import Finding, rule
 def _over(ctx: LintContext, limit_of: Callable[[Rack], float | None], field: str, what: Callable[[Rack], str],
           hint: str) -> Iterator[Finding]:
     for name, (draw, nodes, switches) in sorted(ctx.rack_draws.items()):

@@ -10,8 +10,7 @@ from ffplan.diagnostics import Severity
 from ffplan.inventory.models import HOSTNAME_PATTERN, NAME_PATTERN
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, duplicates, more
-from ffplan.lint.registry import Finding, rule
-
+from ffplan.lint.declare import Finding, rule
 _HOSTNAME = re.compile(HOSTNAME_PATTERN)
 _NAME = re.compile(NAME_PATTERN)
 

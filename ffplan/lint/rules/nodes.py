@@ -10,9 +10,7 @@ from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory.models import NodeModel
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import duplicates, plural, unknown_reference
-from ffplan.lint.registry import Finding, rule
-
-
+from ffplan.lint.declare import Finding, rule
 def _node_models(ctx: LintContext) -> Iterator[tuple[str, NodeModel, YamlPath]]:
     for name, node in ctx.inventory.models.nodes.items():
         yield name, node, ("models", "nodes", name)

@@ -9,8 +9,7 @@ from ffplan.diagnostics import Severity
 from ffplan.inventory.models import TrafficClass
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import duplicates, out_of_range
-from ffplan.lint.registry import Finding, rule
-
+from ffplan.lint.declare import Finding, rule
 MANAGEMENT_VL = 15
 
 

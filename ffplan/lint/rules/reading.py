@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ffplan.diagnostics import Severity
-from ffplan.lint.registry import loader_rule
-
+from ffplan.lint.declare import loader_rule
 loader_rule(
     "FF001", "yaml-syntax", Severity.ERROR,
     summary="the file is not valid YAML",

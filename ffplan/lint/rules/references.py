@@ -12,9 +12,7 @@ from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory import ResolvedHost
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, duplicates, more, plural, unknown_reference
-from ffplan.lint.registry import Finding, rule
-
-
+from ffplan.lint.declare import Finding, rule
 @rule(
     "FF201", "duplicate-hostname", Severity.ERROR,
     summary="two hosts have the same hostname",

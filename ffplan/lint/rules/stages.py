@@ -5,8 +5,7 @@ that `ffplan rules` lists and `ffplan explain` documents every code ffplan can p
 from __future__ import annotations
 
 from ffplan.diagnostics import Severity
-from ffplan.lint.registry import stage_code
-
+from ffplan.lint.declare import stage_code
 stage_code(
     "FF150", "placement-infeasible", "design",
     summary="the placement solver found no placement (or none within --time-limit)",
