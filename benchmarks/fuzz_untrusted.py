@@ -14,7 +14,6 @@ import hashlib
 import os
 import random
 import re
-import resource
 import shutil
 import signal
 import sys
