@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from ffplan.fabric import items as failed_items
+from ffplan.inventory import failed_items
 
 INVENTORY_VERSION: Literal[1] = 1
 

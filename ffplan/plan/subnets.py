@@ -6,7 +6,7 @@ audit) takes the subnet's view: the same Plan restricted to that subnet's zones,
 from __future__ import annotations
 
 from ffplan.diagnostics import did_you_mean, option_error
-from ffplan.fabric.items import item_name
+from ffplan.inventory.failed_items import item_name
 from ffplan.plan.model import Plan
 
 

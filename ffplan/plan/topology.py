@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ffplan.fabric.items import PortRef, parse_item
+from ffplan.inventory.failed_items import PortRef, parse_item
 from ffplan.plan.model import Plan, SwitchTier
 
 # What a switch port reaches: ("switch", (its name, its port)) or ("ca", the CA port's LID).

@@ -5,7 +5,7 @@ import pytest
 
 from ffplan.design.routing import route
 from ffplan.diagnostics import InputError, StageError
-from ffplan.fabric.items import PortRef, parse_item
+from ffplan.inventory.failed_items import PortRef, parse_item
 from ffplan.plan.io import dump_plan, load_plan
 from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.reroute import resolve_items

@@ -17,7 +17,7 @@ from ffplan.design.routing.rebalance import Rebalance
 from ffplan.design.routing.tree import TreeCase, TreeRouter
 from ffplan.design.routing.zones import ZoneRouter
 from ffplan.diagnostics import COMMAND_LINE, Collector, StageError
-from ffplan.fabric.items import item_name
+from ffplan.inventory.failed_items import item_name
 from ffplan.plan.model import UNROUTED, DeadlockProof, Lft, Plan, RouteCheck, Routing
 from ffplan.plan.subnets import subnet_views
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
