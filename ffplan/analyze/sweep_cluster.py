@@ -2,13 +2,15 @@
 
 The sweep's cases are independent, so they go to Dask (`distributed`) workers: a local cluster of one process per
 core by default, or the scheduler of an existing cluster whose workers have ffplan installed. The results file is
-JSON lines: a header naming the plan (the SHA-256 of its plan.yaml), then one finished case per line, appended as
-it arrives; a re-run with the same file measures only the cases not in it (docs/routing.md, section 6).
+JSON lines: a header naming the plan (the SHA-256 of its plan.yaml) and the code that measured it (the SHA-256 of
+ffplan's sources: a changed router must not reuse old cases), then one finished case per line, appended as it
+arrives; a re-run with the same file measures only the cases not in it (docs/routing.md, section 6).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -26,6 +28,16 @@ if TYPE_CHECKING:
 
 RULE_SWEEP_REFUSED = "FF905"
 FORMAT = "ffplan-sweep-results"
+
+
+def measuring_code() -> str:
+    """SHA-256 of ffplan's Python sources (names and bytes): any change to the routers, the walk, the patterns or
+    the bounds gives another value, so results of another build are measured again, never reused."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 CONNECT_TIMEOUT = "20s"
 
 
@@ -84,7 +96,7 @@ class ResultsFile:
             self._out.truncate(keep)  # a line cut short by a killed run is measured again
             self._out.seek(keep)
         else:
-            self._write({"format": FORMAT, "version": 1, "plan_sha256": self.plan_sha256})
+            self._write({"format": FORMAT, "version": 1, "plan_sha256": self.plan_sha256, "code_sha256": measuring_code()})
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -118,6 +130,10 @@ class ResultsFile:
                                        "name a new file with --results, or one an earlier sweep wrote")
                     if record.get("plan_sha256") != self.plan_sha256:
                         raise _refused(name, 1, "these results are of another plan (its plan.yaml has changed since)",
+                                       "delete the file to sweep again, or name a new one with --results")
+                    if record.get("code_sha256") != measuring_code():
+                        raise _refused(name, 1, "these results were measured by another build of ffplan (its "
+                                       "sources have changed since): they may differ from what this one measures",
                                        "delete the file to sweep again, or name a new one with --results")
                     continue
                 self.done.setdefault(str(record["plane"]), {})[str(record["case"])] = CaseResult.from_dict(record)

@@ -124,6 +124,10 @@ def test_a_results_file_of_another_plan_or_damaged_is_refused_at_its_line(lab_di
     results.write_text(text[0].replace('"plan_sha256":"', '"plan_sha256":"0') + "\n")
     res = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
     assert res.exit_code == 2 and "FF905 these results are of another plan" in res.stderr and "Traceback" not in res.output
+    # results of another build of ffplan (a changed router): the old header reused them; now they are refused
+    results.write_text(text[0].replace('"code_sha256":"', '"code_sha256":"0') + "\n")
+    res = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
+    assert res.exit_code == 2 and "FF905 these results were measured by another build" in res.stderr
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     res = _sweep_cli(lab_dir, "-j", "1", "--results", str(fifo))
