@@ -151,15 +151,15 @@ def aggregation_nodes(plan: Plan, topo: DiscoveredFabric) -> list[AggregationNod
 
 
 def _route_aggregation_nodes(routing: Routing, plan: Plan, nodes: list[AggregationNode], down: set[str],
-                             taken: set[int]) -> Routing:
+                             taken: set[int]) -> tuple[Routing, list[AggregationNode]]:
     """Every switch forwards an Aggregation Node's LID as it forwards its switch's LID (the same up*/down* path,
     so the deadlock proof holds), and its switch to the node's port. Nodes of switches that are down, or whose LID
-    a port of the plan or another node holds, get no route."""
+    a port of the plan or another node holds, get no route. Returns the routing and the nodes it routes."""
     lid_of = {s.name: s.lid for s in plan.switches}
     shared = {lid for lid, count in Counter(n.lid for n in nodes).items() if count > 1}  # ambiguous: no route
     nodes = [n for n in nodes if n.switch not in down and n.lid not in taken and n.lid not in shared]
     if not nodes:
-        return routing
+        return routing, []
     width = max(routing.max_lid, *(n.lid for n in nodes)) + 1
     lfts = []
     for lft in routing.lfts:
@@ -168,7 +168,7 @@ def _route_aggregation_nodes(routing: Routing, plan: Plan, nodes: list[Aggregati
         for n in nodes:
             ports[n.lid] = n.port if lft.switch == n.switch else ports[lid_of[n.switch]]
         lfts.append(lft.model_copy(update={"ports": ports}))
-    return routing.model_copy(update={"lfts": lfts, "max_lid": width - 1})
+    return routing.model_copy(update={"lfts": lfts, "max_lid": width - 1}), nodes
 
 
 @dataclass
@@ -199,23 +199,22 @@ def reroute(plan: Plan, failed: list[str], aggregation: list[AggregationNode] | 
     routing = route(plan, failed=sorted(items.switches | items.cables) + items.unknown)  # the router refuses unknown ones
     route_s = time.perf_counter() - started
     view = items.view()
-    planned_lids = set(build_fabric(plan, view).lid_owner)
-    routing = _route_aggregation_nodes(routing, plan, aggregation or [], items.switches, planned_lids)
+    before = build_fabric(plan, view)
+    routing, routed = _route_aggregation_nodes(routing, plan, aggregation or [], items.switches, set(before.lid_owner))
     new_plan = plan.model_copy(update={"routing": routing})
     fab = build_fabric(new_plan, view)
     topo = fabric_topo(fab)
     guid_of = {s.name: s.node_guid for s in fab.switches}
-    for n in aggregation or []:
-        if n.switch in guid_of and n.lid not in fab.lid_owner:
-            fab.lid_owner[n.lid] = (n.port_guid, AGGREGATION_NODE)
-            topo.kind[n.port_guid], topo.desc[n.port_guid], topo.nports[n.port_guid] = "Ca", AGGREGATION_NODE, 1
-            topo.port_lid[(n.port_guid, 1)], topo.port_guid[(n.port_guid, 1)] = n.lid, n.port_guid
-            ends = ((guid_of[n.switch], n.port), (n.port_guid, 1))
-            topo.links.add((min(ends), max(ends)))
+    for n in routed:  # the routed nodes join the fabric the walk checks
+        fab.lid_owner[n.lid] = (n.port_guid, AGGREGATION_NODE)
+        topo.kind[n.port_guid], topo.desc[n.port_guid], topo.nports[n.port_guid] = "Ca", AGGREGATION_NODE, 1
+        topo.port_lid[(n.port_guid, 1)], topo.port_guid[(n.port_guid, 1)] = n.lid, n.port_guid
+        ends = ((guid_of[n.switch], n.port), (n.port_guid, 1))
+        topo.links.add((min(ends), max(ends)))
     width = max(fab.lid_owner) + 1
     live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
     after = planned_array(fab, width)
-    changed = (planned_array(build_fabric(plan, view), width)[:, live] != after[:, live]).sum(axis=1)
+    changed = (planned_array(before, width)[:, live] != after[:, live]).sum(axis=1)
     ca_pairs, switch_lids = reachability(fab, topo, after)
     return Rerouted(failed=failed, plan=new_plan, fab=fab, entries_changed=int(changed.sum()),
                     switches_changed=int((changed > 0).sum()), ca_pairs=ca_pairs, switch_lids=switch_lids, route_s=route_s)

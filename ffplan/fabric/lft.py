@@ -18,7 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ffplan.fabric.discovery import guid
+from ffplan.fabric.discovery import guid, lines
 
 HEADER, ENTRY, JUNK = 0, 1, 2
 # bounded: a GUID has 16 hex digits, a LID 4, a port 3 (at most 255); longer numbers are not entries (a 5000-digit
@@ -30,16 +30,6 @@ MAX_PORT = 255
 # A record: (line number, HEADER, switch node GUID, line), (line number, ENTRY, LID, port, line) or
 # (line number, JUNK, line): a line inside a block that looks like an entry but does not parse.
 Record = tuple
-
-
-def lines(text: str) -> Iterator[str]:
-    """The lines of `text` one at a time (io.StringIO would hold a 4-byte-per-character copy: 7 GB for 1.7 GB)."""
-    start, end = 0, len(text)
-    while start < end:
-        stop = text.find("\n", start)
-        stop = end if stop < 0 else stop
-        yield text[start:stop]
-        start = stop + 1
 
 
 def scan_lfts(text: str) -> Iterator[Record]:
