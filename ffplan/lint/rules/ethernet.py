@@ -352,3 +352,28 @@ def roce_topology_unsupported(ctx: LintContext) -> Iterator[Finding]:
     if fabric.inter_zone_links or len(fabric.zones) > 1:
         yield Finding(_given(("fabric", "zones"), ctx), "RoCE fabrics are one zone or planes; zones joined by "
                       "inter-zone links are InfiniBand-only (so far)", "use planes (each a Clos of its own) or one zone")
+
+
+@rule(
+    "FF711", "roce-block-ignored", Severity.WARNING,
+    summary="an InfiniBand fabric has a `roce:` block, which nothing reads",
+    bad="""
+    fabric:
+      switch_model: QM8700            # transport: infiniband (the default)
+      roce: {link_gbps: 400}
+    """,
+    good="""
+    fabric:
+      transport: roce
+      roce: {link_gbps: 400}
+    """,
+)
+def roce_block_ignored(ctx: LintContext) -> Iterator[Finding]:
+    """
+    `fabric.roce` (link speed, MTUs, ASNs, address pools, lossless QoS) is read only when `fabric.transport` is
+    roce. On an InfiniBand fabric the designer ignores it, so a forgotten `transport: roce` gives an InfiniBand
+    plan with none of the Ethernet settings the block asks for.
+    """
+    if ctx.inventory.fabric.transport != "roce" and ROCE in ctx.loaded.source.positions:
+        yield Finding(ROCE, "the fabric is InfiniBand (transport: infiniband), so this roce block is ignored",
+                      "add `transport: roce` to the fabric, or delete the roce block")
