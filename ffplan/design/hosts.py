@@ -250,7 +250,7 @@ def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level:
             nearest, path = nic.name, tree.path(parent, _parent(nic))
             gdr = PATH_ORDER.index(path) <= gdr_rank
         if isinstance(spec, NicModel):
-            ib_ports = list(range(1, spec.ports + 1))
+            ib_ports = list(range(1, spec.ports * spec.planes + 1))  # a multi-planar cage: a port per plane
             rate = f"4X {spec.speed.value}"
         devices.append(PcieDevice(
             name=d.name, kind=d.kind, model=d.model, bus_id=bus,

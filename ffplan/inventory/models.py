@@ -122,8 +122,11 @@ class PcieLink(Strict):
 
 
 class NicModel(Strict):
-    ports: int = Field(default=1, ge=1, le=2)
-    speed: LinkSpeed = LinkSpeed.HDR
+    ports: int = Field(default=1, ge=1, le=2, description="Cages (connectors) of the card.")
+    planes: int = Field(default=1, ge=1, le=4, description="Planes each cage feeds (a multi-planar NIC such as a ConnectX-8 "
+                        "SuperNIC as 2 x 400G): the cage's links are NIC ports of their own, link k of a cage in the "
+                        "k-th plane, each at `speed`; 1 is an ordinary NIC.")
+    speed: LinkSpeed = Field(default=LinkSpeed.HDR, description="Speed of each link (of each plane's link on a multi-planar NIC).")
     data_vls: int = Field(default=8, ge=1, le=15)
     pcie: PcieLink = PcieLink()
     pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x15b3:0x101b"
@@ -132,6 +135,13 @@ class NicModel(Strict):
                                   "The NodeInfo DeviceID is the PCI device ID of pci_id (ConnectX-6: 0x101b).")
     ethernet_gbps: list[EthernetGbps] = Field(default=[], description="Ethernet speeds a port takes (RoCE fabrics), "
                                               "e.g. [400, 200, 100]; empty: an InfiniBand-only NIC.")
+
+    @model_validator(mode="after")
+    def _links_fit_guids(self) -> NicModel:
+        if self.ports * self.planes > 4:
+            raise ValueError(f"{self.ports} ports x {self.planes} planes is {self.ports * self.planes} links; a card has at most 4 "
+                             "(4 port GUIDs per card)")
+        return self
 
 
 class GpuModel(Strict):

@@ -52,7 +52,7 @@ def merge_settings(*layers: HostSettings) -> HostSettings:
 class ResolvedNic:
     name: str
     model: str
-    ports: int
+    ports: int  # its links: the model's cages times the planes each feeds
     guid: str | None  # port GUID of port 1 from the inventory, or None for a placeholder
 
 
@@ -102,7 +102,8 @@ def _host_nics(model: NodeModel | None, inv: Inventory, guids: dict[str, str]) -
         if dev.kind != "nic":
             continue
         nic_model = inv.models.nics.get(dev.model)
-        nics.append(ResolvedNic(dev.name, dev.model, nic_model.ports if nic_model else 1, guids.get(dev.name)))
+        links = nic_model.ports * nic_model.planes if nic_model else 1
+        nics.append(ResolvedNic(dev.name, dev.model, links, guids.get(dev.name)))
     return tuple(nics)
 
 

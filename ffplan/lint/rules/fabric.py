@@ -255,11 +255,14 @@ def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
     zones, kind = len(ctx.zone_names), ctx.inventory.fabric.tree_key[:-1]
     if not zones:
         return  # FF108
-    # RoCE planes take several rails each (a dual-plane node of 8 NICs: 4 per plane); InfiniBand planes one port each
-    rails = ctx.inventory.fabric.transport == "roce" and kind == "plane"
+    # RoCE planes take several rails each (a dual-plane node of 8 NICs: 4 per plane), and so do the planes of
+    # multi-planar NICs (8 twin-planar NICs: 8 links in each of 2 planes); other InfiniBand planes one port each
+    roce_planes = ctx.inventory.fabric.transport == "roce" and kind == "plane"
+    nic_models = ctx.inventory.models.nics
     mismatches = []
     for host in ctx.resolved.hosts:
         ports = sum(nic.ports for nic in host.nics)
+        rails = roce_planes or (kind == "plane" and any(m.planes > 1 for nic in host.nics if (m := nic_models.get(nic.model))))
         if host.settings.attach is Attach.EVERY_ZONE and (ports % zones if rails else ports != zones):
             mismatches.append((_attach_source(ctx, host), (), (host.hostname, host.model, ports)))
     for path, _, (hostname, model, ports), count in collapse(mismatches):
@@ -537,3 +540,36 @@ def storage_bandwidth_per_gpu(ctx: LintContext) -> Iterator[Finding]:
                       f"{ports} storage NIC ports ({gbps:,.0f} Gb/s, {gbps_to_gib_s(gbps):,.1f} GiB/s) give {gpus:,} GPUs "
                       f"{per_gpu:.2f} GiB/s each, under the target {target:g} GiB/s per GPU ({source})",
                       "add storage servers or faster NICs, or set storage.gib_s_per_gpu to the cluster's own target")
+
+
+@rule(
+    "FF114", "planar-nic-beyond-planes", Severity.ERROR,
+    summary="a multi-planar NIC feeds more planes than the fabric has",
+    bad="""
+    nics:
+      CX8-2x400: {ports: 1, planes: 2, speed: NDR}   # each cage's two 400G links go to two planes
+    fabric:
+      zones: [{name: za, ...}]                       # no planes: one link would have nowhere to go
+    """,
+    good="""
+    fabric:
+      planes: [{name: pa, ...}, {name: pb, ...}]      # link 1 of every cage in pa, link 2 in pb
+    """,
+)
+def planar_nic_beyond_planes(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A multi-planar NIC (a ConnectX-8 SuperNIC as 2 x 400G, `planes: 2` on its NIC model) splits each cage into
+    one link per plane, and each link must land in a different plane: link k of a cage on its rail's leaf in the
+    k-th plane. A fabric with fewer planes than the NIC feeds (or zones, which share one subnet and are no
+    planes) leaves links with no plane of their own: two links of one cage in one tree, or a link unplanned.
+    Checked for the NIC models the hosts use.
+    """
+    planes = len(ctx.inventory.fabric.planes)
+    used = {nic.model for host in ctx.resolved.hosts for nic in host.nics}
+    for name, model in ctx.inventory.models.nics.items():
+        if name in used and model.planes > max(planes, 1):
+            has = plural(planes, "plane") if planes else "no planes (its trees are zones of one subnet)"
+            yield Finding(("models", "nics", name, "planes"),
+                          f"NIC model '{name}' feeds {plural(model.planes, 'plane')} from each cage, but the fabric has {has}",
+                          f"list {model.planes} fabric.planes (link k of every cage lands in the k-th), or set planes: 1 "
+                          "on the NIC model")
