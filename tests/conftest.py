@@ -2,7 +2,12 @@ import pathlib
 
 import pytest
 
+from tests.support.plans import designed
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# The real OpenSM in ibsim (sim_tools, lab_out, ff2_out, no_leftovers), for verify, audit and reroute alike.
+pytest_plugins = ["tests.support.ibsim"]
 
 
 def pytest_addoption(parser):
@@ -17,3 +22,13 @@ def update_golden(request) -> bool:
 @pytest.fixture
 def root() -> pathlib.Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def lab_plan():
+    return designed("lab")
+
+
+@pytest.fixture(scope="session")
+def ff2_plan():
+    return designed("fire-flyer-2")

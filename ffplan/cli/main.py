@@ -29,7 +29,7 @@ def main(
 def _plain_option_errors() -> None:
     """typer coerces option values with pydantic and prints the first error's message, so a bad choice reads
     "Value error, 'gpu' is not one of ...". Users should see ffplan's wording without pydantic's prefix, as in
-    every other error; tests/unit/test_cli_errors.py fails if typer stops calling this hook."""
+    every other error; tests/cli/test_cli_errors.py fails if typer stops calling this hook."""
     from pydantic import ValidationError
     from typer import _coercion, _param_types
 

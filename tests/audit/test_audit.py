@@ -1,6 +1,6 @@
 """`ffplan audit` on ibnetdiscover-format text: the faults it names, its formats, exit codes, bad input and
 the GUID fragment that pins the real hardware in the next design. (Against the real ibnetdiscover in ibsim:
-tests/integration/test_audit_ibsim.py.)"""
+tests/audit/test_audit_ibsim.py.)"""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ffplan.plan.io import dump_plan
 from ffplan.render.opensm import render_opensm
 from ffplan.fabric.discovery import parse_topology
 from tests.audit.asbuilt import NEW_GUID, as_built, with_aggregation_nodes
-from tests.opensm.planfix import ROOT, designed
+from tests.support.plans import ROOT, designed
 
 
 @pytest.fixture(scope="module")

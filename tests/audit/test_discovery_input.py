@@ -15,7 +15,7 @@ from ffplan.fabric import discovery
 from ffplan.fabric.discovery import TopologyError, parse_topology
 from ffplan.plan.io import dump_plan
 from ffplan.render.opensm import render_opensm
-from tests.opensm.planfix import designed
+from tests.support.plans import designed
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Fixtures for the OpenSM render tests: the lab and Fire-Flyer 2 plans, designed by planfix."""
+"""The opensm binary for the OpenSM tests (the lab and Fire-Flyer 2 plans come from tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,7 @@ import shutil
 
 import pytest
 
-from tests.opensm.planfix import designed
-
 PACKAGES = "opensm ibsim-utils infiniband-diags"
-
-
-@pytest.fixture(scope="session")
-def lab_plan():
-    return designed("lab")
-
-
-@pytest.fixture(scope="session")
-def ff2_plan():
-    return designed("fire-flyer-2")
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from renderfix import design_file
+from tests.support.plans import design_file
 
 from ffplan.plan.model import Plan
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ffplan.render.diagrams import render_diagrams
-from tests.opensm.planfix import design_file
+from tests.support.plans import design_file
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.render.hosts import render_hosts
-from tests.opensm.planfix import designed
+from tests.support.plans import designed
 
 DGX_1SU = Path(__file__).parents[1] / "design" / "inventories" / "dgx-h100-1su.yaml"
 FIRE_FLYER_FILES = {"hfreduce.env", "3fs-client-sl.toml", "3fs-storage-sl.toml"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pcie_variants import HGX
-from renderfix import design_file
+from tests.support.plans import design_file
 
 from ffplan.render.exports import render_exports
 from ffplan.render.hosts import render_hosts

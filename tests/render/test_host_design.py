@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from renderfix import design_file
+from tests.support.plans import design_file
 
 from ffplan.design.hosts import cpulist, cpumap, nccl_family_id, numa_nodes
 from ffplan.inventory.models import Cpu, NodeModel

@@ -25,7 +25,7 @@ import pytest
 from nccl_sources import (CUDA_HEADERS, NCCL_ARCHIVE, NCCL_ARCHIVE_SHA256, NCCL_ARCHIVE_TOP, cuda_headers_ready,
                           sha256)
 from pcie_variants import variant_plan
-from renderfix import designed
+from tests.support.plans import designed
 
 from ffplan.render.hosts import render_hosts
 

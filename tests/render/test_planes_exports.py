@@ -17,7 +17,7 @@ from ffplan.opensm.layout import ROOT_GUIDS
 from ffplan.render.exports import render_exports
 from ffplan.render.netbox import netbox_files
 from tests.goldens import assert_golden_folder
-from tests.opensm.planfix import design_file
+from tests.support.plans import design_file
 
 INVENTORIES = Path(__file__).resolve().parents[1] / "golden" / "inventories"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "planes-lab"

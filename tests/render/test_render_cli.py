@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from renderfix import design_file
+from tests.support.plans import design_file
 from ffplan.cli.main import app
 from ffplan.plan import dump_plan
 from ffplan.render import render_plan, render_plan_chunked

@@ -22,7 +22,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ncclxml import check_lexical, check_tree
-from renderfix import design_file
+from tests.support.plans import design_file
 
 from ffplan.diagnostics import StageError
 from ffplan.inventory import load_inventory

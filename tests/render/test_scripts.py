@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pcie_variants import HGX
-from renderfix import design_file
+from tests.support.plans import design_file
 
 from ffplan.render.hosts import render_hosts
 

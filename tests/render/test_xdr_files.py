@@ -9,9 +9,9 @@ from ffplan.lint import lint_file
 from ffplan.opensm.files import ipoib_rate
 from ffplan.render.hosts import render_hosts
 from ffplan.render.opensm import render_opensm
-from tests.opensm.planfix import design_file
+from tests.support.plans import design_file
 
-XDR_144 = Path(__file__).parents[1] / "integration" / "inventories" / "xdr-144.yaml"
+XDR_144 = Path(__file__).parents[1] / "verify" / "inventories" / "xdr-144.yaml"
 
 
 def test_xdr_lints_clean_and_renders_xdr_rates():

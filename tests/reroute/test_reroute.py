@@ -1,5 +1,5 @@
 """`ffplan reroute` without a simulator: matching a discovered fabric to the plan, the degraded LFT file, the atomic
-replacement and the CLI's answers. The real OpenSM picking the file up is in tests/integration/test_live_reroute.py."""
+replacement and the CLI's answers. The real OpenSM picking the file up is in tests/reroute/test_live_reroute.py."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from ffplan.reroute import missing_from_discovery, reroute, resolve_items
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from tests.audit.asbuilt import with_aggregation_nodes
-from tests.opensm.planfix import designed
+from tests.support.plans import designed
 
 
 @pytest.fixture(scope="module")

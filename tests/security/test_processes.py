@@ -1,6 +1,6 @@
 """Item 8 of issue 14: SIGKILL of `ffplan verify` (which no handler can catch) must not orphan ibsim and
 OpenSM, and the work folder the killed run leaves in the temp dir is removed by the next run.
-tests/integration/test_cleanup.py covers SIGTERM and SIGINT."""
+tests/verify/test_cleanup.py covers SIGTERM and SIGINT."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 
 from ffplan.verify.lifetime import remove_stale_work_folders
 from ffplan.verify.sim import DEBIAN_PACKAGES, ToolsMissing, find_tools
-from tests.integration.conftest import leftovers, write_rendered
-from tests.opensm.planfix import designed
+from tests.support.ibsim import leftovers, write_rendered
+from tests.support.plans import designed
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ import pytest
 
 from ffplan.verify import sim as S
 from ffplan.verify.run import verify
-from tests.integration.conftest import leftovers, sys_dirs
+from tests.support.ibsim import leftovers, sys_dirs
 
 pytestmark = pytest.mark.integration
 

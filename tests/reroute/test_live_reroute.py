@@ -26,7 +26,7 @@ from ffplan.verify.boot import rewrite_paths
 from benchmarks.sidebyside import pattern_loads
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk_ca_pairs, walk_switch_lids
-from tests.opensm.planfix import designed
+from tests.support.plans import designed
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a Fire-Flyer 2 zone in ibsim
 

@@ -17,7 +17,7 @@ from ffplan.render.opensm import render_opensm
 from ffplan.fabric.discovery import parse_topology
 from ffplan.verify.sim import Simulation
 from tests.audit.asbuilt import as_built
-from tests.opensm.planfix import designed
+from tests.support.plans import designed
 
 
 def discover(tools, workdir, netfile_text: str, sm_host: str) -> str:

@@ -1,5 +1,5 @@
-"""Integration fixtures: the real OpenSM in ibsim. Skipped, with the reason shown, when the Debian packages
-are missing (`make test` installs them when it runs as root with apt)."""
+"""The real OpenSM in ibsim, for verify, audit and reroute tests (a plugin of tests/conftest.py). Skipped, with
+the reason shown, when the Debian packages are missing (`make test` installs them when it runs as root with apt)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from ffplan.plan.io import dump_plan
 from ffplan.render.opensm import render_opensm
 from ffplan.verify.sim import DEBIAN_PACKAGES, ToolsMissing, find_tools
-from tests.opensm.planfix import designed
+from tests.support.plans import designed
 
 
 @pytest.fixture(scope="session")

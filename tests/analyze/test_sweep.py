@@ -15,8 +15,8 @@ from ffplan.cli.main import app
 from ffplan.plan.topology import build_topology
 
 
-def test_cases_cover_every_cable_and_spine_and_random_is_seeded(lab_routed):
-    topo = build_topology(lab_routed)
+def test_cases_cover_every_cable_and_spine_and_random_is_seeded(lab_plan):
+    topo = build_topology(lab_plan)
     cases = sweep_cases(topo, random_cases=4, cables_per_case=2, seed=7)
     cables = [c for c in cases if c[0].startswith("cable")]
     assert len(cables) == sum(1 for kind, _, _ in topo.by_label.values() if kind == "leaf-spine")
@@ -29,8 +29,8 @@ def test_cases_cover_every_cable_and_spine_and_random_is_seeded(lab_routed):
     assert randoms == [c for c in sweep_cases(topo, 4, 2, 7) if c[0].startswith("random")]  # same seed, same cases
 
 
-def test_lab_sweep_keeps_everything_reachable_and_deadlock_free(lab_routed):
-    result = run_sweep(lab_routed, random_cases=2, cables_per_case=2, seed=1)
+def test_lab_sweep_keeps_everything_reachable_and_deadlock_free(lab_plan):
+    result = run_sweep(lab_plan, random_cases=2, cables_per_case=2, seed=1)
     assert result.intact.routes_changed == 0 and result.intact.patterns["B"].unroutable == 0
     for case in result.cases:
         assert case.deadlock_free and case.routes_changed > 0, case.case
@@ -46,10 +46,10 @@ def test_lab_sweep_keeps_everything_reachable_and_deadlock_free(lab_routed):
     assert summary["inter-zone"]["cases"] == 2 and summary["inter-zone"]["cases_with_unreachable"] == 0
 
 
-def test_sweep_cli_json(tmp_path, lab_routed):
+def test_sweep_cli_json(tmp_path, lab_plan):
     from tests.support.plans import write_plan
 
-    write_plan(lab_routed, tmp_path / "plan.yaml")
+    write_plan(lab_plan, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--random", "1", "-q", "-f", "json", "-j", "1"])
     data = json.loads(res.output)
     assert set(data["patterns"]) == {"A", "B", "C", "X"} and data["summary"]["random"]["cases"] == 1
@@ -61,10 +61,10 @@ def test_sweep_cli_json(tmp_path, lab_routed):
     assert res.exit_code == 1 and all(c["deadlock_free"] for c in data["cases"])
 
 
-def test_sweep_refuses_options_it_does_not_use(tmp_path, lab_routed):
+def test_sweep_refuses_options_it_does_not_use(tmp_path, lab_plan):
     from tests.support.plans import write_plan
 
-    write_plan(lab_routed, tmp_path / "plan.yaml")
+    write_plan(lab_plan, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "--sweep", "--pattern", "ring"])
     assert res.exit_code == 2 and "--sweep" in res.output
 
@@ -75,10 +75,10 @@ def _sweep_cli(plan_dir, *extra):
 
 
 @pytest.fixture
-def lab_dir(tmp_path, lab_routed):
+def lab_dir(tmp_path, lab_plan):
     from tests.support.plans import write_plan
 
-    write_plan(lab_routed, tmp_path / "plan" / "plan.yaml")
+    write_plan(lab_plan, tmp_path / "plan" / "plan.yaml")
     return tmp_path / "plan"
 
 

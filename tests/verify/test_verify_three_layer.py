@@ -9,7 +9,7 @@ import pytest
 from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.verify.run import verify
-from tests.integration.conftest import write_rendered
+from tests.support.ibsim import write_rendered
 from tests.routing.three_layer import SMALL
 
 pytestmark = pytest.mark.integration

@@ -20,7 +20,7 @@ from ffplan.plan.io import dump_plan
 from ffplan.verify.boot import rewrite_paths
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk_ca_pairs
-from tests.opensm.planfix import designed
+from tests.support.plans import designed
 
 pytestmark = pytest.mark.integration
 

@@ -13,8 +13,8 @@ import yaml
 
 from ffplan.verify.run import verify
 from ffplan.verify.sim import IBSIM_MAX_SWITCHES
-from tests.integration.conftest import write_rendered
-from tests.opensm.planfix import design_file
+from tests.support.ibsim import write_rendered
+from tests.support.plans import design_file
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "ibsim_scale.py"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ffplan.verify.run import verify
-from tests.integration.conftest import write_rendered
-from tests.opensm.planfix import design_file
+from tests.support.ibsim import write_rendered
+from tests.support.plans import design_file
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ffplan.cli.main import app
 from ffplan.design import design
 from ffplan.inventory import load_inventory
-from tests.integration.conftest import write_rendered
+from tests.support.ibsim import write_rendered
 from tests.opensm.test_render_planes import INVENTORY, PLANES
 
 pytestmark = pytest.mark.integration
@@ -66,7 +66,7 @@ def test_audit_of_one_planes_real_discovery(sim_tools, tmp_path, no_leftovers):
     from ffplan.plan.subnets import subnet_view
     from ffplan.opensm import build_fabric
     from ffplan.opensm.files import simulator_topology
-    from tests.integration.test_audit_ibsim import discover
+    from tests.audit.test_audit_ibsim import discover
 
     hdr = tmp_path / "planes-hdr.yaml"
     hdr.write_text(INVENTORY.read_text().replace("speed: NDR", "speed: HDR"))

@@ -18,8 +18,8 @@ def by_name(results):
     return {r.pattern: r for r in results}
 
 
-def test_ff2_all_to_all_meets_the_bound(ff2_routed):
-    r = by_name(analyze(ff2_routed, ["all-to-all", "shift"]))
+def test_ff2_all_to_all_meets_the_bound(ff2_plan):
+    r = by_name(analyze(ff2_plan, ["all-to-all", "shift"]))
     a2a = r["all-to-all"]
     assert a2a.bound == 780  # 20 ports x ceil(764 / 20) on a full leaf
     # the earlier zone meets it; in the later zone the linked leaves move a few of each other's ports off the spines
@@ -31,8 +31,8 @@ def test_ff2_all_to_all_meets_the_bound(ff2_routed):
     assert shift.top[0].link.startswith("z2-") and shift.top[0].flows == 2
 
 
-def test_lab_patterns(lab_routed):
-    r = by_name(analyze(lab_routed))
+def test_lab_patterns(lab_plan):
+    r = by_name(analyze(lab_plan))
     assert set(r) == {"all-to-all", "shift", "ring", "double-binary-tree", "storage-incast", "storage-read"}
     assert r["all-to-all"].max_load <= 14 and r["shift"].max_load <= 2  # bound 12 and 1; more in zb (see the FF2 test)
     assert r["double-binary-tree"].scope == "fabric" and r["double-binary-tree"].cross_zone_flows > 0
@@ -42,16 +42,16 @@ def test_lab_patterns(lab_routed):
     assert all(x.max_load >= x.bound for x in r.values())
 
 
-def test_skewed_routing_is_detected(ff2_routed):
-    topo = topology_for(ff2_routed)
-    tables = {lft.switch: list(lft.ports) for lft in ff2_routed.routing.lfts}
+def test_skewed_routing_is_detected(ff2_plan):
+    topo = topology_for(ff2_plan)
+    tables = {lft.switch: list(lft.ports) for lft in ff2_plan.routing.lfts}
     leaf = "z1-leaf02"
     ups = [u.leaf_port for u in topo.uplinks[leaf]]
     # move every destination of uplink 2 onto uplink 1: that uplink now carries twice its share
     for lid, port in enumerate(tables[leaf]):
         if port == ups[1]:
             tables[leaf][lid] = ups[0]
-    r = by_name(analyze(ff2_routed, ["all-to-all"], tables=tables, topo=topo))["all-to-all"]
+    r = by_name(analyze(ff2_plan, ["all-to-all"], tables=tables, topo=topo))["all-to-all"]
     assert r.ratio > 1.5 and r.top[0].link.startswith(f"{leaf}[{ups[0]}]")
 
 
@@ -94,18 +94,18 @@ def _dump(plan, fmt: str, lid_shift: int = 0) -> str:
 
 
 @pytest.mark.parametrize("fmt", ["dump_fts", "opensm-lfts"])
-def test_opensm_dump_round_trip(lab_routed, fmt):
-    topo = topology_for(lab_routed)
-    read = read_lfts(_dump(lab_routed, fmt, lid_shift=100), topo)  # other LIDs, mapped back by portguid
+def test_opensm_dump_round_trip(lab_plan, fmt):
+    topo = topology_for(lab_plan)
+    read = read_lfts(_dump(lab_plan, fmt, lid_shift=100), topo)  # other LIDs, mapped back by portguid
     assert not read.missing_switches and not read.unknown_switches and read.unmapped_lids == 0
-    assert {name: table.tolist() for name, table in read.tables.items()} == {lft.switch: lft.ports.tolist() for lft in lab_routed.routing.lfts}
-    r = by_name(analyze(lab_routed, ["all-to-all"], tables=read.tables, topo=topo))["all-to-all"]
-    assert r.max_load == by_name(analyze(lab_routed, ["all-to-all"]))["all-to-all"].max_load
+    assert {name: table.tolist() for name, table in read.tables.items()} == {lft.switch: lft.ports.tolist() for lft in lab_plan.routing.lfts}
+    r = by_name(analyze(lab_plan, ["all-to-all"], tables=read.tables, topo=topo))["all-to-all"]
+    assert r.max_load == by_name(analyze(lab_plan, ["all-to-all"]))["all-to-all"].max_load
 
 
-def test_minimal_dump_with_topology(lab_routed):
-    topo = topology_for(lab_routed)
-    lft = lab_routed.routing.lfts[0]
+def test_minimal_dump_with_topology(lab_plan):
+    topo = topology_for(lab_plan)
+    lft = lab_plan.routing.lfts[0]
     g = topo.guid[lft.switch]
     text = f"Unicast lids [0x0-0x5] of switch Lid 1 guid {g} ({lft.switch}):\n0x0201 {lft.ports[13]:03d}\n"
     ca = topo.ca_by_lid[13]
@@ -121,32 +121,32 @@ def test_minimal_dump_with_topology(lab_routed):
     assert len(read.missing_switches) == len(topo.lid) - 1  # missing switches get empty tables, as in OpenSM
 
 
-def test_analyze_cli_json(tmp_path, lab_routed):
+def test_analyze_cli_json(tmp_path, lab_plan):
     from tests.support.plans import write_plan
 
-    write_plan(lab_routed, tmp_path / "plan.yaml")
+    write_plan(lab_plan, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "all-to-all", "-p", "shift", "-f", "json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert [p["pattern"] for p in data["patterns"]] == ["all-to-all", "shift"]
     assert data["patterns"][0]["bound"] == 12 and data["patterns"][1]["bound"] == 1
-    assert data["route_check"] == lab_routed.routing.check.model_dump()  # detours and reachability of the tables
+    assert data["route_check"] == lab_plan.routing.check.model_dump()  # detours and reachability of the tables
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "bogus"])
     assert res.exit_code == 2
 
 
-def test_analyze_html_has_a_histogram_of_link_loads_by_tier_per_pattern(tmp_path, lab_routed):
+def test_analyze_html_has_a_histogram_of_link_loads_by_tier_per_pattern(tmp_path, lab_plan):
     """`--html`: per pattern a histogram of the flows on every link, split by tier, whose counts add up to the links
     the pattern loads, with the bound and the maximum; the same bytes on every run."""
     from ffplan.analyze import analyze
     from tests.support.plans import write_plan
 
-    write_plan(lab_routed, tmp_path / "plan.yaml")
+    write_plan(lab_plan, tmp_path / "plan.yaml")
     args = ["analyze", str(tmp_path), "-p", "all-to-all", "-p", "shift", "--html", str(tmp_path / "a.html")]
     assert CliRunner().invoke(app, args).exit_code == 0
     html = (tmp_path / "a.html").read_text()
     assert html.count("<svg") == 2 and 'id="chart-all-to-all-zone"' in html and 'id="chart-shift-zone"' in html
-    a2a = analyze(lab_routed, ["all-to-all"])[0]
+    a2a = analyze(lab_plan, ["all-to-all"])[0]
     tiers = a2a.loads_by_tier
     assert list(tiers) == ["leaf → spine", "spine → leaf", "between zones"]
     assert sum(len(loads) for loads in tiers.values()) == a2a.links
@@ -159,13 +159,13 @@ def test_analyze_html_has_a_histogram_of_link_loads_by_tier_per_pattern(tmp_path
 
 
 @pytest.mark.parametrize("roles", [None, ("compute",)])
-def test_all_to_all_bundles_count_every_flow(lab_routed, roles):
+def test_all_to_all_bundles_count_every_flow(lab_plan, roles):
     """All-to-all is aggregated per (leaf, destination) without listing its flows: the bundles must be exactly those
     of the flows themselves (every port to every port of its zone on another host)."""
     from ffplan.analyze.flows import TopologyArrays, all_to_all_demand, pair_demand
     from ffplan.analyze.patterns import _ports
 
-    topo = topology_for(lab_routed)
+    topo = topology_for(lab_plan)
     net = TopologyArrays(topo)
     groups = [_ports(topo, z, roles) for z in topo.zones]
     flows = [(a, b) for ports in groups for a in ports for b in ports
@@ -178,15 +178,15 @@ def test_all_to_all_bundles_count_every_flow(lab_routed, roles):
         list(zip(listed.leaf.tolist(), listed.dst.tolist(), listed.weight.tolist()))
 
 
-def test_a_flow_that_does_not_arrive_loads_no_link(lab_routed):
+def test_a_flow_that_does_not_arrive_loads_no_link(lab_plan):
     """A bundle that ends in a dead end counts as unroutable and adds nothing to the links it passed."""
-    topo = topology_for(lab_routed)
-    tables = {lft.switch: lft.ports.copy() for lft in lab_routed.routing.lfts}
+    topo = topology_for(lab_plan)
+    tables = {lft.switch: lft.ports.copy() for lft in lab_plan.routing.lfts}
     dst = next(iter(topo.cas["zb-leaf01"])).lid
     for spine in topo.spines["zb"]:
         tables[spine][dst] = 255  # the spines drop it: every flow from another leaf dies one hop up
-    r = by_name(analyze(lab_routed, ["all-to-all"], tables=tables, topo=topo))["all-to-all"]
-    intact = by_name(analyze(lab_routed, ["all-to-all"]))["all-to-all"]
+    r = by_name(analyze(lab_plan, ["all-to-all"], tables=tables, topo=topo))["all-to-all"]
+    intact = by_name(analyze(lab_plan, ["all-to-all"]))["all-to-all"]
     senders = sum(1 for leaf in topo.leaves["zb"] if leaf != "zb-leaf01" for _ in topo.cas[leaf])
     assert r.unroutable == senders
     assert r.mean_load * r.links == intact.mean_load * intact.links - 2 * senders  # two links per lost flow: up, down

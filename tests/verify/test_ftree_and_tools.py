@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from ffplan.cli.main import app
 from ffplan.verify.run import verify
-from tests.integration.conftest import write_rendered
-from tests.opensm.planfix import designed
+from tests.support.ibsim import write_rendered
+from tests.support.plans import designed
 
 HAVE_ROUTING = importlib.util.find_spec("ffplan.design.routing") is not None
 

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from ffplan.cli.main import app
 from ffplan.verify.run import verify
-from tests.integration.conftest import sys_dirs
-from tests.opensm.planfix import designed
+from tests.support.ibsim import sys_dirs
+from tests.support.plans import designed
 
 pytestmark = pytest.mark.integration
 
@@ -177,7 +177,7 @@ def test_cli_exit_codes(damaged, no_leftovers):
 def _distinct_qos_plan():
     """The lab plan with a different SL2VL/VLArb set per port class, so a mix-up between classes shows."""
     from ffplan.plan.model import PortClassQos, VlArbEntry
-    from tests.opensm.planfix import designed
+    from tests.support.plans import designed
 
     plan = designed("lab")
 
@@ -194,7 +194,7 @@ def _distinct_qos_plan():
 
 
 def test_qos_sets_per_port_class_are_told_apart(tmp_path, sim_tools, no_leftovers):
-    from tests.integration.conftest import write_rendered
+    from tests.support.ibsim import write_rendered
 
     out = write_rendered(tmp_path / "out", _distinct_qos_plan())
     report = verify(out)
@@ -212,7 +212,7 @@ def test_qos_sets_per_port_class_are_told_apart(tmp_path, sim_tools, no_leftover
 def test_design_render_verify_through_the_cli(tmp_path, sim_tools, no_leftovers):
     """The engineer's path: a plan folder, `ffplan render`, then `ffplan verify OUT` (the render carries its plan)."""
     from ffplan.plan.io import dump_plan
-    from tests.opensm.planfix import designed
+    from tests.support.plans import designed
 
     plan_dir = tmp_path / "plan"
     plan_dir.mkdir()

@@ -18,7 +18,7 @@ import pytest
 
 from ffplan.render.exports import topology_conf
 from tests.support.hostlist import expand_hostlist
-from tests.opensm.planfix import design_file, designed
+from tests.support.plans import design_file, designed
 
 pytestmark = pytest.mark.integration
 INVENTORIES = Path(__file__).resolve().parents[1] / "golden" / "inventories"

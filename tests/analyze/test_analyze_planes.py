@@ -16,7 +16,7 @@ from ffplan.inventory import load_inventory
 from ffplan.plan import dump_plan
 from tests.routing.three_layer import SMALL
 
-PLANES = Path(__file__).parent / "inventories" / "planes-8.yaml"
+PLANES = Path(__file__).parents[1] / "routing" / "inventories" / "planes-8.yaml"
 
 
 @pytest.fixture(scope="module")
