@@ -8,11 +8,11 @@ from collections import defaultdict
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.ethernet import addressing as addr
 from ffplan.ethernet.bgp import leaf_asn, spine_asn
-from ffplan.ethernet.qos import buffer_fit, headroom
+from ffplan.ethernet.qos import DCQCN_DEFAULTS, DCQCN_SOURCE, buffer_fit, headroom
 from ffplan.ethernet.speeds import link_speed, used_nics
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.model import (BgpNeighbor, Cable, EcmpGroup, EthernetPlan, EthernetPort, EthernetSwitch, HostInterface,
-                               Plan, RoceHostProfile, RoceQosPlan, Setting, SourcedInt)
+                               NicSetting, Plan, RoceHostProfile, RoceNicQos, RoceQosPlan, Setting, SourcedInt)
 
 QPS_PER_CONNECTION = 4  # ffplan's choice: Meta's QP scaling, more flows for ECMP's hash to spread
 ROCE_V2_IPV4_GID = 3  # mlx5's GID table: 0/1 RoCE v1/v2 link-local IPv6, 2/3 RoCE v1/v2 of the first IPv4 address
@@ -110,11 +110,12 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
             paths = max(zone.links_per_leaf_spine, 1)
         switches.append(EthernetSwitch(name=sw.name, asn=asn[sw.name], loopback=f"{loopback[sw.name]}/32", host_block=host_block,
                                        ports=peers, neighbors=neighbors[sw.name], ecmp=ecmp, maximum_paths=paths))
+    qos = _qos(loaded, speed.radix, switches)
     return EthernetPlan(link_gbps=speed.gbps, breakout=speed.breakout, asic=model.ethernet.asic,
                         spine_asns={z.name: spine_asn(roce.bgp, i) for i, z in enumerate(plan.zones)},
-                        switches=switches, hosts=hosts, qos=_qos(loaded, speed.radix, switches),
-                        host_profiles=_host_profiles(plan, len(zones), inv.fabric.roce.qos.roce_dscp),
-                        host_pool=str(pools["hosts"]))
+                        switches=switches, hosts=hosts, qos=qos,
+                        host_profiles=_host_profiles(plan, len(zones), qos.roce_dscp.value),
+                        host_pool=str(pools["hosts"]), nic_qos=_nic_qos(qos))
 
 
 def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:
@@ -133,7 +134,7 @@ def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:
                     comment="the node's fabric NICs, one per rail; '=' matches the names exactly (mlx5_1 is not mlx5_10)"),
             Setting(name="NCCL_IB_GID_INDEX", value=str(ROCE_V2_IPV4_GID),
                     comment="mlx5's RoCE v2 GID of the port's IPv4 address (check with show_gids)"),
-            Setting(name="NCCL_IB_TC", value=str(dscp << 2 | ECT0),
+            Setting(name="NCCL_IB_TC", value=str(traffic_class(dscp)),
                     comment=f"IP traffic class byte: RoCE DSCP {dscp} shifted left by 2, plus ECT(0) so switches mark ECN"),
             Setting(name="NCCL_IB_QPS_PER_CONNECTION", value=str(QPS_PER_CONNECTION),
                     comment="ffplan's choice: several QPs per connection give ECMP's per-flow hash more flows (Meta)"),
@@ -141,8 +142,30 @@ def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:
         if planes > 1:
             nccl.append(Setting(name="NCCL_CROSS_NIC", value="1",
                                 comment=f"{planes} planes, rail-optimized: let a ring cross rails (the article)"))
-        profiles.append(RoceHostProfile(node_model=model, nccl=nccl, hosts=hosts))
+        profiles.append(RoceHostProfile(node_model=model, nccl=nccl, hosts=hosts, nics=nics[model]))
     return profiles
+
+
+def traffic_class(dscp: int) -> int:
+    """The IP traffic class byte of RoCE packets: the DSCP shifted left by 2, plus ECT(0) so switches mark ECN."""
+    return dscp << 2 | ECT0
+
+
+def _nic_qos(qos: RoceQosPlan) -> RoceNicQos:
+    """The NICs' half of the lossless QoS: trust DSCP and PFC on the priorities the switches keep lossless, RDMA-CM's
+    default ToS, ECN on the RoCE priority, CNPs marked as the switches expect them, NVIDIA's DCQCN defaults."""
+    lossless = set(qos.lossless_priorities)
+    return RoceNicQos(
+        trust="dscp",
+        pfc=",".join("1" if prio in lossless else "0" for prio in range(8)),
+        roce_tos=SourcedInt(value=traffic_class(qos.roce_dscp.value),
+                            source=f"RoCE DSCP {qos.roce_dscp.value} << 2 plus ECT(0), as NCCL_IB_TC"),
+        ecn_priority=qos.roce_priority.value,
+        notification_point=[
+            NicSetting(name="cnp_dscp", value=qos.cnp_dscp.value, source=qos.cnp_dscp.source),
+            NicSetting(name="cnp_802p_prio", value=qos.cnp_priority.value, source=qos.cnp_priority.source)],
+        reaction_point=[NicSetting(name=name, value=value, source=DCQCN_SOURCE) for name, value in DCQCN_DEFAULTS],
+    )
 
 
 def _qos(loaded: LoadedInventory, radix: int, switches: list[EthernetSwitch]) -> RoceQosPlan:

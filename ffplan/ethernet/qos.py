@@ -101,3 +101,19 @@ def buffer_fit(inv: Inventory, radix: int, port_headrooms: list[int]) -> BufferF
     low, high = ecn_thresholds(qos, port)
     return BufferFit(total, port, low, high, sum(port_headrooms) * len(set(qos.lossless_priorities)),
                      total * qos.headroom_share // 100)
+
+
+# DCQCN on the NIC (the reaction point, ecn/roce_rp): NVIDIA's defaults for ConnectX-4 and later, as its "DCQCN CC
+# Parameters" page (DOCA 3.4) lists them under their MLNX_OFED sysfs names. The plan states them so a host that
+# drifted from them shows up in host-check.sh; nothing here tunes them.
+DCQCN_SOURCE = "NVIDIA default (DOCA 3.4, DCQCN CC Parameters)"
+DCQCN_DEFAULTS: tuple[tuple[str, int], ...] = (
+    ("dce_tcp_g", 1019),  # alpha's gain g, fixed point /1024
+    ("dce_tcp_rtt", 1),  # alpha update period, us
+    ("initial_alpha_value", 1023),  # alpha on a flow's first CNP, fixed point /1024
+    ("rate_to_set_on_first_cnp", 0),  # Mb/s; 0: cut from the current rate
+    ("rpg_min_dec_fac", 50),  # largest cut in one step, percent
+    ("rpg_min_rate", 1),  # Mb/s, a QP's floor
+    ("rpg_gd", 11),  # alpha-to-cut coefficient, log2 fixed point
+    ("rate_reduce_monitor_period", 4),  # us between cuts
+)

@@ -88,7 +88,8 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
 
 def render_switches(plan: Plan) -> dict[str, str]:
     """sonic/<switch>/config_db.json and sonic/<switch>/frr.conf for every switch of a RoCE plan, and
-    hosts/<node model>/nccl-roce.conf (NCCL's RoCE settings, the lines of nccl.conf) for its hosts, and
+    hosts/<node model>/nccl-roce.conf (NCCL's RoCE settings, the lines of nccl.conf) and roce-qos.sh (the NICs' QoS:
+    trust, PFC, RDMA-CM ToS, ECN, DCQCN) for its hosts, and
     hosts/<hostname>/roce-net.sh (each fabric NIC's address, MTU and policy routing) per host."""
     eth = plan.ethernet
     assert eth is not None
@@ -100,6 +101,9 @@ def render_switches(plan: Plan) -> dict[str, str]:
                                                              inventory=plan.inventory.file)
     for profile in eth.host_profiles:
         files[f"hosts/{profile.node_model}/nccl-roce.conf"] = render_template("hosts/nccl.conf", p=profile)
+        if eth.nic_qos is not None and profile.nics:
+            files[f"hosts/{profile.node_model}/roce-qos.sh"] = render_template(
+                "hosts/roce-qos.sh", p=profile, q=eth.nic_qos, plan_name=plan.inventory.name)
     by_host: dict[str, list[HostInterface]] = {}
     for interface in eth.hosts:
         by_host.setdefault(interface.hostname, []).append(interface)

@@ -593,12 +593,32 @@ class RoceQosPlan(Frozen):
     host_mtu: SourcedInt
 
 
+class NicSetting(Frozen):
+    """One NIC congestion-control parameter (a file under /sys/class/net/<if>/ecn/roce_np or roce_rp), with its source."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
+    value: Annotated[int, Field(ge=0)]
+    source: Source
+
+
+class RoceNicQos(Frozen):
+    """The QoS of every fabric NIC, the hosts' half of the switches' (roce-qos.sh sets it, host-check.sh checks it)."""
+
+    trust: Literal["dscp"]  # mlnx_qos --trust: classify by DSCP, as the switches do
+    pfc: Annotated[str, StringConstraints(pattern=r"^[01](,[01]){7}$")]  # mlnx_qos --pfc: per priority 0-7, 1 = PFC on
+    roce_tos: SourcedInt  # RDMA-CM's default ToS for RoCE (configfs default_roce_tos): the NCCL_IB_TC byte
+    ecn_priority: Annotated[int, Field(ge=0, le=7)]  # ecn/roce_np and ecn/roce_rp enabled on it (the RoCE priority)
+    notification_point: list[NicSetting]  # ecn/roce_np: the CNPs this NIC sends
+    reaction_point: list[NicSetting]  # ecn/roce_rp: DCQCN, how the NIC slows down on a CNP
+
+
 class RoceHostProfile(Frozen):
     """What every host of one node model needs on a RoCE fabric: NCCL's RoCE settings (nccl.conf lines)."""
 
     node_model: Name
     nccl: list[Setting]  # in file order; each comment says where the value comes from
     hosts: list[Hostname]  # in plan order
+    nics: list[DeviceName] = []  # the RDMA devices on the fabric, in port order; empty in older plans
 
 
 class EthernetPlan(Frozen):
@@ -613,6 +633,7 @@ class EthernetPlan(Frozen):
     qos: RoceQosPlan
     host_profiles: list[RoceHostProfile] = []  # per node model with NICs on the fabric
     host_pool: Ipv4Net | None = None  # every host address is in it: the NICs' policy routes lead there
+    nic_qos: RoceNicQos | None = None  # None in older plans
 
 
 class Plan(Frozen):

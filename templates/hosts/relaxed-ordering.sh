@@ -14,21 +14,8 @@
 set -euo pipefail
 export LC_ALL=C
 
-usage() {
-  printf 'usage: %s [--apply]\n' "$0" >&2
-}
-
-apply=0
-if [ "$#" -gt 1 ]; then
-  usage
-  exit 2
-fi
-case "${1:-}" in
-  "") ;;
-  --apply) apply=1 ;;
-  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
-  *) usage; exit 2 ;;
-esac
+{% set help_end = 16 %}
+{% include "hosts/apply-option.sh.j2" %}
 
 sysfs="${FFPLAN_SYSFS:-/sys}"
 # From the plan: the NICs' PCI addresses and the wanted state.

@@ -16,21 +16,8 @@
 set -euo pipefail
 export LC_ALL=C
 
-usage() {
-  printf 'usage: %s [--apply]\n' "$0" >&2
-}
-
-apply=0
-if [ "$#" -gt 1 ]; then
-  usage
-  exit 2
-fi
-case "${1:-}" in
-  "") ;;
-  --apply) apply=1 ;;
-  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-  *) usage; exit 2 ;;
-esac
+{% set help_end = 14 %}
+{% include "hosts/apply-option.sh.j2" %}
 
 sysfs="${FFPLAN_SYSFS:-/sys}"
 pool={{ pool | shell }}
@@ -44,17 +31,7 @@ report() {
   fi
 }
 
-netdev_of() {
-  # the network interface of RDMA device $1 (its sysfs device's net/ entry)
-  local entry
-  for entry in "$sysfs/class/infiniband/$1/device/net/"*; do
-    if [ -e "$entry" ]; then
-      basename "$entry"
-      return 0
-    fi
-  done
-  return 1
-}
+{% include "hosts/netdev-of.sh.j2" %}
 
 ensure() {
   # ensure WHAT DETAIL TEST_COMMAND... -- APPLY_COMMAND...: OK when the test passes; with --apply, run the fix
