@@ -18,6 +18,7 @@ from ffplan.inventory.models import Role
 
 if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
     from ffplan.analyze import PatternResult
+    from ffplan.analyze.ecmp import EcmpResult
     from ffplan.analyze.sweep import CaseResult, SweepResult
     from ffplan.plan.model import Plan, RouteCheck, StorageTargetPlan
 
@@ -25,6 +26,17 @@ if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the anal
 class Format(str, Enum):
     table = "table"
     json = "json"
+
+
+class EcmpPaths(str, Enum):
+    ecmp = "ecmp"
+    pinned = "pinned"
+
+
+class EcmpSampler(str, Enum):
+    auto = "auto"
+    exact = "exact"
+    tiers = "tiers"
 
 
 class Scope(str, Enum):
@@ -44,7 +56,7 @@ def analyze_command(
     sweep: bool = typer.Option(False, "--sweep", help="Failure sweep: re-route around every single leaf-spine cable and every single spine (plus --random cases) and measure patterns A, B, C, X in each."),
     random_cases: int = typer.Option(0, "--random", min=0, help="With --sweep: this many random multi-cable failures."),
     cables: int = typer.Option(3, "--cables", min=1, help="With --random: failed leaf-spine cables per random case."),
-    seed: int = typer.Option(0, "--seed", help="With --random: the random generator's seed (same seed, same cases)."),
+    seed: int = typer.Option(0, "--seed", help="With --random, or the ECMP trials of a RoCE plan: the random generator's seed (same seed, same cases)."),
     only_random: bool = typer.Option(False, "--only-random", help="With --sweep: skip the single-cable and single-spine cases."),
     jobs: int = typer.Option(None, "--jobs", "-j", min=1, show_default="the cores", help="With --sweep: worker processes of a local Dask cluster (1: in this process)."),
     scheduler: str = typer.Option(None, "--scheduler", metavar="ADDRESS", help="With --sweep: run the cases on this Dask cluster (tcp://host:8786; its workers need ffplan) instead of a local one."),
@@ -52,11 +64,16 @@ def analyze_command(
     html: Path = typer.Option(None, "--html", help="Also write an HTML report with charts to this file (flows per link by tier; with --sweep the cases' distribution and the worst cases)."),
     plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+    trials: int = typer.Option(1000, "--trials", min=1, help="RoCE plans: Monte Carlo trials of ECMP's per-flow hash (docs/ethernet.md)."),
+    qps: int = typer.Option(None, "--qps", min=1, max=128, show_default="the plan's NCCL_IB_QPS_PER_CONNECTION", help="RoCE plans: QPs per connection, each hashed on its own with 1/N of the traffic."),
+    paths: EcmpPaths = typer.Option(None, "--paths", show_default="the plan's fabric.roce.path_selection", help="RoCE plans: ecmp (per-flow hash, a distribution) or pinned (one path per destination port)."),
+    sampler: EcmpSampler = typer.Option(EcmpSampler.auto, "--sampler", help="RoCE plans: exact (joint loads of all links), tiers (two-tier Clos: each tier exact, tiers independent) or auto."),
 ) -> None:
     """Count flows on every switch-to-switch link for traffic patterns; compare the worst link with the lower bound.
 
     Example: ffplan analyze out/fire-flyer-2/plan --pattern all-to-all --pattern shift
     Example: ffplan analyze out/fire-flyer-2/plan --sweep --random 20 --cables 5 --seed 1 --format json > sweep.json
+    Example: ffplan analyze roce-plan --pattern all-to-all --trials 1000 --qps 1 (a RoCE plan: ECMP as a distribution)
     """
     from ffplan.analyze import PATTERNS
     from ffplan.plan import load_plan
@@ -69,6 +86,20 @@ def analyze_command(
     with stage_errors():
         path = plan_path / "plan.yaml" if plan_path.is_dir() else plan_path
         plan = load_plan(path)
+    if plan.ethernet is not None:
+        refused = [flag for flag, given in (("--lfts", lfts), ("--topology", topology), ("--sweep", sweep or None),
+                                            ("--html", html), ("--random", random_cases or None)) if given is not None]
+        if refused:
+            fail(f"{', '.join(refused)}: InfiniBand only; a RoCE plan's routes are its ECMP next-hop sets",
+                 "drop them; see docs/ethernet.md for the ECMP analysis")
+        _roce(plan, path, names, scope, role, plane, fmt, trials, seed, qps, paths, sampler)
+        return
+    ecmp_only = [flag for flag, given in (("--qps", qps), ("--paths", paths)) if given is not None]
+    if trials != 1000 or sampler is not EcmpSampler.auto:
+        ecmp_only.append("--trials" if trials != 1000 else "--sampler")
+    if ecmp_only:
+        fail(f"{', '.join(ecmp_only)}: RoCE plans only (ECMP); an InfiniBand plan's routes are its LFTs",
+             "drop them, or analyze a plan designed with fabric.transport: roce")
     if plan.routing is None and lfts is None:
         fail("the plan has no routing tables", "re-run `ffplan design`, or pass OpenSM's tables with --lfts")
     subnets = plan.subnets
@@ -113,6 +144,57 @@ def analyze_command(
             f"{p['pattern']} {p['max_load']}/{p['bound']} ({p['ratio']:.2f}) in {p['plane']}" for p in worst["patterns"]))
     if any(r.unroutable for _, (results, _, _) in reports for r in results):
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _roce(plan: Plan, path: Path, names: list[str], scope: Scope | None, role: list[Role], plane: str | None,
+          fmt: Format, trials: int, seed: int, qps: int | None, paths: EcmpPaths | None, sampler: EcmpSampler) -> None:
+    """ECMP's busiest-link distribution per pattern and plane of a RoCE plan (ffplan.analyze.ecmp)."""
+    from ffplan.analyze import topology_for
+    from ffplan.analyze.ecmp import EcmpOptions, analyze_ecmp, plan_qps
+    from ffplan.analyze.flows import TopologyArrays
+    from ffplan.plan.subnets import subnet_view
+
+    assert plan.ethernet is not None
+    subnets = plan.subnets if plane is None else [plane]
+    if plane is not None and plane not in plan.subnets:
+        fail(f"no plane '{plane}' in the plan", f"use one of {', '.join(plan.subnets)}")
+    options = EcmpOptions(trials=trials, seed=seed, qps=qps or plan_qps(plan),
+                          paths=paths.value if paths else plan.ethernet.path_selection, sampler=sampler.value)
+    roles = tuple(r.value for r in role) or None
+    reports = []
+    for name in subnets:
+        view = subnet_view(plan, name)
+        try:
+            results = analyze_ecmp(view, TopologyArrays(topology_for(view)), names, options,
+                                   plane=plan.subnets.index(name), scope=scope.value if scope else None, roles=roles)
+        except ValueError as exc:
+            fail(f"{path}: {exc}", "re-run `ffplan design` on the inventory, or pick another --sampler")
+        reports.append((name, results))
+    if fmt is Format.json:
+        out.print_json(json.dumps({"plan": str(path), "routes": "ecmp", "options": options.__dict__, "planes": [
+            {"plane": name, "patterns": [r.as_dict() for r in results]} for name, results in reports]}))
+    else:
+        for name, results in reports:
+            _print_ecmp(name, results)
+    if any(r.unroutable for _, results in reports for r in results):
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _print_ecmp(plane: str, results: list[EcmpResult]) -> None:
+    t = Table(title=f"busiest switch-to-switch link, in connections ({plane})", title_justify="left")
+    for col in ("pattern", "scope", "paths", "QPs", "trials", "bound", "mean", "P50", "P99", "max", "P(>1.1 bound)",
+                "P(>1.5 bound)", "worst phase", "unroutable"):
+        t.add_column(col, justify="left" if col in ("pattern", "scope", "paths", "worst phase") else "right")
+    for r in results:
+        t.add_row(r.pattern, r.scope, r.paths, str(r.qps), str(r.trials), str(r.bound), f"{r.mean:.2f}", f"{r.p50:g}",
+                  f"{r.p99:g}", f"{r.max:g}", f"{r.over_10:.3f}", f"{r.over_50:.3f}", r.worst_phase,
+                  f"{r.unroutable:g}" if not r.unroutable else f"[red]{r.unroutable:g}[/]")
+    out.print(t)
+    for r in results:
+        tiers = "; ".join(f"{tier} mean {s['mean']:.2f}, P99 {s['p99']:g}, max {s['max']:g}" for tier, s in r.by_tier.items())
+        how = "one path per destination port" if r.paths == "pinned" else f"{r.sampler} sampler, seed {r.seed}"
+        out.print(f"[bold]{r.pattern}[/] ({r.scope}): {r.description}; bound from the {r.bound_cut}; {how}; busiest "
+                  f"link per tier: {tiers}", highlight=False)
 
 
 def _analyze(plan: Plan, names: list[str], scope: Scope | None, role: list[Role], lfts: Path | None,

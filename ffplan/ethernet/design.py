@@ -115,7 +115,8 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
                         spine_asns={z.name: spine_asn(roce.bgp, i) for i, z in enumerate(plan.zones)},
                         switches=switches, hosts=hosts, qos=qos,
                         host_profiles=_host_profiles(plan, len(zones), qos.roce_dscp.value),
-                        host_pool=str(pools["hosts"]), nic_qos=_nic_qos(qos))
+                        host_pool=str(pools["hosts"]), nic_qos=_nic_qos(qos),
+                        path_selection=roce.path_selection)
 
 
 def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:

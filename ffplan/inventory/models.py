@@ -349,6 +349,10 @@ class Roce(Strict):
     bgp: RoceBgp = RoceBgp()
     addressing: RoceAddressing = RoceAddressing()
     qos: RoceQos = RoceQos()
+    path_selection: Literal["ecmp", "pinned"] = Field(
+        default="ecmp", description="ecmp: every switch hashes each flow onto its equal-cost next hops; pinned: one path "
+        "per destination port, as InfiniBand's static routes (an analysis option: SONiC and FRR cannot render it, "
+        "docs/ethernet.md).")
 
 
 Transport = Literal["infiniband", "roce"]

@@ -634,6 +634,7 @@ class EthernetPlan(Frozen):
     host_profiles: list[RoceHostProfile] = []  # per node model with NICs on the fabric
     host_pool: Ipv4Net | None = None  # every host address is in it: the NICs' policy routes lead there
     nic_qos: RoceNicQos | None = None  # None in older plans
+    path_selection: Literal["ecmp", "pinned"] = "ecmp"  # fabric.roce.path_selection; written only when pinned
 
 
 class Plan(Frozen):
