@@ -24,13 +24,14 @@ test-venv: $(VENV)/.installed-test
 
 # OpenSM, ibsim and infiniband-diags back the integration tests; shellcheck lints the rendered scripts;
 # slurmctld reads the rendered Slurm topology.conf; g++ compiles NCCL's topology loader (nccl-deps); frr's vtysh
-# parses the rendered FRR configurations of RoCE plans (vtysh --dryrun). They are installed when we are root with
-# apt (CI); elsewhere those tests skip with a visible reason.
-SYSTEM_PACKAGES := opensm ibsim-utils infiniband-diags shellcheck slurmctld g++ frr
+# parses the rendered FRR configurations of RoCE plans (vtysh --dryrun), and zebra and bgpd run them in network
+# namespaces for `ffplan verify` of a RoCE plan, with ip (iproute2), ping (iputils-ping) and sysctl (procps). They are
+# installed when we are root with apt (CI); elsewhere those tests skip with a visible reason.
+SYSTEM_PACKAGES := opensm ibsim-utils infiniband-diags shellcheck slurmctld g++ frr iproute2 iputils-ping procps
 system-deps:
 	@if command -v opensm >/dev/null 2>&1 && command -v ibsim >/dev/null 2>&1 && command -v dump_fts >/dev/null 2>&1 \
 		&& command -v shellcheck >/dev/null 2>&1 && command -v slurmctld >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 \
-		&& command -v vtysh >/dev/null 2>&1; then :; \
+		&& command -v vtysh >/dev/null 2>&1 && command -v ping >/dev/null 2>&1 && command -v sysctl >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 	else echo "note: $(SYSTEM_PACKAGES) missing and not root: the tests that need them will be skipped"; fi

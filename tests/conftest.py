@@ -6,8 +6,9 @@ from tests.support.plans import designed
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-# The real OpenSM in ibsim (sim_tools, lab_out, ff2_out, no_leftovers), for verify, audit and reroute alike.
-pytest_plugins = ["tests.support.ibsim"]
+# The real OpenSM in ibsim (sim_tools, lab_out, ff2_out, no_leftovers), for verify, audit and reroute alike; FRR in
+# network namespaces (frr_tools, mini_files, edited) for the RoCE verify.
+pytest_plugins = ["tests.support.ibsim", "tests.support.frr"]
 
 
 def pytest_addoption(parser):

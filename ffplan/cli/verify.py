@@ -6,6 +6,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Callable, NoReturn
 
 import typer
 from rich.table import Table
@@ -45,17 +46,26 @@ def verify_command(
     cabling; LIDs; installed LFTs == plan; every CA pair reachable; SL2VL/VLArb per port class; path SLs per
     traffic class; OpenSM's log clean and naming the intended engine. A plan with planes: each plane (its own
     subnet, files in opensm/PLANE/) is booted on its own, one after another, with a report each. Exit 0 only
-    when all pass.
+    when all pass. A RoCE plan boots in network namespaces with FRR on the rendered frr.conf files instead
+    (BGP sessions, kernel FIB == planned ECMP sets, pings at the MTU; docs/verify.md).
 
     Example: ffplan verify out/fire-flyer-2/files --zone z1
     """
+    from ffplan.verify.inputs import plan_file_of
     from ffplan.verify.run import VerifyInputError, verify_subnets
     from ffplan.verify.sim import Interrupted, ToolsMissing
+    from ffplan.verify_ethernet.run import is_roce_plan
 
     def progress(msg: str) -> None:
         if not quiet and fmt is Format.table:
             err.print(f"[dim]{msg}[/]")
 
+    try:
+        roce = is_roce_plan(plan_file_of(target, plan))
+    except VerifyInputError as exc:
+        fail(str(exc), "ffplan verify OUT [--plan PLAN]", EXIT_USAGE)
+    if roce:
+        _verify_roce(target, plan, plane, zone, timeout, keep, fmt, progress)
     with stage_errors():
         try:
             reports = verify_subnets(target, plan_path=plan, plane=plane, zone=zone, engine=engine.value,
@@ -84,6 +94,37 @@ def verify_command(
             out.print(f"[bold green]verify: all {len(reports)} subnets pass[/]" if ok else
                       f"[bold red]verify: subnet(s) {', '.join(failed)} failed[/]")
     raise typer.Exit(EXIT_OK if ok else EXIT_FINDINGS)
+
+
+def _verify_roce(target: Path, plan: Path | None, plane: str | None, zone: str | None, timeout: float, keep: Path | None,
+                 fmt: Format, progress: Callable[[str], None]) -> NoReturn:
+    from ffplan.verify.report import VerifyInputError
+    from ffplan.verify.sim import Interrupted
+    from ffplan.verify_ethernet.boot import BootError, ToolsMissing
+    from ffplan.verify_ethernet.netns import NamespaceError
+    from ffplan.verify_ethernet.run import verify_ethernet
+
+    with stage_errors():
+        try:
+            report = verify_ethernet(target, plan_path=plan, plane=plane, zone=zone, timeout=timeout, keep=keep,
+                                     progress=progress)
+        except (ToolsMissing, NamespaceError) as exc:
+            fail(str(exc), "verify of a RoCE plan needs root and the Debian package frr", EXIT_USAGE)
+        except VerifyInputError as exc:
+            fail(str(exc), "ffplan verify OUT [--plan PLAN]", EXIT_USAGE)
+        except BootError as exc:
+            fail(str(exc), "the fabric could not be built; --keep DIR keeps the logs", EXIT_FINDINGS)
+        except KeyboardInterrupt:
+            err.print("interrupted: every process started was stopped, every namespace released")
+            raise typer.Exit(130) from None
+        except Interrupted as exc:
+            err.print(f"interrupted ({exc}): every process started was stopped, every namespace released")
+            raise typer.Exit(128 + exc.signum) from None
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(report.as_dict(), indent=1) + "\n")
+    else:
+        print_report(report)
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_FINDINGS)
 
 
 def print_report(report: Report) -> None:

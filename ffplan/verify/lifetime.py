@@ -12,6 +12,7 @@ import ctypes.util
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -31,16 +32,20 @@ def _load_prctl() -> Callable[..., int] | None:
 _PRCTL = _load_prctl()  # resolved before any fork: the child must not load libraries
 
 
-def die_with_parent() -> Callable[[], None] | None:
-    """A `preexec_fn` that makes the child receive SIGKILL when this process dies (None off Linux)."""
+def die_with_parent(then: Callable[[], None] | None = None) -> Callable[[], None] | None:
+    """A `preexec_fn` that makes the child receive SIGKILL when this process dies (None off Linux), then runs
+    `then` in the child before it executes (e.g. entering a network namespace)."""
     if _PRCTL is None:
-        return None
+        return then
+    prctl = _PRCTL
     parent = os.getpid()
 
     def preexec() -> None:
-        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:  # the parent died between fork and prctl: nobody will signal us
             os._exit(1)
+        if then is not None:
+            then()
 
     return preexec
 
@@ -80,3 +85,31 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # exists, owned by someone else
         return True
     return True
+
+
+def stop_process(proc: subprocess.Popen, grace: float) -> None:
+    """SIGTERM by PID, SIGKILL after `grace` seconds; always reaped."""
+    if proc.poll() is None:
+        try:
+            os.kill(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            kill_process(proc)
+    else:
+        proc.wait()
+
+
+def kill_process(proc: subprocess.Popen) -> None:
+    """SIGKILL by PID (unless it has exited) and reap it."""
+    if proc.poll() is None:
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a process in D state
+        pass

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, NoReturn
 
-from ffplan.verify.lifetime import die_with_parent
+from ffplan.verify.lifetime import die_with_parent, kill_process, stop_process
 
 DEBIAN_PACKAGES = "opensm ibsim-utils infiniband-diags"
 UMAD2SIM_CANDIDATES = (
@@ -215,7 +215,7 @@ class Simulation:
             try:
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                _kill(proc)
+                kill_process(proc)
                 raise SimError(f"{' '.join(argv)} did not finish in {timeout:g} s") from None
             finally:
                 self.children.remove(proc)
@@ -236,14 +236,14 @@ class Simulation:
 
     def _stop_all(self) -> None:
         for proc in list(self.children):
-            _kill(proc)
+            kill_process(proc)
         self.children.clear()
         if self.opensm is not None:
-            _stop(self.opensm, grace=5.0)
+            stop_process(self.opensm, grace=5.0)
         if self.ibsim is not None:
             if self.ibsim.stdin is not None:
                 self.ibsim.stdin.close()
-            _stop(self.ibsim, grace=3.0)
+            stop_process(self.ibsim, grace=3.0)
         for leftover in self.workdir.glob("sys-*"):
             if leftover.is_dir() and re.fullmatch(r"sys-\d+", leftover.name):
                 shutil.rmtree(leftover, ignore_errors=True)
@@ -258,32 +258,6 @@ class Simulation:
 def _relevant(log_text: str, n: int = 6) -> str:
     lines = [ln for ln in log_text.splitlines() if " 0x01 -> " in ln or "ERR " in ln]
     return "\n".join(lines[-n:])
-
-
-def _stop(proc: subprocess.Popen, grace: float) -> None:
-    if proc.poll() is None:
-        try:
-            os.kill(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-    else:
-        proc.wait()
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        try:
-            os.kill(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover - a process in D state
-        pass
 
 
 class signals_raise:
