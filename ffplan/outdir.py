@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Union
 
+from ffplan.codes.render import OUTPUT_FOLDER_REFUSED
 from ffplan.diagnostics import Collector, InputError
 
 MANIFEST = "manifest.json"
@@ -57,7 +58,7 @@ _AT_FDCWD = -100
 
 def _refuse(path: Path, message: str, hint: str) -> InputError:
     c = Collector(str(path))
-    c.error("FF904", (), message, hint)
+    c.error(OUTPUT_FOLDER_REFUSED, (), message, hint)
     return InputError(c.items)
 
 

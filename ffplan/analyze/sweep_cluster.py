@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO, TYPE_CHECKING
 
 from ffplan.analyze.sweep import CaseResult
+from ffplan.codes.analyze import SWEEP_INPUT_REFUSED
 from ffplan.diagnostics import Diagnostic, InputError, Severity, option_error
 from ffplan.inventory.source import read_text
 from ffplan.plan.io import MAX_PLAN_BYTES
@@ -26,7 +27,6 @@ from ffplan.plan.io import MAX_PLAN_BYTES
 if TYPE_CHECKING:
     from distributed import Client
 
-RULE_SWEEP_REFUSED = "FF905"
 FORMAT = "ffplan-sweep-results"
 
 
@@ -59,7 +59,7 @@ def sweep_client(workers: int, scheduler: str | None = None) -> Iterator[Client 
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise option_error(RULE_SWEEP_REFUSED, "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}",
+            raise option_error(SWEEP_INPUT_REFUSED, "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}",
                                "start it (`dask scheduler`, and workers with ffplan installed) or drop --scheduler") from None
         with client:
             yield client
@@ -144,4 +144,4 @@ class ResultsFile:
 
 
 def _refused(file: str, line: int, message: str, hint: str) -> InputError:
-    return InputError([Diagnostic(file, line, 1, RULE_SWEEP_REFUSED, Severity.ERROR, message, "", hint)])
+    return InputError([Diagnostic(file, line, 1, SWEEP_INPUT_REFUSED, Severity.ERROR, message, "", hint)])

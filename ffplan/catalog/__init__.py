@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ffplan.codes.report import BAD_CATALOG, UNKNOWN_CATALOG_NAME
 from ffplan.diagnostics import Collector, InputError, did_you_mean, validation_message
 from ffplan.inventory.models import Catalog as CatalogOverride
 from ffplan.inventory.source import load_source
@@ -56,8 +57,6 @@ PRESETS = tuple(p.value for p in Preset)
 
 CableType = Literal["DAC", "AOC"]  # copper up to a length, active optical beyond
 
-RULE_BAD_CATALOG = "FF801"
-RULE_UNKNOWN_NAME = "FF802"
 
 
 class Frozen(BaseModel):
@@ -243,7 +242,7 @@ def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:
     if collector.has_errors:
         raise InputError(collector.items)
     if not isinstance(source.data, dict):
-        collector.error(RULE_BAD_CATALOG, (), "a catalog file is a YAML mapping",
+        collector.error(BAD_CATALOG, (), "a catalog file is a YAML mapping",
                         "write keys such as `preset:`, `prices:`, `power_w:` and `cable:`")
         raise InputError(collector.items)
     try:
@@ -254,9 +253,9 @@ def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:
             if err["type"] == "extra_forbidden":
                 allowed = list(CatalogOverride.model_fields)
                 hint = did_you_mean(str(loc[-1]), allowed) or "allowed: " + ", ".join(allowed)
-                collector.error(RULE_BAD_CATALOG, loc, f"unknown key '{loc[-1]}'", hint)
+                collector.error(BAD_CATALOG, loc, f"unknown key '{loc[-1]}'", hint)
             else:
-                collector.error(RULE_BAD_CATALOG, loc, f"{validation_message(err).lower()} (got {err.get('input')!r})",
+                collector.error(BAD_CATALOG, loc, f"{validation_message(err).lower()} (got {err.get('input')!r})",
                                 "prices and power are numbers; see docs/report.md for the keys")
         raise InputError(collector.items) from None
 
@@ -294,7 +293,7 @@ def apply_override(
             else:
                 names = sorted(node_names | switch_names)
                 hint = did_you_mean(name, names) or "name a node or switch model of the inventory or the catalog: " + ", ".join(names)
-                collector.error(RULE_UNKNOWN_NAME, path + (key, name), f"no node or switch model named '{name}'", hint)
+                collector.error(UNKNOWN_CATALOG_NAME, path + (key, name), f"no node or switch model named '{name}'", hint)
     cable_updates: dict[str, Figure] = {}
     length_updates: dict[str, Figure] = {}
     for name, value in override.cable.items():
@@ -304,7 +303,7 @@ def apply_override(
             length_updates[name] = mine(value)
         else:
             allowed = list(CableEntry.model_fields) + list(SizedLengths.model_fields)
-            collector.error(RULE_UNKNOWN_NAME, path + ("cable", name), f"unknown cable key '{name}'",
+            collector.error(UNKNOWN_CATALOG_NAME, path + ("cable", name), f"unknown cable key '{name}'",
                             did_you_mean(name, allowed) or "allowed: " + ", ".join(allowed))
     update: dict = {"nodes": nodes, "switches": switches,
                     "cables": catalog.cables.model_copy(update=cable_updates),

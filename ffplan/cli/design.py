@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from ffplan.cli.common import out, plan_file, stage_errors, stage_progress
+from ffplan.codes.design import CABLE_BEYOND_REACH
 
 if TYPE_CHECKING:
     from ffplan.inventory import LoadedInventory
@@ -123,7 +124,7 @@ def warn_beyond_reach(loaded: LoadedInventory, plan: Plan) -> None:
     c = Collector(loaded.source.file, loaded.source.positions)
     for cable in long_runs:
         a, b = rack_of[cable.a.device], rack_of[cable.b.device]
-        c.warning("FF156", loaded.resolved.rack_paths.get(a, ("racks",)),
+        c.warning(CABLE_BEYOND_REACH, loaded.resolved.rack_paths.get(a, ("racks",)),
                   f"cable {cable.label} ({cable.kind}, {cable.type}) runs {cable.length_m:g} m from rack {a} to rack {b}, "
                   f"beyond the {model.standard_lengths_m[-1]:g} m the catalog lists (an AOC's reach)",
                   "plan transceivers and single-mode fibre for this run, or move the racks closer")

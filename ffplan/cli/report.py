@@ -12,6 +12,7 @@ import typer
 
 from ffplan.catalog import Preset
 from ffplan.cli.common import err, fail, out, plan_file, stage_errors, stage_progress
+from ffplan.codes.report import COMPARISON_NOT_BUILDABLE
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
 from ffplan.report.designs import DEFAULT_WITH_MULTI_NIC_PLAN, DEFAULT_WITH_PLAN, DEFAULT_WITHOUT_PLAN, DESIGNS, RENAMED
@@ -66,7 +67,7 @@ def cost_command(
         fail("without INVENTORY_OR_PLAN, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3")
     from ffplan.plan import load_plan
     from ffplan.report.catalog import inventory_location, plan_location, resolve_catalog, resolve_preset
-    from ffplan.report.cost import RULE_COMPARISON, ComparisonError, build_report
+    from ffplan.report.cost import ComparisonError, build_report
     from ffplan.report.pricing import EnergyOptions
 
     if input_file is not None:
@@ -87,7 +88,7 @@ def cost_command(
             report = build_report(plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file or ""),
                                   where=where, compare=designs)
         except ComparisonError as exc:
-            raise option_error(RULE_COMPARISON, "--compare" if compare else "--gpus", exc.message, exc.hint) from None
+            raise option_error(COMPARISON_NOT_BUILDABLE, "--compare" if compare else "--gpus", exc.message, exc.hint) from None
     sys.stderr.write(format_text(report.warnings))  # unpriced models: the report shows n/a where they count
     if output is None and fmt.value == "table":
         out.print(table_renderables(report))
@@ -97,18 +98,17 @@ def cost_command(
 
 def _designs(compare: str) -> tuple[str, ...]:
     """`--compare a,b`: known design names, each once, in the order given."""
-    from ffplan.report.cost import RULE_COMPARISON
 
     names = tuple(dict.fromkeys(name.strip() for name in compare.split(",") if name.strip()))
     for name in names:
         if name in RENAMED:
-            raise option_error(RULE_COMPARISON, "--compare", f"the design '{name}' is now named '{RENAMED[name]}'",
+            raise option_error(COMPARISON_NOT_BUILDABLE, "--compare", f"the design '{name}' is now named '{RENAMED[name]}'",
                                f"use --compare {RENAMED[name]} (it is the plan's own layout, whatever it is)")
         if name not in DESIGNS:
-            raise option_error(RULE_COMPARISON, "--compare", f"no design named '{name}'",
+            raise option_error(COMPARISON_NOT_BUILDABLE, "--compare", f"no design named '{name}'",
                                did_you_mean(name, DESIGNS) or "designs: " + ", ".join(DESIGNS))
     if not names:
-        raise option_error(RULE_COMPARISON, "--compare", "names no design", "designs: " + ", ".join(DESIGNS))
+        raise option_error(COMPARISON_NOT_BUILDABLE, "--compare", "names no design", "designs: " + ", ".join(DESIGNS))
     return names
 
 

@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterator
 
+from ffplan.codes.design import LID_SPACE_EXHAUSTED
 from ffplan.design.guids import KIND_CA, ca_guids_per_host, hca_port_guids, synthetic_guid
 from ffplan.design.placement import PlacedPort, Placement, PortSlot
 from ffplan.design.sizing import SizedFabric, SizingError, subnet_of_zone
@@ -159,6 +160,6 @@ def _lid_allocator(used: set[int], file: str) -> Iterator[int]:
         if lid not in used:
             yield lid
     c = Collector(file)
-    c.error("FF154", ("fabric",), f"the fabric needs more LIDs than the {MAX_LID:,} unicast LIDs of a subnet",
+    c.error(LID_SPACE_EXHAUSTED, ("fabric",), f"the fabric needs more LIDs than the {MAX_LID:,} unicast LIDs of a subnet",
             "split the fabric into smaller subnets (fewer zones or ports per zone)")
     raise InfeasibleError(c.items)

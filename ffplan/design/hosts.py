@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ffplan.codes.lint import (NUMA_NODE_OUT_OF_RANGE, PCIE_SWITCH_LOOP, UNKNOWN_DEVICE_MODEL, UNKNOWN_PCIE_SWITCH,
+                               UNKNOWN_ROOT_PORT)
 from ffplan.design.host_checks import host_checks
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
@@ -424,27 +426,27 @@ def _check(loaded: LoadedInventory) -> None:
         ports = {rp.name for rp in model.root_ports}
         for ri, rp in enumerate(model.root_ports):
             if rp.numa >= nnodes:
-                c.error("FF303", ("models", "nodes", name, "root_ports", ri, "numa"),
+                c.error(NUMA_NODE_OUT_OF_RANGE, ("models", "nodes", name, "root_ports", ri, "numa"),
                         f"root port '{rp.name}' of node model '{name}' is on NUMA node {rp.numa}, which does not exist",
                         "fix the root port's numa, or the cpu's sockets/nps")
         switches = {sw.name for sw in model.pcie_switches}
         for si, sw in enumerate(model.pcie_switches):
             if sw.upstream not in ports | switches:
-                c.error("FF308", ("models", "nodes", name, "pcie_switches", si, "upstream"),
+                c.error(UNKNOWN_PCIE_SWITCH, ("models", "nodes", name, "pcie_switches", si, "upstream"),
                         f"PCIe switch '{sw.name}' is under unknown root port or switch '{sw.upstream}'", "run `ffplan lint` for details")
         for loop in model.pcie_switch_loops():
-            c.error("FF309", ("models", "nodes", name, "pcie_switches"),
+            c.error(PCIE_SWITCH_LOOP, ("models", "nodes", name, "pcie_switches"),
                     f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' form a loop", "run `ffplan lint` for details")
         for di, d in enumerate(model.devices):
             if d.root_port is not None and d.root_port not in ports:
-                c.error("FF301", ("models", "nodes", name, "devices", di, "root_port"),
+                c.error(UNKNOWN_ROOT_PORT, ("models", "nodes", name, "devices", di, "root_port"),
                         f"device '{d.name}' is on unknown root port '{d.root_port}'", "run `ffplan lint` for details")
             if d.pcie_switch is not None and d.pcie_switch not in switches:
-                c.error("FF308", ("models", "nodes", name, "devices", di, "pcie_switch"),
+                c.error(UNKNOWN_PCIE_SWITCH, ("models", "nodes", name, "devices", di, "pcie_switch"),
                         f"device '{d.name}' is under unknown PCIe switch '{d.pcie_switch}'", "run `ffplan lint` for details")
             table = inv.models.gpus if d.kind == "gpu" else inv.models.nics
             if d.model not in table:
-                c.error("FF302", ("models", "nodes", name, "devices", di, "model"),
+                c.error(UNKNOWN_DEVICE_MODEL, ("models", "nodes", name, "devices", di, "model"),
                         f"device '{d.name}' has unknown {d.kind} model '{d.model}'", "run `ffplan lint` for details")
     if c.has_errors:
         raise StageError(c.items)

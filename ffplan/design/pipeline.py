@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, ParamSpec, TypeVar
 
 from ffplan import __version__
+from ffplan.codes.lint import ZONE_PORT_BUDGET
 from ffplan.design.addressing import Addressing, address
 from ffplan.design.cabling import Cabling, cable
 from ffplan.design.floor import Floor, floor
@@ -89,7 +90,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         addressing = step("addressing", address, loaded, sized, placement, options.previous)
     except SizingError as exc:
         c = Collector(loaded.source.file, loaded.source.positions)
-        c.error("FF101", ("fabric",), exc.message, exc.hint)
+        c.error(ZONE_PORT_BUDGET, ("fabric",), exc.message, exc.hint)
         raise InfeasibleError(c.items) from None
     plan = _physical_plan(loaded, placement, cabling, addressing, cable_floor)
     if loaded.inventory.fabric.transport == "roce":

@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Literal
 
+from ffplan.codes.design import ROLE_IMBALANCE
 from ffplan.design.floor import Floor
 from ffplan.design.placement_ilp import DemandGroup, LeafGroup, PlacementSolution, balance_bounds, solve_placement
 from ffplan.design.sizing import (Place, RailPlace, SizedFabric, SizingError, ThreeLayerTree, TreeSize, shared_place,
@@ -376,7 +377,7 @@ def _refuse_imbalance(loaded: LoadedInventory, zones: list[ZoneSpec], balance: l
         group = next(i for i, g in enumerate(loaded.inventory.groups) if g.role.value == b.role)
         per_zone = {z.name: z.used_ports.get(b.role, 0) for z in zones}
         c.error(
-            "FF152", ("groups", group),
+            ROLE_IMBALANCE, ("groups", group),
             f"role '{b.role}' cannot be spread within one per leaf: the best placement has {b.min_per_leaf}-{b.max_per_leaf} "
             f"per leaf where {b.lower_bound}-{b.upper_bound} is the even share (per zone: "
             + ", ".join(f"{z} {n}" for z, n in per_zone.items()) + ")",

@@ -17,12 +17,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ffplan.codes.design import PLACEMENT_INFEASIBLE, SOLVER_NOT_INSTALLED
 from ffplan.diagnostics import Collector, Diagnostic, InfeasibleError
 
 if TYPE_CHECKING:
     import pulp
 
-RULE_PLACEMENT = "FF150"
 BALANCE_PENALTY = 1_000_000.0
 # Re-planning: moving an existing cable costs more than any cable-length saving can win back, and less
 # than a unit of imbalance, so the solver moves cables only when balance forces it, and then as few as can be.
@@ -86,7 +86,7 @@ def _solver(name: str, time_limit: float | None) -> pulp.LpSolver:
 
 def _solver_missing() -> list[Diagnostic]:
     c = Collector("<command line>")
-    c.error("FF151", ("--solver",), "HiGHS is not installed", "pip install highspy, or use --solver cbc (the default)")
+    c.error(SOLVER_NOT_INSTALLED, ("--solver",), "HiGHS is not installed", "pip install highspy, or use --solver cbc (the default)")
     return c.items
 
 
@@ -203,11 +203,11 @@ def _infeasible(status: str, demand: int, capacity: int, time_limit: float | Non
     c = Collector("<design>")
     if status == "Infeasible" or time_limit is None:
         c.error(
-            RULE_PLACEMENT, (),
+            PLACEMENT_INFEASIBLE, (),
             f"placement is {status.lower()}: {demand:,} NIC and inter-zone ports for {capacity:,} free leaf ports",
             "run `ffplan lint` for the budget that binds; remove nodes, add a zone, or use switches with more ports",
         )
     else:  # stopped by --time-limit before any placement was found
-        c.error(RULE_PLACEMENT, ("--time-limit",), f"the solver found no placement within --time-limit {time_limit:g} s",
+        c.error(PLACEMENT_INFEASIBLE, ("--time-limit",), f"the solver found no placement within --time-limit {time_limit:g} s",
                 "raise --time-limit, or drop it to solve to optimality")
     return InfeasibleError(c.items)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Literal, Sequence
 
+from ffplan.codes.design import QOS_NOT_BUILDABLE
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Carries, Role, TrafficClass
@@ -24,7 +25,6 @@ from ffplan.inventory.models import Carries, Role, TrafficClass
 if TYPE_CHECKING:  # lint imports this module for carries_of: it need not load the plan model (and numpy)
     from ffplan.plan.model import Plan, PortClass, PortClassQos, Qos, TrafficClassPlan
 
-RULE_QOS = "FF603"
 NUM_SLS = 16
 
 
@@ -117,7 +117,7 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
             sl = tc.sl if tc.sl is not None else (default.sl if default else None)
             vl = tc.vl if tc.vl is not None else (default.vl if default else None)
             if sl is None:
-                c.error(RULE_QOS, path + ("sl",), f"traffic class '{tc.name}' has no SL and no ffplan default",
+                c.error(QOS_NOT_BUILDABLE, path + ("sl",), f"traffic class '{tc.name}' has no SL and no ffplan default",
                         f"give it an SL (0-15); ffplan has defaults only for {', '.join(defaults)}")
                 continue
             if vl is None:
@@ -131,7 +131,7 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
                                             description=tc.description or (default.description if default else ""),
                                             carries=carries_of(tc) or Carries()))
         for i, field, message, hint in purpose_conflicts([(tc.name, carries_of(tc)) for tc in inv.traffic_classes]):
-            c.error(RULE_QOS, ("traffic_classes", i, "carries", field), message, hint)
+            c.error(QOS_NOT_BUILDABLE, ("traffic_classes", i, "carries", field), message, hint)
     _check(c, classes, data_vls, inv.traffic_classes is not None)
     if c.has_errors:
         raise StageError(c.items)
@@ -176,14 +176,14 @@ def _check(c: Collector, classes: list[TrafficClassPlan], data_vls: int, from_in
     for i, tc in enumerate(classes):
         path = ("traffic_classes", i) if from_inventory else ("traffic_classes",)
         if not 0 <= tc.sl < NUM_SLS:
-            c.error(RULE_QOS, path + ("sl",), f"traffic class '{tc.name}' SL {tc.sl} is not 0-15", "use SL 0-15")
+            c.error(QOS_NOT_BUILDABLE, path + ("sl",), f"traffic class '{tc.name}' SL {tc.sl} is not 0-15", "use SL 0-15")
         if not 0 <= tc.vl < data_vls:
-            c.error(RULE_QOS, path + ("vl",), f"traffic class '{tc.name}' VL {tc.vl} is not a data VL of this fabric "
+            c.error(QOS_NOT_BUILDABLE, path + ("vl",), f"traffic class '{tc.name}' VL {tc.vl} is not a data VL of this fabric "
                     f"(VL0-VL{data_vls - 1})", f"use VL0-VL{data_vls - 1}")
         if not 0 <= tc.weight <= 255:
-            c.error(RULE_QOS, path + ("weight",), f"traffic class '{tc.name}' weight {tc.weight} is not 0-255", "use 0-255 (64-byte units)")
+            c.error(QOS_NOT_BUILDABLE, path + ("weight",), f"traffic class '{tc.name}' weight {tc.weight} is not 0-255", "use 0-255 (64-byte units)")
         prev = vl_of_sl.get(tc.sl)
         if prev is not None and prev[0] != tc.vl:
-            c.error(RULE_QOS, path + ("vl",), f"SL {tc.sl} maps to VL{tc.vl} here but to VL{prev[0]} in class '{prev[1]}'",
+            c.error(QOS_NOT_BUILDABLE, path + ("vl",), f"SL {tc.sl} maps to VL{tc.vl} here but to VL{prev[0]} in class '{prev[1]}'",
                     "an SL maps to exactly one VL: give the classes different SLs or the same VL")
         vl_of_sl.setdefault(tc.sl, (tc.vl, tc.name))

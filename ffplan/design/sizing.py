@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ffplan.codes.design import RACK_FULL_FOR_SWITCHES, RACK_POWER_FOR_SWITCHES
 from ffplan.design.facility import Draw, host_draws, kw, model_draw, tightest
 from ffplan.design.guids import KIND_CORE, KIND_LEAF, KIND_SPINE, switch_guids, synthetic_guid
 from ffplan.diagnostics import Collector, InfeasibleError
@@ -438,7 +439,7 @@ def rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[RackedSwitch]
                     limit = tightest(racks[even])
                     assert limit is not None  # a rack without limits takes any switch
                     collector.error(
-                        "FF155", ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
+                        RACK_POWER_FOR_SWITCHES, ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
                         f"no rack of {tier}_racks has power left for {name} ({kw(sw_draw.peak_w)}): rack '{even}' "
                         f"draws {kw(draws.get(even, Draw()).peak_w)} at peak against its {limit.what} of {kw(limit.watts)}",
                         f"add racks to {tier}_racks of zone '{zone.name}' or raise their power_kw / cooling",
@@ -450,7 +451,7 @@ def rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[RackedSwitch]
                     u -= 1
                 if u < 1:
                     collector.error(
-                        "FF153", ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
+                        RACK_FULL_FOR_SWITCHES, ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
                         f"rack '{rack}' has no room left for {name} ({sw_model.rack_units} U)",
                         f"add racks to {tier}_racks of zone '{zone.name}' or move hosts out of '{rack}'",
                     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ffplan.codes.lint import NIC_SPEED_UNSUPPORTED
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.ethernet import addressing as addr
 from ffplan.ethernet.bgp import leaf_asn, spine_asn
@@ -39,7 +40,7 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
     model = inv.models.switches[inv.fabric.switch_model]
     if speed is None or model.ethernet is None:  # lint's FF707/FF709 refuse such an inventory before design
         c = Collector(loaded.source.file, loaded.source.positions)
-        c.error("FF707", ("fabric", "switch_model"), "no link speed both the switch and the NICs take",
+        c.error(NIC_SPEED_UNSUPPORTED, ("fabric", "switch_model"), "no link speed both the switch and the NICs take",
                 "run `ffplan lint` for the details")
         raise InfeasibleError(c.items)
     zones = {z.name: z for z in plan.zones}

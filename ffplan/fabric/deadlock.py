@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ffplan.codes.design import ROUTING_DEADLOCK, SWITCH_ROUTE_LOOP
 from ffplan.diagnostics import Collector, StageError
 from ffplan.fabric.arrays import BLOCK, MAX_HOPS, Channels, Tables, table_array
 from ffplan.fabric.walk import walk
 from ffplan.plan.model import DeadlockProof
 from ffplan.plan.topology import Topology
 
-RULE_DEADLOCK = "FF602"
-RULE_LOOP = "FF604"
 SCOPE = ("every route from a CA port (to every LID) and from a switch's port 0 to every CA port (data VLs); "
          "switch-to-switch routes (VL15) checked loop-free")
 def channel_dependencies(
@@ -144,11 +143,11 @@ def prove_deadlock_free(topo: Topology, tables: Tables, ch: Channels | None = No
     c = Collector("<plan>")
     if len(left):
         ring = " -> ".join(ch.name(x) for x in find_cycle(ch, edges, left))
-        c.error(RULE_DEADLOCK, ("routing",), f"the routes have a credit loop (channel dependency cycle): {ring}",
+        c.error(ROUTING_DEADLOCK, ("routing",), f"the routes have a credit loop (channel dependency cycle): {ring}",
                 "the plan was not written; report this with the inventory (it is a routing bug), or remove the failed links that force it")
     loops = switch_route_loops(topo, table_array(topo, tables), ch)
     if loops:
-        c.error(RULE_LOOP, ("routing",), f"{len(loops)} switch-to-switch routes loop, e.g. {loops[0][0]} -> {loops[0][1]}",
+        c.error(SWITCH_ROUTE_LOOP, ("routing",), f"{len(loops)} switch-to-switch routes loop, e.g. {loops[0][0]} -> {loops[0][1]}",
                 "the plan was not written; report this with the inventory (it is a routing bug)")
     if c.items:
         raise StageError(c.items)

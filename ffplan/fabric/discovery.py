@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ffplan.codes.audit import FABRIC_NOT_IBNETDISCOVER_OUTPUT
 from ffplan.diagnostics import Collector, InputError
 
 # Numbers are bounded (a GUID has 16 hex digits, a port number 3 digits, a LID 5): longer ones are not ibnetdiscover
@@ -250,7 +251,6 @@ def _link(topo: DiscoveredFabric, ids: dict[str, str], ports: list[_Port], port_
         topo.links.add((min(a, b), max(a, b)))
 
 
-RULE_NOT_IBNETDISCOVER = "FF930"
 MAX_FABRIC_BYTES = 64 * 1024 * 1024  # Fire-Flyer 2's dump is about 1 MB, a 16,384-endpoint one about 15 MB
 
 
@@ -272,7 +272,7 @@ def read_fabric(path: Path) -> DiscoveredFabric:
 def _refuse(file: str, line: int, message: str, col: int = 1) -> InputError:
     c = Collector(file)
     c.positions[()] = (max(line, 1), col)
-    c.error(RULE_NOT_IBNETDISCOVER, (), message,
+    c.error(FABRIC_NOT_IBNETDISCOVER_OUTPUT, (), message,
             "save the fabric with `ibnetdiscover > fabric.txt` (optionally with --node-name-map) and pass that file")
     return InputError(c.items)
 

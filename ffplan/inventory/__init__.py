@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ffplan.codes.inventory import BAD_VALUE, MISSING_KEY, NOT_A_MAPPING, UNKNOWN_KEY, UNSAFE_STRING
 from ffplan.diagnostics import Collector, StageError, did_you_mean, validation_message
 from ffplan.inventory.models import PATTERN_HINTS, Inventory
 from ffplan.inventory.resolve import ResolvedHost, ResolvedInventory, resolve
@@ -27,13 +28,8 @@ __all__ = [
 ]
 
 # Schema rule ids (FF0xx: reading and schema).
-RULE_UNKNOWN_KEY = "FF010"
-RULE_MISSING_KEY = "FF011"
-RULE_BAD_VALUE = "FF012"
-RULE_UNSAFE_STRING = "FF013"
-RULE_NOT_MAPPING = "FF014"
 
-SCHEMA_RULES = {RULE_UNKNOWN_KEY, RULE_MISSING_KEY, RULE_BAD_VALUE, RULE_UNSAFE_STRING, RULE_NOT_MAPPING}
+SCHEMA_RULES = {UNKNOWN_KEY, MISSING_KEY, BAD_VALUE, UNSAFE_STRING, NOT_A_MAPPING}
 
 
 @dataclass
@@ -83,19 +79,19 @@ def _schema_diagnostics(exc: ValidationError, collector: Collector) -> None:
         if kind == "extra_forbidden":
             key = loc[-1]
             hint = did_you_mean(str(key), _allowed_keys(Inventory, loc)) or "remove the key; `ffplan schema` lists the allowed ones"
-            collector.error(RULE_UNKNOWN_KEY, loc, f"unknown key '{key}'", hint)
+            collector.error(UNKNOWN_KEY, loc, f"unknown key '{key}'", hint)
         elif kind == "missing":
-            collector.error(RULE_MISSING_KEY, loc, f"missing required key '{loc[-1]}'", "add it; `ffplan schema` describes it")
+            collector.error(MISSING_KEY, loc, f"missing required key '{loc[-1]}'", "add it; `ffplan schema` describes it")
         elif kind == "string_pattern_mismatch":
             pattern = err.get("ctx", {}).get("pattern", "")
             collector.error(
-                RULE_UNSAFE_STRING, loc,
+                UNSAFE_STRING, loc,
                 f"value {_short(value)} is not allowed here: it must match {pattern}",
                 "values here reach hostnames, XML and shell scripts; "
                 + PATTERN_HINTS.get(pattern, f"write a value matching {pattern}"),
             )
         elif kind == "model_type" or kind == "dict_type":
-            collector.error(RULE_NOT_MAPPING, loc, f"expected a mapping, got {_type_name(value)}", "write key: value pairs here")
+            collector.error(NOT_A_MAPPING, loc, f"expected a mapping, got {_type_name(value)}", "write key: value pairs here")
         else:
             msg = validation_message(err)
             if kind in ("literal_error", "enum"):
@@ -103,7 +99,7 @@ def _schema_diagnostics(exc: ValidationError, collector: Collector) -> None:
                 hint = did_you_mean(str(value), [e.strip(" '") for e in str(expected).replace(" or ", ",").split(",")]) or f"expected {expected}"
             else:
                 hint = "see `ffplan schema` for the expected type"
-            collector.error(RULE_BAD_VALUE, loc, f"{msg.lower().rstrip('.')} (got {_short(value)})", hint)
+            collector.error(BAD_VALUE, loc, f"{msg.lower().rstrip('.')} (got {_short(value)})", hint)
 
 
 def _short(value: object) -> str:
@@ -125,7 +121,7 @@ def load_inventory(path: Path | str, text: str | None = None) -> LoadedInventory
     source = load_source(path, text)
     collector = source.collector
     if not isinstance(source.data, dict):
-        collector.error(RULE_NOT_MAPPING, (), f"an inventory is a YAML mapping, got {_type_name(source.data)}",
+        collector.error(NOT_A_MAPPING, (), f"an inventory is a YAML mapping, got {_type_name(source.data)}",
                         "start with `name:`, `models:`, `fabric:` and `groups:`")
         raise StageError(collector.items)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ffplan.codes.inventory import EMPTY_GROUP, PATTERN_EXPANSION
 from ffplan.diagnostics import Collector, YamlPath
 from ffplan.inventory.models import (
     Attach,
@@ -17,8 +18,6 @@ from ffplan.inventory.models import (
     pattern_problem,
 )
 
-RULE_PATTERN = "FF020"
-RULE_EMPTY_GROUP = "FF021"
 
 # Bounds checked before generating anything: far above any real cluster (a subnet holds 49,151 LIDs), far
 # below what exhausts memory or time (a million racks took minutes and gigabytes).
@@ -135,13 +134,13 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
         problem = _rack_block_problem(block, rack_budget)
         if problem:
             field, message, hint = problem
-            collector.error(RULE_PATTERN, ("rack_blocks", i, field), message, hint)
+            collector.error(PATTERN_EXPANSION, ("rack_blocks", i, field), message, hint)
             continue
         try:
             generated = expand_rack_block(block)
         except (KeyError, IndexError, ValueError) as exc:
             collector.error(
-                RULE_PATTERN,
+                PATTERN_EXPANSION,
                 ("rack_blocks", i, "name"),
                 f"rack name pattern '{block.name}' cannot be expanded: {exc}",
                 "use {row} and {slot}, optionally with a width such as {row:02d}",
@@ -169,25 +168,25 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
         if group.count is None:
             if not group.hosts:
                 collector.error(
-                    RULE_EMPTY_GROUP, ("groups", gi),
+                    EMPTY_GROUP, ("groups", gi),
                     f"group '{group.name}' has no hosts: no count (or count: null) and no hosts list",
                     "give it count and hostname: \"cn{index:04d}\", or list its hosts, or remove the group",
                 )
             continue
         if not group.hostname:
             collector.error(
-                RULE_PATTERN, ("groups", gi, "count"),
+                PATTERN_EXPANSION, ("groups", gi, "count"),
                 f"group '{group.name}' has a count but no hostname pattern",
                 "add hostname: \"cn{index:04d}\" or list the hosts explicitly",
             )
             continue
         if pattern_error := pattern_problem(group.hostname, ("index",)):
-            collector.error(RULE_PATTERN, ("groups", gi, "hostname"),
+            collector.error(PATTERN_EXPANSION, ("groups", gi, "hostname"),
                             f"hostname pattern '{group.hostname}' cannot be expanded: {pattern_error}",
                             "use {index} or a width such as {index:04d}")
             continue
         if order + group.count > MAX_HOSTS:
-            collector.error(RULE_PATTERN, ("groups", gi, "count"),
+            collector.error(PATTERN_EXPANSION, ("groups", gi, "count"),
                             f"group '{group.name}' would bring the inventory to {order + group.count:,} hosts, over the limit of {MAX_HOSTS:,}",
                             "an InfiniBand subnet holds at most 49,151 LIDs; split the cluster into several inventories")
             continue
@@ -200,7 +199,7 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
                 hostname = group.hostname.format(index=index)
             except (KeyError, IndexError, ValueError) as exc:
                 collector.error(
-                    RULE_PATTERN, ("groups", gi, "hostname"),
+                    PATTERN_EXPANSION, ("groups", gi, "hostname"),
                     f"hostname pattern '{group.hostname}' cannot be expanded: {exc}",
                     "use {index} or a width such as {index:04d}",
                 )

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from ffplan.codes.inventory import BAD_VALUE, DUPLICATE_KEY, UNREADABLE_INPUT, YAML_SYNTAX
 from ffplan.diagnostics import NO_POSITION, Collector, InputError, YamlPath
 
 try:  # libyaml's parser is ~10x faster; the pure-Python one gives identical nodes.
@@ -28,10 +29,6 @@ STDIN_NAME = "<stdin>"  # how findings name standard input
 MAX_NODES = 2_000_000
 MAX_DEPTH = 64  # an inventory needs about eight levels; deeper nesting only exhausts the stack
 
-RULE_SYNTAX = "FF001"
-RULE_DUPLICATE_KEY = "FF002"
-RULE_UNREADABLE = "FF003"
-RULE_BAD_TAGGED_VALUE = "FF012"  # the schema's bad-value rule: the value does not fit its (explicit) type
 
 
 @dataclass
@@ -49,7 +46,7 @@ def _refuse(file: str, message: str, hint: str, line: int = 0, col: int = 0) -> 
     """An unreadable file; without a line (missing, too large) the finding is about the whole file."""
     c = Collector(file)
     c.positions[()] = (line, col)
-    c.error(RULE_UNREADABLE, (), message, hint)
+    c.error(UNREADABLE_INPUT, (), message, hint)
     return InputError(c.items)
 
 
@@ -148,7 +145,7 @@ class _Builder:
         tag = node.tag.removeprefix("tag:yaml.org,2002:")
         shown = f"'{node.value}'" if isinstance(node, yaml.ScalarNode) else "this " + ("mapping" if isinstance(node, yaml.MappingNode) else "list")
         self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
-        self.collector.error(RULE_BAD_TAGGED_VALUE, path, f"{shown} is not a valid !!{tag}" if tag != node.tag else f"{shown} has the unknown tag {tag}",
+        self.collector.error(BAD_VALUE, path, f"{shown} is not a valid !!{tag}" if tag != node.tag else f"{shown} has the unknown tag {tag}",
                              f"remove the {'!!' + tag if tag != node.tag else tag} tag" + (f" or write a valid {tag}" if tag != node.tag else ""))
         return node.value if isinstance(node, yaml.ScalarNode) else None
 
@@ -160,7 +157,7 @@ class _Builder:
                 merged = self.build(value_node, path)
                 if not all(isinstance(part, dict) for part in (merged if isinstance(merged, list) else [merged])):
                     self.positions.setdefault(path + ("<<",), (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
-                    self.collector.error(RULE_BAD_TAGGED_VALUE, path + ("<<",), "'<<' merges a mapping or a list of mappings",
+                    self.collector.error(BAD_VALUE, path + ("<<",), "'<<' merges a mapping or a list of mappings",
                                          "merge an alias of a mapping: <<: *defaults")
                 for part in merged if isinstance(merged, list) else [merged]:
                     if isinstance(part, dict):
@@ -169,7 +166,7 @@ class _Builder:
                 continue
             if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: no inventory key is a list or mapping
                 self.positions[path] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-                self.collector.error(RULE_BAD_TAGGED_VALUE, path, "a key here is a list or mapping", "write a plain key: value")
+                self.collector.error(BAD_VALUE, path, "a key here is a list or mapping", "write a plain key: value")
                 continue
             key = self._scalar(key_node, path + (str(key_node.value),))
             if not isinstance(key, (str, int)):
@@ -179,7 +176,7 @@ class _Builder:
                 first_line = seen[key]
                 self.positions[path + (key,)] = (key_line, key_col)
                 self.collector.error(
-                    RULE_DUPLICATE_KEY,
+                    DUPLICATE_KEY,
                     path + (key,),
                     f"duplicate key '{key}' (first defined on line {first_line}); YAML would silently keep only the last one",
                     "remove or rename one of the two keys",
@@ -261,7 +258,7 @@ def load_source(path: Path | str, text: str | None = None) -> Source:
         line, col = (mark.line + 1, mark.column + 1) if mark else NO_POSITION
         collector.positions[()] = (line, col)
         collector.error(
-            RULE_SYNTAX,
+            YAML_SYNTAX,
             (),
             f"YAML syntax error: {exc.problem or exc.context}",
             "check indentation and quoting around this position",

@@ -11,9 +11,10 @@ from typing import BinaryIO, Iterable
 
 import yaml
 
+from ffplan.codes.inventory import UNREADABLE_INPUT
 from ffplan.diagnostics import Collector, Diagnostic, InputError, Severity, StageError
 from ffplan.inventory import LoadedInventory, load_inventory
-from ffplan.inventory.source import MAX_FILE_BYTES, RULE_UNREADABLE, STDIN_NAME, FastLoader, read_stream, read_text
+from ffplan.inventory.source import MAX_FILE_BYTES, STDIN_NAME, FastLoader, read_stream, read_text
 from ffplan.lint.config import LintConfig
 from ffplan.lint.context import LintContext
 from ffplan.lint.registry import semantic_checks
@@ -93,7 +94,7 @@ def lint_file(path: Path, text: str | None = None, config: LintConfig = LintConf
 
 def _refused(path: Path, message: str, hint: str) -> FileResult:
     collector = Collector(str(path))
-    collector.error(RULE_UNREADABLE, (), message, hint)
+    collector.error(UNREADABLE_INPUT, (), message, hint)
     return FileResult(str(path), collector.items, unreadable=True)
 
 

@@ -16,12 +16,11 @@ from typing import Iterable
 
 import yaml
 
+from ffplan.codes.inventory import UNKNOWN_RULE_IN_SUPPRESSION, UNSUPPRESSIBLE_RULE
 from ffplan.diagnostics import Diagnostic, Severity
 from ffplan.inventory.source import FastLoader
 from ffplan.lint.declare import Suppression
 from ffplan.lint.registry import all_rules
-RULE_UNKNOWN_SUPPRESSION = "FF004"
-RULE_FORBIDDEN_SUPPRESSION = "FF005"
 
 # A YAML comment starts at '#' preceded by whitespace or the start of the line.
 _DIRECTIVE = re.compile(r"(?:^|\s)#\s*ffplan:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\s-]*)")
@@ -75,13 +74,13 @@ def parse_suppressions(file: str, text: str) -> Suppressions:
             col = match.start(2) + token.start() + 1
             if rule_id not in known:
                 found.problems.append(Diagnostic(
-                    file, number, col, RULE_UNKNOWN_SUPPRESSION, Severity.WARNING,
+                    file, number, col, UNKNOWN_RULE_IN_SUPPRESSION, Severity.WARNING,
                     f"suppression names unknown rule '{token.group(0)}'", "",
                     "use the ids that `ffplan rules` lists, e.g. # ffplan: disable=FF201",
                 ))
             elif known[rule_id].suppression is Suppression.FORBIDDEN:
                 found.problems.append(Diagnostic(
-                    file, number, col, RULE_FORBIDDEN_SUPPRESSION, Severity.WARNING,
+                    file, number, col, UNSUPPRESSIBLE_RULE, Severity.WARNING,
                     f"{rule_id} ({known[rule_id].name}) cannot be suppressed: its findings are still reported", "",
                     "fix the inventory; reading, schema, safety and reference errors are never silenced",
                 ))

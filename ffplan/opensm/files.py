@@ -22,6 +22,7 @@ from typing import Callable, Collection, Iterator, TypeVar
 
 import numpy as np
 
+from ffplan.codes.render import PLAN_VALUE_NOT_RENDERABLE
 from ffplan.diagnostics import Collector, InputError
 from ffplan.opensm.conf import QOS_PREFIX, ROLES, directions, expected_conf, qos_classes
 from ffplan.opensm.layout import (CN_GUIDS, CONF, DEFAULT_PREFIX, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS, NODE_NAME_MAP,
@@ -310,7 +311,7 @@ def partitions_model(fab: Subnet) -> dict:
 def check_prefix(prefix: str) -> str:
     if not _SAFE_PATH.fullmatch(prefix) or "//" in prefix:
         c = Collector("--prefix")  # a bad option is a usage error (exit 2), not a plan finding
-        c.error("FF920", (), f"--prefix {prefix!r} is not an absolute path of plain characters",
+        c.error(PLAN_VALUE_NOT_RENDERABLE, (), f"--prefix {prefix!r} is not an absolute path of plain characters",
                 "use a path like /etc/opensm (letters, digits, . _ / + -)")
         raise InputError(c.items)
     return prefix.rstrip("/") or "/"

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ffplan.codes.plan import OPTION_VALUE_NOT_IN_PLAN
+from ffplan.codes.render import PLAN_VALUE_NOT_RENDERABLE
 from ffplan.diagnostics import Collector, InputError, did_you_mean, option_error
 from ffplan.opensm.layout import SmInstance, View
 from ffplan.plan.model import Plan
@@ -77,7 +79,7 @@ class Subnet:
 def unwritable(message: str, hint: str, path: tuple = ()) -> InputError:
     """A plan (or option) these files cannot be written from: bad input, exit 2."""
     c = Collector("plan.yaml")
-    c.error("FF920", path, message, hint)
+    c.error(PLAN_VALUE_NOT_RENDERABLE, path, message, hint)
     return InputError(c.items)
 
 
@@ -99,7 +101,7 @@ def build_fabric(plan: Plan, view: View = View()) -> Subnet:
     zone = view.zone
     if zone is not None and zone not in {z.name for z in plan.zones}:
         zones = [z.name for z in plan.zones]
-        raise option_error("FF910", "--zone", f"zone {zone!r} is not in the plan",
+        raise option_error(OPTION_VALUE_NOT_IN_PLAN, "--zone", f"zone {zone!r} is not in the plan",
                            " ".join(filter(None, [did_you_mean(zone, zones), "zones: " + ", ".join(zones)])))
     switches = [s for s in plan.switches if zone is None or s.zone == zone]
     for s in switches:

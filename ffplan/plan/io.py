@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ffplan.codes.plan import NOT_A_PLAN, PLAN_SCHEMA_MISMATCH, UNSUPPORTED_PLAN_VERSION
 from ffplan.diagnostics import Collector, InputError, YamlPath, validation_message
 from ffplan.inventory.source import BadTaggedValue, _Builder, construct_scalar, read_text
 from ffplan.plan.check import Problem, plan_problems
@@ -32,7 +33,6 @@ LARGEST_PLAN_NODES = 1_650_326
 MAX_PLAN_DEPTH = 32
 PLAN_SIZE_HINT = "the largest plan ffplan designs (16,384 endpoints in a three-layer tree) is 76 MiB; check the file"
 MAX_SHOWN_PROBLEMS = 50  # a shifted LID range can break thousands of entries; the first ones say enough
-RULE_INVALID_PLAN = "FF903"
 INFINIBAND_SECTIONS = ("routing", "qos", "hosts")  # a RoCE plan has its `ethernet` section instead
 
 HEADER = "# ffplan plan: generated, do not edit. Re-run `ffplan design` to change it.\n"
@@ -358,20 +358,20 @@ def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
         raise _refuse(c, text, []) from None
     except _Refused as exc:
         c.positions[()] = exc.position
-        c.error("FF901", (), f"plan is not valid YAML: {exc.message}", exc.hint)
+        c.error(NOT_A_PLAN, (), f"plan is not valid YAML: {exc.message}", exc.hint)
         raise InputError(c.items) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
             c.positions[()] = (mark.line + 1, mark.column + 1)
         problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        c.error("FF901", (), f"plan is not valid YAML: {problem}", "the plan is truncated or was edited; re-run `ffplan design`")
+        c.error(NOT_A_PLAN, (), f"plan is not valid YAML: {problem}", "the plan is truncated or was edited; re-run `ffplan design`")
         raise InputError(c.items) from None
     if not isinstance(data, dict) or "plan_version" not in data:
-        c.error("FF901", (), "not an ffplan plan (no plan_version)", "pass the plan.yaml written by `ffplan design`")
+        c.error(NOT_A_PLAN, (), "not an ffplan plan (no plan_version)", "pass the plan.yaml written by `ffplan design`")
         raise InputError(c.items)
     if data["plan_version"] != PLAN_VERSION:
-        c.error("FF902", ("plan_version",), f"plan version {data['plan_version']!r} is not supported (this ffplan reads {PLAN_VERSION})",
+        c.error(UNSUPPORTED_PLAN_VERSION, ("plan_version",), f"plan version {data['plan_version']!r} is not supported (this ffplan reads {PLAN_VERSION})",
                 "re-run `ffplan design` with this version of ffplan")
         raise InputError(c.items)
     try:
@@ -421,7 +421,7 @@ def _refuse(c: Collector, text: str, problems: list[Problem]) -> InputError:
     assert root is not None, "only a plan read as a mapping is refused here"
     _Builder(c, MAX_PLAN_NODES).build(root, ())
     for path, message in problems[:MAX_SHOWN_PROBLEMS]:
-        c.error(RULE_INVALID_PLAN, path, f"invalid plan: {message}", "the plan was edited or is damaged; re-run `ffplan design`")
+        c.error(PLAN_SCHEMA_MISMATCH, path, f"invalid plan: {message}", "the plan was edited or is damaged; re-run `ffplan design`")
     if len(problems) > MAX_SHOWN_PROBLEMS:
-        c.error(RULE_INVALID_PLAN, (), f"invalid plan: {len(problems):,} problems, the first {MAX_SHOWN_PROBLEMS} shown", "")
+        c.error(PLAN_SCHEMA_MISMATCH, (), f"invalid plan: {len(problems):,} problems, the first {MAX_SHOWN_PROBLEMS} shown", "")
     return InputError(c.items)

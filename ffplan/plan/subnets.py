@@ -5,6 +5,7 @@ audit) takes the subnet's view: the same Plan restricted to that subnet's zones,
 
 from __future__ import annotations
 
+from ffplan.codes.plan import OPTION_VALUE_NOT_IN_PLAN
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.inventory.failed_items import item_name
 from ffplan.plan.model import Plan
@@ -49,7 +50,7 @@ def plane_view(plan: Plan, plane: str | None, command: str) -> Plan:
     if plane is None and len(subnets) == 1:
         return plan
     if plane is None:
-        raise option_error("FF910", "--plane", f"the plan has {len(subnets)} subnets (planes) and {command} works on "
+        raise option_error(OPTION_VALUE_NOT_IN_PLAN, "--plane", f"the plan has {len(subnets)} subnets (planes) and {command} works on "
                            "one: each has its own subnet manager, LIDs and routing tables",
                            f"add --plane NAME (planes: {', '.join(subnets)})")
     check_plane(plan, plane)
@@ -60,7 +61,7 @@ def check_plane(plan: Plan, plane: str) -> None:
     """--plane must name one of the plan's subnets (a usage error, exit 2, naming them otherwise)."""
     subnets = plan.subnets
     if plane not in subnets:
-        raise option_error("FF910", "--plane", f"plane {plane!r} is not in the plan",
+        raise option_error(OPTION_VALUE_NOT_IN_PLAN, "--plane", f"plane {plane!r} is not in the plan",
                            " ".join(filter(None, [did_you_mean(plane, subnets), "planes: " + ", ".join(subnets)])))
 
 

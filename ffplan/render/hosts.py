@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 
+from ffplan.codes.plan import PLAN_SCHEMA_MISMATCH
 from ffplan.design.hosts import INSTALL, THREEFS_CLIENT_TOML, THREEFS_STORAGE_TOML
 from ffplan.diagnostics import Collector, InputError
 from ffplan.plan.model import HostProfile, Node, Plan
@@ -126,7 +127,7 @@ def render_hosts(plan: Plan) -> dict[str, str]:
     """Relative path under the output folder -> text, for hosts/."""
     if plan.hosts is None:
         c = Collector("plan.yaml")
-        c.error("FF903", ("hosts",), "the plan has no host profiles (it was written by an older ffplan)",
+        c.error(PLAN_SCHEMA_MISMATCH, ("hosts",), "the plan has no host profiles (it was written by an older ffplan)",
                 "re-run `ffplan design` to add them")
         raise InputError(c.items)
     nodes = {n.hostname: n for n in plan.nodes}

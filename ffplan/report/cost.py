@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ffplan.catalog import PriceCatalog
+from ffplan.codes.report import PLAN_WITHOUT_NODE_MODELS
 from ffplan.design.sizing import SizingError
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError
 from ffplan.plan.model import Plan
@@ -19,8 +20,6 @@ from ffplan.report.checks import fabric_checks, paper_checks, ratios
 from ffplan.report.model import CostReport, DesignReport, PaperCheck, SourceLine
 from ffplan.report.pricing import AOC_OPTICAL_ENDS, Baseline, EnergyOptions, Pricer, design_report, price_design
 
-RULE_NO_NODE_MODEL = "FF804"
-RULE_COMPARISON = "FF805"
 
 
 class ComparisonError(ValueError):
@@ -132,7 +131,7 @@ def _require_node_models(plan: Plan, input_name: str) -> None:
     missing = sorted({n.model for n in plan.nodes} - {m.name for m in plan.node_models})
     if missing:
         c = Collector(input_name or f"plan of {plan.inventory.file}")
-        c.error(RULE_NO_NODE_MODEL, ("node_models",),
+        c.error(PLAN_WITHOUT_NODE_MODELS, ("node_models",),
                 f"the plan does not describe node model{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                 "(a plan written by an older ffplan?)",
                 "re-run `ffplan design`: the report reads GPUs and power of the node models from the plan")

@@ -10,13 +10,13 @@ from statistics import mean
 from typing import Iterable
 
 from ffplan.catalog import PriceCatalog
+from ffplan.codes.report import UNPRICED_MODEL
 from ffplan.diagnostics import Collector
 from ffplan.plan.model import Plan
 from ffplan.report import designs as d
 from ffplan.report.catalog import Location
 from ffplan.report.model import LAYERS, DesignReport, Energy, Money, Network, Power
 
-RULE_NO_PRICE = "FF803"
 HOURS_PER_YEAR = 24 * 365
 AOC_OPTICAL_ENDS = 2  # an active optical cable carries a transceiver at each end
 
@@ -49,7 +49,7 @@ class Pricer:
     def warnings(self, where: Location) -> list:
         collector = Collector(where.file, where.positions())
         for (kind, name), message, hint in self.missing:
-            collector.warning(RULE_NO_PRICE, where.model_path(kind, name), message, hint)
+            collector.warning(UNPRICED_MODEL, where.model_path(kind, name), message, hint)
         return collector.items
 
     def gpus(self, model: str) -> int:

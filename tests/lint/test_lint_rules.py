@@ -1,12 +1,14 @@
 """Every registered rule has a pass and a fail fixture, each fixture does what it says, and the registry
 holds the documentation `ffplan rules` and `ffplan explain` print."""
 
+import ast
 import json
 import pathlib
 import re
 
 import pytest
 
+from ffplan.codes import STAGES, Code, table
 from ffplan.lint import all_rules, lint_file
 from ffplan.lint.declare import TOPICS
 from ffplan.lint.registry import lint_rules
@@ -103,6 +105,29 @@ def test_every_code_ffplan_emits_is_registered(root):
             if path.is_file() and path.suffix in (".py", ".j2", ".yaml"):
                 emitted |= set(re.findall(r"\bFF\d{3}\b", path.read_text(encoding="utf-8")))
     assert emitted and sorted(emitted - set(RULE_IDS)) == []
+
+
+def test_the_codes_table_is_what_explain_documents():
+    """ffplan/codes lists every code once, and every code in it is registered (`ffplan explain` documents it)
+    under the table's name and one-line meaning."""
+    listed = [code for stage in STAGES for code in vars(stage).values() if isinstance(code, Code)]
+    assert len(listed) == len(set(listed)) == len(table())
+    assert sorted(table()) == RULE_IDS
+    rules = {r.id: r for r in all_rules()}
+    assert [(rules[c].name, rules[c].summary) for c in listed] == [(c.name, c.summary) for c in listed]
+
+
+def test_stages_use_the_codes_table(root):
+    """No stage spells a code as a bare "FFnnn" string: each imports its named constant from ffplan/codes
+    (a user-facing example inside a longer string, e.g. a hint, is not a code)."""
+    bare = []
+    for path in sorted((root / "ffplan").rglob("*.py")):
+        if path.parent.name == "codes":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"FF\d{3}", node.value):
+                bare.append(f"{path.relative_to(root)}:{node.lineno}: {node.value}")
+    assert bare == []
 
 
 @pytest.mark.parametrize("code", ["FF150", "FF602", "FF803", "FF903", "FF920"])

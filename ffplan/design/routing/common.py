@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from ffplan.codes.design import UNKNOWN_FAILED_LINK
 from ffplan.fabric.arrays import Channels, Tables
 from ffplan.fabric.deadlock import prove_deadlock_free
 from ffplan.diagnostics import COMMAND_LINE, Collector, InputError, StageError, did_you_mean
@@ -17,7 +18,6 @@ from ffplan.plan.topology import Topology
 if TYPE_CHECKING:
     from ffplan.inventory import LoadedInventory
 
-RULE_UNKNOWN_FAILED = "FF601"
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 
 
@@ -59,13 +59,13 @@ def unknown_failed(topo: Topology, items: list[str], unknown: list[int], loaded:
     for i in unknown:
         hint = " ".join(filter(None, [did_you_mean(items[i], names), valid]))
         if i < inventory_items:
-            c.error(RULE_UNKNOWN_FAILED, ("fabric", "failed_links", i),
+            c.error(UNKNOWN_FAILED_LINK, ("fabric", "failed_links", i),
                     f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
         elif loaded is not None:
-            option.error(RULE_UNKNOWN_FAILED, ("--exclude-link",),
+            option.error(UNKNOWN_FAILED_LINK, ("--exclude-link",),
                          f"--exclude-link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
         else:
-            c.error(RULE_UNKNOWN_FAILED, ("failed", i), f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
+            c.error(UNKNOWN_FAILED_LINK, ("failed", i), f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
     return InputError(c.items + option.items)
 
 

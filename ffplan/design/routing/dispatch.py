@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Protocol
 
 import numpy as np
 
+from ffplan.codes.design import ROUTING_UNSUPPORTED
 from ffplan.fabric.reach import check_routes
 from ffplan.design.routing.common import RoutingTables, intra_slots, unknown_failed
 from ffplan.design.routing.rebalance import Rebalance
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from ffplan.inventory import LoadedInventory
 
 ENGINE = "ffplan d-mod-k"
-RULE_UNSUPPORTED = "FF605"
 
 
 class Router(Protocol):
@@ -94,7 +94,7 @@ def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router:
         if all(z.layers == 2 for z in plan.zones):
             return ZoneRouter(topo)
         c = Collector(loaded.source.file if loaded else COMMAND_LINE)
-        c.error(RULE_UNSUPPORTED, ("fabric", "inter_zone_links"), "ffplan cannot route three-layer trees joined by "
+        c.error(ROUTING_UNSUPPORTED, ("fabric", "inter_zone_links"), "ffplan cannot route three-layer trees joined by "
                 "inter-zone links", "plan each three-layer tree as a plane of its own, or use two-layer zones")
         raise StageError(c.items)
     slots: dict[int, int] = {}

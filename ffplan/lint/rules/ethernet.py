@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ffplan.codes import lint as codes
 from ffplan.design.sizing import ThreeLayerTree, TreeSize
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.ethernet.addressing import AddressNeeds, pool_problems
@@ -39,8 +40,7 @@ def _given(path: YamlPath, ctx: LintContext) -> YamlPath:
 
 
 @rule(
-    "FF701", "roce-asn-collision", Severity.ERROR,
-    summary="the planned ASNs leave the private 4-byte range or leaves collide with spines",
+    codes.ROCE_ASN_COLLISION, Severity.ERROR,
     bad="""
     fabric:
       transport: roce
@@ -68,8 +68,7 @@ def roce_asn_collision(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF702", "roce-address-pool", Severity.ERROR,
-    summary="an address pool is no IPv4 network, overlaps another pool or is too small for the fabric",
+    codes.ROCE_ADDRESS_POOL, Severity.ERROR,
     bad="""
       roce: {addressing: {loopbacks: 10.0.0.0/16, links: 10.0.0.0/24}}
     """,
@@ -99,8 +98,7 @@ def roce_address_pool(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF703", "too-many-lossless-priorities", Severity.ERROR,
-    summary="more than two priorities are lossless (PFC)",
+    codes.TOO_MANY_LOSSLESS_PRIORITIES, Severity.ERROR,
     bad="""
       roce: {qos: {lossless_priorities: [3, 4, 5]}}
     """,
@@ -123,8 +121,7 @@ def too_many_lossless_priorities(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF704", "ecn-thresholds", Severity.ERROR,
-    summary="ECN marking starts at or above where it ends, or ends beyond the port's share of the buffer",
+    codes.ECN_THRESHOLDS, Severity.ERROR,
     bad="""
       roce: {qos: {ecn_min_kb: 800, ecn_max_kb: 400}}
     """,
@@ -156,8 +153,7 @@ def ecn_thresholds(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF705", "mtu-mismatch", Severity.ERROR,
-    summary="the hosts' MTU is larger than the switch ports'",
+    codes.MTU_MISMATCH, Severity.ERROR,
     bad="""
       roce: {switch_mtu: 4200, host_mtu: 9000}
     """,
@@ -179,8 +175,7 @@ def mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF706", "pfc-headroom-exceeds-buffer", Severity.ERROR,
-    summary="the PFC headroom of every port at the longest cable the floor allows does not fit the switch buffer",
+    codes.PFC_HEADROOM_EXCEEDS_BUFFER, Severity.ERROR,
     bad="""
     models: {switches: {SW: {ports: 64, ethernet: {speed_gbps: 400, buffer_mb: 4, asic: x}}}}
     """,
@@ -234,8 +229,7 @@ def _longest_cable(ctx: LintContext) -> float:
 
 
 @rule(
-    "FF707", "nic-speed-unsupported", Severity.ERROR,
-    summary="a NIC takes no speed the switch ports (or their breakouts) give, or not the fabric's link speed",
+    codes.NIC_SPEED_UNSUPPORTED, Severity.ERROR,
     bad="""
     models:
       switches: {SW: {ports: 32, ethernet: {speed_gbps: 800, breakout: [1, 2], buffer_mb: 64, asic: x}}}
@@ -275,8 +269,7 @@ def nic_speed_unsupported(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF708", "roce-classes-conflict", Severity.ERROR,
-    summary="the RoCE priority is not lossless, CNPs are lossless, or RoCE and CNP share a DSCP or priority",
+    codes.ROCE_CLASSES_CONFLICT, Severity.ERROR,
     bad="""
       roce: {qos: {roce_priority: 3, cnp_priority: 3}}
     """,
@@ -306,8 +299,7 @@ def roce_classes_conflict(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF709", "roce-switch-not-ethernet", Severity.ERROR,
-    summary="a RoCE fabric's switch model has no `ethernet:` block",
+    codes.ROCE_SWITCH_NOT_ETHERNET, Severity.ERROR,
     bad="""
     models: {switches: {QM8700: {ports: 40}}}
     fabric: {transport: roce, switch_model: QM8700}
@@ -328,8 +320,7 @@ def roce_switch_not_ethernet(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF710", "roce-topology-unsupported", Severity.ERROR,
-    summary="a RoCE fabric with three tiers or zones joined by inter-zone links (not planned yet)",
+    codes.ROCE_TOPOLOGY_UNSUPPORTED, Severity.ERROR,
     bad="""
     fabric: {transport: roce, topology: three-layer-fat-tree}
     """,
@@ -355,8 +346,7 @@ def roce_topology_unsupported(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF711", "roce-block-ignored", Severity.WARNING,
-    summary="an InfiniBand fabric has a `roce:` block, which nothing reads",
+    codes.ROCE_BLOCK_IGNORED, Severity.WARNING,
     bad="""
     fabric:
       switch_model: QM8700            # transport: infiniband (the default)

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterator
 
+from ffplan.codes import lint as codes
 from ffplan.design.sizing import (SizingError, ThreeLayerTree, TreeSize, TwoLayerSize, node_ports_per_tree,
                                   rail_places, rails_per_tree)
 from ffplan.design.storage import gbps_to_gib_s, storage_ports, storage_target
@@ -67,8 +68,7 @@ def _total_budget_hint(shape: TreeSize, over: int, largest: _FloatingGroup | Non
 
 
 @rule(
-    "FF101", "zone-port-budget", Severity.ERROR,
-    summary="the hosts need more leaf ports than the zones have",
+    codes.ZONE_PORT_BUDGET, Severity.ERROR,
     bad="""
     # 2 zones of 40-port switches hold 2 x 800 ports; 1,250 + 2 x 180 = 1,610 are needed
     groups:
@@ -129,8 +129,7 @@ def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF102", "leaf-spine-capacity", Severity.ERROR,
-    summary="the switch model cannot build a zone of the requested size",
+    codes.LEAF_SPINE_CAPACITY, Severity.ERROR,
     bad="""
     # 40-port switches: at most 40 leaves x 20 down-ports = 800 ports per two-layer zone
     fabric: {switch_model: QM8700, ports_per_zone: 1000, zones: [...]}
@@ -154,8 +153,7 @@ def leaf_spine_capacity(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF103", "link-speed-mismatch", Severity.WARNING,
-    summary="a NIC model runs at another speed than the fabric's switches",
+    codes.LINK_SPEED_MISMATCH, Severity.WARNING,
     bad="""
     models:
       switches: {QM8700: {ports: 40, speed: HDR}}
@@ -189,8 +187,7 @@ def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF112", "xdr-beyond-the-simulator", Severity.INFO,
-    summary="XDR switches: the fabric needs OpenSM >= 3.3.24, and verify cannot check the IPoIB group's rate",
+    codes.XDR_BEYOND_THE_SIMULATOR, Severity.INFO,
     bad="""
     models:
       switches: {Q3400: {ports: 144, speed: XDR}}   # without a word about what verify can check
@@ -232,8 +229,7 @@ def _attach_source(ctx: LintContext, host: ResolvedHost) -> YamlPath:
 
 
 @rule(
-    "FF104", "every-zone-coverage", Severity.ERROR,
-    summary="a host attached to every zone does not have one NIC port per zone",
+    codes.EVERY_ZONE_COVERAGE, Severity.ERROR,
     bad="""
     # two zones, but the storage node has a single NIC port
     groups:
@@ -275,8 +271,7 @@ def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF105", "inter-zone-self-link", Severity.ERROR,
-    summary="an inter-zone link joins a zone to itself",
+    codes.INTER_ZONE_SELF_LINK, Severity.ERROR,
     bad="""
     inter_zone_links:
       - {zones: [z1, z1], count: 4}
@@ -302,8 +297,7 @@ def inter_zone_self_link(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF106", "inter-zone-links-beyond-two-zones", Severity.ERROR,
-    summary="inter-zone links join more than two zones",
+    codes.INTER_ZONE_LINKS_BEYOND_TWO_ZONES, Severity.ERROR,
     bad="""
     inter_zone_links:
       - {zones: [z1, z2], count: 2}
@@ -338,8 +332,7 @@ MAX_UNICAST_LID = 0xBFFF
 
 
 @rule(
-    "FF107", "lid-space-exceeded", Severity.ERROR,
-    summary="the fabric needs more LIDs than a subnet's unicast range (49,151) holds",
+    codes.LID_SPACE_EXCEEDED, Severity.ERROR,
     bad="""
     # 2 zones of 256-port switches (768 switches) and 62,020 NIC ports: 62,788 LIDs
     fabric: {switch_model: SW256, zones: [...two zones...]}
@@ -377,8 +370,7 @@ def lid_space_exceeded(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF108", "zones-or-planes", Severity.ERROR,
-    summary="the fabric lists both zones and planes, or neither",
+    codes.ZONES_OR_PLANES, Severity.ERROR,
     bad="""
     fabric: {switch_model: QM9700, zones: [...], planes: [...]}
     """,
@@ -402,8 +394,7 @@ def zones_or_planes(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF109", "links-between-trees", Severity.ERROR,
-    summary="inter-zone links on planes or on three-layer trees",
+    codes.LINKS_BETWEEN_TREES, Severity.ERROR,
     bad="""
     fabric:
       planes: [{name: p0, ...}, {name: p1, ...}]
@@ -433,8 +424,7 @@ def links_between_trees(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF110", "rail-layout", Severity.ERROR,
-    summary="rail-optimized placement does not fit: rails do not divide the leaves, or the units are full",
+    codes.RAIL_LAYOUT, Severity.ERROR,
     bad="""
     # 8 NICs per node (8 rails) on trees of 12 leaves
     fabric: {placement: rail-optimized, ports_per_zone: 384, ...}
@@ -481,8 +471,7 @@ def rail_layout(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF111", "tree-shape-unused", Severity.WARNING,
-    summary="core racks on a two-layer tree, or a three-layer tree of a single pod",
+    codes.TREE_SHAPE_UNUSED, Severity.WARNING,
     bad="""
     fabric: {topology: three-layer-fat-tree, ports_per_zone: 512, ...}   # 64-port switches: one pod
     """,
@@ -511,8 +500,7 @@ def tree_shape_unused(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF113", "storage-bandwidth-per-gpu", Severity.WARNING,
-    summary="the storage servers' NIC ports deliver less storage bandwidth per GPU than the target",
+    codes.STORAGE_BANDWIDTH_PER_GPU, Severity.WARNING,
     bad="""
     # 1 storage server with 2 HDR ports (46.6 GiB/s) for 64 GPUs: 0.73 GiB/s per GPU, under the default 1 GiB/s
     """,
@@ -543,8 +531,7 @@ def storage_bandwidth_per_gpu(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF114", "planar-nic-beyond-planes", Severity.ERROR,
-    summary="a multi-planar NIC feeds more planes than the fabric has",
+    codes.PLANAR_NIC_BEYOND_PLANES, Severity.ERROR,
     bad="""
     nics:
       CX8-2x400: {ports: 1, planes: 2, speed: NDR}   # each cage's two 400G links go to two planes

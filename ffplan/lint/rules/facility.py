@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ffplan.codes import lint as codes
 from ffplan.design.facility import budget_w, cooling_limit_w, kw
 from ffplan.diagnostics import Severity
 from ffplan.inventory.models import Rack
@@ -31,8 +32,7 @@ def _over(ctx: LintContext, limit_of: Callable[[Rack], float | None], field: str
 
 
 @rule(
-    "FF215", "rack-over-power-budget", Severity.ERROR,
-    summary="a rack's peak draw exceeds its power budget (power_kw)",
+    codes.RACK_OVER_POWER_BUDGET, Severity.ERROR,
     bad="""
     racks: [{name: r1, row: 1, slot: 2, power_kw: 20}]
     groups: [{name: gpu, role: compute, model: gpu-node, count: 8, racks: [r1], per_rack: 8}]  # 8 x 3.2 kW
@@ -53,8 +53,7 @@ def rack_over_power_budget(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF216", "rack-over-cooling-limit", Severity.ERROR,
-    summary="a rack's peak draw exceeds what its cooling removes (cooling, cooling_kw)",
+    codes.RACK_OVER_COOLING_LIMIT, Severity.ERROR,
     bad="""
     racks: [{name: r1, row: 1, slot: 2, cooling: air}]       # 30 kW
     groups: [{name: gpu, role: compute, model: hgx, count: 4, racks: [r1], per_rack: 4}]   # 4 x 10.2 kW

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from ffplan.codes import lint as codes
 from ffplan.diagnostics import Severity
 from ffplan.inventory.models import HOSTNAME_PATTERN, NAME_PATTERN
 from ffplan.lint.context import LintContext
@@ -22,8 +23,7 @@ def _why_not_hostname(name: str) -> str:
 
 
 @rule(
-    "FF501", "generated-name-invalid", Severity.ERROR,
-    summary="a hostname or rack name generated from a pattern is not a safe name",
+    codes.GENERATED_NAME_INVALID, Severity.ERROR,
     bad="""
     groups:
       - {name: compute, ..., count: 8, hostname: "cn-{index}-"}   # cn-1- ends with '-'
@@ -53,8 +53,7 @@ def generated_name_invalid(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF502", "hostname-pattern-collision", Severity.ERROR,
-    summary="a group's hostname pattern gives several hosts the same name",
+    codes.HOSTNAME_PATTERN_COLLISION, Severity.ERROR,
     bad="""
     groups:
       - {name: storage, role: storage, model: storage-node, count: 4, hostname: "stor"}

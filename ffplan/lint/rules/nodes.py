@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterator
 
+from ffplan.codes import lint as codes
 from ffplan.design.host_checks import CUDA_DRIVER_SOURCE, driver_minimum, version_key
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory.models import NodeModel
@@ -21,8 +22,7 @@ def _device_models(ctx: LintContext, kind: str) -> dict:
 
 
 @rule(
-    "FF301", "unknown-root-port", Severity.ERROR,
-    summary="a device sits on a root port the node model does not define",
+    codes.UNKNOWN_ROOT_PORT, Severity.ERROR,
     bad="""
     root_ports: [{name: rp0, numa: 0}]
     devices:
@@ -52,8 +52,7 @@ def unknown_root_port(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF302", "unknown-device-model", Severity.ERROR,
-    summary="a device names a GPU or NIC model that is not defined",
+    codes.UNKNOWN_DEVICE_MODEL, Severity.ERROR,
     bad="""
     models:
       gpus: {A100-PCIe-40GB: {}}
@@ -89,8 +88,7 @@ def unknown_device_model(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF303", "numa-node-out-of-range", Severity.ERROR,
-    summary="a root port is on a NUMA node the CPU configuration does not have",
+    codes.NUMA_NODE_OUT_OF_RANGE, Severity.ERROR,
     bad="""
     cpu: {sockets: 2, nps: 1}          # NUMA nodes 0 and 1
     root_ports: [{name: rp0, numa: 2}]
@@ -119,8 +117,7 @@ def numa_node_out_of_range(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF304", "root-port-lanes-oversubscribed", Severity.ERROR,
-    summary="the devices on a root port need more PCIe lanes than it has",
+    codes.ROOT_PORT_LANES_OVERSUBSCRIBED, Severity.ERROR,
     bad="""
     root_ports: [{name: rp6, numa: 1}]     # x16 by default
     devices:
@@ -159,8 +156,7 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF305", "duplicate-device-name", Severity.ERROR,
-    summary="a node model names two devices, or two root ports or PCIe switches, alike",
+    codes.DUPLICATE_DEVICE_NAME, Severity.ERROR,
     bad="""
     devices:
       - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
@@ -188,8 +184,7 @@ def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF306", "duplicate-bus-id", Severity.ERROR,
-    summary="two devices (or PCIe switches) of a node model have the same PCI bus id",
+    codes.DUPLICATE_BUS_ID, Severity.ERROR,
     bad="""
     devices:
       - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
@@ -228,8 +223,7 @@ def _nvlink_problem(node: NodeModel, pair: tuple[str, str], bridged: dict[str, s
 
 
 @rule(
-    "FF307", "nvlink-pair-invalid", Severity.ERROR,
-    summary="an NVLink pair names an unknown device, a non-GPU, or a GPU twice",
+    codes.NVLINK_PAIR_INVALID, Severity.ERROR,
     bad="""
     nvlink_pairs: [[gpu0, mlx5_0], [gpu2, gpu9]]
     """,
@@ -261,8 +255,7 @@ def nvlink_pair_invalid(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF308", "unknown-pcie-switch", Severity.ERROR,
-    summary="a device or PCIe switch hangs under a switch or root port the node model does not define",
+    codes.UNKNOWN_PCIE_SWITCH, Severity.ERROR,
     bad="""
     root_ports: [{name: rp0, numa: 0}]
     pcie_switches: [{name: sw0, upstream: rp1, bus_id: "0000:17:00.0"}]
@@ -300,8 +293,7 @@ def unknown_pcie_switch(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF309", "pcie-switch-loop", Severity.ERROR,
-    summary="PCIe switches hang under each other in a loop",
+    codes.PCIE_SWITCH_LOOP, Severity.ERROR,
     bad="""
     pcie_switches:
       - {name: sw0, upstream: sw1, bus_id: "0000:17:00.0"}
@@ -328,8 +320,7 @@ def pcie_switch_loop(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF310", "pcie-switch-without-devices", Severity.WARNING,
-    summary="a PCIe switch has no GPU or NIC under it",
+    codes.PCIE_SWITCH_WITHOUT_DEVICES, Severity.WARNING,
     bad="""
     pcie_switches: [{name: sw0, upstream: rp0, bus_id: "0000:17:00.0"}, {name: sw1, upstream: rp1, bus_id: "0000:97:00.0"}]
     devices:
@@ -364,8 +355,7 @@ def pcie_switch_without_devices(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF311", "driver-older-than-cuda-needs", Severity.ERROR,
-    summary="a node model declares an NVIDIA driver older than its declared CUDA needs",
+    codes.DRIVER_OLDER_THAN_CUDA_NEEDS, Severity.ERROR,
     bad="""
     versions: {nvidia_driver: 550.127.05, cuda: "13.0"}   # CUDA 13.x needs a 580 driver
     """,

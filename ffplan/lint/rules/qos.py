@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ffplan.codes import lint as codes
 from ffplan.design.qos import carries_of, purpose_conflicts
 from ffplan.diagnostics import Severity
 from ffplan.inventory.models import TrafficClass
@@ -29,8 +30,7 @@ def _data_vl_limit(ctx: LintContext) -> tuple[int, str] | None:
 
 
 @rule(
-    "FF401", "sl-out-of-range", Severity.ERROR,
-    summary="a traffic class's service level is not 0-15",
+    codes.SL_OUT_OF_RANGE, Severity.ERROR,
     bad="""
     traffic_classes:
       - {name: nccl, sl: 16}
@@ -52,8 +52,7 @@ def sl_out_of_range(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF402", "vl-invalid", Severity.ERROR,
-    summary="a traffic class's VL is VL15 or beyond the data VLs of the switches or NICs",
+    codes.VL_INVALID, Severity.ERROR,
     bad="""
     # QM8700 and CX6 support 8 data VLs: VL0-VL7
     traffic_classes:
@@ -88,8 +87,7 @@ def vl_invalid(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF403", "weight-out-of-range", Severity.ERROR,
-    summary="a traffic class's VL arbitration weight is not 0-255",
+    codes.WEIGHT_OUT_OF_RANGE, Severity.ERROR,
     bad="""
     traffic_classes:
       - {name: hfreduce, sl: 0, vl: 0, weight: 300}
@@ -111,8 +109,7 @@ def weight_out_of_range(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF404", "duplicate-sl", Severity.WARNING,
-    summary="two traffic classes use the same service level",
+    codes.DUPLICATE_SL, Severity.WARNING,
     bad="""
     traffic_classes:
       - {name: hfreduce, sl: 1}
@@ -137,8 +134,7 @@ def duplicate_sl(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF405", "traffic-class-without-purpose", Severity.WARNING,
-    summary="a traffic class that is not one of ffplan's defaults does not say what it carries",
+    codes.TRAFFIC_CLASS_WITHOUT_PURPOSE, Severity.WARNING,
     bad="""
     traffic_classes:
       - {name: offset-sync, sl: 4}
@@ -165,8 +161,7 @@ def traffic_class_without_purpose(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF406", "traffic-class-purpose-conflict", Severity.ERROR,
-    summary="two traffic classes claim the same software, role pair or unmatched traffic",
+    codes.TRAFFIC_CLASS_PURPOSE_CONFLICT, Severity.ERROR,
     bad="""
     traffic_classes:
       - {name: nccl, sl: 2}

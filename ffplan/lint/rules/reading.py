@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ffplan.codes import inventory as codes
 from ffplan.diagnostics import Severity
 from ffplan.lint.declare import loader_rule
 loader_rule(
-    "FF001", "yaml-syntax", Severity.ERROR,
-    summary="the file is not valid YAML",
+    codes.YAML_SYNTAX, Severity.ERROR,
     explanation="""
     The file cannot be parsed as YAML, so nothing else can be checked. The location points at the
     token where the parser gave up; the mistake is often just before it (an unclosed bracket or quote,
@@ -25,8 +25,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF002", "duplicate-key", Severity.ERROR,
-    summary="a mapping has the same key twice",
+    codes.DUPLICATE_KEY, Severity.ERROR,
     explanation="""
     PyYAML, like most YAML libraries, silently keeps the last of two equal keys, so half of what was
     written is lost without a word. The classic case is a host or model pasted twice with edits.
@@ -47,8 +46,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF003", "unreadable-input", Severity.ERROR,
-    summary="the file is missing, not UTF-8, too large, or expands past the node budget",
+    codes.UNREADABLE_INPUT, Severity.ERROR,
     explanation="""
     ffplan refuses input it cannot or should not read: a missing path, a file that is not UTF-8 text,
     a file over 8 MiB, or a document whose aliases expand past two million nodes (a "billion laughs"
@@ -66,8 +64,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF004", "unknown-rule-in-suppression", Severity.WARNING,
-    summary="a `# ffplan: disable=` comment names a rule that does not exist",
+    codes.UNKNOWN_RULE_IN_SUPPRESSION, Severity.WARNING,
     explanation="""
     An inline suppression that names an unknown rule id suppresses nothing, which is usually a typo that
     leaves the intended finding in place (or, worse, a stale comment after a rule was renamed).
@@ -82,8 +79,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF005", "unsuppressible-rule", Severity.WARNING,
-    summary="a `# ffplan: disable=` comment names a rule that cannot be suppressed",
+    codes.UNSUPPRESSIBLE_RULE, Severity.WARNING,
     explanation="""
     Reading, schema, safety (FF0xx, FF5xx) and reference errors (a model, rack, zone, NIC, root port or
     device that does not exist) describe an inventory nothing can be built from, or a string that would
@@ -102,8 +98,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF010", "unknown-key", Severity.ERROR,
-    summary="a key the inventory format does not have",
+    codes.UNKNOWN_KEY, Severity.ERROR,
     explanation="""
     Every mapping in an inventory has a fixed set of keys (`ffplan schema` prints them). An unknown key
     is almost always a misspelling whose value would otherwise be ignored, so it is an error, reported
@@ -120,8 +115,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF011", "missing-key", Severity.ERROR,
-    summary="a required key is missing",
+    codes.MISSING_KEY, Severity.ERROR,
     explanation="""
     Some keys have no sensible default (a group's name, role and model; a rack's row and slot; the
     fabric's switch model and zones). The finding points at the mapping that lacks the key.
@@ -137,8 +131,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF012", "bad-value", Severity.ERROR,
-    summary="a value has the wrong type or is out of range",
+    codes.BAD_VALUE, Severity.ERROR,
     explanation="""
     The value does not fit the key: a string where a number belongs, a number outside its range (for
     example switch ports 4-256), or a word outside a fixed set (role: compute, storage or management).
@@ -156,8 +149,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF013", "unsafe-string", Severity.ERROR,
-    summary="a string that reaches config files does not match its safe pattern",
+    codes.UNSAFE_STRING, Severity.ERROR,
     explanation="""
     Names, hostnames, GUIDs, bus ids and paths end up in hostnames, OpenSM files, NCCL XML and shell
     scripts. Each has a strict pattern (hostnames: lower-case letters, digits and '-', at most 63
@@ -175,8 +167,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF014", "not-a-mapping", Severity.ERROR,
-    summary="a mapping was expected (key: value pairs)",
+    codes.NOT_A_MAPPING, Severity.ERROR,
     explanation="""
     The inventory itself and each model, rack, zone, group and host are mappings. A list or a plain
     value in their place usually means a misplaced dash or a missing indentation level.
@@ -194,8 +185,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF020", "pattern-expansion", Severity.ERROR,
-    summary="a hostname or rack-name pattern cannot be expanded, or would generate too much",
+    codes.PATTERN_EXPANSION, Severity.ERROR,
     explanation="""
     Groups generate hostnames from a pattern with `{index}` (1-based, optionally with a width such as
     `{index:04d}`), and rack blocks generate rack names with `{row}` and `{slot}`. A pattern with another
@@ -215,8 +205,7 @@ loader_rule(
 )
 
 loader_rule(
-    "FF021", "empty-group", Severity.ERROR,
-    summary="a group has neither a count nor a hosts list",
+    codes.EMPTY_GROUP, Severity.ERROR,
     explanation="""
     A group generates `count` hosts from its hostname pattern, or lists its hosts. One with neither (or
     with `count: null`) contributes nothing, so its model, racks and settings are silently unused and the

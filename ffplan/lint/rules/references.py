@@ -8,14 +8,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from ffplan.codes import lint as codes
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory import ResolvedHost
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, duplicates, more, plural, unknown_reference
 from ffplan.lint.declare import Finding, rule
 @rule(
-    "FF201", "duplicate-hostname", Severity.ERROR,
-    summary="two hosts have the same hostname",
+    codes.DUPLICATE_HOSTNAME, Severity.ERROR,
     bad="""
     groups:
       - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}"}
@@ -51,8 +51,7 @@ def duplicate_hostname(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF202", "duplicate-guid", Severity.ERROR,
-    summary="two ports or switches have the same GUID",
+    codes.DUPLICATE_GUID, Severity.ERROR,
     bad="""
     hosts:
       - {hostname: cn01, rack: r1, u: 1, guids: {mlx5_0: "0x0002c90300aa0001"}}
@@ -91,8 +90,7 @@ def duplicate_guid(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF203", "duplicate-rack-name", Severity.ERROR,
-    summary="two racks have the same name",
+    codes.DUPLICATE_RACK_NAME, Severity.ERROR,
     bad="""
     racks:
       - {name: r1, row: 1, slot: 1}
@@ -116,8 +114,7 @@ def duplicate_rack_name(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF204", "duplicate-rack-position", Severity.ERROR,
-    summary="two racks stand at the same floor position (row, slot)",
+    codes.DUPLICATE_RACK_POSITION, Severity.ERROR,
     bad="""
     racks:
       - {name: r1, row: 1, slot: 1}
@@ -162,8 +159,7 @@ def _occupied(ctx: LintContext) -> dict[str, list[_Slot]]:
 
 
 @rule(
-    "FF205", "rack-unit-overlap", Severity.ERROR,
-    summary="two hosts occupy the same rack units",
+    codes.RACK_UNIT_OVERLAP, Severity.ERROR,
     bad="""
     # gpu-node is 4U high: U1-U4 and U3-U6 overlap
     hosts:
@@ -200,8 +196,7 @@ def rack_unit_overlap(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF206", "rack-height-exceeded", Severity.ERROR,
-    summary="a host reaches past the top of its rack",
+    codes.RACK_HEIGHT_EXCEEDED, Severity.ERROR,
     bad="""
     racks: [{name: r1, row: 1, slot: 1, units: 42}]
     hosts: [{hostname: cn01, rack: r1, u: 40}]   # a 4U node at U40 needs U40-U43
@@ -230,8 +225,7 @@ def rack_height_exceeded(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF207", "group-rack-overflow", Severity.ERROR,
-    summary="a group generates more hosts than its racks take",
+    codes.GROUP_RACK_OVERFLOW, Severity.ERROR,
     bad="""
     - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}", racks: [r1, r2], per_rack: 8}
     """,
@@ -263,8 +257,7 @@ def group_rack_overflow(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF208", "duplicate-name", Severity.ERROR,
-    summary="two zones, groups or traffic classes have the same name",
+    codes.DUPLICATE_NAME, Severity.ERROR,
     bad="""
     zones:
       - {name: z1, leaf_racks: [n1], spine_racks: [n1]}
@@ -294,8 +287,7 @@ def duplicate_name(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF210", "unknown-model", Severity.ERROR,
-    summary="the fabric or a group names a switch or node model that is not defined",
+    codes.UNKNOWN_MODEL, Severity.ERROR,
     bad="""
     fabric: {switch_model: QM8790, ...}   # models.switches defines QM8700
     """,
@@ -317,8 +309,7 @@ def unknown_model(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF211", "unknown-rack", Severity.ERROR,
-    summary="a zone, group or host names a rack that is not defined",
+    codes.UNKNOWN_RACK, Severity.ERROR,
     bad="""
     racks: [{name: r01, row: 1, slot: 1}]
     groups: [{name: compute, ..., racks: [r1]}]
@@ -345,8 +336,7 @@ def unknown_rack(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF212", "unknown-zone", Severity.ERROR,
-    summary="a setting or inter-zone link names a zone that is not defined",
+    codes.UNKNOWN_ZONE, Severity.ERROR,
     bad="""
     groups:
       - {name: mgmt, ..., settings: {zone: zone1}}   # fabric.zones defines z1, z2
@@ -375,8 +365,7 @@ def unknown_zone(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF217", "unknown-subnet-manager", Severity.ERROR,
-    summary="fabric.subnet_managers names a host the inventory lacks, one off the fabric, or one twice",
+    codes.UNKNOWN_SUBNET_MANAGER, Severity.ERROR,
     bad="""
     fabric: {subnet_managers: [ufm01]}   # the hosts are ufm1 and ufm2
     """,
@@ -406,8 +395,7 @@ def unknown_subnet_manager(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    "FF213", "guid-for-unknown-nic", Severity.ERROR,
-    summary="a host gives a port GUID for a NIC its node model does not have",
+    codes.GUID_FOR_UNKNOWN_NIC, Severity.ERROR,
     bad="""
     # the node model's NIC is mlx5_0
     hosts: [{hostname: cn01, rack: r1, u: 1, guids: {mlx5_1: "0x0002c90300aa0001"}}]
@@ -442,8 +430,7 @@ def normalised_name(name: str) -> str:
 
 
 @rule(
-    "FF214", "names-collide-when-normalised", Severity.ERROR,
-    summary="two zones or node models differ only in characters that rendering replaces",
+    codes.NAMES_COLLIDE_WHEN_NORMALISED, Severity.ERROR,
     bad="""
     zones:
       - {name: z-a, leaf_racks: [n1], spine_racks: [n1]}

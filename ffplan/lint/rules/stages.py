@@ -4,11 +4,11 @@ that `ffplan rules` lists and `ffplan explain` documents every code ffplan can p
 
 from __future__ import annotations
 
+from ffplan.codes import analyze, audit, design, plan, render, report
 from ffplan.diagnostics import Severity
 from ffplan.lint.declare import stage_code
 stage_code(
-    "FF150", "placement-infeasible", "design",
-    summary="the placement solver found no placement (or none within --time-limit)",
+    design.PLACEMENT_INFEASIBLE, "design",
     explanation="""
     The placement ILP puts every NIC port and inter-zone link end on a free leaf down-port. When the ports
     outnumber the free leaf ports (with the balance, zone pins and dual homing), it has no solution; lint's
@@ -24,8 +24,7 @@ stage_code(
 )
 
 stage_code(
-    "FF151", "solver-not-installed", "design",
-    summary="`--solver highs` without the highspy package",
+    design.SOLVER_NOT_INSTALLED, "design",
     explanation="""
     HiGHS is an optional solver; pulp reaches it through the `highspy` package, which ffplan does not
     install. CBC (bundled with pulp) is the default and needs nothing. Exit code 2.
@@ -39,8 +38,7 @@ stage_code(
 )
 
 stage_code(
-    "FF152", "role-imbalance", "design",
-    summary="a role cannot be spread within one port per leaf",
+    design.ROLE_IMBALANCE, "design",
     explanation="""
     Static routing spreads traffic evenly only when each role has the same number of ports on every leaf
     (within one). When zone pins or counts make that impossible, the design stops with the best split it
@@ -57,8 +55,7 @@ stage_code(
 )
 
 stage_code(
-    "FF153", "rack-full-for-switches", "design",
-    summary="a switch rack has no rack units left for the switches of its zone",
+    design.RACK_FULL_FOR_SWITCHES, "design",
     explanation="""
     Switches go into the zone's leaf_racks and spine_racks from the top down, around the hosts already in
     those racks. When a rack has no free run of U for the next switch, the design stops (exit 3) naming the
@@ -75,8 +72,7 @@ stage_code(
 )
 
 stage_code(
-    "FF155", "rack-power-for-switches", "design",
-    summary="no switch rack of a tier has power budget or cooling left for the next switch",
+    design.RACK_POWER_FOR_SWITCHES, "design",
     explanation="""
     Switches go into their tier's racks an even share each; when a rack's peak draw (its hosts and the
     switches placed so far) plus the switch would exceed its power_kw or its cooling limit, the next rack
@@ -94,8 +90,7 @@ stage_code(
 )
 
 stage_code(
-    "FF156", "cable-beyond-reach", "design",
-    summary="a cable run is longer than the longest cable the catalog lists (an AOC's reach)",
+    design.CABLE_BEYOND_REACH, "design",
     explanation="""
     The floor model rounds each run up to a standard length; AOCs are listed up to 100 m, the reach of the
     active optical cables of these speeds. A longer run was written as a longer AOC without a word; it is
@@ -112,8 +107,7 @@ stage_code(
 )
 
 stage_code(
-    "FF154", "lid-space-exhausted", "design",
-    summary="the design needs more LIDs than a subnet's 49,151 unicast LIDs",
+    design.LID_SPACE_EXHAUSTED, "design",
     explanation="""
     Every switch and every CA port takes one LID from the unicast range 1-0xBFFF. Lint's LID-space rule
     refuses an inventory that cannot fit; the designer stops too when re-planning with --previous leaves no
@@ -128,8 +122,7 @@ stage_code(
 )
 
 stage_code(
-    "FF601", "unknown-failed-link", "design",
-    summary="a failed link (--exclude-link or fabric.failed_links) is not a cable or switch of the plan",
+    design.UNKNOWN_FAILED_LINK, "design",
     explanation="""
     A failed link names a cable by its label (as in cables.csv), a switch, or a switch port as
     switch[port]. A name that matches none of them would silently route over the cable it was meant to
@@ -144,8 +137,7 @@ stage_code(
 )
 
 stage_code(
-    "FF602", "routing-deadlock", "design",
-    summary="the routes have a credit loop (a cycle in the channel dependency graph)",
+    design.ROUTING_DEADLOCK, "design",
     explanation="""
     Every planned route climbs then descends (up*/down*), so the channel dependency graph of the routes
     is acyclic and the fabric cannot deadlock on credits. The designer proves it before writing the plan;
@@ -161,8 +153,7 @@ stage_code(
 )
 
 stage_code(
-    "FF603", "qos-not-buildable", "design",
-    summary="the traffic classes cannot be built on this fabric (SL, VL, weight or purpose)",
+    design.QOS_NOT_BUILDABLE, "design",
     explanation="""
     The designer turns traffic classes into SL2VL and VL arbitration tables. A class without an SL and
     no ffplan default to take it from, an SL or VL out of range for the hardware, an SL mapped to two VLs,
@@ -180,8 +171,7 @@ stage_code(
 )
 
 stage_code(
-    "FF605", "routing-unsupported", "design",
-    summary="ffplan cannot route three-layer trees joined by inter-zone links",
+    design.ROUTING_UNSUPPORTED, "design",
     explanation="""
     Three-layer trees are routed as pure fat trees (up*/down*, docs/routing.md section 5); the router for zones
     joined by inter-zone links is Fire-Flyer 2's two-layer one. The designer refuses the mix instead of writing a
@@ -196,8 +186,7 @@ stage_code(
 )
 
 stage_code(
-    "FF604", "switch-route-loop", "design",
-    summary="a switch-to-switch route loops (a LID is never reached from some switch)",
+    design.SWITCH_ROUTE_LOOP, "design",
     explanation="""
     Routes between switches (subnet management, VL15) are not in the channel dependency graph, because VL15
     has no credit flow control, but they must still arrive: the designer follows every switch's route to
@@ -213,8 +202,7 @@ stage_code(
 )
 
 stage_code(
-    "FF801", "bad-catalog", "report cost",
-    summary="a catalog file or the inventory's catalog block is not a mapping of known keys and numbers",
+    report.BAD_CATALOG, "report cost",
     explanation="""
     `--catalog FILE` and the inventory's `catalog:` block override prices and power of the built-in
     preset. Keys are `preset`, `currency`, `prices`, `power_w` and `cable`; values are numbers.
@@ -228,8 +216,7 @@ stage_code(
 )
 
 stage_code(
-    "FF802", "unknown-catalog-name", "report cost",
-    summary="a catalog override names a model or cable key the catalog does not have",
+    report.UNKNOWN_CATALOG_NAME, "report cost",
     explanation="""
     Overrides must name a node or switch model of the plan or the preset, or one of the cable keys
     (dac_max_m, dac_base, dac_per_m, aoc_base, aoc_per_m, ...). A misspelt name would otherwise be ignored
@@ -244,8 +231,7 @@ stage_code(
 )
 
 stage_code(
-    "FF803", "unpriced-model", "report cost",
-    summary="a model of the plan has no price or power in the chosen catalog (the report shows n/a)",
+    report.UNPRICED_MODEL, "report cost",
     explanation="""
     The cost report prices every switch and compute node model of the plan from the chosen catalog
     (--preset, the inventory's catalog.preset, else `paper`). A model it does not list, and no per-GPU price
@@ -263,8 +249,7 @@ stage_code(
 )
 
 stage_code(
-    "FF804", "plan-without-node-models", "report cost",
-    summary="the plan does not describe its node models (written by an older ffplan)",
+    report.PLAN_WITHOUT_NODE_MODELS, "report cost",
     explanation="""
     The cost report reads GPUs, power and rack units of each node model from the plan's `node_models`.
     Plans of older ffplan versions lack them; re-running `ffplan design` adds them.
@@ -278,8 +263,7 @@ stage_code(
 )
 
 stage_code(
-    "FF805", "comparison-not-buildable", "report cost",
-    summary="a design named in --compare is unknown, needs an INPUT, or does not fit the switch at --gpus",
+    report.COMPARISON_NOT_BUILDABLE, "report cost",
     explanation="""
     `ffplan report cost --compare` takes fire-flyer, pcie-three-layer (both need an inventory or plan as INPUT),
     ft3, rail-optimized and mpft (the catalog's reference node). A design that the switch radix cannot build
@@ -295,8 +279,7 @@ stage_code(
 )
 
 stage_code(
-    "FF901", "not-a-plan", "render, report, analyze, verify, diff",
-    summary="the file is not a plan (not YAML, or no plan_version)",
+    plan.NOT_A_PLAN, "render, report, analyze, verify, diff",
     explanation="""
     Every stage after design reads the plan.yaml that `ffplan design` wrote. A file that is not valid YAML
     (truncated, edited by hand) or has no `plan_version` is refused with its line. Exit code 2.
@@ -310,8 +293,7 @@ stage_code(
 )
 
 stage_code(
-    "FF902", "unsupported-plan-version", "render, report, analyze, verify, diff",
-    summary="the plan's plan_version is not the one this ffplan reads",
+    plan.UNSUPPORTED_PLAN_VERSION, "render, report, analyze, verify, diff",
     explanation="""
     The plan format is versioned; a plan of another version may hold fields this ffplan would misread.
     Re-run `ffplan design` with this version. Exit code 2.
@@ -325,8 +307,7 @@ stage_code(
 )
 
 stage_code(
-    "FF903", "plan-schema-mismatch", "render, report, analyze, verify, diff",
-    summary="the plan does not match the plan schema (edited, damaged or incomplete)",
+    plan.PLAN_SCHEMA_MISMATCH, "render, report, analyze, verify, diff",
     explanation="""
     A plan is validated against its schema when it is read: a missing, extra or mistyped field means it
     was edited or damaged, and no later stage should trust it. Exit code 2.
@@ -341,8 +322,7 @@ stage_code(
 )
 
 stage_code(
-    "FF904", "output-folder-refused", "design, render",
-    summary="the output folder cannot be replaced safely (not ffplan's, edited, of the other kind, or not a folder)",
+    render.OUTPUT_FOLDER_REFUSED, "design, render",
     explanation="""
     Output folders are swapped in one step. A folder without ffplan's manifest may hold someone's work and is
     never replaced; one with files not in its manifest, files changed since written, or the other command's
@@ -359,8 +339,7 @@ stage_code(
 )
 
 stage_code(
-    "FF905", "sweep-input-refused", "analyze --sweep",
-    summary="the sweep's results file is damaged or of another plan, or its Dask scheduler cannot be reached",
+    analyze.SWEEP_INPUT_REFUSED, "analyze --sweep",
     explanation="""
     `ffplan analyze --sweep --results FILE` appends every finished case to FILE and skips the cases it holds when
     run again. A file whose first line does not name this plan's plan.yaml (its SHA-256: the plan was designed
@@ -377,8 +356,7 @@ stage_code(
 )
 
 stage_code(
-    "FF910", "option-value-not-in-plan", "verify, reroute, audit",
-    summary="an option names a zone or plane the plan does not have, or a plan with planes lacks --plane",
+    plan.OPTION_VALUE_NOT_IN_PLAN, "verify, reroute, audit",
     explanation="""
     `ffplan verify --zone` boots one zone of the plan, `--plane` one plane. A zone or plane the plan does not
     have is a mistake in the command line, reported with the plan's zones or planes and exit code 2. Each
@@ -393,8 +371,7 @@ stage_code(
 )
 
 stage_code(
-    "FF920", "plan-value-not-renderable", "render, verify",
-    summary="a plan value cannot be written safely to an OpenSM file or a Kubernetes label (name, GUID, missing routes or QoS)",
+    render.PLAN_VALUE_NOT_RENDERABLE, "render, verify",
     explanation="""
     OpenSM's files have no quoting: a node name with '#', '@' or a quote, or a GUID that is not 0x and 16
     hex digits, would change the meaning of the file. Plans without routing tables or QoS cannot give
@@ -413,8 +390,7 @@ stage_code(
 )
 
 stage_code(
-    "FF930", "fabric-not-ibnetdiscover-output", "audit",
-    summary="the fabric file given to `ffplan audit` or `ffplan reroute --fabric` is not ibnetdiscover output",
+    audit.FABRIC_NOT_IBNETDISCOVER_OUTPUT, "audit",
     explanation="""
     `ffplan audit PLAN FABRIC` and `ffplan reroute PLAN --fabric FABRIC` read the text that `ibnetdiscover`
     prints for the live subnet. A file that is not that text (an iblinkinfo dump, a binary cache from
