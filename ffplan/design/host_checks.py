@@ -80,7 +80,7 @@ HOST_CHECKS: tuple[tuple[str, str, str, str, str], ...] = (
      f"`ibv_devinfo -d <NIC> -i <port>`'s active_mtu; the plan expects {IB_MTU} (InfiniBand's largest, "
      "what HDR and NDR ports run at)",
      "a port at a smaller MTU (a switch or subnet-manager setting) splits every message into more packets",
-     "without ibv_devinfo (rdma-core); ffplan plans InfiniBand only, so there is no Ethernet MTU to check"),
+     "without ibv_devinfo (rdma-core); on RoCE plans the Ethernet MTU is checked instead (ethernet-link)"),
     ("versions", "nvidia-driver / cuda / ofed version",
      "/sys/module/nvidia/version, /usr/local/cuda/version.json, /sys/module/mlx5_core/version (MLNX_OFED / "
      "DOCA-OFED; the inbox driver has none) against the node model's `versions`; the driver also against "
@@ -91,9 +91,33 @@ HOST_CHECKS: tuple[tuple[str, str, str, str, str], ...] = (
 )
 
 
+# The checks only a RoCE plan's host-check.sh runs (the rest of the article's checklist is shared with InfiniBand's:
+# PCIe, NUMA, IRQ affinity, GPUDirect RDMA, MaxReadReqSize, versions).
+ROCE_HOST_CHECKS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("ethernet-link", "<NIC> link / speed / MTU (<netdev>)",
+     "/sys/class/net/<netdev>/operstate, speed (Mb/s) and mtu of each fabric NIC's network interface (the one under "
+     "/sys/class/infiniband/<NIC>/device/net); the plan's link speed and host MTU (ethernet.qos.host_mtu)",
+     "a port that trained at a lower speed slows its whole rail; an MTU below the plan's splits every RoCE message "
+     "into more packets, one above the switches' is dropped",
+     "never: sysfs is world-readable"),
+    ("cq-depth", "<NIC> CQ depth",
+     "`ibv_devinfo -v -d <NIC>`'s max_cqe, at least the plan's CQ depth (8192)",
+     "the RDMA article: CQ depth 4096-8192; a NIC (or firmware profile) that cannot hold the completion queue the "
+     "collective library asks for fails QP setup",
+     "without ibv_devinfo (rdma-core)"),
+    ("nic-qos", "<NIC> trust / PFC / RDMA-CM default ToS / ECN / roce_np / roce_rp",
+     "`mlnx_qos -i <netdev>` (trust state, PFC enabled row), /sys/kernel/config/rdma_cm/<NIC>/ports/1/"
+     "default_roce_tos, /sys/class/net/<netdev>/ecn/roce_np and roce_rp (enable/<priority>, the CNP DSCP and "
+     "priority, the DCQCN parameters) against the plan's ethernet.nic_qos; roce-qos.sh --apply sets them",
+     "a NIC that does not trust DSCP or pauses other priorities than the switches breaks the lossless class (drops "
+     "or PFC storms); without ECN or DCQCN on the RoCE priority the NIC never slows down and PFC does all the work",
+     "trust and PFC without mlnx_qos (MLNX_OFED / DOCA-OFED); the sysfs files FAIL as missing on the inbox driver"),
+)
+
+
 def explain_host_checks(name: str) -> str | None:
     """The text of one check (by name), of all of them ("host-check"), or None."""
-    chosen = [c for c in HOST_CHECKS if name in ("host-check", c[0])]
+    chosen = [c for c in HOST_CHECKS + ROCE_HOST_CHECKS if name in ("host-check", c[0])]
     if not chosen:
         return None
     return "\n\n".join(f"host-check.sh: {check} (reported as \"{label}\")\nreads: {reads}\nwhy: {why}\nSKIP: {skip}"

@@ -38,7 +38,8 @@ from ffplan.plan.model import (
     SlSetting,
 )
 
-__all__ = ["design_hosts", "cross_nic", "cpulist", "cpumap", "nccl_family_id", "PCIE_SPEED", "HFREDUCE_SL_VAR"]
+__all__ = ["design_hosts", "cross_nic", "cpulist", "cpumap", "nccl_family_id", "numa_nodes", "pcie_devices", "PCIE_SPEED",
+           "HFREDUCE_SL_VAR"]
 
 # PCIe generation -> link speed as NCCL's dictionary (kvDictPciGen) and sysfs (kernel >= 5.7) spell it.
 PCIE_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe",
@@ -46,6 +47,7 @@ PCIE_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16
 # The spelling of kernels < 5.7 (also accepted by NCCL).
 PCIE_SPEED_LEGACY = {1: "2.5 GT/s", 2: "5 GT/s", 3: "8 GT/s", 4: "16 GT/s", 5: "32 GT/s", 6: "64 GT/s"}
 PCI_CLASS = {"gpu": "0x030200", "nic": "0x020700", "bridge": "0x060400"}  # 3D controller; InfiniBand controller; PCI bridge
+ETHERNET_NIC_CLASS = "0x020000"  # a RoCE NIC is an Ethernet controller
 # NCCL path types in order (src/graph/paths.cc), for the GDR decision.
 PATH_ORDER = ["LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"]
 
@@ -228,7 +230,8 @@ def _nearest_nic(tree: _Tree, model: NodeModel, gpu: Device) -> Device:
     return local_nics[index % len(local_nics)]
 
 
-def _devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> list[PcieDevice]:
+def pcie_devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_level: str) -> list[PcieDevice]:
+    """Every GPU and NIC of the node model as the host shows it: PCIe address, class, link, NUMA node, NIC pairing."""
     tree = _Tree(model)
     socket_of = {n.id: n.socket for n in nodes}
     nics = [d for d in model.devices if d.kind == "nic"]
@@ -485,7 +488,7 @@ def design_hosts(loaded: LoadedInventory, plan: Plan) -> list[HostProfile]:
         model = inv.models.nodes[model_name]
         settings = hosts[0].settings
         nodes = numa_nodes(model)
-        devices = _devices(inv, model, nodes, settings.gdr_level or "PXB")
+        devices = pcie_devices(inv, model, nodes, settings.gdr_level or "PXB")
         nics = [d for d in devices if d.kind == "nic"]
         has_gpus = any(d.kind == "gpu" for d in devices)
         topo_file = settings.topo_file if has_gpus else None

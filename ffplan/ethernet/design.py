@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ffplan.codes.lint import NIC_SPEED_UNSUPPORTED
+from ffplan.design.host_checks import host_checks
+from ffplan.design.hosts import ETHERNET_NIC_CLASS, numa_nodes, pcie_devices
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.ethernet import addressing as addr
 from ffplan.ethernet.bgp import leaf_asn, spine_asn
@@ -13,7 +15,7 @@ from ffplan.ethernet.qos import DCQCN_DEFAULTS, DCQCN_SOURCE, buffer_fit, headro
 from ffplan.ethernet.speeds import link_speed, used_nics
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.model import (BgpNeighbor, Cable, EcmpGroup, EthernetPlan, EthernetPort, EthernetSwitch, HostInterface,
-                               NicSetting, Plan, RoceHostProfile, RoceNicQos, RoceQosPlan, Setting, SourcedInt)
+                               NicSetting, Plan, RoceHostChecks, RoceHostProfile, RoceNicQos, RoceQosPlan, Setting, SourcedInt)
 
 QPS_PER_CONNECTION = 4  # ffplan's choice: Meta's QP scaling, more flows for ECMP's hash to spread
 ROCE_V2_IPV4_GID = 3  # mlx5's GID table: 0/1 RoCE v1/v2 link-local IPv6, 2/3 RoCE v1/v2 of the first IPv4 address
@@ -21,6 +23,8 @@ ECT0 = 2  # ECN field "ECN-capable transport (0)": switches may mark it instead 
 FIRST_TABLE = 101  # policy-routing table of a host's first fabric NIC (1-252 are free for local use; 253-255 are the kernel's)
 LANES_PER_CAGE = 8  # OSFP and QSFP-DD cages: 8 electrical lanes; SONiC names a port after its first lane
 ARTICLE = "article: RoCE on priority 3, lossless with PFC"
+CQ_DEPTH = 8192  # the deeper end of the article's 4096-8192: the NIC must be able to hold it
+CQ_DEPTH_SOURCE = "article: CQ depth 4096-8192 (the NIC's max_cqe must hold 8192)"
 NVIDIA = "NVIDIA Spectrum lossless RoCE default"
 INVENTORY = "inventory"
 
@@ -115,14 +119,19 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
     return EthernetPlan(link_gbps=speed.gbps, breakout=speed.breakout, asic=model.ethernet.asic,
                         spine_asns={z.name: spine_asn(roce.bgp, i) for i, z in enumerate(plan.zones)},
                         switches=switches, hosts=hosts, qos=qos,
-                        host_profiles=_host_profiles(plan, len(zones), qos.roce_dscp.value),
+                        host_profiles=_host_profiles(loaded, plan, len(zones), qos, speed.gbps),
                         host_pool=str(pools["hosts"]), nic_qos=_nic_qos(qos),
                         path_selection=roce.path_selection)
 
 
-def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:
-    """NCCL's RoCE settings per node model: the NICs it may use, the GID and traffic class of its QPs, QPs per
-    connection, and whether a rail may talk to another (several planes: yes, NCCL_CROSS_NIC=1 as the article says)."""
+def _host_profiles(loaded: LoadedInventory, plan: Plan, planes: int, qos: RoceQosPlan,
+                   gbps: int) -> list[RoceHostProfile]:
+    """Per node model: NCCL's RoCE settings (the NICs it may use, the GID and traffic class of its QPs, QPs per
+    connection, and whether a rail may talk to another: with several planes yes, NCCL_CROSS_NIC=1 as the article
+    says), and what its host check compares (the PCIe devices, NUMA nodes, link speed, MTU, CQ depth, versions)."""
+    inv = loaded.inventory
+    dscp = qos.roce_dscp.value
+    gdr_level = {h.model: h.settings.gdr_level or "PXB" for h in reversed(loaded.resolved.hosts)}  # the first host's
     by_model: dict[str, list[str]] = {}
     nics: dict[str, list[str]] = {}
     for node in plan.nodes:
@@ -144,7 +153,17 @@ def _host_profiles(plan: Plan, planes: int, dscp: int) -> list[RoceHostProfile]:
         if planes > 1:
             nccl.append(Setting(name="NCCL_CROSS_NIC", value="1",
                                 comment=f"{planes} planes, rail-optimized: let a ring cross rails (the article)"))
-        profiles.append(RoceHostProfile(node_model=model, nccl=nccl, hosts=hosts, nics=nics[model]))
+        node_model = inv.models.nodes[model]
+        numa = numa_nodes(node_model)
+        devices = [d.model_copy(update={"pci_class": ETHERNET_NIC_CLASS, "ib_ports": [], "ib_rate": ""})
+                   if d.kind == "nic" else d for d in pcie_devices(inv, node_model, numa, gdr_level[model])]
+        has_gpus = any(d.kind == "gpu" for d in devices)
+        ib = host_checks(model, node_model, has_gpus)
+        checks = RoceHostChecks(
+            speed_mbps=gbps * 1000, mtu=qos.host_mtu, cq_depth=SourcedInt(value=CQ_DEPTH, source=CQ_DEPTH_SOURCE),
+            peer_memory=ib.peer_memory, max_read_request_min=ib.max_read_request_min, versions=ib.versions)
+        profiles.append(RoceHostProfile(node_model=model, nccl=nccl, hosts=hosts, nics=nics[model], numa_nodes=numa,
+                                        devices=devices, checks=checks))
     return profiles
 
 

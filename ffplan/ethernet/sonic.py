@@ -89,7 +89,7 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
 def render_switches(plan: Plan) -> dict[str, str]:
     """sonic/<switch>/config_db.json and sonic/<switch>/frr.conf for every switch of a RoCE plan, and
     hosts/<node model>/nccl-roce.conf (NCCL's RoCE settings, the lines of nccl.conf) and roce-qos.sh (the NICs' QoS:
-    trust, PFC, RDMA-CM ToS, ECN, DCQCN) for its hosts, and
+    trust, PFC, RDMA-CM ToS, ECN, DCQCN) and host-check.sh (the article's checklist) for its hosts, and
     hosts/<hostname>/roce-net.sh (each fabric NIC's address, MTU and policy routing) per host."""
     eth = plan.ethernet
     assert eth is not None
@@ -104,6 +104,10 @@ def render_switches(plan: Plan) -> dict[str, str]:
         if eth.nic_qos is not None and profile.nics:
             files[f"hosts/{profile.node_model}/roce-qos.sh"] = render_template(
                 "hosts/roce-qos.sh", p=profile, q=eth.nic_qos, plan_name=plan.inventory.name)
+            if profile.checks is not None:
+                files[f"hosts/{profile.node_model}/host-check.sh"] = render_template(
+                    "hosts/roce-host-check.sh", p=profile, q=eth.nic_qos, plan_name=plan.inventory.name,
+                    numa_affinity={n.id: n.affinity for n in profile.numa_nodes})
     by_host: dict[str, list[HostInterface]] = {}
     for interface in eth.hosts:
         by_host.setdefault(interface.hostname, []).append(interface)

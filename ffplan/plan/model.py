@@ -612,13 +612,28 @@ class RoceNicQos(Frozen):
     reaction_point: list[NicSetting]  # ecn/roce_rp: DCQCN, how the NIC slows down on a CNP
 
 
+class RoceHostChecks(Frozen):
+    """What host-check.sh checks on a RoCE host beyond its PCIe devices, NUMA nodes and NIC QoS (docs/hosts.md)."""
+
+    speed_mbps: Annotated[int, Field(ge=1)]  # every fabric NIC's link, as /sys/class/net/<if>/speed prints it
+    mtu: SourcedInt  # every fabric NIC's Ethernet MTU: the plan's host MTU
+    cq_depth: SourcedInt  # the completion-queue depth the NIC must hold (ibv_devinfo -v: max_cqe)
+    peer_memory: bool  # GPUDirect RDMA: nvidia_peermem loaded; node models with GPUs
+    max_read_request_min: Annotated[int, Field(ge=128, le=4096)]  # bytes, every NIC's PCIe MaxReadReqSize
+    versions: list[VersionCheck]
+
+
 class RoceHostProfile(Frozen):
-    """What every host of one node model needs on a RoCE fabric: NCCL's RoCE settings (nccl.conf lines)."""
+    """What every host of one node model needs on a RoCE fabric: NCCL's RoCE settings (nccl.conf lines), and what
+    its host check compares (the NICs, their PCIe devices and NUMA nodes)."""
 
     node_model: Name
     nccl: list[Setting]  # in file order; each comment says where the value comes from
     hosts: list[Hostname]  # in plan order
     nics: list[DeviceName] = []  # the RDMA devices on the fabric, in port order; empty in older plans
+    numa_nodes: list[NumaNode] = []  # empty in older plans
+    devices: list[PcieDevice] = []  # GPUs and NICs (NICs as Ethernet controllers); empty in older plans
+    checks: RoceHostChecks | None = None  # None in older plans
 
 
 class EthernetPlan(Frozen):

@@ -14,84 +14,15 @@
 set -euo pipefail
 export LC_ALL=C
 
-usage() {
-  printf 'usage: %s [--host NAME]\n' "$0" >&2
-}
-
-host="$(hostname -s 2>/dev/null || uname -n)"
-while [ "$#" -gt 0 ]; do
-  case "$1" in
-    --host)
-      if [ "$#" -lt 2 ]; then usage; exit 2; fi
-      host="$2"
-      shift 2
-      ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-    *) usage; exit 2 ;;
-  esac
-done
+{% set help_end = 14 %}
+{% include "hosts/host-option.sh.j2" %}
 
 sysfs="${FFPLAN_SYSFS:-/sys}"
 proc="${FFPLAN_PROC:-/proc}"
 root="${FFPLAN_ROOT:-}"
 profile={{ p.name | shell }}
 
-passed=0
-failed=0
-warned=0
-skipped=0
-report() {
-  # status, check, expected, actual
-  printf '%-4s  %-42s  %-30s  %s\n' "$1" "$2" "$3" "$4"
-  case "$1" in
-    PASS) passed=$((passed + 1)) ;;
-    FAIL) failed=$((failed + 1)) ;;
-    WARN) warned=$((warned + 1)) ;;
-    *) skipped=$((skipped + 1)) ;;
-  esac
-}
-check() {
-  # check, expected, actual: PASS when equal
-  if [ "$2" = "$3" ]; then
-    report PASS "$1" "$2" "$3"
-  else
-    report FAIL "$1" "$2" "$3"
-  fi
-}
-read_sys() {
-  # the first line of a sysfs file, or "missing"
-  local line
-  if [ -r "$1" ] && IFS= read -r line < "$1"; then
-    printf '%s' "$line"
-  else
-    printf 'missing'
-  fi
-}
-hexmask() {
-  # a cpumap without commas and leading zeros, so masks of different widths compare
-  local m="${1//,/}"
-  m="${m#"${m%%[!0]*}"}"
-  printf '%s' "${m:-0}"
-}
-{% raw %}mask_within() {
-  # cpumaps a, b: 0 when every CPU of a is in b (compared hex digit by hex digit, from the right)
-  local a b i
-  a="$(hexmask "$1")"
-  b="$(hexmask "$2")"
-  [[ "$a" =~ ^[0-9a-fA-F]+$ && "$b" =~ ^[0-9a-fA-F]+$ ]] || return 1
-  while [ "${#b}" -lt "${#a}" ]; do b="0$b"; done
-  for ((i = 1; i <= ${#a}; i++)); do
-    if (( 16#${a: -i:1} & ~16#${b: -i:1} & 15 )); then
-      return 1
-    fi
-  done
-  return 0
-}
-{% endraw %}
-version_at_least() {
-  # have, want: 0 when version have >= want (sort -V orders 580.9 before 580.10)
-  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
-}
+{% include "hosts/check-lib.sh.j2" %}
 
 # The plan's fabric ports of every host of this profile: NIC, port, port GUID, LID, GUID kind, rate.
 plan_ports=()
@@ -177,29 +108,7 @@ check_ib_pci() {
 check_ib_pci {{ d.name | shell }} {{ d.bus_id | shell }}
 {% endfor %}
 
-# PCIe devices: presence, class, ids, link (GPUs downtrain when idle: WARN if only the current speed is low), NUMA node.
-check_pci() {
-  # name, bus id, class, vendor, device, speed, legacy speed, width, numa
-  local dev="$sysfs/bus/pci/devices/$2"
-  local speed max
-  if [ ! -e "$dev" ]; then
-    report FAIL "$1 at $2" "present" "missing"
-    return 0
-  fi
-  check "$1 class" "$3" "$(read_sys "$dev/class")"
-  check "$1 vendor:device" "$4:$5" "$(read_sys "$dev/vendor"):$(read_sys "$dev/device")"
-  speed="$(read_sys "$dev/current_link_speed")"
-  max="$(read_sys "$dev/max_link_speed")"
-  if [ "$speed" = "$6" ] || [ "$speed" = "$7" ]; then
-    report PASS "$1 link speed" "$6" "$speed"
-  elif [ "$max" = "$6" ] || [ "$max" = "$7" ]; then
-    report WARN "$1 link speed (idle downtraining?)" "$6" "$speed now, max $max: re-check under load"
-  else
-    report FAIL "$1 link speed" "$6" "$speed (max $max)"
-  fi
-  check "$1 link width" "$8" "$(read_sys "$dev/current_link_width")"
-  check "$1 NUMA node" "$9" "$(read_sys "$dev/numa_node")"
-}
+{% include "hosts/check-pci.sh.j2" %}
 {% if p.pcie_switches %}
 
 # PCIe switches: each is a bridge on its planned NUMA node, and each device sits under its switch's upstream
@@ -235,83 +144,14 @@ check_behind {{ d.name | shell }} {{ d.bus_id | shell }} {{ d.pcie_switch | shel
 check_pci {{ d.name | shell }} {{ d.bus_id | shell }} {{ d.pci_class | shell }} {{ d.vendor | shell }} {{ d.device | shell }} {{ d.link_speed | shell }} {{ d.link_speed_legacy | shell }} {{ d.link_width | string | shell }} {{ d.numa | string | shell }}
 {% endfor %}
 
-# NUMA nodes: the CPU masks the topology file gives NCCL.
-check_cpumap() {
-  # NUMA node id, cpumap
-  check "NUMA node $1 cpumap" "$(hexmask "$2")" "$(hexmask "$(read_sys "$sysfs/devices/system/node/node$1/cpumap")")"
-}
-{% for n in p.numa_nodes %}
-check_cpumap {{ n.id | string | shell }} {{ n.affinity | shell }}
-{% endfor %}
+{% include "hosts/check-numa.sh.j2" %}
 {% if p.checks %}
-
-# NIC interrupts: every MSI-X vector's smp_affinity within the CPUs of the NIC's NUMA node (cross-socket
-# interrupt handling adds latency to every completion).
-{% raw %}check_irqs() {
-  # NIC name, bus id, NUMA node, that node's cpumap
-  local irq mask total=0 outside=()
-  if [ ! -d "$sysfs/bus/pci/devices/$2/msi_irqs" ]; then
-    report FAIL "$1 IRQ affinity" "NUMA node $3" "no msi_irqs"
-    return 0
-  fi
-  for irq in "$sysfs/bus/pci/devices/$2/msi_irqs"/*; do
-    [ -e "$irq" ] || continue
-    irq="${irq##*/}"
-    total=$((total + 1))
-    mask="$(read_sys "$proc/irq/$irq/smp_affinity")"
-    mask_within "$mask" "$4" || outside+=("$irq")
-  done
-  if [ "$total" -eq 0 ]; then
-    report FAIL "$1 IRQ affinity" "NUMA node $3" "no interrupts"
-  elif [ "${#outside[@]}" -eq 0 ]; then
-    report PASS "$1 IRQ affinity" "NUMA node $3" "$total of $total IRQs"
-  else
-    report FAIL "$1 IRQ affinity" "NUMA node $3" "${#outside[@]} of $total IRQs outside (${outside[*]:0:8})"
-  fi
-}
-{% endraw %}
-{% for d in p.devices if d.kind == "nic" %}
-check_irqs {{ d.name | shell }} {{ d.bus_id | shell }} {{ d.numa | string | shell }} {{ numa_affinity[d.numa] | shell }}
-{% endfor %}
+{% include "hosts/check-irqs.sh.j2" %}
 {% if p.checks.peer_memory %}
-
-# GPUDirect RDMA: the NIC reads and writes GPU memory directly only with the peer-memory module loaded
-# (nvidia_peermem; nv_peer_mem before driver 470).
-if [ -d "$sysfs/module/nvidia_peermem" ]; then
-  report PASS "GPUDirect RDMA peer memory" "nvidia_peermem" "loaded"
-elif [ -d "$sysfs/module/nv_peer_mem" ]; then
-  report PASS "GPUDirect RDMA peer memory" "nvidia_peermem" "nv_peer_mem loaded"
-else
-  report FAIL "GPUDirect RDMA peer memory" "nvidia_peermem" "not loaded (modprobe nvidia_peermem)"
-fi
+{% include "hosts/check-gdr.sh.j2" %}
 {% endif %}
 {% if p.checks.versions %}
-
-# Software versions: at least what the inventory declares (the driver also at least CUDA's minimum).
-check_version() {
-  # name, minimum, source
-  local have
-  case "$1" in
-    nvidia-driver) have="$(read_sys "$sysfs/module/nvidia/version")" ;;
-    ofed) have="$(read_sys "$sysfs/module/mlx5_core/version")" ;;
-    cuda)
-      have=missing
-      if [ -r "$root/usr/local/cuda/version.json" ]; then
-        have="$(sed -n '/"cuda"[[:space:]]*:/,/}/s/.*"version"[[:space:]]*:[[:space:]]*"\([0-9.]*\)".*/\1/p' "$root/usr/local/cuda/version.json" | head -n 1)"
-      fi
-      ;;
-  esac
-  if [ "${have:-missing}" = "missing" ]; then
-    report FAIL "$1 version" ">= $2" "not found ($3)"
-  elif version_at_least "$have" "$2"; then
-    report PASS "$1 version" ">= $2" "$have"
-  else
-    report FAIL "$1 version" ">= $2" "$have ($3)"
-  fi
-}
-{% for v in p.checks.versions %}
-check_version {{ v.name | shell }} {{ v.minimum | shell }} {{ v.source | shell }}
-{% endfor %}
+{% include "hosts/check-versions.sh.j2" %}
 {% endif %}
 {% endif %}
 

@@ -1,5 +1,5 @@
 """hosts/<node model>/roce-qos.sh: the NICs' half of the lossless QoS. shellcheck-clean, and run against a sysfs and
-configfs tree and an mlnx_qos stand-in the test makes: read-only it fails and changes nothing, --apply sets what
+configfs tree and an mlnx_qos stand-in the test makes (conftest's roce_host): read-only it fails and changes nothing, --apply sets what
 differs, then it passes with nothing left to set."""
 
 import shutil
@@ -9,24 +9,6 @@ import pytest
 
 from ffplan.ethernet.qos import DCQCN_DEFAULTS
 from ffplan.render import render_plan
-
-# mlnx_qos's report as MLNX_OFED prints it (the lines the script reads), from state files the test owns.
-FAKE_MLNX_QOS = r"""#!/usr/bin/env bash
-set -euo pipefail
-[ "$1" = -i ] && [ "$2" = rnic0 ] || exit 1
-if [ "$#" -eq 4 ]; then
-  case "$3" in
-    --trust) printf '%s\n' "$4" > "$FAKE_QOS/trust" ;;
-    --pfc) printf '%s\n' "$4" > "$FAKE_QOS/pfc" ;;
-    *) exit 1 ;;
-  esac
-  exit 0
-fi
-printf 'DCBX mode: OS controlled\nPriority trust state: %s\n' "$(cat "$FAKE_QOS/trust")"
-printf 'PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     %s   \n' \
-  "$(tr ',' ' ' < "$FAKE_QOS/pfc" | sed 's/ /   /g')"
-printf 'tc: 0 ratelimit: unlimited, tsa: vendor\n'
-"""
 
 
 @pytest.fixture(scope="module")
@@ -52,36 +34,9 @@ def test_shellcheck(script):
 
 
 @pytest.fixture
-def host(tmp_path, script):
-    """A host with one NIC (mlx5_0, netdev rnic0) at driver defaults except for a drifted DCQCN value."""
-    (tmp_path / "sys/class/infiniband/mlx5_0/device/net/rnic0").mkdir(parents=True)
-    ecn = tmp_path / "sys/class/net/rnic0/ecn"
-    values = {"roce_np/enable/3": 0, "roce_rp/enable/3": 0, "roce_np/enable/0": 0, "roce_np/cnp_dscp": 48,
-              "roce_np/cnp_802p_prio": 0} | {f"roce_rp/{name}": value for name, value in DCQCN_DEFAULTS}
-    values["roce_rp/rpg_min_dec_fac"] = 30
-    for rel, value in values.items():
-        (ecn / rel).parent.mkdir(parents=True, exist_ok=True)
-        (ecn / rel).write_text(f"{value}\n")
-    tos = tmp_path / "cfg/rdma_cm/mlx5_0/ports/1/default_roce_tos"
-    tos.parent.mkdir(parents=True)
-    tos.write_text("0\n")
-    qos = tmp_path / "qos"
-    qos.mkdir()
-    (qos / "trust").write_text("pcp\n")
-    (qos / "pfc").write_text("0,0,0,0,0,0,0,0\n")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "mlnx_qos").write_text(FAKE_MLNX_QOS)
-    (bin_dir / "mlnx_qos").chmod(0o755)
-    (tmp_path / "roce-qos.sh").write_text(script)
-
-    def run(*args, path=f"{bin_dir}:/usr/bin:/bin"):
-        env = {"PATH": path, "FFPLAN_SYSFS": str(tmp_path / "sys"), "FFPLAN_CONFIGFS": str(tmp_path / "cfg"),
-               "FAKE_QOS": str(qos)}
-        return subprocess.run(["bash", str(tmp_path / "roce-qos.sh"), *args], capture_output=True, text=True, env=env,
-                              timeout=60)
-
-    return tmp_path, run
+def host(roce_host, script):
+    root, run = roce_host
+    return root, lambda *args, **kw: run(script, *args, **kw)
 
 
 def test_read_only_reports_and_changes_nothing(host):

@@ -72,7 +72,7 @@ def test_one_config_db_and_frr_conf_per_switch_and_no_opensm(files, small_plan):
         {f"sonic/{n}/{f}" for n in names for f in ("config_db.json", "frr.conf")}
     assert not any(p.startswith("opensm/") for p in files)
     assert {p for p in files if p.startswith("hosts/")} == \
-        {"hosts/gpu-node/nccl-roce.conf", "hosts/gpu-node/roce-qos.sh"} | \
+        {"hosts/gpu-node/nccl-roce.conf", "hosts/gpu-node/roce-qos.sh", "hosts/gpu-node/host-check.sh"} | \
         {f"hosts/{n.hostname}/roce-net.sh" for n in small_plan.nodes}
 
 
