@@ -27,6 +27,8 @@ STORAGE_BANDWIDTH_PER_GPU = Code(
     "the storage servers' NIC ports deliver less storage bandwidth per GPU than the target")
 PLANAR_NIC_BEYOND_PLANES = Code("FF114", "planar-nic-beyond-planes",
                                 "a multi-planar NIC feeds more planes than the fabric has")
+PLANAR_NIC_FUNCTIONS = Code("FF115", "planar-nic-functions",
+                            "a multi-planar NIC's cards do not list one device per plane, functions 0 up")
 DUPLICATE_HOSTNAME = Code("FF201", "duplicate-hostname", "two hosts have the same hostname")
 DUPLICATE_GUID = Code("FF202", "duplicate-guid", "two ports or switches have the same GUID")
 DUPLICATE_RACK_NAME = Code("FF203", "duplicate-rack-name", "two racks have the same name")

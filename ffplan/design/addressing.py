@@ -113,7 +113,7 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
             placeholder = True
         ports_of[slot.host.hostname].append(NodePort(
             nic=slot.nic, nic_model=slot.nic_model, port=slot.port, guid_placeholder=placeholder,
-            **hca_port_guids(card_guid, slot.port),
+            **hca_port_guids(card_guid, slot.port + slot.link),
             lid=lid_of[slot.ident], zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
         ))
     nodes = [

@@ -255,7 +255,7 @@ def pcie_devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_le
             nearest, path = nic.name, tree.path(parent, _parent(nic))
             gdr = PATH_ORDER.index(path) <= gdr_rank
         if isinstance(spec, NicModel):
-            ib_ports = list(range(1, spec.ports * spec.planes + 1))  # a multi-planar cage: a port per plane
+            ib_ports = list(range(1, spec.ports + 1))
             rate = f"4X {spec.speed.value}"
         devices.append(PcieDevice(
             name=d.name, kind=d.kind, model=d.model, bus_id=bus,

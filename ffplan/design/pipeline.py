@@ -120,7 +120,7 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
             for name, m in sorted(inv.models.switches.items())
         ],
         nic_models=[
-            NicModelSpec(name=name, vendor_id=m.vendor_id, device_id=m.pci_id.split(":")[1])
+            NicModelSpec(name=name, vendor_id=m.vendor_id, device_id=m.pci_id.split(":")[1], planes=m.planes)
             for name, m in sorted(inv.models.nics.items())
         ],
         node_models=[

@@ -37,6 +37,7 @@ class PortSlot:
     port: int
     card_guid: str | None  # the inventory's GUID of the card's port 1 (its base GUID), None for a placeholder
     previous: tuple[str, str, int] | None = None  # (zone, leaf, leaf port) in the previous plan
+    link: int = 0  # a multi-planar NIC's plane: its port GUID is the card's base + plane (nic_index is the card's)
 
     @property
     def ident(self) -> tuple[str, str, int]:
@@ -270,8 +271,11 @@ def _kept_rail_places(hosts: list[ResolvedHost], ports_in: dict[str, dict[str, l
 
 def _host_slots(host: ResolvedHost, zones: list[str]) -> list[tuple[str, PortSlot]]:
     """A host's NIC ports in NIC order with the zone each must land in ("*": any zone, the planner chooses)."""
-    slots = [PortSlot(host, nic.name, nic.model, ni, port, nic.guid) for ni, nic in enumerate(host.nics)
-             for port in range(1, nic.ports + 1)]
+    index = {nic.name: ni for ni, nic in enumerate(host.nics)}
+    guid = {nic.name: nic.guid for nic in host.nics}
+    slots = [PortSlot(host, nic.name, nic.model, ni, port, nic.guid) if nic.plane is None else
+             PortSlot(host, nic.name, nic.model, index[nic.card], port, guid[nic.card], link=nic.plane)
+             for ni, nic in enumerate(host.nics) for port in range(1, nic.ports + 1)]
     return list(zip(host.port_zones(zones), slots))
 
 

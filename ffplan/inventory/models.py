@@ -122,11 +122,12 @@ class PcieLink(Strict):
 
 
 class NicModel(Strict):
-    ports: int = Field(default=1, ge=1, le=2, description="Cages (connectors) of the card.")
-    planes: int = Field(default=1, ge=1, le=4, description="Planes each cage feeds (a multi-planar NIC such as a ConnectX-8 "
-                        "SuperNIC as 2 x 400G): the cage's links are NIC ports of their own, link k of a cage in the "
-                        "k-th plane, each at `speed`; 1 is an ordinary NIC.")
-    speed: LinkSpeed = Field(default=LinkSpeed.HDR, description="Speed of each link (of each plane's link on a multi-planar NIC).")
+    ports: int = Field(default=1, ge=1, le=2)
+    planes: int = Field(default=1, ge=1, le=4, description="Planes the NIC's cage feeds (a multi-planar NIC such as a "
+                        "ConnectX-8 SuperNIC as 2 x 400G): each plane's link is a PCI function and InfiniBand device of "
+                        "its own (0000:19:00.0 mlx5_0, 0000:19:00.1 mlx5_1), listed as a device each, function f in "
+                        "plane f, each at `speed`; 1 is an ordinary NIC.")
+    speed: LinkSpeed = Field(default=LinkSpeed.HDR, description="Speed of each port (of each plane's link on a multi-planar NIC).")
     data_vls: int = Field(default=8, ge=1, le=15)
     pcie: PcieLink = PcieLink()
     pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x15b3:0x101b"
@@ -137,10 +138,9 @@ class NicModel(Strict):
                                               "e.g. [400, 200, 100]; empty: an InfiniBand-only NIC.")
 
     @model_validator(mode="after")
-    def _links_fit_guids(self) -> NicModel:
-        if self.ports * self.planes > 4:
-            raise ValueError(f"{self.ports} ports x {self.planes} planes is {self.ports * self.planes} links; a card has at most 4 "
-                             "(4 port GUIDs per card)")
+    def _one_cage_per_planar_card(self) -> NicModel:
+        if self.planes > 1 and self.ports > 1:
+            raise ValueError("a multi-planar NIC has one cage (ports: 1): its planes' links are its PCI functions")
         return self
 
 

@@ -51,8 +51,11 @@ def merge_settings(*layers: HostSettings) -> HostSettings:
 class ResolvedNic:
     name: str
     model: str
-    ports: int  # its links: the model's cages times the planes each feeds
+    ports: int
     guid: str | None  # port GUID of port 1 from the inventory, or None for a placeholder
+    # a multi-planar NIC's PCI function (one IB device per plane): its plane, and the card's function-0 device
+    plane: int | None = None
+    card: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,11 +80,12 @@ class ResolvedHost:
 
     def port_zones(self, zones: list[str]) -> list[str]:
         """The zone (or plane) of each NIC port, in NIC and port order: for a host on every zone its k-th port is
-        in the k-th zone (one port per zone, FF104, whether the ports are on one NIC or several); else every port
-        is in the host's zone, or "*" where the planner chooses."""
+        in the k-th zone (one port per zone, FF104, whether the ports are on one NIC or several), a multi-planar
+        NIC's function f in plane f; else every port is in the host's zone, or "*" where the planner chooses."""
         ports = sum(nic.ports for nic in self.nics)
         if self.settings.attach is Attach.EVERY_ZONE:
-            return [zones[k % len(zones)] for k in range(ports)]
+            return [zones[nic.plane % len(zones)] if nic.plane is not None else zones[k % len(zones)]
+                    for k, nic in enumerate(nic for nic in self.nics for _ in range(nic.ports))]
         return [self.settings.zone or "*"] * ports
 
 
@@ -101,8 +105,11 @@ def _host_nics(model: NodeModel | None, inv: Inventory, guids: dict[str, str]) -
         if dev.kind != "nic":
             continue
         nic_model = inv.models.nics.get(dev.model)
-        links = nic_model.ports * nic_model.planes if nic_model else 1
-        nics.append(ResolvedNic(dev.name, dev.model, links, guids.get(dev.name)))
+        if nic_model and nic_model.planes > 1:  # function f of the card is its link in plane f
+            card = next((d.name for d in model.devices if d.kind == "nic" and d.bus_id == dev.bus_id[:-1] + "0"), dev.name)
+            nics.append(ResolvedNic(dev.name, dev.model, nic_model.ports, guids.get(dev.name), int(dev.bus_id[-1]), card))
+        else:
+            nics.append(ResolvedNic(dev.name, dev.model, nic_model.ports if nic_model else 1, guids.get(dev.name)))
     return tuple(nics)
 
 

@@ -229,13 +229,17 @@ def _check_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_li
         claim(lids, (subnet_of[s.zone], s.lid), s.name, ("switches", i, "lid"), "LID")
         for field in _GUID_FIELDS:  # a switch reports one GUID as all three (ffplan.design.guids)
             guid(("switches", i, field), getattr(s, field), s.name)
+    planar = {m.name for m in plan.nic_models if m.planes > 1}
     for i, n in enumerate(plan.nodes):
+        # a multi-planar card's functions (a device each) share the card's GUIDs: the card is named by function 0
+        card = {pt.sysimg_guid: pt.nic for pt in n.ports if pt.nic_model in planar and pt.port_guid == pt.sysimg_guid}
         for j, pt in enumerate(n.ports):
             at = ("nodes", i, "ports", j)
             port = f"{n.hostname} {pt.nic} port {pt.port}"
             claim(lids, (subnet_of[pt.zone], pt.lid), port, at + ("lid",), "LID")
+            nic = card.get(pt.sysimg_guid, pt.nic) if pt.nic_model in planar else pt.nic
             for field in _GUID_FIELDS:  # a NIC's ports share its system image GUID, that of its port 1
-                guid(at + (field,), getattr(pt, field), f"{n.hostname} {pt.nic}")
+                guid(at + (field,), getattr(pt, field), f"{n.hostname} {nic}")
             claim(ports, pt.port_guid, port, at + ("port_guid",), "port GUID")
     top = max(max_lid.values(), default=0)
     if plan.routing is not None and lids and plan.routing.max_lid != top:

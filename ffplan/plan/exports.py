@@ -85,11 +85,26 @@ def _twin_port_optics(plan: Plan, speed: str) -> list[list]:
     optical = [end for c in plan.cables if c.type == "AOC" for end in (c.a, c.b)]
     switch_ports = [(end.device, end.port) for end in optical if isinstance(end.port, int)]
     cages = {(device, (port + 1) // 2) for device, port in switch_ports}
-    nic_ports = len(optical) - len(switch_ports)
     rows.append(["transceiver", f"{speed} twin-port OSFP (switch)", len(cages),
                  f"one per cage of 2 ports: {len(switch_ports)} optical switch ports in {len(cages)} cages"])
-    rows.append(["transceiver", f"{speed} OSFP (NIC)", nic_ports, f"one per optical NIC port ({nic_ports})"])
+    card = _planar_cards(plan)
+    nic_ends = [(end.device, end.port) for end in optical if not isinstance(end.port, int)]
+    nic_ports = sum(1 for end in nic_ends if end not in card)
+    planar = [end for end in nic_ends if end in card]
+    if nic_ports or not planar:
+        rows.append(["transceiver", f"{speed} OSFP (NIC)", nic_ports, f"one per optical NIC port ({nic_ports})"])
+    if planar:
+        cards = len({card[end] for end in planar})
+        rows.append(["transceiver", f"{speed} twin-port OSFP (multi-planar NIC)", cards,
+                     f"one per multi-planar NIC's cage: {len(planar)} optical links of {cards} cards, a plane each"])
     return rows
+
+
+def _planar_cards(plan: Plan) -> dict[tuple[str, object], tuple[str, str]]:
+    """(host, NIC device) -> (host, card's system image GUID) for the functions of multi-planar NICs: a card's planes
+    leave through its one cage."""
+    planar = {m.name for m in plan.nic_models if m.planes > 1}
+    return {(n.hostname, p.nic): (n.hostname, p.sysimg_guid) for n in plan.nodes for p in n.ports if p.nic_model in planar}
 
 
 def bom_csv(plan: Plan) -> str:

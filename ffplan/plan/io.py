@@ -48,6 +48,9 @@ def dump_plan(plan: Plan) -> str:
     exclude: dict[str, Any] | None = {"ethernet": True} if plan.ethernet is None else (
         {"ethernet": {"path_selection"}} if plan.ethernet.path_selection == "ecmp" else None)
     data = plan.model_dump(mode="json", exclude=exclude)
+    for nic_model in data["nic_models"]:  # an ordinary NIC's entry is what it was before multi-planar NICs
+        if nic_model["planes"] == 1:
+            del nic_model["planes"]
     try:
         body = _PlanWriter().document(data)
     except _Unusual:

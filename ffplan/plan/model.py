@@ -90,6 +90,9 @@ class NicModelSpec(Frozen):
     name: Name
     vendor_id: NodeInfoId  # NodeInfo VendorID (OUI): 0x2c9
     device_id: NodeInfoId  # NodeInfo DeviceID, the PCI device ID: 0x101b (ConnectX-6)
+    # planes its cage feeds: a multi-planar card's functions (one port each) share its system image GUID and cage;
+    # written only when above 1 (ffplan.plan.io), so plans without such NICs read as before
+    planes: Annotated[int, Field(ge=1, le=4)] = 1
 
 
 class NodeModelSpec(Frozen):

@@ -46,8 +46,14 @@ def _sha256(text: str) -> str:
 
 def _topology_rows(p: HostProfile, numa: int) -> list[dict]:
     """The `<pci>` lines under one NUMA node's `<cpu>`, depth first: each PCIe switch opens, holds its lower
-    switches and then its devices, and closes; `pad` is the indent of the row's `<pci>` tag."""
+    switches and then its devices, and closes; `pad` is the indent of the row's `<pci>` tag. NICs that are functions
+    of one card (a multi-planar NIC's planes) are one `<pci>` (NCCL names a NIC by function 0) with a `<net>` each,
+    as NCCL itself writes such a card: `nets` are the row's InfiniBand devices."""
     rows: list[dict] = []
+    nets: dict[str, list[str]] = {}
+    for d in p.devices:
+        if d.kind == "nic":
+            nets.setdefault(d.topo_bus_id, []).append(d.name)
 
     def add(parent: str, depth: int) -> None:
         pad = "  " * depth
@@ -58,7 +64,10 @@ def _topology_rows(p: HostProfile, numa: int) -> list[dict]:
                 rows.append({"tag": "end", "pad": pad, "item": s})
         for d in p.devices:
             if d.pcie_switch == parent and (parent or d.numa == numa):
-                rows.append({"tag": d.kind, "pad": pad, "item": d})
+                if d.kind != "nic":
+                    rows.append({"tag": d.kind, "pad": pad, "item": d})
+                elif nets[d.topo_bus_id][0] == d.name:
+                    rows.append({"tag": d.kind, "pad": pad, "item": d, "nets": nets[d.topo_bus_id]})
 
     add("", 2)
     return rows

@@ -161,3 +161,8 @@ def test_duplicate_guid_counts_the_second_port_of_a_dual_port_card(tmp_path):
     assert len(found) == 1 and "port 2 of this dual-port card" in found[0].message
     assert "0x0002c90300aa0002" in found[0].message
     assert not [d for d in lint_file(tmp_path / "apart.yaml").diagnostics if d.rule == "FF202"]
+
+
+def test_planar_nic_functions_counts_a_card_once_for_lanes():
+    """FF304 counted a twin-planar card's two functions on one root port as two x16 links (32 lanes needed)."""
+    assert "FF304" not in _rules_found(FIXTURES / "FF115" / "pass.yaml")

@@ -27,11 +27,14 @@ from nccl_sources import (CUDA_HEADERS, NCCL_ARCHIVE, NCCL_ARCHIVE_SHA256, NCCL_
 from pcie_variants import variant_plan
 from tests.support.plans import designed
 
+from ffplan.design import design
+from ffplan.inventory import load_inventory
 from ffplan.render.hosts import render_hosts
 
 pytestmark = pytest.mark.slow  # compiles NCCL's topology loader
 
 HARNESS = Path(__file__).resolve().parent / "nccl_harness"
+TWIN = Path(__file__).resolve().parents[1] / "design" / "inventories" / "twin-planar-1su.yaml"
 GRAPH_FILES = ["xml.cc", "topo.cc"]
 CXXFLAGS = ["-std=c++17", "-O0", "-ffunction-sections", "-fdata-sections", "-DNCCL_OS_LINUX=1", "-w"]
 # NCCL 2.30 starts a GPU's NIC search at its CUDA index among the GPUs nearest to its NICs (before: its CUDA
@@ -132,11 +135,11 @@ def _run(harness: Harness, xml: str, tmp: Path, gdr_level: str) -> tuple[list[li
 def plans(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pcie")
     out = {name: variant_plan(name, tmp) for name in ("hgx", "nested", "shared-root-port")}
-    out.update({"lab": designed("lab"), "fire-flyer-2": designed("fire-flyer-2")})
+    out.update({"lab": designed("lab"), "fire-flyer-2": designed("fire-flyer-2"), "twin-planar": design(load_inventory(TWIN))})
     return out
 
 
-@pytest.mark.parametrize("name", ["hgx", "nested", "shared-root-port", "lab", "fire-flyer-2"])
+@pytest.mark.parametrize("name", ["hgx", "nested", "shared-root-port", "lab", "fire-flyer-2", "twin-planar"])
 def test_nccl_loads_the_file_and_agrees_with_the_profile(harness, plans, name, tmp_path):
     plan = plans[name]
     files = render_hosts(plan)
@@ -167,6 +170,16 @@ def test_nccl_loads_the_file_and_agrees_with_the_profile(harness, plans, name, t
             assert d.nearest_nic in local[d.topo_bus_id] and channel0[d.topo_bus_id] in local[d.topo_bus_id], d.name
             if harness.version >= CHANNEL0_RULE:
                 assert channel0[d.topo_bus_id] == d.nearest_nic, d.name
+
+
+def test_nccl_takes_a_twin_planar_card_as_one_nic_with_a_net_per_plane(harness, plans, tmp_path):
+    """Its two functions (mlx5_0 at 0000:19:00.0, mlx5_1 at .1) are one <pci> with two <net>s, as NCCL dumps such a
+    card itself; a <pci> per function would be two NICs to NCCL, and no port merging."""
+    profile, = plans["twin-planar"].hosts
+    rows, log = _run(harness, render_hosts(plans["twin-planar"])[f"hosts/{profile.name}/topo.xml"], tmp_path, "PHB")
+    assert "WARN" not in log, log
+    counts = next(row for row in rows if row[0] == "counts")
+    assert counts[1:7] == ["gpu", "8", "nic", "8", "net", "16"]
 
 
 @pytest.mark.parametrize("old, new", [

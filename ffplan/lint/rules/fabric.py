@@ -560,3 +560,43 @@ def planar_nic_beyond_planes(ctx: LintContext) -> Iterator[Finding]:
                           f"NIC model '{name}' feeds {plural(model.planes, 'plane')} from each cage, but the fabric has {has}",
                           f"list {model.planes} fabric.planes (link k of every cage lands in the k-th), or set planes: 1 "
                           "on the NIC model")
+
+
+@rule(
+    codes.PLANAR_NIC_FUNCTIONS, Severity.ERROR,
+    bad="""
+    nics: {CX8-2x400: {ports: 1, planes: 2, speed: NDR}}
+    devices:
+      - {name: mlx5_0, kind: nic, model: CX8-2x400, pcie_switch: sw0, bus_id: "0000:19:00.0"}   # plane b missing
+    """,
+    good="""
+    devices:
+      - {name: mlx5_0, kind: nic, model: CX8-2x400, pcie_switch: sw0, bus_id: "0000:19:00.0"}   # plane 0
+      - {name: mlx5_1, kind: nic, model: CX8-2x400, pcie_switch: sw0, bus_id: "0000:19:00.1"}   # plane 1
+    """,
+)
+def planar_nic_functions(ctx: LintContext) -> Iterator[Finding]:
+    """
+    A multi-planar NIC shows the OS one PCI function and one InfiniBand device per plane (a twin-planar
+    ConnectX-8 at 0000:19:00.0 and .1 is mlx5_0 and mlx5_1): the node model lists each as a device, and
+    function f is the card's link in plane f. A card (the devices whose bus ids differ only in the function)
+    that lacks a plane's function leaves that plane without the NIC's link; a function beyond the planes, or a
+    card mixing models, has no plane to go to. Each device is reported where it is written.
+    """
+    nic_models = ctx.inventory.models.nics
+    for node_name, node in ctx.inventory.models.nodes.items():
+        cards: dict[str, list[tuple[int, str, int]]] = {}
+        for i, dev in enumerate(node.devices):
+            model = nic_models.get(dev.model)
+            if dev.kind == "nic" and model and model.planes > 1:
+                cards.setdefault(dev.bus_id[:-1], []).append((i, dev.model, int(dev.bus_id[-1])))
+        for card, functions in cards.items():
+            first, model_name, _ = functions[0]
+            planes = nic_models[model_name].planes
+            have = sorted(f for _, _, f in functions)
+            if have != list(range(planes)) or any(m != model_name for _, m, _ in functions):
+                yield Finding(("models", "nodes", node_name, "devices", first, "bus_id"),
+                              f"multi-planar NIC card {card}x of node model '{node_name}' lists functions "
+                              f"{', '.join(map(str, have))} ({', '.join(sorted({m for _, m, _ in functions}))}), but "
+                              f"'{model_name}' feeds {plural(planes, 'plane')}: functions 0-{planes - 1}, one device each",
+                              f"list one device of model '{model_name}' per plane, bus ids {card}0 to {card}{planes - 1}")

@@ -136,14 +136,17 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
     Two devices may share a root port (GPU5 and GPU6 of a Fire-Flyer 2 node share a host bridge), but
     without a PCIe switch the root port must have the lanes for both: the sum of the devices' lanes
     (from their GPU/NIC models) and of the upstream links of the PCIe switches on it must not exceed
-    the root port's `pcie.lanes`. Devices under a switch share the switch's upstream link instead.
+    the root port's `pcie.lanes`. Devices under a switch share the switch's upstream link instead, and the
+    functions of one card (a multi-planar NIC's planes, bus ids that differ only in the function) its one link.
     """
     for name, node, base in _node_models(ctx):
         for ri, port in enumerate(node.root_ports):
             users = [(switch.name, switch.pcie.lanes) for switch in node.pcie_switches if switch.upstream == port.name]
+            cards: set[str] = set()
             for device in node.devices:
                 model = _device_models(ctx, device.kind).get(device.model)
-                if device.root_port == port.name and model is not None:
+                if device.root_port == port.name and model is not None and device.bus_id[:-1] not in cards:
+                    cards.add(device.bus_id[:-1])
                     users.append((device.name, model.pcie.lanes))
             needed = sum(lanes for _, lanes in users)
             if needed > port.pcie.lanes:
