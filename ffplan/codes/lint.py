@@ -84,7 +84,7 @@ GENERATED_NAME_INVALID = Code("FF501", "generated-name-invalid",
 HOSTNAME_PATTERN_COLLISION = Code("FF502", "hostname-pattern-collision",
                                   "a group's hostname pattern gives several hosts the same name")
 ROCE_ASN_COLLISION = Code("FF701", "roce-asn-collision",
-                          "the planned ASNs leave the private 4-byte range or leaves collide with spines")
+                          "the planned ASNs leave the private 4-byte range or two tiers' ASNs collide")
 ROCE_ADDRESS_POOL = Code("FF702", "roce-address-pool",
                          "an address pool is no IPv4 network, overlaps another pool or is too small for the fabric")
 TOO_MANY_LOSSLESS_PRIORITIES = Code("FF703", "too-many-lossless-priorities",
@@ -104,6 +104,6 @@ ROCE_CLASSES_CONFLICT = Code(
 ROCE_SWITCH_NOT_ETHERNET = Code("FF709", "roce-switch-not-ethernet",
                                 "a RoCE fabric's switch model has no `ethernet:` block")
 ROCE_TOPOLOGY_UNSUPPORTED = Code("FF710", "roce-topology-unsupported",
-                                 "a RoCE fabric with three tiers or zones joined by inter-zone links (not planned yet)")
+                                 "a RoCE fabric of several zones joined by inter-zone links (not planned yet)")
 ROCE_BLOCK_IGNORED = Code("FF711", "roce-block-ignored",
                           "an InfiniBand fabric has a `roce:` block, which nothing reads")

@@ -10,12 +10,13 @@ from ffplan.design.host_checks import host_checks
 from ffplan.design.hosts import ETHERNET_NIC_CLASS, numa_nodes, pcie_devices
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.ethernet import addressing as addr
-from ffplan.ethernet.bgp import leaf_asn, spine_asn
+from ffplan.ethernet.bgp import leaf_asn, pod_asn, spine_asn
 from ffplan.ethernet.qos import DCQCN_DEFAULTS, DCQCN_SOURCE, buffer_fit, headroom
 from ffplan.ethernet.speeds import link_speed, used_nics
 from ffplan.inventory import LoadedInventory
+from ffplan.inventory.models import RoceBgp
 from ffplan.plan.model import (BgpNeighbor, Cable, EcmpGroup, EthernetPlan, EthernetPort, EthernetSwitch, HostInterface,
-                               NicSetting, Plan, RoceHostChecks, RoceHostProfile, RoceNicQos, RoceQosPlan, Setting, SourcedInt)
+                               NicSetting, Plan, RoceHostChecks, RoceHostProfile, RoceNicQos, RoceQosPlan, Setting, SourcedInt, Switch)
 
 QPS_PER_CONNECTION = 4  # ffplan's choice: Meta's QP scaling, more flows for ECMP's hash to spread
 ROCE_V2_IPV4_GID = 3  # mlx5's GID table: 0/1 RoCE v1/v2 link-local IPv6, 2/3 RoCE v1/v2 of the first IPv4 address
@@ -55,13 +56,12 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
     down_ports = plan.zones[0].down_ports
     block = addr.host_block_size(down_ports)
 
-    asn = {sw.name: leaf_asn(roce.bgp, leaf_number[sw.name]) if sw.tier == "leaf" else spine_asn(roce.bgp, zone_index[sw.zone])
-           for sw in plan.switches}
+    asn = {sw.name: _asn(roce.bgp, sw, leaf_number, zone_index, zones[sw.zone].pods) for sw in plan.switches}
     loopback = {sw.name: addr.nth(pools["loopbacks"], i + 1) for i, sw in enumerate(plan.switches)}
     ports: dict[str, list[EthernetPort]] = defaultdict(list)
     neighbors: dict[str, list[BgpNeighbor]] = defaultdict(list)
-    uplinks: dict[str, list[str]] = defaultdict(list)  # leaf -> spine-side addresses
-    downlinks: dict[tuple[str, str], list[str]] = defaultdict(list)  # (spine, leaf) -> leaf-side addresses
+    uplinks: dict[str, list[str]] = defaultdict(list)  # leaf or spine -> the upper tier's addresses
+    downlinks: dict[tuple[str, str], list[str]] = defaultdict(list)  # (upper, lower switch) -> the lower's addresses
     hosts: list[HostInterface] = []
     mtu = roce.switch_mtu
 
@@ -75,23 +75,23 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
     link = 0
     host_ends: dict[tuple[str, str], tuple[str, str, str]] = {}
     for cable in plan.cables:
-        if cable.kind == "leaf-spine":
-            leaf, spine = cable.a, cable.b
+        if cable.kind in ("leaf-spine", "spine-core"):  # a: the lower tier's end
+            lower, upper = cable.a, cable.b
             low, high = addr.nth(pools["links"], 2 * link), addr.nth(pools["links"], 2 * link + 1)
             link += 1
-            port(leaf.device, int(leaf.port), f"{low}/31", spine.device, str(spine.port), str(high), cable)
-            port(spine.device, int(spine.port), f"{high}/31", leaf.device, str(leaf.port), str(low), cable)
-            neighbors[leaf.device].append(BgpNeighbor(address=str(high), asn=asn[spine.device], name=spine.device, local_address=str(low)))
-            neighbors[spine.device].append(BgpNeighbor(address=str(low), asn=asn[leaf.device], name=leaf.device, local_address=str(high)))
-            uplinks[leaf.device].append(str(high))
-            downlinks[(spine.device, leaf.device)].append(str(low))
+            port(lower.device, int(lower.port), f"{low}/31", upper.device, str(upper.port), str(high), cable)
+            port(upper.device, int(upper.port), f"{high}/31", lower.device, str(lower.port), str(low), cable)
+            neighbors[lower.device].append(BgpNeighbor(address=str(high), asn=asn[upper.device], name=upper.device, local_address=str(low)))
+            neighbors[upper.device].append(BgpNeighbor(address=str(low), asn=asn[lower.device], name=lower.device, local_address=str(high)))
+            uplinks[lower.device].append(str(high))
+            downlinks[(upper.device, lower.device)].append(str(low))
         elif cable.kind == "node-leaf":
             host, leaf = cable.a, cable.b
             base = leaf_number[leaf.device] * block + 2 * (int(leaf.port) - 1)
             gateway, host_address = addr.nth(pools["hosts"], base), addr.nth(pools["hosts"], base + 1)
             port(leaf.device, int(leaf.port), f"{gateway}/31", host.device, str(host.port), str(host_address), cable)
             host_ends[(host.device, str(host.port))] = (f"{host_address}/31", str(gateway), leaf.device)
-        else:  # lint's FF710: inter-zone and spine-core cables are InfiniBand-only so far
+        else:  # lint's FF710: inter-zone cables are InfiniBand-only so far
             raise AssertionError(f"{cable.kind} cable {cable.label} in a RoCE plan")
     for node in plan.nodes:
         for i, p in enumerate(node.ports):
@@ -99,20 +99,21 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
             hosts.append(HostInterface(hostname=node.hostname, nic=p.nic, address=interface, gateway=via, leaf=leaf_name,
                                        mtu=roce.host_mtu, table=FIRST_TABLE + i))
 
+    children = _children(plan, downlinks)
+    under = _leaves_under(plan, leaves, children)
+    zone_leaves: dict[str, list[str]] = defaultdict(list)
+    for sw in leaves:
+        zone_leaves[sw.zone].append(sw.name)
     switches = []
     for sw in plan.switches:
-        zone = zones[sw.zone]
         peers = sorted(ports[sw.name], key=lambda p: p.port)
+        ecmp = _ecmp_groups(sw, zone_leaves[sw.zone], under, children, uplinks, downlinks)
         if sw.tier == "leaf":
-            others = [leaf.name for leaf in leaves if leaf.zone == sw.zone and leaf.name != sw.name]
-            ecmp = [EcmpGroup(destinations=others, next_hops=uplinks[sw.name])] if others else []
             host_block = f"{addr.nth(pools['hosts'], leaf_number[sw.name] * block)}/{32 - (block - 1).bit_length()}"
-            paths = zone.up_ports
+            paths = zones[sw.zone].up_ports
         else:
-            ecmp = [EcmpGroup(destinations=[leaf.name], next_hops=downlinks[(sw.name, leaf.name)])
-                    for leaf in leaves if leaf.zone == sw.zone and downlinks[(sw.name, leaf.name)]]
             host_block = None
-            paths = max(zone.links_per_leaf_spine, 1)
+            paths = max((len(group.next_hops) for group in ecmp), default=1)
         switches.append(EthernetSwitch(name=sw.name, asn=asn[sw.name], loopback=f"{loopback[sw.name]}/32", host_block=host_block,
                                        ports=peers, neighbors=neighbors[sw.name], ecmp=ecmp, maximum_paths=paths))
     qos = _qos(loaded, speed.radix, switches)
@@ -122,6 +123,47 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
                         host_profiles=_host_profiles(loaded, plan, len(zones), qos, speed.gbps),
                         host_pool=str(pools["hosts"]), nic_qos=_nic_qos(qos),
                         path_selection=roce.path_selection)
+
+
+def _asn(bgp: RoceBgp, sw: Switch, leaf_number: dict[str, int], zone_index: dict[str, int], pods: int) -> int:
+    """RFC 7938's ASN of a switch: its own for a leaf, its pod's for a three-tier tree's spine, the plane's for the
+    top tier (two-tier spines, three-tier super-spines)."""
+    if sw.tier == "leaf":
+        return leaf_asn(bgp, leaf_number[sw.name])
+    if sw.tier == "spine" and sw.pod is not None:
+        return pod_asn(bgp, zone_index[sw.zone] * pods + sw.pod - 1)
+    return spine_asn(bgp, zone_index[sw.zone])
+
+
+def _children(plan: Plan, downlinks: dict[tuple[str, str], list[str]]) -> dict[str, list[str]]:
+    """Each switch's lower-tier neighbors, in plan order."""
+    order = {sw.name: i for i, sw in enumerate(plan.switches)}
+    children: dict[str, list[str]] = defaultdict(list)
+    for upper, lower in sorted(downlinks, key=lambda pair: (order[pair[0]], order[pair[1]])):
+        children[upper].append(lower)
+    return children
+
+
+def _leaves_under(plan: Plan, leaves: list[Switch], children: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Each switch's leaves: a leaf itself, a spine the leaves it links down to, a super-spine its spines' leaves."""
+    under = {leaf.name: [leaf.name] for leaf in leaves}
+    for tier in ("spine", "core"):
+        for sw in plan.switches:
+            if sw.tier == tier:
+                under[sw.name] = [leaf for child in children[sw.name] for leaf in under[child]]
+    return under
+
+
+def _ecmp_groups(sw: Switch, zone_leaves: list[str], under: dict[str, list[str]], children: dict[str, list[str]],
+                 uplinks: dict[str, list[str]], downlinks: dict[tuple[str, str], list[str]]) -> list[EcmpGroup]:
+    """The next-hop sets of one switch: the leaves below each lower-tier neighbor over the links to it, then every
+    other leaf of its plane over all its uplinks (equal-cost through the tier above, RFC 7938 section 6.1)."""
+    groups = [EcmpGroup(destinations=under[child], next_hops=downlinks[(sw.name, child)]) for child in children[sw.name]]
+    below = set(under[sw.name])
+    others = [leaf for leaf in zone_leaves if leaf not in below]
+    if others and uplinks[sw.name]:
+        groups.append(EcmpGroup(destinations=others, next_hops=uplinks[sw.name]))
+    return groups
 
 
 def _host_profiles(loaded: LoadedInventory, plan: Plan, planes: int, qos: RoceQosPlan,

@@ -16,7 +16,7 @@ MAPS = "ROCE"  # the name of the one DSCP/TC/queue/PG map every port uses
 LOSSLESS_WRED = "ROCE_LOSSLESS"
 SCHEDULERS = {"roce": "scheduler.roce", "cnp": "scheduler.cnp", "default": "scheduler.default"}
 DEFAULT_TC = 0
-SONIC_ROLE = {"leaf": "ToRRouter", "spine": "LeafRouter"}  # SONiC's names for the first and second tier
+SONIC_ROLE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}  # SONiC's names for tiers 1, 2, 3
 FRAME_OVERHEAD_BYTES = 18
 
 

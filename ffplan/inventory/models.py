@@ -296,9 +296,13 @@ Ipv4Prefix = Annotated[str, StringConstraints(pattern=IPV4_PREFIX_PATTERN)]
 
 
 class RoceBgp(Strict):
-    """eBGP underlay per RFC 7938: every spine of a plane shares one ASN, every leaf has its own."""
+    """eBGP underlay per RFC 7938: the top tier of a plane shares one ASN, so do the spines of each pod of a
+    three-tier tree, and every leaf has its own."""
 
-    spine_asn: int = Field(default=PRIVATE_ASN_FIRST, description="ASN of the spines (one per plane: spine_asn + plane index).")
+    spine_asn: int = Field(default=PRIVATE_ASN_FIRST, description="ASN of the top tier: the spines, or a three-tier "
+                           "tree's super-spines (one per plane: spine_asn + plane index).")
+    pod_asn_base: int = Field(default=PRIVATE_ASN_FIRST + 100, description="Three-tier trees: ASN of the first pod's "
+                              "spines; pod i of the fabric (all planes, in order) gets pod_asn_base + i.")
     leaf_asn_base: int = Field(default=PRIVATE_ASN_FIRST + 1000, description="ASN of the first leaf; "
                                "leaf i of the fabric (all planes, in order) gets leaf_asn_base + i.")
 

@@ -52,10 +52,11 @@ def _given(path: YamlPath, ctx: LintContext) -> YamlPath:
 )
 def roce_asn_collision(ctx: LintContext) -> Iterator[Finding]:
     """
-    The plan gives the spines of plane i the ASN `spine_asn + i` and leaf j (over all planes) `leaf_asn_base +
-    j` (RFC 7938: spines share one, every leaf has its own, so eBGP's loop check never drops a valid path).
-    Every ASN must be a private 4-byte one (RFC 6996: 4200000000-4294967294), and no leaf may share the spines'
-    ASN: its routes would carry the spines' ASN and the spines would drop them.
+    The plan gives the top tier of plane i (its spines, or a three-tier tree's super-spines) the ASN `spine_asn +
+    i`, the spines of pod p of a three-tier tree (over all planes) `pod_asn_base + p`, and leaf j (over all
+    planes) `leaf_asn_base + j` (RFC 7938: a tier shares one, every leaf has its own, so eBGP's loop check never
+    drops a valid path). Every ASN must be a private 4-byte one (RFC 6996: 4200000000-4294967294), and no two
+    tiers may share an ASN: a switch's routes would carry the ASN of the tier it talks to, which would drop them.
     """
     roce = _roce(ctx)
     shape = _shape(ctx)
@@ -63,7 +64,8 @@ def roce_asn_collision(ctx: LintContext) -> Iterator[Finding]:
         return
     planes = len(ctx.inventory.fabric.trees)
     leaves = shape.leaves * planes if shape else 0
-    for field, message, hint in asn_problems(roce.bgp, planes, leaves):
+    pods = shape.pods * planes if isinstance(shape, ThreeLayerTree) else 0
+    for field, message, hint in asn_problems(roce.bgp, planes, leaves, pods):
         yield Finding(_given(ROCE + ("bgp", field), ctx), message, hint)
 
 
@@ -78,7 +80,7 @@ def roce_asn_collision(ctx: LintContext) -> Iterator[Finding]:
 )
 def roce_address_pool(ctx: LintContext) -> Iterator[Finding]:
     """
-    The plan owns every address: a /32 loopback per switch, a /31 per leaf-spine cable, and per leaf a block of
+    The plan owns every address: a /32 loopback per switch, a /31 per switch-to-switch cable, and per leaf a block of
     /31s (one per down-port, rounded up to a power of two, announced as one prefix). Each pool must be an IPv4
     network (no host bits set), the three must not overlap (an address would be planned twice) and each must
     hold what the fabric needs; the message gives the count.
@@ -91,7 +93,8 @@ def roce_address_pool(ctx: LintContext) -> Iterator[Finding]:
     if shape is not None:
         trees = len(ctx.inventory.fabric.trees)
         switches = shape.leaves + shape.spines + (shape.cores if isinstance(shape, ThreeLayerTree) else 0)
-        needs = AddressNeeds(loopbacks=switches * trees, links=shape.leaves * shape.up_ports * trees,
+        links = shape.leaves * shape.up_ports + (shape.spines * shape.spine_up_ports if isinstance(shape, ThreeLayerTree) else 0)
+        needs = AddressNeeds(loopbacks=switches * trees, links=links * trees,
                              leaves=shape.leaves * trees, down_ports=shape.down_ports)
     for pool, message, hint in pool_problems(roce.addressing, needs):
         yield Finding(_given(ROCE + ("addressing", pool), ctx), message, hint)
@@ -322,27 +325,32 @@ def roce_switch_not_ethernet(ctx: LintContext) -> Iterator[Finding]:
 @rule(
     codes.ROCE_TOPOLOGY_UNSUPPORTED, Severity.ERROR,
     bad="""
-    fabric: {transport: roce, topology: three-layer-fat-tree}
+    fabric:
+      transport: roce
+      zones: [{name: za, leaf_racks: [net], spine_racks: [net]}, {name: zb, leaf_racks: [net], spine_racks: [net]}]
+      inter_zone_links: [{zones: [za, zb], count: 2}]
     """,
     good="""
-    fabric: {transport: roce, topology: two-layer-fat-tree}
+    fabric:
+      transport: roce
+      planes: [{name: pa, leaf_racks: [net], spine_racks: [net]}, {name: pb, leaf_racks: [net], spine_racks: [net]}]
     """,
 )
 def roce_topology_unsupported(ctx: LintContext) -> Iterator[Finding]:
     """
-    ffplan plans RoCE fabrics as two-tier Clos trees: one zone, or planes (each its own Clos). Three-tier
-    Clos (a super-spine tier) and zones joined by inter-zone links are InfiniBand-only so far; the designer
-    would otherwise have to guess their ASNs and ECMP sets.
+    ffplan plans a RoCE fabric as one zone or as planes, each a two-tier Clos (leaves and spines) or a three-tier
+    one (pods of leaves and spines under super-spines, `topology: three-layer-fat-tree`). Zones joined by
+    leaf-to-leaf inter-zone links are InfiniBand-only so far: a routed fabric would need ASNs and ECMP sets for
+    paths that climb, cross and climb again, which the designer does not plan. For more endpoints use a
+    three-tier tree or planes.
     """
     if _roce(ctx) is None:
         return
     fabric = ctx.inventory.fabric
-    if fabric.topology != "two-layer-fat-tree":
-        yield Finding(_given(("fabric", "topology"), ctx), "RoCE fabrics are planned as two-tier Clos only (so far)",
-                      "use topology: two-layer-fat-tree, with planes for more endpoints")
     if fabric.inter_zone_links or len(fabric.zones) > 1:
         yield Finding(_given(("fabric", "zones"), ctx), "RoCE fabrics are one zone or planes; zones joined by "
-                      "inter-zone links are InfiniBand-only (so far)", "use planes (each a Clos of its own) or one zone")
+                      "inter-zone links are InfiniBand-only (so far)", "use planes (each a Clos of its own), "
+                      "topology: three-layer-fat-tree, or one zone")
 
 
 @rule(
