@@ -1,0 +1,154 @@
+"""Analyze stage: flows per link for traffic patterns over a plan's routes (or OpenSM's own tables).
+
+`analyze(plan, patterns, ...) -> list[PatternResult]`: the link loads, lower bound and skew of each pattern.
+See docs/routing.md for the patterns and the lower bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ffplan.analyze.bounds import lower_bound
+from ffplan.analyze.flows import TopologyArrays, count_loads
+from ffplan.analyze.patterns import PATTERNS, Pattern, Phase, build_pattern
+from ffplan.plan.topology import Topology, build_topology, resolve_failed
+from ffplan.plan.model import LftLike, Plan
+
+
+
+@dataclass
+class LinkStat:
+    link: str  # "z1-leaf01[21] -> z1-spine01[1]"
+    flows: int
+
+
+@dataclass
+class PatternResult:
+    pattern: str
+    scope: str
+    roles: list[str] | None
+    description: str
+    phases: int
+    flows: int  # in the worst phase
+    links: int  # directed switch-to-switch links
+    max_load: int
+    mean_load: float
+    min_load: int
+    bound: int
+    bound_cut: str
+    ratio: float
+    worst_phase: str
+    ca_max_inject: int  # most flows one CA port sends (its own cable's load)
+    ca_max_eject: int
+    cross_zone_flows: int
+    unroutable: int
+    top: list[LinkStat] = field(default_factory=list)
+    # storage-read only: GiB/s each GPU reads when every flow gets the same share of the busiest link or CA port
+    storage_gib_s_per_gpu: float | None = None
+    # the worst phase's flows on every link by tier ("leaf → spine", "between zones", ...): the HTML report's
+    # histograms; not in as_dict (json prints the figures above)
+    loads_by_tier: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        del d["loads_by_tier"]
+        d["top"] = [{"link": t.link, "flows": t.flows} for t in self.top]
+        d["mean_load"] = round(self.mean_load, 3)
+        d["ratio"] = round(self.ratio, 4)
+        if self.storage_gib_s_per_gpu is None:
+            del d["storage_gib_s_per_gpu"]
+        else:
+            d["storage_gib_s_per_gpu"] = round(self.storage_gib_s_per_gpu, 4)
+        return d
+
+
+def storage_per_gpu(plan: Plan, r: PatternResult) -> float | None:
+    """What the storage-read pattern delivers to each GPU: every flow at the rate of the busiest link or CA port
+    (link speed / its flows), all flows together divided by the compute nodes' GPUs (ffplan.design.storage)."""
+    from ffplan.design.storage import gbps_to_gib_s
+    from ffplan.inventory.models import LinkSpeed
+
+    models = {m.name: m for m in plan.node_models}
+    gpus = sum(models[n.model].gpus for n in plan.nodes if n.role == "compute" and n.model in models)
+    busiest = max(r.max_load, r.ca_max_inject, r.ca_max_eject)
+    speed = next((m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model), None)
+    if not gpus or not busiest or speed is None:
+        return None
+    return gbps_to_gib_s(LinkSpeed(speed).gbps) / busiest * r.flows / gpus
+
+
+def topology_for(plan: Plan) -> Topology:
+    """The plan's topology with the routing's failed items marked (so loads skip dead links)."""
+    topo = build_topology(plan)
+    if plan.routing is not None and plan.routing.failed:
+        cables, switches, _ = resolve_failed(topo, plan.routing.failed)
+        topo.failed_cables, topo.failed_switches = cables, switches
+    return topo
+
+
+def plan_tables(plan: Plan) -> Mapping[str, LftLike]:
+    if plan.routing is None:
+        raise ValueError("the plan has no routing")
+    return {lft.switch: lft.ports for lft in plan.routing.lfts}
+
+
+def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, scope: str | None = None,
+            roles: tuple[str, ...] | None = None, tables: Mapping[str, LftLike] | None = None, top: int = 5,
+            topo: Topology | None = None) -> list[PatternResult]:
+    net = TopologyArrays(topo or topology_for(plan))
+    lft = net.lft(tables if tables is not None else plan_tables(plan))
+    results = []
+    for name in patterns:
+        pat = build_pattern(net, name, scope, roles)
+        worst = None
+        for phase in pat.phases:
+            load, unroutable = count_loads(net, lft, phase.demand)
+            mx = int(load.max()) if len(load) else 0
+            bound, cut = lower_bound(net, phase.demand)
+            ratio = mx / bound if bound else (1.0 if mx == 0 else float("inf"))
+            key = (ratio, mx)
+            if worst is None or key > worst[0]:
+                worst = (key, phase, load, unroutable, mx, bound, cut, ratio)
+        if worst is None:
+            continue
+        _, phase, load, unroutable, mx, bound, cut, ratio = worst
+        result = _result(net, pat, phase, load, unroutable, mx, bound, cut, ratio, top)
+        if name == "storage-read":
+            result.storage_gib_s_per_gpu = storage_per_gpu(plan, result)
+        results.append(result)
+    return results
+
+
+def _result(net: TopologyArrays, pat: Pattern, phase: Phase, load: np.ndarray, unroutable: int, mx: int, bound: int, cut: str,
+            ratio: float, top: int) -> PatternResult:
+    topo, ends = net.topo, net.channels.ends
+    links = [(net.switches[i], port) for i, port in ends]
+    ranked = sorted(range(len(links)), key=lambda c: (-int(load[c]), links[c]))[:top]
+    stats = []
+    for c in ranked:
+        sw, port = links[c]
+        peer, pport = topo.switch_peer(sw, port)
+        stats.append(LinkStat(f"{sw}[{port}] -> {peer}[{pport}]", int(load[c])))
+    d = phase.demand
+    return PatternResult(
+        pattern=pat.name, scope=pat.scope, roles=list(pat.roles) if pat.roles else None, description=pat.description,
+        phases=len(pat.phases), flows=d.flows, links=len(links), max_load=mx,
+        mean_load=int(load.sum()) / len(load) if len(load) else 0.0, min_load=int(load.min()) if len(load) else 0, bound=bound,
+        bound_cut=cut, ratio=ratio, worst_phase=phase.name, ca_max_inject=d.max_inject, ca_max_eject=d.max_eject,
+        cross_zone_flows=d.cross_zone, unroutable=unroutable, top=stats, loads_by_tier=_by_tier(net, load),
+    )
+
+
+def _by_tier(net: TopologyArrays, load: np.ndarray) -> dict[str, np.ndarray]:
+    """`load` (flows per channel) split by the tiers a channel joins, in the order tiers first occur."""
+    tiers, zones, ch = net.topo.tier, net.zone_of_switch, net.channels
+    names = [f"{tiers[net.switches[a]]} → {tiers[net.switches[b]]}" if zones[a] == zones[b] else "between zones"
+             for a, b in zip(ch.src_of.tolist(), ch.peer_of.tolist())]
+    of = np.array(names, dtype=object)
+    return {tier: load[of == tier] for tier in sorted(set(names), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))}
+
+
+TIER_ORDER = {name: i for i, name in enumerate(("leaf → spine", "spine → leaf", "spine → core", "core → spine", "between zones"))}
