@@ -2,7 +2,7 @@ import pathlib
 
 import pytest
 
-from tests.support.plans import designed
+from tests.support.plans import design_file, designed
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -33,3 +33,9 @@ def lab_plan():
 @pytest.fixture(scope="session")
 def ff2_plan():
     return designed("fire-flyer-2")
+
+
+@pytest.fixture(scope="session")
+def roce_plan():
+    """The smallest RoCE plan: one zone of 8-port 400G Ethernet switches, eight single-NIC nodes."""
+    return design_file(ROOT / "tests" / "lint" / "roce-base.yaml")

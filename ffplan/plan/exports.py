@@ -14,6 +14,8 @@ CONNECTOR = {"EDR": "QSFP28", "HDR": "QSFP56", "NDR": "OSFP", "XDR": "OSFP"}
 # twin-port transceiver per switch cage, a single-port OSFP transceiver per NIC port, and fibre between them
 # (NVIDIA's NDR/XDR cabling), not active optical cables with a transceiver at each end.
 TWIN_PORT_SPEEDS = ("NDR", "XDR")
+# Ethernet module by link speed (Gb/s): OSFP at 400G and 800G (Spectrum-4 cages, ConnectX-7 / BlueField-3 NICs).
+ETHERNET_CONNECTOR = {100: "QSFP28", 200: "QSFP56", 400: "OSFP", 800: "OSFP"}
 # NetBox cable type slugs (dcim CableTypeChoices).
 NETBOX_CABLE_TYPE = {"DAC": "dac-passive", "AOC": "aoc"}
 # The columns of NetBox's cable import (dcim CableImportForm): an unknown header fails the whole file.
@@ -23,9 +25,18 @@ CABLE_COLUMNS = [
 ]
 
 
-def interface_name(end: CableEnd) -> str:
-    """Switch ports as the switch names them (IB1/<port>); NIC ends by their OS device name."""
-    return f"IB1/{end.port}" if isinstance(end.port, int) else end.port
+def interface_name(end: CableEnd, names: dict[tuple[str, int], str] | None = None) -> str:
+    """Switch ports as the switch names them (IB1/<port>, or `names`' SONiC name on a RoCE plan); NIC ends by their
+    OS device name."""
+    if not isinstance(end.port, int):
+        return end.port
+    return names[(end.device, end.port)] if names else f"IB1/{end.port}"
+
+
+def switch_port_names(plan: Plan) -> dict[tuple[str, int], str]:
+    """(switch, port) -> the port's name on a RoCE plan's switches (SONiC's Ethernet<lane>); empty on InfiniBand."""
+    eth = plan.ethernet
+    return {} if eth is None else {(sw.name, p.port): p.name for sw in eth.switches for p in sw.ports}
 
 
 def csv_text(rows: list[list], header: list[str]) -> str:
@@ -40,10 +51,12 @@ def cables_csv(plan: Plan) -> str:
     """The cable plan as NetBox imports it: both ends at the plan's site (its inventory name); kind and zone
     in the description, since NetBox refuses extra columns."""
     site = plan.inventory.name
+    names = switch_port_names(plan)
     rows = []
     for c in plan.cables:
         rows.append([
-            site, c.a.device, "dcim.interface", interface_name(c.a), site, c.b.device, "dcim.interface", interface_name(c.b),
+            site, c.a.device, "dcim.interface", interface_name(c.a, names), site, c.b.device, "dcim.interface",
+            interface_name(c.b, names),
             NETBOX_CABLE_TYPE[c.type], "planned", c.label, f"{c.length_m:g}", "m", f"ffplan {c.kind}, zone {c.zone}",
         ])
     return csv_text(rows, CABLE_COLUMNS)
@@ -63,7 +76,9 @@ def bom_rows(plan: Plan) -> list[list]:
         rows.append(["switch", model, n, ", ".join(f"{k} {v}" for k, v in sorted(tiers.items()))])
     speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
     connector = f"{speed} {CONNECTOR.get(speed, '')}".strip()
-    if speed in TWIN_PORT_SPEEDS:
+    if plan.ethernet is not None:
+        rows += _ethernet_optics(plan, plan.ethernet.link_gbps, plan.ethernet.breakout)
+    elif speed in TWIN_PORT_SPEEDS:
         rows += _twin_port_optics(plan, speed)
     else:
         for kind, length, n in cable_counts(plan.cables):
@@ -105,6 +120,29 @@ def _planar_cards(plan: Plan) -> dict[tuple[str, object], tuple[str, str]]:
     leave through its one cage."""
     planar = {m.name for m in plan.nic_models if m.planes > 1}
     return {(n.hostname, p.nic): (n.hostname, p.sysimg_guid) for n in plan.nodes for p in n.ports if p.nic_model in planar}
+
+
+def _ethernet_optics(plan: Plan, gbps: int, breakout: int) -> list[list]:
+    """A RoCE plan's cables and optics: DACs as they are, optical runs as fibre between a transceiver per switch cage
+    (one module for the cage's `breakout` ports, as a 2 x 400G OSFP in an 800G cage) and one per optical NIC port."""
+    form = ETHERNET_CONNECTOR[gbps]
+    cage = gbps * breakout
+    split = f"; a {cage}G cage split {breakout} ways: 1:{breakout} splitter DACs where one cage's ports are copper" \
+        if breakout > 1 else ""
+    rows: list[list] = []
+    for kind, length, n in cable_counts(plan.cables):
+        item, note = (f"DAC {length:g} m", f"{gbps}GbE {form} passive copper{split}") if kind == "DAC" else (
+            f"fibre {length:g} m", f"{gbps}GbE: between the transceivers below (optical runs the plan lists as AOC)")
+        rows.append(["cable", item, n, note])
+    optical = [end for c in plan.cables if c.type == "AOC" for end in (c.a, c.b)]
+    switch_ports = [(end.device, end.port) for end in optical if isinstance(end.port, int)]
+    cages = {(device, (port - 1) // breakout) for device, port in switch_ports}
+    nic_ports = len(optical) - len(switch_ports)
+    module = f"{cage}G {ETHERNET_CONNECTOR[cage]} ({breakout} x {gbps}G)" if breakout > 1 else f"{gbps}G {form}"
+    rows.append(["transceiver", f"{module} (switch)", len(cages),
+                 f"one per cage: {len(switch_ports)} optical switch ports in {len(cages)} cages"])
+    rows.append(["transceiver", f"{gbps}G {form} (NIC)", nic_ports, f"one per optical NIC port ({nic_ports})"])
+    return rows
 
 
 def bom_csv(plan: Plan) -> str:

@@ -178,12 +178,12 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
     leaf_links = f"{spec.links_per_leaf_spine} link{'s' if spec.links_per_leaf_spine != 1 else ''} from every leaf to every spine"
     if cores:
         spine_core = sum(1 for c in plan.cables if c.kind == "spine-core" and c.zone == zone)
-        _tier_block(d, spine_y, "cores", cores, "spine position j of every pod to the cores of group j")
+        _tier_block(d, spine_y, "cores", cores, "spine position j of every pod to the cores of group j", switch_ids(plan))
         spine_y += BLOCK_H + 50
         d.line([(WIDTH // 2, spine_y), (WIDTH // 2, spine_y - 50)], COLORS["uplink"], 8, f"{spine_core} spine-core links")
         d.badge(WIDTH // 2, spine_y - 25, _plural(spine_core, "link"), LINE)
         leaf_links += f" of its pod ({_plural(spec.pods, 'pod')})"
-    _tier_block(d, spine_y, "spines", spines, leaf_links)
+    _tier_block(d, spine_y, "spines", spines, leaf_links, switch_ids(plan))
     spine_h = BLOCK_H
 
     # Leaf racks: one panel each, a row per leaf with a cell per down-port.
@@ -241,8 +241,16 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
 BLOCK_H = 64
 
 
-def _tier_block(d: Shapes, y: float, tier: str, switches: list[Switch], note: str) -> None:
-    """One tier of a zone's upper switches as a block across the width, a cell per switch (hover: name, U, LID)."""
+def switch_ids(plan: Plan) -> dict[str, str]:
+    """How the hover text names each switch's address: its LID, or on a RoCE plan its ASN and loopback."""
+    if plan.ethernet is None:
+        return {s.name: f"LID {s.lid}" for s in plan.switches}
+    return {s.name: f"AS {s.asn}, {s.loopback}" for s in plan.ethernet.switches}
+
+
+def _tier_block(d: Shapes, y: float, tier: str, switches: list[Switch], note: str, ids: dict[str, str]) -> None:
+    """One tier of a zone's upper switches as a block across the width, a cell per switch (hover: name, U, and its
+    LID or ASN and loopback)."""
     d.rect(MARGIN, y, WIDTH - 2 * MARGIN, BLOCK_H, "#eef2f7", LINE, rx=6)
     racks = ", ".join(rack for rack, _ in _rack_groups(switches))
     model = switches[0].model if switches else ""
@@ -251,7 +259,7 @@ def _tier_block(d: Shapes, y: float, tier: str, switches: list[Switch], note: st
         cell = min(48, (WIDTH - 2 * MARGIN - 20) // len(switches))
         for i, s in enumerate(switches):
             x = MARGIN + 10 + i * cell
-            d.rect(x, y + 30, max(cell - 3, 1), 24, "#ffffff", LINE, title=f"{s.name} (U{s.u}, LID {s.lid})", rx=3)
+            d.rect(x, y + 30, max(cell - 3, 1), 24, "#ffffff", LINE, title=f"{s.name} (U{s.u}, {ids[s.name]})", rx=3)
             if cell >= 22:
                 d.text(x + (cell - 3) / 2, y + 46, f"{s.index:02d}", size=11, anchor="middle")
 
@@ -338,6 +346,7 @@ class _Elevation:
     def __init__(self, plan: Plan):
         self.plan = plan
         self.units = {m.name: m.rack_units for m in plan.switch_models}
+        self.ids = switch_ids(plan)
         self.node_units = {m.name: m.rack_units for m in plan.node_models}
         self.uses = port_uses(plan)
         self.ports = max((s.ports for s in plan.switches), default=0)
@@ -414,7 +423,7 @@ class _Elevation:
         for s in rack.switches:
             units = self.units.get(s.model, 1)
             sy = top + rack.row_of[s.u + units - 1] * UNIT_H
-            d.rect(x + 22, sy + 1, rack_w - 24, units * UNIT_H - 2, "#eef2f7", LINE, title=f"{s.name}: {s.tier}, U{s.u}, LID {s.lid}",
+            d.rect(x + 22, sy + 1, rack_w - 24, units * UNIT_H - 2, "#eef2f7", LINE, title=f"{s.name}: {s.tier}, U{s.u}, {self.ids[s.name]}",
                    rx=2)
             d.text(x + 26, sy + 12, s.name, size=11)
             for p in range(1, s.ports + 1):

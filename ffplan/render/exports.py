@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from ffplan.plan.exports import bom_csv
-from ffplan.plan.model import Plan
+from ffplan.plan.model import Node, NodePort, Plan
 from ffplan.plan.subnets import subnet_view
 from ffplan.render.diagrams import render_diagrams
 from ffplan.render.kubernetes import render_kubernetes
@@ -126,9 +126,28 @@ class _AnsibleHost(NamedTuple):
     ports: list[list[tuple[str, object]]]  # each port's (key, value) pairs
 
 
+def _port_vars(plan: Plan) -> Callable[[Node, NodePort], list[tuple[str, object]]]:
+    """What identifies a fabric port beyond its leaf: InfiniBand's LID and port GUID, or a RoCE port's address, the
+    leaf's end of its /31 (the gateway), the leaf's ASN, its policy-routing table and MTU."""
+    eth = plan.ethernet
+    if eth is None:
+        return lambda node, p: [("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)]
+    interface = {(h.hostname, h.nic): h for h in eth.hosts}
+    asn = {sw.name: sw.asn for sw in eth.switches}
+
+    def roce(node: Node, p: NodePort) -> list[tuple[str, object]]:
+        h = interface[(node.hostname, p.nic)]
+        return [("address", h.address), ("gateway", h.gateway), ("leaf_asn", asn[p.leaf]), ("table", h.table),
+                ("mtu", h.mtu)]
+
+    return roce
+
+
 def ansible_inventory(plan: Plan) -> str:
     planes = plan.layout == "planes"
     profile_of = {h: p.name for p in plan.hosts or [] for h in p.hosts}
+    port_vars = _port_vars(plan)
+    first_keys = ("lid", "port_guid") if plan.ethernet is None else ("address", "gateway", "leaf_asn")
     hosts: list[_AnsibleHost] = []
     groups: dict[str, dict[str, None]] = defaultdict(dict)  # group -> its hosts, in plan order, each once
     sources: dict[str, set[str]] = defaultdict(set)
@@ -138,12 +157,12 @@ def ansible_inventory(plan: Plan) -> str:
             n.hostname,
             [("ffplan_role", n.role), ("ffplan_node_model", n.model), ("ffplan_profile", profile_of.get(n.hostname, "")),
              ("ffplan_rack", n.rack), ("ffplan_u", n.u)]
-            + ([("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port),
-                ("ffplan_lid", first.lid), ("ffplan_port_guid", first.port_guid)] if first else []),
+            + ([("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port)]
+               + [(f"ffplan_{k}", v) for k, v in port_vars(n, first) if k in first_keys] if first else []),
             # planes: the NIC each plane reaches the host through (a plane's OpenSM, NCCL_IB_HCA, per-plane tests)
             [(p.zone, p.nic) for p in n.ports] if planes else [],
-            [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port),
-              ("lid", p.lid), ("port_guid", p.port_guid), ("guid_placeholder", p.guid_placeholder)] for p in n.ports],
+            [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port)]
+             + port_vars(n, p) for p in n.ports],
         ))
         memberships = ([("role", n.role), ("rack", n.rack)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
                        + [("leaf", leaf) for leaf in dict.fromkeys(p.leaf for p in n.ports)])
@@ -158,7 +177,7 @@ def ansible_inventory(plan: Plan) -> str:
         raise ValueError(f"Ansible group names collide after sanitising: {', '.join(clashes)}")
     ordered = sorted(groups.items())
     return render_template("exports/ansible-inventory.yaml", plan_name=plan.inventory.name, hosts=hosts, planes=planes,
-                           groups=[(g, list(h)) for g, h in ordered])
+                           groups=[(g, list(h)) for g, h in ordered], roce=plan.ethernet is not None)
 
 
 # ---------------------------------------------------------------- all exports

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import yaml
 
-from ffplan.plan.exports import cables_csv, csv_text
-from ffplan.plan.model import Plan
+from ffplan.ethernet.design import sonic_port
+from ffplan.plan.exports import cables_csv, csv_text, interface_name, switch_port_names
+from ffplan.plan.model import CableEnd, Plan
 from ffplan.templating import render_template
 
 FOLDER = "exports/netbox"
@@ -63,6 +64,34 @@ def interface_type(speed: str) -> str:
     return f"infiniband-{speed.lower()}"
 
 
+# NetBox's InterfaceTypeChoices for an Ethernet port by link speed (Gb/s): the pluggable module of the cage that
+# runs it (netbox-community/netbox, netbox/dcim/choices.py at 7f2e159e36ee, "Pluggable transceivers"). 400G and
+# 800G are OSFP, as on Spectrum-4 switches and ConnectX-7 / BlueField-3 NICs.
+ETHERNET_INTERFACE_TYPE = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp",
+                           800: "800gbase-x-osfp"}
+ETHERNET_ROLES = {"leaf": ("Ethernet leaf", "76b7b2", "RoCE Clos leaf switch"),
+                  "spine": ("Ethernet spine", "e15759", "RoCE Clos spine switch"),
+                  "core": ("Ethernet super-spine", "b07aa1", "RoCE Clos third-tier switch")}
+
+
+@dataclass(frozen=True)
+class _Fabric:
+    """What the import writes differently per transport: switch port names, interface type, switch roles."""
+
+    port_names: list[str]  # the fabric switch model's ports, in port order
+    interface: str
+    roles: dict[str, tuple[str, str, str]]
+
+
+def _fabric(plan: Plan, ports: int) -> _Fabric:
+    eth = plan.ethernet
+    if eth is None:
+        speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
+        return _Fabric([f"IB1/{i}" for i in range(1, ports + 1)], interface_type(speed), SWITCH_ROLES)
+    return _Fabric([sonic_port(i, eth.breakout)[0] for i in range(1, ports + 1)],
+                   ETHERNET_INTERFACE_TYPE[eth.link_gbps], ETHERNET_ROLES)
+
+
 @dataclass(frozen=True)
 class _DeviceType:
     manufacturer: str
@@ -85,14 +114,15 @@ def _unique_slugs(kind: str, names: list[str]) -> None:
         raise ValueError(f"NetBox {kind} slugs collide after normalising: {', '.join(clashes)}")
 
 
-def device_types_yaml(plan: Plan, speed: str) -> str:
+def device_types_yaml(plan: Plan) -> str:
     """One YAML document per device type, as NetBox's device-type import (and the community library) reads it."""
     docs = []
     for t in _device_types(plan):
         doc = {"manufacturer": t.manufacturer, "model": t.model, "slug": slug(f"{t.manufacturer}-{t.model}"),
                "u_height": t.u_height, "is_full_depth": True}
         if t.switch_ports:
-            doc["interfaces"] = [{"name": f"IB1/{i}", "type": interface_type(speed)} for i in range(1, t.switch_ports + 1)]
+            fabric = _fabric(plan, t.switch_ports)
+            doc["interfaces"] = [{"name": name, "type": fabric.interface} for name in fabric.port_names]
         docs.append(doc)
     return yaml.safe_dump_all(docs, explicit_start=True, sort_keys=False, default_flow_style=False)
 
@@ -108,23 +138,25 @@ def _rack_heights(plan: Plan) -> dict[str, int]:
 def netbox_files(plan: Plan) -> dict[str, str]:
     """File name (no folder) -> text, for every file of exports/netbox/."""
     site = plan.inventory.name
-    speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
+    fabric = _fabric(plan, 0)
+    switch_names = switch_port_names(plan)
     types = _device_types(plan)
     manufacturer_of = {t.model: t.manufacturer for t in types}
     manufacturers = sorted({t.manufacturer for t in types})
     _unique_slugs("manufacturer", manufacturers)
     _unique_slugs("device type", [f"{t.manufacturer}-{t.model}" for t in types])
-    switch_roles = [SWITCH_ROLES[tier] for tier in SWITCH_ROLES if any(s.tier == tier for s in plan.switches)]
+    switch_roles = [fabric.roles[tier] for tier in fabric.roles if any(s.tier == tier for s in plan.switches)]
     node_roles = [NODE_ROLES[role] for role in NODE_ROLES if any(n.role == role for n in plan.nodes)]
-    devices = [[s.name, SWITCH_ROLES[s.tier][0], manufacturer_of[s.model], s.model, "planned", site, s.rack, s.u, "front"]
+    devices = [[s.name, fabric.roles[s.tier][0], manufacturer_of[s.model], s.model, "planned", site, s.rack, s.u, "front"]
                for s in plan.switches]
     devices += [[n.hostname, NODE_ROLES[n.role][0], manufacturer_of[n.model], n.model, "planned", site, n.rack, n.u, "front"]
                 for n in plan.nodes]
-    interfaces = [[n.hostname, p.nic, interface_type(speed), f"port {p.port} to {p.leaf} IB1/{p.leaf_port}"]
+    interfaces = [[n.hostname, p.nic, fabric.interface,
+                   f"port {p.port} to {p.leaf} {interface_name(CableEnd(device=p.leaf, port=p.leaf_port), switch_names)}"]
                   for n in plan.nodes for p in n.ports]
     files = {
         "manufacturers.csv": csv_text([[m, slug(m), ""] for m in manufacturers], MANUFACTURER_COLUMNS),
-        "device-types.yaml": device_types_yaml(plan, speed),
+        "device-types.yaml": device_types_yaml(plan),
         "device-roles.csv": csv_text([[name, slug(name), color, text] for name, color, text in switch_roles + node_roles],
                                      ROLE_COLUMNS),
         "sites.csv": csv_text([[site, slug(site), "planned", f"planned by ffplan from {plan.inventory.file}"]], SITE_COLUMNS),
@@ -139,7 +171,8 @@ def netbox_files(plan: Plan) -> dict[str, str]:
     files["README.md"] = render_template(
         "exports/netbox-README.md", plan_name=plan.inventory.name, site=site,
         steps=[{"file": name, "where": where, "rows": counts[name]} for name, where in FILES],
-        switch_manufacturer=SWITCH_MANUFACTURER, node_manufacturer=NODE_MANUFACTURER)
+        switch_manufacturer=SWITCH_MANUFACTURER, node_manufacturer=NODE_MANUFACTURER,
+        port_names=("`IB1/1` ... `IB1/<n>`" if plan.ethernet is None else "as SONiC names them (`Ethernet0`, ...)"))
     return files
 
 

@@ -82,6 +82,10 @@ CHOICES = {
 # InterfaceTypeChoices, the InfiniBand types.
 IB_INTERFACE_TYPES = {"infiniband-sdr", "infiniband-ddr", "infiniband-qdr", "infiniband-fdr10", "infiniband-fdr",
                       "infiniband-edr", "infiniband-hdr", "infiniband-ndr", "infiniband-xdr"}
+# InterfaceTypeChoices, the pluggable Ethernet types a RoCE plan uses (netbox-community/netbox, netbox/dcim/choices.py
+# at commit 7f2e159e36ee: TYPE_100GE_QSFP28, TYPE_200GE_QSFP56, TYPE_400GE_OSFP, TYPE_800GE_OSFP).
+ETHERNET_INTERFACE_TYPES = {"100gbase-x-qsfp28", "200gbase-x-qsfp56", "400gbase-x-osfp", "800gbase-x-osfp"}
+INTERFACE_TYPES = IB_INTERFACE_TYPES | ETHERNET_INTERFACE_TYPES
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 COLOR = re.compile(r"^[0-9a-f]{6}$")  # utilities/validators.py ColorValidator
 
@@ -113,7 +117,7 @@ def _check(files: dict[str, str]) -> dict[str, list[dict[str, str]]]:
         assert set(doc) <= DEVICE_TYPE_FIELDS and {"manufacturer", "model", "slug"} <= set(doc), doc
         assert doc["manufacturer"] in manufacturers and SLUG.match(doc["slug"])
         for t in doc.get("interfaces", []):
-            assert set(t) <= INTERFACE_TEMPLATE_FIELDS and t["type"] in IB_INTERFACE_TYPES, t
+            assert set(t) <= INTERFACE_TEMPLATE_FIELDS and t["type"] in INTERFACE_TYPES, t
         types[(doc["manufacturer"], doc["model"])] = doc
     roles = {r["name"] for r in rows["device-roles.csv"]}
     sites = {r["name"] for r in rows["sites.csv"]}
@@ -134,7 +138,7 @@ def _check(files: dict[str, str]) -> dict[str, list[dict[str, str]]]:
         for t in doc.get("interfaces", []):
             interfaces[(d["name"], t["name"])] = "template"
     for i in rows["interfaces.csv"]:
-        assert i["device"] in device_site and i["type"] in IB_INTERFACE_TYPES, i
+        assert i["device"] in device_site and i["type"] in INTERFACE_TYPES, i
         assert (i["device"], i["name"]) not in interfaces, i
         interfaces[(i["device"], i["name"])] = "interfaces.csv"
     cabled = set()
@@ -170,3 +174,23 @@ def test_fire_flyer_2_import(ff2_plan):
     qm8700 = next(yaml.safe_load_all(files["device-types.yaml"]))
     assert qm8700["model"] == "QM8700" and [i["name"] for i in qm8700["interfaces"]] == [f"IB1/{n}" for n in range(1, 41)]
     print(counts)
+
+
+def test_roce_import_has_ethernet_ports_and_sonic_names(roce_plan):
+    """A RoCE plan's import: OSFP Ethernet interfaces (switch templates and NIC rows), SONiC port names that every
+    cable end finds, Ethernet switch roles."""
+    from ffplan.render.netbox import ETHERNET_INTERFACE_TYPE
+
+    assert set(ETHERNET_INTERFACE_TYPE.values()) <= ETHERNET_INTERFACE_TYPES
+    files = netbox_files(roce_plan)
+    rows = _check(files)
+    assert {r["type"] for r in rows["interfaces.csv"]} == {"400gbase-x-osfp"}
+    docs = list(yaml.safe_load_all(files["device-types.yaml"]))
+    switch = next(doc for doc in docs if "interfaces" in doc)
+    assert {t["type"] for t in switch["interfaces"]} == {"400gbase-x-osfp"}
+    assert switch["interfaces"][:2] == [{"name": "Ethernet0", "type": "400gbase-x-osfp"},
+                                        {"name": "Ethernet8", "type": "400gbase-x-osfp"}]
+    ends = {r["side_a_name"] for r in rows["cables.csv"]} | {r["side_b_name"] for r in rows["cables.csv"]}
+    assert not any(e.startswith("IB1/") for e in ends) and "mlx5_0" in ends
+    assert {r["name"] for r in rows["device-roles.csv"]} == {"Ethernet leaf", "Ethernet spine", "compute"}
+    assert "as SONiC names them" in files["README.md"]

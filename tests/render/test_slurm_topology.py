@@ -21,7 +21,8 @@ from tests.support.hostlist import expand_hostlist
 from tests.support.plans import design_file, designed
 
 pytestmark = pytest.mark.integration
-INVENTORIES = Path(__file__).resolve().parents[1] / "golden" / "inventories"
+ROOT = Path(__file__).resolve().parents[2]
+INVENTORIES = ROOT / "tests" / "golden" / "inventories"
 
 
 def _slurmctld() -> str:
@@ -70,10 +71,12 @@ def _switches(log: str) -> list[tuple[int, str, list[str]]]:
             re.finditer(r"Switch level:(\d+) name:(\S+) nodes:(\S+) switches:", log)]
 
 
-@pytest.mark.parametrize("case", ["lab", "planes-lab", "three-lab"])
+@pytest.mark.parametrize("case", ["lab", "planes-lab", "three-lab", "roce"])
 def test_slurmctld_reads_one_leaf_per_node(case, tmp_path):
+    """roce: an Ethernet plan's topology.conf (tests/lint/roce-base.yaml) is the same tree of leaves and spines."""
     _slurmctld()
-    plan = designed("lab") if case == "lab" else design_file(INVENTORIES / f"{case}.yaml")
+    plan = designed("lab") if case == "lab" else design_file(
+        ROOT / "tests" / "lint" / "roce-base.yaml" if case == "roce" else INVENTORIES / f"{case}.yaml")
     compute = sorted(n.hostname for n in plan.nodes if n.role == "compute")
     log = read_by_slurmctld(tmp_path, topology_conf(plan), compute)
     assert "Multiple leaf switches" not in log
