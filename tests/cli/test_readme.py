@@ -15,6 +15,7 @@ from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = {path.name: path.read_text(encoding="utf-8") for path in sorted((ROOT / "docs").glob("*.md"))}
+COMMANDS_DOC = DOCS["commands.md"]  # every command's examples and what each writes; the README shows one each
 
 
 def _shown_command_lines(text: str) -> list[str]:
@@ -48,8 +49,23 @@ COMMANDS = _commands()
 SHOWN = [(name, line) for name, text in [("README.md", README), *DOCS.items()] for line in _shown_command_lines(text)]
 
 
-def test_the_docs_show_commands():
-    assert len([1 for name, _ in SHOWN if name == "README.md"]) > 20
+def test_every_command_has_an_example_in_the_readme_or_the_docs():
+    shown = set()
+    for _, line in SHOWN:
+        words, path = shlex.split(line)[1:], ()
+        while words and (*path, words[0]) in COMMANDS:
+            path = (*path, words.pop(0))
+        shown.add(path)
+    commands = {path for path in COMMANDS if path and not any(p[:len(path)] == path and p != path for p in COMMANDS)}
+    assert sorted(commands - shown) == []
+
+
+def test_readme_stays_short_and_shows_one_example_per_command():
+    assert len(README.splitlines()) <= 220
+    headings = re.findall(r"^### `ffplan ([a-z ]+?)(?: [A-Z\[]|`)", README, flags=re.M)
+    shown = [line for name, line in SHOWN if name == "README.md"]
+    for heading in headings:
+        assert sum(1 for line in shown if line.startswith(f"ffplan {heading} ") or line == f"ffplan {heading}") >= 1, heading
 
 
 @pytest.mark.parametrize("where, line", SHOWN, ids=[f"{n}: {line[:60]}" for n, line in SHOWN])
@@ -71,7 +87,7 @@ def rendered(lab_plan_dir) -> dict[str, str]:
 
 
 def _render_row(folder: str) -> str:
-    return next(line for line in README.splitlines() if line.startswith(f"| `{folder}"))
+    return next(line for line in COMMANDS_DOC.splitlines() if line.startswith(f"| `{folder}"))
 
 
 def _file_names(cell_text: str) -> set[str]:
@@ -80,13 +96,13 @@ def _file_names(cell_text: str) -> set[str]:
     return {n for n in names if "." in n or n in ("guid2lid", "node-name-map")} - {"file,no_fallback"}
 
 
-def test_readme_names_every_opensm_file_render_writes_and_no_other(rendered):
+def test_commands_doc_names_every_opensm_file_render_writes_and_no_other(rendered):
     written = {path.split("/", 1)[1] for path in rendered if path.startswith("opensm/")}
     shown = {n for n in _file_names(_render_row("opensm/")) if not n.startswith("opensm/")}
     assert shown == written
 
 
-def test_readme_host_and_export_files_are_written(rendered):
+def test_commands_doc_host_and_export_files_are_written(rendered):
     host_files = {path.rsplit("/", 1)[1] for path in rendered if path.startswith("hosts/")}
     for name in _file_names(_render_row("hosts/")):
         if name.endswith((".toml",)):
@@ -110,36 +126,38 @@ def test_readme_output_folders_are_those_make_run_writes():
                              "out/fire-flyer-2"}, shown_outputs
 
 
-def test_readme_cables_csv_columns_are_the_real_header(lab_plan_dir):
+def test_commands_doc_cables_csv_columns_are_the_real_header(lab_plan_dir):
     header = cables_csv(load_plan(lab_plan_dir / "plan.yaml")).splitlines()[0].split(",")
-    i = README.index("`DIR/cables.csv`")
-    described = README[i:README.index("`DIR/bom.csv`", i)]
+    i = COMMANDS_DOC.index("`DIR/cables.csv`")
+    described = COMMANDS_DOC[i:COMMANDS_DOC.index("`DIR/bom.csv`", i)]
     named = re.findall(r"\b[a-z_]+\b", described.split("columns", 1)[1])
     for column in header:
-        assert column in named or column.startswith("side_b_"), f"README does not name the cables.csv column {column}"
+        assert column in named or column.startswith("side_b_"), f"docs/commands.md does not name the cables.csv column {column}"
     assert set(re.findall(r"`(ffplan_\w+)`", described)) == {c for c in header if c.startswith("ffplan_")}
 
 
-def test_readme_design_outputs_are_what_design_writes(tmp_path):
+def test_design_outputs_the_docs_name_are_what_design_writes(tmp_path):
     from typer.testing import CliRunner
 
     res = CliRunner().invoke(app, ["design", str(ROOT / "inventories" / "lab.yaml"), "-o", str(tmp_path / "plan"), "-q"])
     assert res.exit_code == 0, res.output
     written = {p.name for p in (tmp_path / "plan").iterdir()}
-    i = README.index("Writes `DIR/plan.yaml`")
-    described = README[i:README.index("The output folder is replaced", i)]
+    i = COMMANDS_DOC.index("Writes `DIR/plan.yaml`")
+    described = COMMANDS_DOC[i:COMMANDS_DOC.index("The output folder is replaced", i)]
     shown = set(re.findall(r"`(?:DIR/)?([\w-]+\.(?:yaml|csv|json))`", described))
     assert shown == written
+    i = README.index("writes `plan.yaml`")
+    assert set(re.findall(r"`([\w-]+\.(?:yaml|csv|json))`", README[i:README.index("`--previous`", i)])) == written
 
 
-def test_readme_dac_reach_is_the_catalogs():
+def test_the_documented_dac_reach_is_the_catalogs():
     import yaml
 
     reach = {yaml.safe_load((ROOT / "ffplan" / "catalog" / f"{name}.yaml").read_text())["cables"]["dac_max_m"]["value"]
              for name in ("paper", "list-price")}
     assert len(reach) == 1
-    assert f"`cables.dac_max_m` ({reach.pop()} m" in README
-    assert "DAC) up to 2 m" not in README
+    assert f"`cables.dac_max_m` ({reach.pop()} m" in COMMANDS_DOC
+    assert "DAC) up to 2 m" not in COMMANDS_DOC
 
 
 def test_files_the_docs_cite_exist():
