@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ffplan.fabric.arrays import WALK_BLOCK, Channels, Tables, table_array
-from ffplan.fabric.walk import walk
+from ffplan.fabric.arrays import Channels, Tables, table_array
+from ffplan.fabric.walk import route_lengths
 from ffplan.plan.model import RouteCheck
 from ffplan.plan.topology import Topology
 
@@ -19,17 +19,11 @@ from ffplan.plan.topology import Topology
 def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
     -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects (int8: a
-    route has at most MAX_HOPS links). The LIDs are walked in blocks of about WALK_BLOCK entries."""
+    route has at most MAX_HOPS links)."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
     n, width = lft.shape
-    hops = np.full((n, width), -1, dtype=np.int8)
-    step = max(1, WALK_BLOCK // max(n, 1))
-    rows = np.arange(n)
-    for a in range(0, width, step):
-        lids = np.arange(a, min(a + step, width))
-        w = walk(ch, lft, np.repeat(rows, len(lids)), np.tile(lids, n))
-        hops[:, a:a + len(lids)] = np.where(w.reached, w.links, -1).reshape(n, len(lids))
+    hops = route_lengths(ch, lft, (ch.dest_switch[:width], ch.dest_port[:width]))
     dest = ch.dest_switch[:width]
     dist = switch_distances(ch, n).astype(np.int8)
     shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], np.int8(-1))

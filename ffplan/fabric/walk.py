@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ffplan.fabric.arrays import MAX_HOPS, Channels
+from ffplan.fabric.arrays import BLOCK, MAX_HOPS, Channels
 
 
 @dataclass
@@ -65,3 +65,38 @@ def walk(ch: Channels, lft: np.ndarray, start: np.ndarray, lid: np.ndarray, max_
         links[walking] += 1
     looping[walking] = True
     return Walked(reached, links, pos, looping, steps)
+
+
+def route_lengths(ch: Channels, lft: np.ndarray, dest: tuple[np.ndarray, np.ndarray], max_hops: int = MAX_HOPS
+                  ) -> np.ndarray:
+    """Links of the route from every switch (the rows of `lft`) to each column's destination (`dest`: the switch and
+    port where column j is delivered), -1 where it does not arrive: what `walk` from every switch gives
+    (`reached`, `links`), without walking. The routes to one column form an in-tree, so a switch's route is one link
+    longer than its next switch's: the lengths grow from the destinations, one length at a time over the entries
+    still open (int8: a route that arrives has fewer than `max_hops` links). Columns in blocks of about BLOCK
+    entries."""
+    n, m = lft.shape
+    out = np.full((n, m), -1, dtype=np.int8)
+    step = max(1, BLOCK // max(n, 1))
+    rows = np.arange(n)[:, None]
+    for a in range(0, m, step):
+        port = lft[:, a:a + step].astype(np.intp)
+        cols = np.arange(port.shape[1])
+        hops = out[:, a:a + port.shape[1]]
+        at, home_port = dest[0][a:a + step], dest[1][a:a + step]
+        has = at >= 0
+        home = np.zeros(port.shape, dtype=bool)
+        home[at[has], cols[has]] = port[at[has], cols[has]] == home_port[has]
+        hops[home] = 0
+        nxt = ch.next[rows, port]
+        nxt[home] = -1  # arrived: the walk stops there
+        i, j = np.nonzero(nxt >= 0)
+        to = nxt[i, j]
+        for length in range(1, max_hops):
+            done = hops[to, j] >= 0
+            if not done.any():
+                break
+            hops[i[done], j[done]] = length
+            keep = ~done
+            i, j, to = i[keep], j[keep], to[keep]
+    return out

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 from ffplan.fabric.arrays import Channels
-from ffplan.fabric.walk import walk
+from ffplan.fabric.walk import route_lengths, walk
 from ffplan.design.routing.common import RoutingTables, first_proven, unknown_failed
 from ffplan.plan.model import UNROUTED, DeadlockProof
 from ffplan.plan.topology import Topology, resolve_failed
@@ -126,7 +126,10 @@ class TreeRouter:
         self.d_zone = self.zone[self.d_leaf]
         self.d_core_slot = self._core_slots()
         self.switch_lids = np.array([t.lid[s] for s in self.names], dtype=np.int64)
+        # the switches whose LIDs _switch_lids routes: those without CA ports (leaf LIDs are routed by slots)
+        self.switch_targets = np.array([i for i, s in enumerate(self.names) if s not in t.cas], dtype=np.int64)
         self._intact: TreeTables | None = None
+        self._intact_switch_columns: np.ndarray | None = None
 
     def _slot_sets(self) -> tuple[np.ndarray, np.ndarray]:
         """(slots, size): every destination's uplink slots, its own slot first, padded to U. A CA port on a leaf with
@@ -214,6 +217,18 @@ class TreeRouter:
             self._intact = out
         return out
 
+    def intact_switch_columns(self) -> np.ndarray:
+        """(switches x switch_targets): the intact tables' columns of the LIDs of `switch_targets`. They depend on the
+        topology alone (TreeCase._switch_lids), so a failure case needs only these of the intact case."""
+        lids = self.switch_lids[self.switch_targets]
+        if self._intact is not None:
+            return self._intact.lft[:, lids]
+        if self._intact_switch_columns is None:
+            case = TreeCase(self, dataclasses.replace(self.topo, failed_cables=set(), failed_switches=set()))
+            case._switch_lids(False)
+            self._intact_switch_columns = case.lft[:, lids]
+        return self._intact_switch_columns
+
     def tables(self, failed: Iterable[str] = (), *, loaded: LoadedInventory | None = None, inventory_items: int = 0,
                drop: tuple[str, ...] = ()) -> RoutingTables:
         """`case(failed)` as the zone router returns it (one table row per switch); `drop` names the grown entries
@@ -277,8 +292,7 @@ class TreeCase:
         self._core_entries()
         if self.r.rebalance is not None and self._cores_lost():
             self.r.rebalance(self)
-        intact = None if not self.t.failed_cables and not self.t.failed_switches else self.r.case([])
-        self._switch_lids(intact)
+        self._switch_lids(bool(self.t.failed_cables or self.t.failed_switches))
         self._grow_in_trees()
         return TreeTables(self.t, self.lft, self.grown, self.loose)
 
@@ -499,21 +513,21 @@ class TreeCase:
 
     # ------------------------------------------------------------------ switch LIDs and what up*/down* leaves open
 
-    def _switch_lids(self, intact: TreeTables | None) -> None:
+    def _switch_lids(self, failed: bool) -> None:
         """Every switch to every spine and core LID (and its own). Intact: straight up*/down* from every leaf, and from
         a spine or core that must turn down then up, through the transit pod (_intact_switch_routes). After a failure
         the intact entries stay wherever their route still arrives; only the others are grown again (_grow)."""
         r, lft = self.r, self.lft
-        n = len(r.names)
-        targets = np.array([i for i in range(n) if r.names[i] not in self.t.cas and self.alive[i]], dtype=np.int64)
-        if intact is not None:
-            lft[:, r.switch_lids[targets]] = np.where(self.alive[:, None], intact.lft[:, r.switch_lids[targets]], UNROUTED)
+        targets = r.switch_targets[self.alive[r.switch_targets]]
+        if failed:
+            intact = r.intact_switch_columns()[:, self.alive[r.switch_targets]]
+            lft[:, r.switch_lids[targets]] = np.where(self.alive[:, None], intact, UNROUTED)
         else:
             for target in targets.tolist():
                 lft[:, r.switch_lids[target]] = self._intact_switch_routes(target)
-        for target in targets.tolist():
-            self._grow(int(r.switch_lids[target]), target, 0)  # a no-op where every route arrives
-        if intact is None:
+        for target in targets[self._open(r.switch_lids[targets], targets, np.zeros(len(targets), dtype=np.int64))].tolist():
+            self._grow(int(r.switch_lids[target]), target, 0)
+        if not failed:
             self.grown[:, r.switch_lids[targets]] = False  # the intact routes: nothing to drop
 
     def _intact_switch_routes(self, target: int) -> np.ndarray:
@@ -587,9 +601,15 @@ class TreeCase:
         r = self.r
         if not self.t.failed_cables and not self.t.failed_switches:
             return
-        for j in range(len(self.d)):
-            di = self.d[j]
-            self._grow(int(r.d_lid[di]), int(r.d_leaf[di]), int(r.d_port[di]))
+        d = self.d
+        for j in self._open(r.d_lid[d], r.d_leaf[d], r.d_port[d]).tolist():
+            self._grow(int(r.d_lid[d[j]]), int(r.d_leaf[d[j]]), int(r.d_port[d[j]]))
+
+    def _open(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> np.ndarray:
+        """The indexes of `lids` (delivered at switch `at`, port `port`) whose route does not arrive from some alive
+        switch: the only ones _grow changes (the LIDs' in-trees are independent, so all are measured at once)."""
+        lengths = route_lengths(self.ch, self.lft[:, lids], (at, port))
+        return np.nonzero(((lengths < 0) & self.alive[:, None]).any(axis=0))[0]
 
     def _grow(self, lid: int, at: int, port: int, reroute_valleys: bool = False) -> None:
         """Grow `lid`'s in-tree with down-then-up turns at transit switches only, then whatever is still open with

@@ -1,0 +1,49 @@
+"""The array route lengths (fabric.walk.route_lengths) against the walk they replace, and the tree router's
+shortcuts that use them: each must give what the slower path gave, entry for entry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ffplan.analyze import plan_tables, topology_for
+from ffplan.design import design
+from ffplan.design.routing.dispatch import router_for
+from ffplan.fabric.arrays import Channels, table_array
+from ffplan.fabric.walk import route_lengths, walk
+from ffplan.inventory import load_inventory
+from tests.routing.three_layer import SMALL
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return design(load_inventory(SMALL))
+
+
+@pytest.mark.parametrize("damaged", [0.0, 0.05, 0.3])
+def test_route_lengths_equal_the_walk_from_every_switch(tree, damaged):
+    """Also over tables with random ports (dead ends, wrong CAs, loops): -1 wherever the walk does not arrive."""
+    topo = topology_for(tree)
+    ch = Channels(topo)
+    lft = table_array(topo, plan_tables(tree))
+    rng = np.random.default_rng(7)
+    hit = rng.random(lft.shape) < damaged
+    lft[hit] = rng.integers(0, 256, int(hit.sum()))
+    n, width = lft.shape
+    w = walk(ch, lft, np.repeat(np.arange(n), width), np.tile(np.arange(width), n))
+    expected = np.where(w.reached, w.links, -1).reshape(n, width)
+    got = route_lengths(ch, lft, (ch.dest_switch[:width], ch.dest_port[:width]))
+    assert got.dtype == np.int8
+    assert (got == expected).all()
+    assert (got >= 0).any() and ((got < 0).any() or not damaged)
+
+
+@pytest.mark.parametrize("failed", [["z1-core01"], ["z1-spine01"], ["z1-spine01-p05", "z1-leaf02-p06"], ["z1-leaf01-p01"]])
+def test_a_case_needs_only_the_intact_switch_columns(tree, failed):
+    """A failure case built from the intact switch-LID columns alone equals the one built after the whole intact case
+    (what every case did before)."""
+    fresh, warm = router_for(tree), router_for(tree)
+    intact = warm.case([])
+    assert (fresh.intact_switch_columns() == intact.lft[:, fresh.switch_lids[fresh.switch_targets]]).all()
+    a, b = fresh.case(failed), warm.case(failed)
+    assert (a.lft == b.lft).all() and (a.grown == b.grown).all() and (a.loose == b.loose).all()
