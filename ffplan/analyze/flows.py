@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ffplan.fabric.arrays import Channels, table_array
+from ffplan.fabric.arrays import WALK_BLOCK, Channels, table_array
 from ffplan.fabric.walk import Walked, walk
 from ffplan.plan.model import UNROUTED, LftLike
 from ffplan.plan.topology import Topology
@@ -152,7 +152,9 @@ def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
         for row, start in enumerate(first.tolist()):
             other[row] = next((i for i in range(start, len(ports)) if leaf_row[i] == row and host[i] != host[start]), start)
         source = np.where(host[first[r]] != host[col], first[r], other[r])
-        first_flow = np.lexsort((col, source))
+        # (source, col) is one pair per bundle (a source port is on one leaf): one integer key, whose stable sort
+        # runs along the leaves' rows already in order (5 x faster than lexsort on 8 M bundles)
+        first_flow = np.argsort(source * len(ports) + col, kind="stable")
         r, col = r[first_flow], col[first_flow]
         leaves.append(np.array(leaves_in_order, dtype=np.int64)[r])
         dsts.append(np.array(ports, dtype=np.int64)[col])
@@ -165,7 +167,13 @@ def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
 
 
 def count_loads(net: TopologyArrays, lft: np.ndarray, demand: Demand) -> tuple[np.ndarray, int]:
-    """(flows per channel, unroutable flows): every bundle walked at once (fabric.walk); a bundle that never arrives
-    (dead end or loop) loads nothing."""
-    w = walk(net.channels, lft, demand.leaf, demand.dst, trace=True)
-    return w.loads(demand.weight, len(net.channels.ends)), int(demand.weight[~w.reached].sum())
+    """(flows per channel, unroutable flows): the bundles walked WALK_BLOCK at a time (fabric.walk: its trace of 8 M
+    bundles, a 16,384-port all-to-all, held 1.5 GB); a bundle that never arrives (dead end or loop) loads nothing."""
+    load = np.zeros(len(net.channels.ends), dtype=np.int64)
+    lost = 0
+    for a in range(0, len(demand.leaf), WALK_BLOCK):
+        block = slice(a, a + WALK_BLOCK)
+        w = walk(net.channels, lft, demand.leaf[block], demand.dst[block], trace=True)
+        load += w.loads(demand.weight[block], len(load))
+        lost += int(demand.weight[block][~w.reached].sum())
+    return load, lost
