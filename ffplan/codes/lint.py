@@ -107,3 +107,5 @@ ROCE_TOPOLOGY_UNSUPPORTED = Code("FF710", "roce-topology-unsupported",
                                  "a RoCE fabric of several zones joined by inter-zone links (not planned yet)")
 ROCE_BLOCK_IGNORED = Code("FF711", "roce-block-ignored",
                           "an InfiniBand fabric has a `roce:` block, which nothing reads")
+ROCE_DUAL_TOR_UNMET = Code("FF712", "roce-dual-tor-unmet",
+                           "dual-ToR is asked for, but a NIC model gives each card one link (one ToR)")

@@ -353,6 +353,10 @@ class Roce(Strict):
     bgp: RoceBgp = RoceBgp()
     addressing: RoceAddressing = RoceAddressing()
     qos: RoceQos = RoceQos()
+    dual_tor: bool = Field(default=False, description="Non-stacked dual-ToR (Alibaba HPN): every NIC card's links "
+                           "(a multi-planar NIC's PCI functions, `planes: 2`) land on different leaves (ToRs), which are "
+                           "independent (no link, MLAG or stacking between them); lint FF712 refuses a fabric that "
+                           "cannot guarantee it.")
     path_selection: Literal["ecmp", "pinned"] = Field(
         default="ecmp", description="ecmp: every switch hashes each flow onto its equal-cost next hops; pinned: one path "
         "per destination port, as InfiniBand's static routes (an analysis option: SONiC and FRR cannot render it, "

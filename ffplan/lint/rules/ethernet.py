@@ -375,3 +375,34 @@ def roce_block_ignored(ctx: LintContext) -> Iterator[Finding]:
     if ctx.inventory.fabric.transport != "roce" and ROCE in ctx.loaded.source.positions:
         yield Finding(ROCE, "the fabric is InfiniBand (transport: infiniband), so this roce block is ignored",
                       "add `transport: roce` to the fabric, or delete the roce block")
+
+
+@rule(
+    codes.ROCE_DUAL_TOR_UNMET, Severity.ERROR,
+    bad="""
+    nics: {CX7-400GE: {ports: 1, ethernet_gbps: [400]}}     # one link per card: one ToR
+    fabric: {transport: roce, roce: {dual_tor: true}}
+    """,
+    good="""
+    nics: {CX7-2x200GE: {ports: 1, planes: 2, ethernet_gbps: [200]}}   # functions .0 and .1, a plane (and ToR) each
+    fabric: {transport: roce, planes: [{name: pa, ...}, {name: pb, ...}], roce: {dual_tor: true}}
+    """,
+)
+def roce_dual_tor_unmet(ctx: LintContext) -> Iterator[Finding]:
+    """
+    `dual_tor: true` asks for Alibaba HPN's non-stacked dual-ToR: each NIC card reaches two different leaves
+    (ToRs) that share nothing, so one ToR's failure or upgrade leaves every host connected. ffplan guarantees it
+    through planes: a dual-port card is a multi-planar NIC model (`planes: 2`, its two PCI functions listed as
+    devices), function f lands in plane f (FF114 asks for the planes), so its two links sit on leaves of two
+    different planes with no link between them. A card with a single link reaches one ToR only.
+    """
+    roce = _roce(ctx)
+    if roce is None or not roce.dual_tor:
+        return
+    used = {nic.model for host in ctx.resolved.hosts for nic in host.nics}
+    for name, model in ctx.inventory.models.nics.items():
+        if name in used and model.planes < 2:
+            yield Finding(("models", "nics", name),
+                          f"NIC model '{name}' gives each card one link, but dual_tor asks for two ToRs per card",
+                          "model a dual-port card as planes: 2 with its PCI functions .0 and .1 listed as devices (one per "
+                          "plane and ToR), or set dual_tor: false")
