@@ -111,23 +111,25 @@ def print_summary(plan: Plan, elapsed: float) -> None:
 
 
 def warn_beyond_reach(loaded: LoadedInventory, plan: Plan) -> None:
-    """FF156 on stderr for every run longer than the longest cable listed, located at its first end's rack."""
-    from ffplan.design.cabling import beyond_reach
+    """FF156 on stderr for every optical run longer than every medium of the fabric's speed reaches
+    (ffplan.plan.optics), located at its first end's rack."""
     from ffplan.diagnostics import Collector
     from ffplan.diagnostics.formats import format_text
+    from ffplan.plan.optics import beyond_reach, fabric_speed, longest
 
-    model = plan.design.cable_model
-    long_runs = beyond_reach(plan.cables, model.standard_lengths_m[-1])
+    speed = fabric_speed(plan)
+    long_runs = beyond_reach(plan.cables, speed)
     if not long_runs:
         return
+    reach = longest(speed)
     rack_of = {s.name: s.rack for s in plan.switches} | {n.hostname: n.rack for n in plan.nodes}
     c = Collector(loaded.source.file, loaded.source.positions)
     for cable in long_runs:
         a, b = rack_of[cable.a.device], rack_of[cable.b.device]
         c.warning(CABLE_BEYOND_REACH, loaded.resolved.rack_paths.get(a, ("racks",)),
                   f"cable {cable.label} ({cable.kind}, {cable.type}) runs {cable.length_m:g} m from rack {a} to rack {b}, "
-                  f"beyond the {model.standard_lengths_m[-1]:g} m the catalog lists (an AOC's reach)",
-                  "plan transceivers and single-mode fibre for this run, or move the racks closer")
+                  f"beyond the {reach.reach_m:g} m a {speed} {reach.name} run reaches ({reach.source})",
+                  "move the racks closer, or plan longer-reach optics for this run (and say so in the catalog)")
     sys.stderr.write(format_text(c.items))
 
 

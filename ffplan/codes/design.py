@@ -13,7 +13,7 @@ LID_SPACE_EXHAUSTED = Code("FF154", "lid-space-exhausted",
 RACK_POWER_FOR_SWITCHES = Code("FF155", "rack-power-for-switches",
                                "no switch rack of a tier has power budget or cooling left for the next switch")
 CABLE_BEYOND_REACH = Code("FF156", "cable-beyond-reach",
-                          "a cable run is longer than the longest cable the catalog lists (an AOC's reach)")
+                          "an optical run is longer than every medium of the fabric's speed reaches")
 UNKNOWN_FAILED_LINK = Code("FF601", "unknown-failed-link",
                            "a failed link (--exclude-link or fabric.failed_links) is not a cable or switch of the plan")
 ROUTING_DEADLOCK = Code("FF602", "routing-deadlock",

@@ -13,10 +13,6 @@ from ffplan.design.sizing import SizedFabric, ThreeLayerTree
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.model import Cable, CableEnd, Switch
 
-def beyond_reach(cables: list[Cable], longest_m: float) -> list[Cable]:
-    """Cables longer than the longest the catalog lists (`CableModel.standard_lengths_m`): the AOC's reach (FF156)."""
-    return [c for c in cables if c.length_m > longest_m + 1e-9]
-
 
 @dataclass(frozen=True)
 class Cabling:

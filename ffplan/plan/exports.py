@@ -7,13 +7,10 @@ import io
 from collections import Counter
 
 from ffplan.plan.model import Cable, CableEnd, Plan
+from ffplan.plan.optics import OPTICAL_MEDIA, TWIN_PORT_SPEEDS, longest, medium, twin_port_transceivers
 
 # InfiniBand connector by link speed.
 CONNECTOR = {"EDR": "QSFP28", "HDR": "QSFP56", "NDR": "OSFP", "XDR": "OSFP"}
-# Speeds whose switch ports sit two to a cage (twin-port OSFP, ports 2c-1 and 2c): their optical links are a
-# twin-port transceiver per switch cage, a single-port OSFP transceiver per NIC port, and fibre between them
-# (NVIDIA's NDR/XDR cabling), not active optical cables with a transceiver at each end.
-TWIN_PORT_SPEEDS = ("NDR", "XDR")
 # Ethernet module by link speed (Gb/s): OSFP at 400G and 800G (Spectrum-4 cages, ConnectX-7 / BlueField-3 NICs).
 ETHERNET_CONNECTOR = {100: "QSFP28", 200: "QSFP56", 400: "OSFP", 800: "OSFP"}
 # NetBox cable type slugs (dcim CableTypeChoices).
@@ -91,35 +88,37 @@ def bom_rows(plan: Plan) -> list[list]:
 
 
 def _twin_port_optics(plan: Plan, speed: str) -> list[list]:
-    """Cable rows (DACs as they are, optical runs as fibre) and the transceivers per cage of a twin-port speed."""
+    """Cable rows (DACs as they are, optical runs as fibre of their medium) and the transceivers per cage of a twin-port
+    speed (ffplan.plan.optics). The speed's first medium (multimode at NDR) is named by the speed alone, as before."""
+    first = OPTICAL_MEDIA[speed][0].name
+
+    def named(item: str, name: str) -> str:
+        return item if name == first else f"{item} {name}"
+
     rows: list[list] = []
     for kind, length, n in cable_counts(plan.cables):
-        item, note = (f"DAC {length:g} m", f"{speed} OSFP") if kind == "DAC" else (
-            f"fibre {length:g} m", f"{speed}: between the transceivers below (optical runs the plan lists as AOC)")
-        rows.append(["cable", item, n, note])
-    optical = [end for c in plan.cables if c.type == "AOC" for end in (c.a, c.b)]
-    switch_ports = [(end.device, end.port) for end in optical if isinstance(end.port, int)]
-    cages = {(device, (port + 1) // 2) for device, port in switch_ports}
-    rows.append(["transceiver", f"{speed} twin-port OSFP (switch)", len(cages),
-                 f"one per cage of 2 ports: {len(switch_ports)} optical switch ports in {len(cages)} cages"])
-    card = _planar_cards(plan)
-    nic_ends = [(end.device, end.port) for end in optical if not isinstance(end.port, int)]
-    nic_ports = sum(1 for end in nic_ends if end not in card)
-    planar = [end for end in nic_ends if end in card]
-    if nic_ports or not planar:
-        rows.append(["transceiver", f"{speed} OSFP (NIC)", nic_ports, f"one per optical NIC port ({nic_ports})"])
-    if planar:
-        cards = len({card[end] for end in planar})
-        rows.append(["transceiver", f"{speed} twin-port OSFP (multi-planar NIC)", cards,
-                     f"one per multi-planar NIC's cage: {len(planar)} optical links of {cards} cards, a plane each"])
+        if kind == "DAC":
+            rows.append(["cable", f"DAC {length:g} m", n, f"{speed} OSFP"])
+            continue
+        run = medium(speed, length)
+        name = (run or longest(speed)).name
+        rows.append(["cable", named(f"fibre {length:g} m", name), n,
+                     f"{named(speed, name)}: between the transceivers below (optical runs the plan lists as AOC)"
+                     + ("" if run else f"; beyond the {longest(speed).reach_m:g} m {name} reach (FF156)")])
+    t = twin_port_transceivers(plan, speed)
+    for m in OPTICAL_MEDIA[speed]:
+        cages, ports = t.switch_cages.get(m.name, 0), t.switch_ports.get(m.name, 0)
+        if cages or m.name == first:
+            rows.append(["transceiver", named(f"{speed} twin-port OSFP", m.name) + " (switch)", cages,
+                         f"one per cage of 2 ports: {ports} optical switch ports in {cages} cages"])
+        nics = t.nic_cages.get(m.name, 0)
+        if nics or (m.name == first and not t.card_cages):
+            rows.append(["transceiver", named(f"{speed} OSFP", m.name) + " (NIC)", nics, f"one per optical NIC port ({nics})"])
+        cards, links = t.card_cages.get(m.name, 0), t.card_links.get(m.name, 0)
+        if cards:
+            rows.append(["transceiver", named(f"{speed} twin-port OSFP", m.name) + " (multi-planar NIC)", cards,
+                         f"one per multi-planar NIC's cage: {links} optical links of {cards} cards, a plane each"])
     return rows
-
-
-def _planar_cards(plan: Plan) -> dict[tuple[str, object], tuple[str, str]]:
-    """(host, NIC device) -> (host, card's system image GUID) for the functions of multi-planar NICs: a card's planes
-    leave through its one cage."""
-    planar = {m.name for m in plan.nic_models if m.planes > 1}
-    return {(n.hostname, p.nic): (n.hostname, p.sysimg_guid) for n in plan.nodes for p in n.ports if p.nic_model in planar}
 
 
 def _ethernet_optics(plan: Plan, gbps: int, breakout: int) -> list[list]:

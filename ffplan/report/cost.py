@@ -18,7 +18,8 @@ from ffplan.report import designs as d
 from ffplan.report.catalog import Location, plan_location
 from ffplan.report.checks import fabric_checks, paper_checks, ratios
 from ffplan.report.model import CostReport, DesignReport, PaperCheck, SourceLine
-from ffplan.report.pricing import AOC_OPTICAL_ENDS, Baseline, EnergyOptions, Pricer, design_report, price_design
+from ffplan.plan.optics import AOC_OPTICAL_ENDS, TWIN_PORT_SPEEDS, fabric_speed
+from ffplan.report.pricing import Baseline, EnergyOptions, Pricer, design_report, price_design
 
 
 
@@ -78,7 +79,8 @@ def build_report(
     three_layer = priced.get(d.THREE_LAYER)
     base = Baseline(None if ref_price is None else ref_price / ref.gpus,
                      three_layer.money.total / three_layer.counts.gpus if three_layer and three_layer.money.total else None)
-    reports = [design_report(priced[c.key], base, catalog, energy) for c in counts]
+    speeds: dict[str, str] = {m.name: m.speed for m in plan.switch_models} if plan else {}
+    reports = [design_report(priced[c.key], base, catalog, energy, speeds) for c in counts]
     by_key = {r.key: r for r in reports}
     checks: list[PaperCheck] = []
     if d.FIRE_FLYER in by_key and fire_flyer_plan:
@@ -94,7 +96,8 @@ def build_report(
         basis=shape.basis, gpus=shape.gpus,
         catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
         designs=reports, ratios=ratios(by_key, plan), paper_checks=checks,
-        notes=_unpriced_notes(pricer) + _notes(catalog, shape, fire_flyer, by_key, gpus is None, energy) + sorted(set(pricer.notes)),
+        notes=_unpriced_notes(pricer) + _notes(catalog, shape, fire_flyer, by_key, gpus is None, energy,
+                                               fabric_speed(plan) if plan else None) + sorted(set(pricer.notes)),
         unpriced=[message for _, message, _ in pricer.missing],
         warnings=pricer.warnings(where or _default_location(plan, input_name)) if pricer.missing else [],
         sources=[SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
@@ -146,7 +149,7 @@ def _unpriced_notes(pricer: Pricer) -> list[str]:
 
 
 def _notes(catalog: PriceCatalog, shape: d.ClusterShape, fire_flyer: d.DesignCounts | None,
-           by_key: dict[str, DesignReport], from_plan: bool, energy: EnergyOptions | None) -> list[str]:
+           by_key: dict[str, DesignReport], from_plan: bool, energy: EnergyOptions | None, speed: str | None) -> list[str]:
     lengths = catalog.sized_lengths
     _, node = d.comparison_node(shape, catalog)
     pcie_keeps_cables = from_plan and d.PCIE_THREE_LAYER in by_key
@@ -154,7 +157,12 @@ def _notes(catalog: PriceCatalog, shape: d.ClusterShape, fire_flyer: d.DesignCou
         "Servers are the GPU compute nodes; storage and management servers are the same in every design and are "
         "left out of cost and power, as in the paper's Table III.",
         f"Cables: DAC up to {catalog.cables.dac_max_m.value:g} m, AOC beyond. An AOC has its transceivers built in, so "
-        f"none are priced separately; 'transceivers' counts those built-in optical ends ({AOC_OPTICAL_ENDS} per AOC).",
+        f"none are priced separately; 'transceivers' counts those built-in optical ends ({AOC_OPTICAL_ENDS} per AOC)."
+        if speed not in TWIN_PORT_SPEEDS else
+        f"Cables: DAC up to {catalog.cables.dac_max_m.value:g} m, optical beyond, priced as the catalog's AOC. At {speed} an "
+        "optical run is fibre between twin-port transceivers: 'transceivers' counts one per switch cage of 2 ports and "
+        "one per NIC cage (a multi-planar NIC's planes share one), for the plan's design from its cables as bom.csv "
+        "does, for the sized designs two optical switch ends to a cage.",
         "Switch power is the switch model's rated figure, counted for average and peak alike.",
         f"Sized designs assume cable lengths of {lengths.node_leaf_m.value:g} m node-leaf, "
         f"{lengths.leaf_spine_m.value:g} m leaf-spine and {lengths.spine_core_m.value:g} m spine-core"

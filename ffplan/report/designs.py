@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ffplan.catalog import CableKind, CableType, PriceCatalog, ReferenceNode
 from ffplan.design.sizing import size_three_layer, size_two_layer
+from ffplan.plan.optics import TWIN_PORT_SPEEDS, fabric_speed, twin_port_transceivers
 from ffplan.report.model import Basis, CableLot, Network
 
 if TYPE_CHECKING:  # the plan model loads numpy; the CLI imports this module for the design names
@@ -45,6 +46,7 @@ class DesignCounts:
     gpus_per_node: int
     fabrics: list[Network]
     notes: tuple[str, ...] = ()
+    transceivers: int | None = None  # counted on the plan's own cables (bom.csv's count); None: estimated from the lots
 
 
 @dataclass(frozen=True)
@@ -179,8 +181,10 @@ def plan_design(plan: Plan, shape: ClusterShape) -> DesignCounts:
     fabric = Network(name=layout_name(plan), topology=LAYER_WORDS[layers], basis="plan",
                      access_points=shape.access_points, switch_model=model, radix=radix,
                      switches={layer: tiers[layer] for layer in ("leaf", "spine", "core")}, cables=lots)
+    speed = fabric_speed(plan)
+    transceivers = twin_port_transceivers(plan, speed).total if speed in TWIN_PORT_SPEEDS else None
     return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=False), _plan_description(plan, shape, fabric, sized=False),
-                        "plan", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
+                        "plan", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric], transceivers=transceivers)
 
 
 def plan_design_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:

@@ -81,7 +81,7 @@ class DesignReport(Frozen):
     cables: dict[str, int]  # per type: DAC, AOC
     cables_by_kind: dict[str, int]
     cable_total: int
-    transceivers: int  # optical ends, built into the AOCs
+    transceivers: int  # optical transceivers: 2 per AOC; NDR/XDR per cage (ffplan.plan.optics)
     cost: Money
     power: Power
     relative_performance: float | None

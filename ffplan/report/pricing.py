@@ -13,12 +13,12 @@ from ffplan.catalog import PriceCatalog
 from ffplan.codes.report import UNPRICED_MODEL
 from ffplan.diagnostics import Collector
 from ffplan.plan.model import Plan
+from ffplan.plan.optics import estimated_transceivers
 from ffplan.report import designs as d
 from ffplan.report.catalog import Location
 from ffplan.report.model import LAYERS, DesignReport, Energy, Money, Network, Power
 
 HOURS_PER_YEAR = 24 * 365
-AOC_OPTICAL_ENDS = 2  # an active optical cable carries a transceiver at each end
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,10 @@ class Baseline:
     total_per_gpu: float | None
 
 
-def design_report(p: Priced, base: Baseline, catalog: PriceCatalog, energy: EnergyOptions | None) -> DesignReport:
+def design_report(p: Priced, base: Baseline, catalog: PriceCatalog, energy: EnergyOptions | None,
+                  speeds: dict[str, str]) -> DesignReport:
+    """`speeds`: link speed of the plan's switch models (their optics: ffplan.plan.optics); a catalog model's
+    optical runs count as AOCs."""
     c = p.counts
     switches = {layer: sum(f.switches.get(layer, 0) for f in c.fabrics) for layer in LAYERS}
     by_type: Counter[str] = Counter()
@@ -194,7 +197,9 @@ def design_report(p: Priced, base: Baseline, catalog: PriceCatalog, energy: Ener
         switches=switches, switch_total=sum(switches.values()),
         switch_links=sum(n for kind, n in by_kind.items() if kind != "node-leaf"),
         cables={t: by_type[t] for t in ("DAC", "AOC")}, cables_by_kind=dict(by_kind), cable_total=sum(by_type.values()),
-        transceivers=AOC_OPTICAL_ENDS * by_type["AOC"], cost=p.money, power=p.power, relative_performance=perf,
+        transceivers=c.transceivers if c.transceivers is not None else sum(
+            estimated_transceivers(speeds.get(f.switch_model), ((lot.kind, lot.type, lot.length_m, lot.count) for lot in f.cables))
+            for f in c.fabrics), cost=p.money, power=p.power, relative_performance=perf,
         cost_performance=cost_perf, cost_performance_total=cost_perf_total, energy=spent,
         tco=p.money.total + spent.cost if spent and p.money.total is not None and not catalog.relative_units else None,
     )

@@ -36,7 +36,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("Network", "inter-zone cables", "count", lambda r: r.cables_by_kind.get("inter-zone", 0)),
     Metric("Network", "DAC cables", "count", lambda r: r.cables["DAC"]),
     Metric("Network", "AOC cables", "count", lambda r: r.cables["AOC"]),
-    Metric("Network", "transceivers (in AOCs)", "count", lambda r: r.transceivers),
+    Metric("Network", "optical transceivers", "count", lambda r: r.transceivers),
     Metric("Cost", "switches", "money", lambda r: r.cost.switches),
     Metric("Cost", "cables", "money", lambda r: r.cost.cables),
     Metric("Cost", "network", "money", lambda r: r.cost.network),

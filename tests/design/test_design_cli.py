@@ -93,3 +93,33 @@ def test_a_run_beyond_the_aoc_reach_is_warned_about(root, tmp_path):
     assert result.exit_code == 0, result.output
     assert "warning FF156 cable za-leaf01-p03 (node-leaf, AOC) runs 112 m from rack r4 to rack net1" in result.output
     assert "FF156" not in _design(root / "inventories" / "lab.yaml", tmp_path / "lab").output
+
+
+def _far_h100(root: Path, tmp_path: Path, row: int) -> Path:
+    """One DGX H100 unit (NDR) with its last rack of nodes `row` rows from the switches."""
+    text = (root / "tests" / "design" / "inventories" / "dgx-h100-1su.yaml").read_text()
+    path = tmp_path / f"far-{row}.yaml"
+    path.write_text(text.replace("{name: c08, row: 1, slot: 8}", f"{{name: c08, row: {row}, slot: 8}}"))
+    return path
+
+
+def test_an_ndr_run_beyond_multimode_reach_takes_single_mode_optics(root, tmp_path):
+    """NDR multimode twin-port optics reach 50 m: a 100 m run was listed as multimode fibre with the multimode
+    transceivers (the one reach figure was the AOC's 100 m); now it is single-mode fibre and transceivers."""
+    result = _design(_far_h100(root, tmp_path, 30), tmp_path / "p")  # c08's runs: about 77 m, 100 m standard
+    assert result.exit_code == 0 and "FF156" not in result.output, result.output
+    bom = {row.split(",")[1]: row.split(",")[2] for row in (tmp_path / "p" / "bom.csv").read_text().splitlines()[1:]}
+    assert bom["fibre 100 m single-mode"] == "32"  # c08's 4 nodes x 8 NICs
+    assert "fibre 100 m" not in bom
+    assert bom["NDR OSFP single-mode (NIC)"] == "32" and bom["NDR OSFP (NIC)"] == "224"
+    # 32 runs from c08 reach 8 rail leaves, 4 ports each: 2 cages per leaf take single-mode
+    assert bom["NDR twin-port OSFP single-mode (switch)"] == "16"
+
+
+def test_a_run_beyond_every_medium_of_its_speed_is_warned_about(root, tmp_path):
+    """FF156 names the reach of the speed's longest medium: an NDR run of 600+ m is beyond single-mode's 500 m."""
+    result = _design(_far_h100(root, tmp_path, 250), tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    assert "beyond the 500 m a NDR single-mode run reaches (NVIDIA MMS4X00-NM" in result.output
+    near = _design(_far_h100(root, tmp_path, 45), tmp_path / "near")  # 112 m: warned as beyond the AOC's 100 m before
+    assert near.exit_code == 0 and "FF156" not in near.output, near.output

@@ -142,3 +142,17 @@ def test_golden_markdown_of_a_planes_plan(planes_plan, lab_catalog, update_golde
     report = build_report(planes_plan, resolve_catalog(planes_plan, None, lab_catalog), input_name="planes-lab/plan.yaml")
     text = render(report, "markdown").replace(str(lab_catalog), "lab-prices.yaml")
     assert_golden_folder(HERE / "golden" / "planes-lab", {"cost.md": text}, update_golden, "cost report of planes-lab")
+
+
+def test_transceivers_are_counted_per_cage_as_the_bom_does(planes_plan, lab_catalog):
+    """At NDR the report counted two transceivers per optical run (128 for 64 runs) where bom.csv counts one per
+    switch cage of 2 ports and one per NIC port (96); the sized designs pair their switch ends two to a cage."""
+    from ffplan.plan.exports import bom_rows
+
+    bom = sum(n for category, _, n, _ in bom_rows(planes_plan) if category == "transceiver")
+    report = build_report(planes_plan, resolve_catalog(planes_plan, None, lab_catalog), input_name="planes-lab/plan.yaml")
+    by_key = {r.key: r for r in report.designs}
+    assert by_key[d.FIRE_FLYER].transceivers == bom == 96
+    assert by_key[d.FIRE_FLYER].cables["AOC"] == 64
+    # ft3: 128 optical runs between switches (256 ends, 128 cages), none to a NIC
+    assert by_key[d.THREE_LAYER].transceivers == 128 and by_key[d.THREE_LAYER].cables["AOC"] == 128

@@ -92,10 +92,12 @@ stage_code(
 stage_code(
     design.CABLE_BEYOND_REACH, "design",
     explanation="""
-    The floor model rounds each run up to a standard length; AOCs are listed up to 100 m, the reach of the
-    active optical cables of these speeds. A longer run was written as a longer AOC without a word; it is
-    still planned, but `ffplan design` warns (exit 0) with the cable, its length and its ends' racks: such a
-    run needs transceivers and single-mode fibre (or the racks moved closer).
+    The floor model rounds each run up to a standard length, and an optical run takes the first medium of
+    its speed that reaches it (ffplan/plan/optics.py, each figure with its source): EDR and HDR active
+    optical cables to 100 m; NDR multimode twin-port transceivers to 50 m (OM4), single-mode 2xDR4 to 500 m;
+    XDR single-mode to 500 m (an assumption). bom.csv lists each run's medium and the transceivers per cage
+    of it. A run beyond every medium of the speed is still planned, but `ffplan design` warns (exit 0) with
+    the cable, its length, its ends' racks and the reach it exceeds: move the racks closer or plan other optics.
     """,
     bad="""
     racks: [{name: net1, row: 1, slot: 1}, {name: r9, row: 45, slot: 1}]   # 108 m of tray between them
