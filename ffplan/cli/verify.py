@@ -39,6 +39,7 @@ def verify_command(
     fmt: Format = typer.Option(Format.table, "--format", help="table (rich) or json (for CI)."),
     keep: Path = typer.Option(None, "--keep", help="Keep the work folder (logs, effective config, read-backs) under this folder."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr."),
+    failures: bool = typer.Option(False, "--failures", help="RoCE plans: then take a cable and a switch down in the running fabric, time the reconvergence, restore."),
 ) -> None:
     """Boot the planned fabric in ibsim, run the real OpenSM on the rendered files, read back and compare.
 
@@ -65,7 +66,7 @@ def verify_command(
     except VerifyInputError as exc:
         fail(str(exc), "ffplan verify OUT [--plan PLAN]", EXIT_USAGE)
     if roce:
-        _verify_roce(target, plan, plane, zone, timeout, keep, fmt, progress)
+        _verify_roce(target, plan, plane, zone, timeout, keep, failures, fmt, progress)
     with stage_errors():
         try:
             reports = verify_subnets(target, plan_path=plan, plane=plane, zone=zone, engine=engine.value,
@@ -97,7 +98,7 @@ def verify_command(
 
 
 def _verify_roce(target: Path, plan: Path | None, plane: str | None, zone: str | None, timeout: float, keep: Path | None,
-                 fmt: Format, progress: Callable[[str], None]) -> NoReturn:
+                 failures: bool, fmt: Format, progress: Callable[[str], None]) -> NoReturn:
     from ffplan.verify.report import VerifyInputError
     from ffplan.verify.sim import Interrupted
     from ffplan.verify_ethernet.boot import BootError, ToolsMissing
@@ -107,7 +108,7 @@ def _verify_roce(target: Path, plan: Path | None, plane: str | None, zone: str |
     with stage_errors():
         try:
             report = verify_ethernet(target, plan_path=plan, plane=plane, zone=zone, timeout=timeout, keep=keep,
-                                     progress=progress)
+                                     failures=failures, progress=progress)
         except (ToolsMissing, NamespaceError) as exc:
             fail(str(exc), "verify of a RoCE plan needs root and the Debian package frr", EXIT_USAGE)
         except VerifyInputError as exc:

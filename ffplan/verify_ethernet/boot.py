@@ -28,6 +28,8 @@ FRR_DIRS = ("/usr/lib/frr", "/usr/libexec/frr", "/usr/local/libexec/frr", "/usr/
 TOOLS = ("zebra", "bgpd", "vtysh", "ip", "ping", "sysctl", "bash")
 DEBIAN_PACKAGES = "frr iproute2 iputils-ping procps"
 PING_BATCH = 32  # pings in flight at once
+POLL_S = 0.1  # between two reads of the FIBs
+ZEBRA_READY_S = 10.0  # at most, for zebra to read its configuration before bgpd starts
 IPV4_ICMP_HEADERS = 28  # IPv4 (20) + ICMP (8): `ping -s` is the payload
 
 
@@ -128,8 +130,7 @@ class Fabric:
         self.ip_many(up, "bringing ports up", then=f"{self.tools['sysctl']} -qw net.ipv4.ip_forward=1")
         self.progress(f"{len(self.ns.fds)} namespaces, {len(part.veths)} veth pairs")
         self.configure_hosts()
-        for sw in part.switches:
-            self.start_frr(sw.name)
+        self.start_frr([sw.name for sw in part.switches])
         self.progress(f"FRR started on {len(part.switches)} switches")
 
     def configure_hosts(self) -> None:
@@ -149,32 +150,52 @@ class Fabric:
             if r.returncode != 0:
                 self.host_failed.append(host)
 
-    def start_frr(self, switch: str) -> None:
-        index = [sw.name for sw in self.part.switches].index(switch)
-        folder = self.workdir / "frr" / f"{index:04d}"  # short: unix socket paths hold at most 107 bytes
-        folder.mkdir(parents=True, exist_ok=True)
+    def start_frr(self, switches: list[str]) -> None:
+        """zebra on each switch, then bgpd once every zebra has read its configuration (its vty socket is open and
+        Loopback0 has an address): bgpd started alongside zebra sometimes misses an interface's address
+        (`INTERFACE_ADDRESS_ADD: Cannot find IF`) and never announces that connected prefix, as observed here; SONiC
+        too starts bgpd after zebra."""
         frr = pwd.getpwnam("frr")
         for path in (self.workdir, self.workdir / "frr"):
+            path.mkdir(exist_ok=True)
             path.chmod(0o711)  # FRR runs as user frr: it must reach its folder
-        os.chown(folder, frr.pw_uid, frr.pw_gid)
-        conf = folder / "frr.conf"
-        conf.write_text(self.files[f"sonic/{switch}/frr.conf"])
-        conf.chmod(0o644)
-        common = ["-f", str(conf), "-z", str(folder / "zserv.api"), "--vty_socket", str(folder), "-P", "0",
-                  "--log", "stdout"]
-        daemons = Daemons(folder)
-        for name in ("zebra", "bgpd"):
-            with open(folder / f"{name}.log", "ab") as log:
-                daemons.procs.append(self.ns.start(switch, [self.tools[name], *common, "-i", str(folder / f"{name}.pid")],
-                                                   log))
-        self.frr[switch] = daemons
+        names = [sw.name for sw in self.part.switches]
+        for switch in switches:
+            folder = self.workdir / "frr" / f"{names.index(switch):04d}"  # short: unix socket paths take 107 bytes
+            folder.mkdir(exist_ok=True)
+            os.chown(folder, frr.pw_uid, frr.pw_gid)
+            conf = folder / "frr.conf"
+            conf.write_text(self.files[f"sonic/{switch}/frr.conf"])
+            conf.chmod(0o644)
+            self.frr[switch] = Daemons(folder)
+            self._daemon(switch, "zebra")
+        self.wait_until(lambda: self._zebras_ready(switches), ZEBRA_READY_S, every=POLL_S)
+        for switch in switches:
+            self._daemon(switch, "bgpd")
+
+    def _daemon(self, switch: str, name: str) -> None:
+        folder = self.frr[switch].folder
+        argv = [self.tools[name], "-f", str(folder / "frr.conf"), "-z", str(folder / "zserv.api"), "--vty_socket",
+                str(folder), "-P", "0", "--log", "stdout", "-i", str(folder / f"{name}.pid")]
+        with open(folder / f"{name}.log", "ab") as log:
+            self.frr[switch].procs.append(self.ns.start(switch, argv, log))
+
+    def _zebras_ready(self, switches: list[str]) -> bool:
+        if not all((self.frr[s].folder / "zebra.vty").exists() for s in switches):
+            return False
+        links = self.ip_json(switches, ["-4", "addr", "show", "dev", "Loopback0"])
+        return all(any(link.get("addr_info") for link in links[s]) for s in switches)
 
     def stop_frr(self, switch: str) -> None:
-        """Kill the switch's FRR (a crash: no notification to the peers)."""
-        for proc in self.frr.pop(switch).procs:
+        """Kill the switch's FRR (a crash: no notification to the peers); its sockets go too, so a restart waits
+        for the new zebra."""
+        daemons = self.frr.pop(switch)
+        for proc in daemons.procs:
             proc.kill()
             proc.wait()
             self.ns.daemons.remove(proc)
+        for name in ("zebra.vty", "bgpd.vty", "zserv.api"):
+            (daemons.folder / name).unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ read back
     def vtysh(self, switches: list[str], command: str) -> dict[str, dict]:

@@ -165,3 +165,17 @@ def ping_pairs(part: Part, limit: int = 16) -> list[tuple[HostInterface, HostInt
                 nxt = leaves[(i + 1) % len(leaves)]
                 pairs += [(h, nxt[j % len(nxt)]) for j, h in enumerate(nics)]
     return pairs
+
+
+def fib_differences(expected: dict[str, dict[str, set[str]]], fibs: dict[str, dict[str, set[str]]]) -> list[str]:
+    """One line per (switch, prefix) whose kernel route differs from the expected next hops; a prefix expected
+    nowhere (unreachable) must have no route with a next hop."""
+    diffs = []
+    for switch in sorted(expected):
+        fib = fibs.get(switch, {})
+        for prefix, hops in sorted(expected[switch].items()):
+            got = fib.get(prefix)
+            if got != hops and (hops or got):  # expected unreachable: no route (or a blackhole) is right
+                shown = "no route" if got is None else ("blackhole" if not got else ", ".join(sorted(got)))
+                diffs.append(f"{switch} {prefix}: {shown}, plan {', '.join(sorted(hops)) or 'unreachable'}")
+    return diffs
