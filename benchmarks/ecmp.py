@@ -87,7 +87,7 @@ def samplers(trials: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inv = yaml.safe_load((ROOT / "inventories" / "roce-dual-plane.yaml").read_text())
         plan = _design(inv, Path(tmp), "roce-dual-plane")
-        print(f"| pattern | QPs | sampler | CPU s | mean | P50 | P99 | max | P(>1.1 bound) | bound |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| pattern | QPs | sampler | CPU s | mean | P50 | P99 | max | P(>1.1 bound) | bound |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
         for pattern, qps in (("all-to-all", 1), ("all-to-all", 4), ("shift", 1)):
             for sampler in ("exact", "tiers"):
                 t0 = time.process_time()

@@ -105,4 +105,4 @@ def processes_in(namespaces: set[str]) -> list[int]:
 
 
 def root_links() -> set[str]:
-    return {name for name in os.listdir("/sys/class/net")}
+    return set(os.listdir("/sys/class/net"))
