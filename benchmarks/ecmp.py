@@ -11,6 +11,7 @@ and the comparison table on 2,048 GPUs.
 from __future__ import annotations
 
 import argparse
+import functools
 import resource
 import subprocess
 import sys
@@ -33,28 +34,34 @@ def _design(inv: dict, work: Path, name: str) -> Path:
     return work / name / "plan.yaml"
 
 
-def _results(plan_path: Path, pattern: str, **options: object) -> list:
-    """Per plane the busiest-link result of `pattern` (in-process)."""
+@functools.lru_cache(maxsize=None)
+def _planes(plan_path: Path) -> list:
+    """(view, its topology arrays) per plane of a plan, loaded once."""
     from ffplan.analyze import topology_for
-    from ffplan.analyze.ecmp import EcmpOptions, analyze_ecmp
     from ffplan.analyze.flows import TopologyArrays
     from ffplan.plan import load_plan
     from ffplan.plan.subnets import subnet_view
 
     plan = load_plan(plan_path)
-    out = []
-    for i, name in enumerate(plan.subnets):
-        view = subnet_view(plan, name)
-        out.extend(analyze_ecmp(view, TopologyArrays(topology_for(view)), [pattern], EcmpOptions(**options), plane=i))  # type: ignore[arg-type]
-    return out
+    return [(view, TopologyArrays(topology_for(view))) for view in (subnet_view(plan, name) for name in plan.subnets)]
 
 
-def speed(repeat: int) -> None:
+def _results(plan_path: Path, pattern: str, **options: object) -> list:
+    """Per plane the busiest-link result of `pattern` (in-process)."""
+    from ffplan.analyze.ecmp import EcmpOptions, analyze_ecmp
+
+    return [r for i, (view, net) in enumerate(_planes(plan_path))
+            for r in analyze_ecmp(view, net, [pattern], EcmpOptions(**options), plane=i)]  # type: ignore[arg-type]
+
+
+def speed(repeat: int, keep: Path | None) -> None:
     from roce import inventory
 
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        plan = _design(inventory(), work, "roce-16k")
+        work = keep or Path(tmp)
+        plan = work / "roce-16k" / "plan.yaml"
+        if not plan.exists():
+            plan = _design(inventory(), work, "roce-16k")
         from ffplan.analyze import topology_for
         from ffplan.analyze.ecmp import EcmpOptions, analyze_ecmp
         from ffplan.analyze.flows import TopologyArrays
@@ -158,9 +165,10 @@ def main() -> None:
     parser.add_argument("part", choices=("speed", "samplers", "table"))
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="speed: design into this folder and reuse the plan found there")
     args = parser.parse_args()
     if args.part == "speed":
-        speed(args.repeat)
+        speed(args.repeat, args.keep)
     elif args.part == "samplers":
         samplers(args.trials)
     else:

@@ -70,7 +70,7 @@ class EcmpFabric:
         dst: list[int] = []
         names: list[str] = []
         link_of: dict[tuple[int, str], int] = {}  # (switch, next-hop address) -> link id
-        self.host_rank: dict[tuple[int, int], int] = {}  # (leaf, port number) -> rank among the leaf's host ports
+        host_rank: dict[tuple[int, int], int] = {}  # (leaf, port number) -> rank among the leaf's host ports
         for i, name in enumerate(self.switches):
             host_ports = 0
             for p in by_name[name].ports:
@@ -80,12 +80,16 @@ class EcmpFabric:
                     dst.append(self.sid[p.peer])
                     names.append(f"{name}[{p.name}] -> {p.peer}[{p.peer_port}]")
                 else:
-                    self.host_rank[(i, int(p.port))] = host_ports
+                    host_rank[(i, int(p.port))] = host_ports
                     host_ports += 1
         self.src, self.dst = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+        self.host_rank = np.zeros((n, max((port for _, port in host_rank), default=0) + 1), dtype=np.int64)
+        for (leaf, port), rank in host_rank.items():
+            self.host_rank[leaf, port] = rank
         self.link_names = names
         self.state = np.full((n, n), -1, dtype=np.int64)  # (switch, destination leaf) -> state id; -1: no route
         hop_lists: list[list[int]] = []
+        dest: list[int] = []  # per state its destination leaf
         for i, name in enumerate(self.switches):
             for group in by_name[name].ecmp:
                 try:
@@ -95,14 +99,37 @@ class EcmpFabric:
                 for d in group.destinations:
                     self.state[i, self.sid[d]] = len(hop_lists)
                     hop_lists.append(ids)
+                    dest.append(self.sid[d])
         self.hop_len = np.array([len(h) for h in hop_lists], dtype=np.int64)
         self.hop_off = np.concatenate([[0], np.cumsum(self.hop_len)[:-1]]).astype(np.int64)
         self.hop_flat = np.array([x for h in hop_lists for x in h], dtype=np.int64)
-        self.pinned, self.fan = self._pinned_tables(hop_lists)
+        self.dest = np.array(dest, dtype=np.int64)
+        self._hop_lists = hop_lists
 
     def hops(self, state: int) -> np.ndarray:
         o = self.hop_off[state]
         return self.hop_flat[o:o + self.hop_len[state]]
+
+    def last_hop(self) -> np.ndarray:
+        """Per state: every next hop ends on the destination leaf (a spine's state in a two-tier Clos)."""
+        ends = self.dst[self.hop_flat] == np.repeat(self.dest, self.hop_len)
+        return np.logical_and.reduceat(ends, self.hop_off) & (self.hop_len > 0) if len(ends) else np.zeros(0, dtype=bool)
+
+    def two_tier_states(self) -> np.ndarray:
+        """Per state: every next hop leads to a switch other than the destination whose state is a last hop."""
+        if not len(self.hop_flat):
+            return np.zeros(0, dtype=bool)
+        mid = self.dst[self.hop_flat]
+        dest = np.repeat(self.dest, self.hop_len)
+        nxt = self.state[mid, dest]
+        ok = (mid != dest) & (nxt >= 0) & self.last_hop()[np.maximum(nxt, 0)]
+        return np.logical_and.reduceat(ok, self.hop_off)
+
+    def pinned_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per state its next hops in pinning order, flat like `hop_flat`, and its number of next switches."""
+        if not hasattr(self, "_pinned"):
+            self._pinned = self._pinned_tables(self._hop_lists)
+        return self._pinned
 
     def _pinned_tables(self, hop_lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """Per state its next hops in pinning order, flat like `hop_flat` (round robin over the next switches by
@@ -140,7 +167,7 @@ def leaf_flows(fab: EcmpFabric, net: TopologyArrays, demand: Demand) -> Flows:
     ok = home >= 0
     a, b = to_fab[demand.leaf[ok]], to_fab[home[ok]]
     ports = net.leaf_port[demand.dst[ok]]
-    rank = np.array([fab.host_rank.get((int(x), int(p)), 0) for x, p in zip(b.tolist(), ports.tolist())], dtype=np.int64)
+    rank = fab.host_rank[b, np.minimum(ports, fab.host_rank.shape[1] - 1)]
     away = a != b
     return Flows(a[away], b[away], rank[away], demand.weight[ok][away].astype(np.int64))
 
@@ -231,16 +258,8 @@ def _sampled(busiest: list[np.ndarray], per_tier: list[np.ndarray], tiers: list[
 def two_tier(fab: EcmpFabric, flows: Flows) -> bool:
     """Every route of these flows is leaf -> spine -> leaf: each next hop of the source leaf is a switch whose next
     hops for the destination all end on it."""
-    for a, b in set(zip(flows.src.tolist(), flows.dst.tolist())):
-        s = fab.state[a, b]
-        if s < 0:
-            return False
-        for link in fab.hops(s).tolist():
-            mid = int(fab.dst[link])
-            m = fab.state[mid, b]
-            if mid == b or m < 0 or not (fab.dst[fab.hops(m)] == b).all():
-                return False
-    return True
+    state = fab.state[flows.src, flows.dst]
+    return bool((state >= 0).all() and fab.two_tier_states()[state].all())
 
 
 def sample_tiers(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.random.Generator) -> Sampled:
@@ -256,10 +275,15 @@ def sample_tiers(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.r
     groups: dict[tuple[tuple[int, ...], tuple[float, ...]], int] = {}  # (links, probabilities) -> flows: a multinomial
     for links, total in zip(sets, np.bincount(flow_set, weights=weight, minlength=len(sets)).tolist()):
         groups[(links, (1.0 / len(links),) * len(links))] = int(total)
-    keys, where = np.unique(flows.dst * len(sets) + flow_set, return_inverse=True)
+    # what the downlinks see of a source leaf is only how its next hops spread over the spines
+    spread_of: dict[tuple[tuple[int, int], ...], int] = {}
+    set_spread = np.array([spread_of.setdefault(tuple(zip(*(x.tolist() for x in np.unique(fab.dst[list(links)], return_counts=True)))),
+                                                len(spread_of)) for links in sets], dtype=np.int64)
+    spreads = list(spread_of)
+    keys, where = np.unique(flows.dst * len(spreads) + set_spread[flow_set], return_inverse=True)
     for key, total in zip(keys.tolist(), np.bincount(where, weights=weight).tolist()):
-        b, first = divmod(key, len(sets))
-        down = _downlinks(fab, sets[first], b)
+        b, spread = divmod(key, len(spreads))
+        down = _downlinks(fab, spreads[spread], b)
         groups[down] = groups.get(down, 0) + int(total)
     tiers, tier_of = _tiers_of(fab)
     busiest, per_tier = [], []
@@ -275,14 +299,15 @@ def sample_tiers(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.r
     return _sampled(busiest, per_tier, tiers, 0.0, "tiers")
 
 
-def _downlinks(fab: EcmpFabric, first: tuple[int, ...], leaf: int) -> tuple[tuple[int, ...], tuple[float, ...]]:
-    """The links into `leaf` a flow hashed over the next hops `first` of its source leaf ends on, with their
-    probabilities (each spine splits its share evenly over its own next hops to the leaf)."""
+def _downlinks(fab: EcmpFabric, spread: tuple[tuple[int, int], ...], leaf: int) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """The links into `leaf` a flow ends on, with their probabilities, when its source leaf has `spread` (next
+    switch, links to it) next hops: each spine splits its share evenly over its own next hops to the leaf."""
+    width = sum(count for _, count in spread)
     prob: dict[int, float] = {}
-    for link in first:
-        nxt = fab.hops(int(fab.state[fab.dst[link], leaf])).tolist()
+    for mid, count in spread:
+        nxt = fab.hops(int(fab.state[mid, leaf])).tolist()
         for d in nxt:
-            prob[d] = prob.get(d, 0.0) + 1.0 / len(first) / len(nxt)
+            prob[d] = prob.get(d, 0.0) + count / width / len(nxt)
     order = sorted(prob)
     return tuple(order), tuple(prob[d] for d in order)
 
@@ -291,6 +316,7 @@ def pinned_loads(fab: EcmpFabric, flows: Flows) -> tuple[np.ndarray, int]:
     """(connections per link, unroutable connections) when every switch pins each destination port to one next hop
     (module doc): deterministic, the InfiniBand way."""
     loads = np.zeros(len(fab.src), dtype=np.int64)
+    pinned, fan = fab.pinned_tables()
     at, to, rank, w = flows.src, flows.dst, flows.rank, flows.weight
     lost = 0
     for _ in range(len(fab.switches)):
@@ -302,9 +328,9 @@ def pinned_loads(fab: EcmpFabric, flows: Flows) -> tuple[np.ndarray, int]:
         routed = state >= 0
         lost += int(w[~routed].sum())
         at, to, rank, w, state = at[routed], to[routed], rank[routed], w[routed], state[routed]
-        link = fab.pinned[fab.hop_off[state] + rank % fab.hop_len[state]]
+        link = pinned[fab.hop_off[state] + rank % fab.hop_len[state]]
         loads += np.bincount(link, weights=w, minlength=len(loads)).astype(np.int64)
-        at, rank = fab.dst[link], rank // fab.fan[state]  # the next switch spreads what this one's choice left over
+        at, rank = fab.dst[link], rank // fan[state]  # the next switch spreads what this one's choice left over
     return loads, lost
 
 
