@@ -5,7 +5,8 @@ and the comparison table on 2,048 GPUs.
                                       inventory): the Monte Carlo alone in-process, and `ffplan analyze` as a process
   python benchmarks/ecmp.py samplers  exact against tiers on one plane of inventories/roce-dual-plane.yaml
   python benchmarks/ecmp.py table     2,048 GPUs (256 nodes of roce-dual-plane.yaml): InfiniBand static routes of
-                                      the same shape, RoCE ECMP with 1/2/4/8 QPs, single- and dual-plane, pinned paths
+                                      the single-plane shape, RoCE ECMP with 1/2/4/8 QPs, single- and dual-plane,
+                                      pinned paths
 """
 
 from __future__ import annotations
@@ -133,30 +134,36 @@ def table(trials: int) -> None:
         work = Path(tmp)
         dual = _design(_inventory_2k(2, "roce"), work, "roce-dual")
         single = _design(_inventory_2k(1, "roce"), work, "roce-single")
-        ib = _design(_inventory_2k(2, "infiniband"), work, "ib-dual")
+        balanced = _inventory_2k(2, "roce")
+        balanced["fabric"]["placement"] = "balanced"
+        balanced = _design(balanced, work, "roce-dual-balanced")
+        ib = _design(_inventory_2k(1, "infiniband"), work, "ib-single")  # InfiniBand planes need a NIC port per plane
         rows = []
-        ib_json = subprocess.run(FFPLAN + ["analyze", str(ib), "-p", "all-to-all", "-p", "shift", "-f", "json"],
+        ib_json = subprocess.run(FFPLAN + ["analyze", str(ib), "-p", "all-to-all", "-p", "shift", "-p", "ring", "-f", "json"],
                                  check=True, cwd=ROOT, capture_output=True, text=True).stdout
         import json
 
-        for pattern in ("all-to-all", "shift"):
-            worst = max((p for plane in json.loads(ib_json)["planes"] for p in plane["patterns"] if p["pattern"] == pattern),
-                        key=lambda p: p["ratio"])
-            rows.append((pattern, "InfiniBand static routes (ffplan's LFTs), dual-plane", "", worst["max_load"],
+        for pattern in ("all-to-all", "shift", "ring"):
+            worst = next(p for p in json.loads(ib_json)["patterns"] if p["pattern"] == pattern)
+            rows.append((pattern, "InfiniBand static routes (ffplan's LFTs), single-plane", "", worst["max_load"],
                          worst["max_load"], worst["max_load"], worst["bound"], None))
             for plan, what in ((single, "single-plane"), (dual, "dual-plane")):
                 for qps in (1, 2, 4, 8):
                     r = max(_results(plan, pattern, trials=trials, qps=qps), key=lambda x: x.mean / max(x.bound, 1))
                     rows.append((pattern, f"RoCE ECMP, {what}", qps, r.mean, r.p99, r.max, r.bound, r))
-            r = _results(dual, pattern, paths="pinned")[0]
-            rows.append((pattern, "RoCE pinned paths, dual-plane", "", r.max, r.max, r.max, r.bound, None))
+            for qps in (1, 4):
+                r = max(_results(balanced, pattern, trials=trials, qps=qps), key=lambda x: x.mean / max(x.bound, 1))
+                rows.append((pattern, "RoCE ECMP, dual-plane, balanced placement", qps, r.mean, r.p99, r.max, r.bound, r))
+            for plan, what in ((single, "single-plane"), (dual, "dual-plane")):
+                r = max(_results(plan, pattern, paths="pinned"), key=lambda x: x.max / max(x.bound, 1))
+                rows.append((pattern, f"RoCE pinned paths, {what}", "", r.max, r.max, r.max, r.bound, None))
         print("| pattern | routing | QPs | busiest link mean | P99 | max | bound | P99 / bound | P(>1.1 bound) | "
               "leaf → spine P99 | spine → leaf P99 |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for pattern, what, qps, mean, p99, mx, bound, r in rows:
             tiers = ("", "") if r is None else (f"{r.by_tier['leaf → spine']['p99']:g}", f"{r.by_tier['spine → leaf']['p99']:g}")
             over = "" if r is None else f"{r.over_10:.3f}"
-            print(f"| {pattern} | {what} | {qps} | {mean:.2f} | {p99:g} | {mx:g} | {bound} | {p99 / bound:.3f} | {over} | "
+            print(f"| {pattern} | {what} | {qps} | {mean:.2f} | {p99:g} | {mx:g} | {bound} | {p99 / max(bound, 1):.3f} | {over} | "
                   f"{tiers[0]} | {tiers[1]} |")
 
 

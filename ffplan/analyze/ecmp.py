@@ -238,10 +238,11 @@ def sample_exact(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.r
                 nxt_to.append(np.repeat(to[rows], k))
                 nxt_counts.append(draw.transpose(0, 2, 1).reshape(-1, t))
             at, to, counts = np.concatenate(nxt_at), np.concatenate(nxt_to), np.concatenate(nxt_counts)
-            merged, where = np.unique(at * n_sw + to, return_inverse=True)
-            summed = np.zeros((len(merged), t), dtype=np.int64)
-            np.add.at(summed, where, counts)
-            at, to, counts = merged // n_sw, merged % n_sw, summed
+            key = at * n_sw + to
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            at, to, counts = key[starts] // n_sw, key[starts] % n_sw, np.add.reduceat(counts[order], starts, axis=0)
         top, tops = _reduce(loads, tier_of, len(tiers))
         busiest.append(top)
         per_tier.append(tops)
