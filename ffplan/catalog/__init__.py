@@ -1,10 +1,10 @@
 """Built-in price and power catalogs, shipped as YAML, and the overrides that change them (ffplan.catalog.prices).
 
-Public surface: `PriceCatalog` and its entries, `Figure`, `Frozen`, `PRESETS`, `load_preset(name)`,
+Public surface: `PriceCatalog` and its entries, `Figure`, `PRESETS`, `load_preset(name)`,
 `apply_override(...)`, `read_override_file(path)`, `paper_reference()`, `fabric_reference()`.
 """
 
-from ffplan.catalog.prices import (PRESETS, CableEntry, CableKind, CableType, Figure, Frozen, NodeEntry, Preset,
+from ffplan.catalog.prices import (PRESETS, CableEntry, CableKind, CableType, Figure, NodeEntry, Preset,
                                    PriceCatalog, ReferenceNode, SwitchEntry, apply_override, fabric_reference, load_preset,
                                    paper_reference, read_override_file)
 from ffplan.inventory.models import Catalog as CatalogOverride
@@ -15,7 +15,6 @@ __all__ = [
     "CableType",
     "CatalogOverride",
     "Figure",
-    "Frozen",
     "NodeEntry",
     "PRESETS",
     "Preset",

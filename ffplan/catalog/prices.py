@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from ffplan.codes.report import BAD_CATALOG, UNKNOWN_CATALOG_NAME
 from ffplan.diagnostics import Collector, InputError, did_you_mean, validation_message
+from ffplan.frozen import Frozen
 from ffplan.inventory.models import Catalog as CatalogOverride
 from ffplan.inventory.source import load_source
 
@@ -41,12 +42,6 @@ PRESETS = tuple(p.value for p in Preset)
 
 CableType = Literal["DAC", "AOC"]  # copper up to a length, active optical beyond
 
-
-
-class Frozen(BaseModel):
-    """The base of every catalog and report model: unknown keys refused, immutable once built."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Figure(Frozen):

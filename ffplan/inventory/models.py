@@ -11,8 +11,9 @@ import string
 from enum import Enum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
+from ffplan.frozen import Frozen
 from ffplan.inventory import failed_items
 
 INVENTORY_VERSION: Literal[1] = 1
@@ -61,10 +62,8 @@ FailedItem = Annotated[str, StringConstraints(pattern=failed_items.PATTERN)]
 SpeedName = Literal["EDR", "HDR", "NDR", "XDR"]
 
 
-class Strict(BaseModel):
-    # defer_build: validators are built on first use, so a plan-reading command (which shares a few of these models)
-    # does not build the other twenty at import; lint builds them all either way
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+class Strict(Frozen):
+    model_config = ConfigDict(populate_by_name=True)  # a key written by its alias or its name
 
 
 class LinkSpeed(str, Enum):

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Annotated, Final, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StringConstraints, WithJsonSchema
+from pydantic import ConfigDict, Field, PlainSerializer, PlainValidator, StringConstraints, WithJsonSchema
 
+from ffplan.frozen import Frozen as BaseFrozen
 from ffplan.inventory.models import (
     BusId, Carries, Catalog, DeviceName, FailedItem, Hostname, Name, SafePath, SpeedName, Text, Version,
 )
@@ -62,9 +63,8 @@ SwitchTier = Literal["leaf", "spine", "core"]
 PortClass = Literal["default", "ca", "swe", "sw0"]  # OpenSM's QoS port classes (qos_ca_*, qos_swe_*, ...)
 
 
-class Frozen(BaseModel):
-    # defer_build: a command builds the validators of the plan models it uses, on first use (render: 25 ms less import)
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+class Frozen(BaseFrozen):
+    model_config = ConfigDict(allow_inf_nan=False)  # a plan's numbers are finite: inf or NaN in a plan is refused
 
 
 class InventoryRef(Frozen):

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ffplan.catalog import CableKind, CableType, Frozen
+from ffplan.catalog import CableKind, CableType
+from ffplan.frozen import Frozen
 from ffplan.diagnostics import Diagnostic
 
 Basis = Literal["plan", "sizing"]
