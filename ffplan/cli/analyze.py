@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from ffplan.cli import complete
-from ffplan.cli.common import EXIT_FINDINGS, err, fail, out, stage_errors
+from ffplan.cli.common import EXIT_FINDINGS, err, fail, out, stage_errors, write_output
 from ffplan.inventory.models import Role
 
 if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
@@ -288,25 +288,7 @@ class SweepOptions:
 
 
 def _write_html(target: Path, text: str) -> None:
-    """Write the report whole or not at all (a temporary file beside it, renamed over it)."""
-    import os
-    import tempfile
-
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}-", dir=target.parent)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # a report to share, as open() would make it (mkstemp's file is private)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        fail(f"cannot write {target}: {exc.strerror}", "check the path and its permissions")
+    write_output(target, text)
     err.print(f"wrote {target}", markup=False, highlight=False)
 
 

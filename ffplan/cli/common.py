@@ -100,3 +100,16 @@ def kept_until_exit() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def write_output(target: Path, text: str) -> None:
+    """`text` into the file `target`, its folder made: whole or not at all and never into a FIFO or device
+    (ffplan.outdir.write_file, the one atomic file writer); exit 2 with the reason when it cannot be written."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot write {target}: {exc.strerror}", "check the path and its permissions")
+    from ffplan.outdir import write_file
+
+    with stage_errors():
+        write_file(target, text)

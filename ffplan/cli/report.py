@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ffplan.catalog import Preset
-from ffplan.cli.common import err, fail, out, plan_file, stage_errors, stage_progress
+from ffplan.cli.common import err, fail, out, plan_file, stage_errors, stage_progress, write_output
 from ffplan.codes.report import COMPARISON_NOT_BUILDABLE
 from ffplan.diagnostics import did_you_mean, option_error
 from ffplan.diagnostics.formats import format_text
@@ -165,14 +165,7 @@ def _write(text: str, output: Path | None, quiet: bool) -> None:
     if output is None:
         out.file.write(text)
         return
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror}", "check the path and its permissions")
-    from ffplan.outdir import write_file  # atomic, and never into a FIFO (which would wait for a reader forever)
-
-    with stage_errors():
-        write_file(output, text)
+    write_output(output, text)
     if not quiet:
         err.print(f"wrote {output}")
 

@@ -25,11 +25,6 @@ COOLING_LIMIT_KW: dict[Cooling, float] = {
     "rear-door": 50.0,  # rear-door heat exchanger on chilled water: a common vendor rating (docs/facility.md)
     "direct-liquid": 60.0,  # cold plates: "removes up to about 60 kW" (the GPU-server hardware guide)
 }
-COOLING_SOURCE: dict[Cooling, str] = {
-    "air": "air-cooled racks top out at about 20-30 kW (data-centre cooling literature, docs/facility.md)",
-    "rear-door": "rear-door heat exchangers are commonly rated about 50 kW per rack (vendor figure)",
-    "direct-liquid": "GPU-server hardware guide: direct liquid cooling removes up to about 60 kW per rack",
-}
 
 
 class PoweredModel(Protocol):
@@ -44,9 +39,6 @@ class Draw:
 
     def __add__(self, other: Draw) -> Draw:
         return Draw(self.typical_w + other.typical_w, self.peak_w + other.peak_w)
-
-    def times(self, count: int) -> Draw:
-        return Draw(self.typical_w * count, self.peak_w * count)
 
 
 def model_draw(model: PoweredModel) -> Draw:

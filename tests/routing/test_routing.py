@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from ffplan.analyze.flows import RouteError, Walker
 from ffplan.fabric.deadlock import prove_deadlock_free
 from ffplan.design.routing import UNROUTED, route
 from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.diagnostics import StageError
+from tests.support.walker import RouteError, Walker
 
 
 def tables_of(plan):
