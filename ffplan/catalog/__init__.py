@@ -4,9 +4,9 @@ Public surface: `PriceCatalog` and its entries, `Figure`, `PRESETS`, `load_prese
 `apply_override(...)`, `read_override_file(path)`, `paper_reference()`, `fabric_reference()`.
 """
 
-from ffplan.catalog.prices import (PRESETS, CableEntry, CableKind, CableType, Figure, NodeEntry, Preset,
-                                   PriceCatalog, ReferenceNode, SwitchEntry, apply_override, fabric_reference, load_preset,
-                                   paper_reference, read_override_file)
+from ffplan.catalog.prices import (PRESETS, CableEntry, CableKind, CableType, Figure, NodeEntry, PartEntry, Preset,
+                                   PriceCatalog, ReferenceNode, SwitchEntry, Transport, TransportBuild, apply_override,
+                                   fabric_reference, load_preset, paper_reference, read_override_file)
 from ffplan.inventory.models import Catalog as CatalogOverride
 
 __all__ = [
@@ -16,11 +16,14 @@ __all__ = [
     "CatalogOverride",
     "Figure",
     "NodeEntry",
+    "PartEntry",
     "PRESETS",
     "Preset",
     "PriceCatalog",
     "ReferenceNode",
     "SwitchEntry",
+    "Transport",
+    "TransportBuild",
     "apply_override",
     "fabric_reference",
     "load_preset",

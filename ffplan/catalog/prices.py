@@ -87,9 +87,32 @@ class GpuEntry(Frozen):
 
 
 class SwitchEntry(Frozen):
-    ports: int | None = None  # radix: only for the catalog's `fabric_switch` (designs sized without a plan)
+    ports: int | None = None  # radix: for the catalog's `fabric_switch` (designs sized without a plan) and a build's switch
     price: Figure | None = None
     power_w: Figure | None = None
+
+
+class PartEntry(Frozen):
+    """A NIC or a transceiver: what one costs and draws."""
+
+    title: str = ""
+    price: Figure | None = None
+    power_w: Figure | None = None
+
+
+Transport = Literal["infiniband", "roce"]
+
+
+class TransportBuild(Frozen):
+    """What one transport's fabric is built of at one link speed: `ffplan report cost` on a RoCE plan builds the
+    plan's layout with each transport's (docs/ethernet.md). Optical runs are fibre between transceivers: one per
+    switch cage that carries an optical port, one per optical NIC port."""
+
+    switch: str  # a model of `switches`, whose `ports` is its radix at this speed
+    nic: str  # a part of `nics`, one per NIC port
+    switch_optic: str  # a part of `optics`
+    ports_per_cage: int = Field(ge=1, le=8)  # switch ports one switch_optic serves
+    nic_optic: str  # a part of `optics`
 
 
 CableKind = Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"]
@@ -151,6 +174,21 @@ class PriceCatalog(Frozen):
     switches: dict[str, SwitchEntry]
     cables: CableEntry
     sized_lengths: SizedLengths
+    nics: dict[str, PartEntry] = {}
+    optics: dict[str, PartEntry] = {}
+    builds: dict[Transport, dict[int, TransportBuild]] = {}  # per transport, per link speed (Gb/s)
+
+    @model_validator(mode="after")
+    def _builds_are_complete(self) -> "PriceCatalog":
+        for transport, speeds in self.builds.items():
+            for gbps, b in speeds.items():
+                switch = self.switches.get(b.switch)
+                missing = ([f"switch '{b.switch}' with `ports`"] if switch is None or not switch.ports else []) + \
+                    ([f"nic '{b.nic}'"] if b.nic not in self.nics else []) + \
+                    [f"optic '{o}'" for o in (b.switch_optic, b.nic_optic) if o not in self.optics]
+                if missing:
+                    raise ValueError(f"builds.{transport}.{gbps} names no {', '.join(missing)}")
+        return self
 
     @model_validator(mode="after")
     def _reference_is_complete(self) -> "PriceCatalog":
@@ -189,6 +227,9 @@ class PriceCatalog(Frozen):
             out += [(f"gpus.{name}.gemm_tflops.{k}", f) for k, f in gpu.gemm_tflops.items()]
         for name, sw in self.switches.items():
             out += [(f"switches.{name}.{k}", f) for k in ("price", "power_w") if (f := getattr(sw, k))]
+        for kind, parts in (("nics", self.nics), ("optics", self.optics)):
+            for name, part in parts.items():
+                out += [(f"{kind}.{name}.{k}", f) for k in ("price", "power_w") if (f := getattr(part, k))]
         out += [(f"cables.{k}", f) for k in CableEntry.model_fields if (f := getattr(self.cables, k))]
         out += [(f"sized_lengths.{k}", getattr(self.sized_lengths, k)) for k in SizedLengths.model_fields]
         return out

@@ -26,6 +26,7 @@ from ffplan.plan.io import MAX_PLAN_BYTES
 from ffplan.plan.model import Plan
 
 DEFAULT_PRESET = "paper"
+ROCE_DEFAULT_PRESET = "list-price"  # a RoCE plan's InfiniBand and RoCE builds: the preset that has both (`builds`)
 
 
 def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path | None = None,
@@ -34,10 +35,11 @@ def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path |
     then `--catalog FILE`.
 
     The preset is the one named on the command line, else in the file, else in the plan's catalog block, else
-    `paper`. `plan_file` is where the plan was read from: errors in its catalog block are located there.
+    `paper` (`list-price` for a RoCE plan). `plan_file` is where the plan was read from: errors in its catalog block are located there.
     """
     loaded = read_override_file(override_file) if override_file else None
-    chosen = preset or (loaded and loaded[0].preset) or (plan.catalog and plan.catalog.preset) or DEFAULT_PRESET
+    default = ROCE_DEFAULT_PRESET if plan.ethernet is not None else DEFAULT_PRESET
+    chosen = preset or (loaded and loaded[0].preset) or (plan.catalog and plan.catalog.preset) or default
     catalog = _with_model_power(load_preset(chosen), plan)
     known = {"known_nodes": {m.name for m in plan.node_models}, "known_switches": {m.name for m in plan.switch_models}}
     if plan.catalog:

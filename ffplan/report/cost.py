@@ -69,7 +69,7 @@ def build_report(
         radix = next(s.ports for s in plan.switch_models if s.name == switch_model)
         shape = d.shape_from_plan(plan) if gpus is None else d.shape_for_gpus(plan, gpus)
     if not compare:
-        compare = (d.DEFAULT_WITHOUT_PLAN if plan is None else
+        compare = (d.DEFAULT_WITHOUT_PLAN if plan is None else d.DEFAULT_WITH_ROCE_PLAN if plan.ethernet is not None else
                    d.DEFAULT_WITH_MULTI_NIC_PLAN if shape.own_nodes else d.DEFAULT_WITH_PLAN)
     fire_flyer_plan = plan is not None and d.is_fire_flyer(plan)
     counts = [_counts(key, plan, shape, switch_model, radix, catalog, from_plan=gpus is None) for key in compare]
@@ -118,9 +118,14 @@ def _counts(key: str, plan: Plan | None, shape: d.ClusterShape, switch_model: st
                 assert plan is not None, "build_report refuses the designs FROM_PLAN without a plan"  # same nodes, same leaves: the plan's node cables
                 node_cables = [lot for lot in d.plan_design(plan, shape).fabrics[0].cables if lot.kind == "node-leaf"]
             return d.pcie_three_layer(shape, switch_model, radix, catalog, node_cables)
+        if key in d.TRANSPORT_OF:
+            assert plan is not None, "build_report refuses the designs FROM_PLAN without a plan"
+            return d.transport_build(key, plan, shape, catalog)
         return d.reference_design(key, shape, switch_model, radix, catalog)
     except SizingError as exc:
         raise ComparisonError(f"{key} at {shape.gpus:,} GPUs: {exc.message}", exc.hint) from None
+    except d.BuildError as exc:
+        raise ComparisonError(exc.message, exc.hint) from None
 
 
 def _default_location(plan: Plan | None, input_name: str) -> Location:
@@ -191,6 +196,12 @@ def _notes(catalog: PriceCatalog, shape: d.ClusterShape, fire_flyer: d.DesignCou
     if d.MULTI_PLANE in by_key:
         notes.append("Multi-plane: one independent fat-tree per compute NIC of a node (its own subnet, no links between "
                      "planes), two layers while a plane's nodes fit k*k/2.")
+    if d.TRANSPORT_OF.keys() & by_key.keys():
+        notes.append("InfiniBand and RoCE builds: the plan's layout for the same NIC ports, each sized for its own "
+                     "switch's radix with the assumed cable lengths; a NIC per NIC port; optical runs (the 'AOC "
+                     "cables') are fibre, priced per metre, between separately priced transceivers, one per switch "
+                     "cage with an optical port and one per optical NIC port. Their network is switches, cables, "
+                     "optics and NICs.")
     if fire_flyer:
         notes += fire_flyer.notes
     if energy and catalog.relative_units:

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ffplan.catalog import CableKind, CableType, PriceCatalog, ReferenceNode
+from ffplan.catalog import CableKind, CableType, PriceCatalog, ReferenceNode, Transport
 from ffplan.design.sizing import size_three_layer, size_two_layer
 from ffplan.plan.optics import TWIN_PORT_SPEEDS, fabric_speed, twin_port_transceivers
 from ffplan.report.model import Basis, CableLot, Network
@@ -27,12 +27,28 @@ if TYPE_CHECKING:  # the plan model loads numpy; the CLI imports this module for
 FIRE_FLYER, PCIE_THREE_LAYER = "plan", "plan-ft3"  # the plan's own design; the plan's nodes on a three-layer tree
 RENAMED = {"fire-flyer": FIRE_FLYER, "pcie-three-layer": PCIE_THREE_LAYER}  # the names before the plan layouts
 THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE = "ft3", "rail-optimized", "mpft"  # the catalog's reference node
-DESIGNS = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
-FROM_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER)
+ROCE_BUILD, IB_BUILD = "roce", "infiniband"  # a RoCE plan's layout built with each transport's parts (catalog builds)
+TRANSPORT_OF: dict[str, Transport] = {ROCE_BUILD: "roce", IB_BUILD: "infiniband"}
+DESIGNS = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE, ROCE_BUILD, IB_BUILD)
+FROM_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER, ROCE_BUILD, IB_BUILD)
+DEFAULT_WITH_ROCE_PLAN = (ROCE_BUILD, IB_BUILD)  # a RoCE plan: its InfiniBand and RoCE builds side by side
 DEFAULT_WITH_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER)  # the Fire-Flyer paper's Table III
 DEFAULT_WITH_MULTI_NIC_PLAN = (FIRE_FLYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)  # nodes with a NIC per plane or rail
 DEFAULT_WITHOUT_PLAN = (THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
 LAYER_WORDS = {2: "two-layer", 3: "three-layer"}
+
+
+@dataclass(frozen=True)
+class BuildParts:
+    """The NICs and transceivers of a transport build, counted (its optical runs are fibre between them)."""
+
+    transport: str
+    nic: str
+    nics: int
+    switch_optic: str
+    switch_optics: int
+    nic_optic: str
+    nic_optics: int
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,7 @@ class DesignCounts:
     fabrics: list[Network]
     notes: tuple[str, ...] = ()
     transceivers: int | None = None  # counted on the plan's own cables (bom.csv's count); None: estimated from the lots
+    parts: BuildParts | None = None  # the InfiniBand and RoCE builds only
 
 
 @dataclass(frozen=True)
@@ -343,3 +360,45 @@ def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix:
         f"{ref.storage_nics} storage NICs per node; {description}" + ("; separate storage fabric" if storage_points else ""),
         "sizing", nodes * ref.gpus, {model: nodes}, ref.gpus, fabrics,
     )
+
+
+class BuildError(ValueError):
+    """A transport build the report cannot make: no RoCE plan, or no build in the catalog at the plan's speed."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def transport_build(key: str, plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
+    """A RoCE plan's layout (its planes, or one tree) for the same NIC ports, built of one transport's parts at the
+    plan's link speed (the catalog's `builds`): switches sized for the build switch's radix, the catalog's sized
+    cable lengths, a NIC per NIC port, a transceiver per switch cage with an optical port and per optical NIC port.
+    The RoCE and InfiniBand builds follow the same rules, so they differ only in what they are built of."""
+    transport = TRANSPORT_OF[key]
+    if plan.ethernet is None:
+        raise BuildError(f"the {key} build compares a RoCE plan's transports, and this plan is InfiniBand",
+                         "compare it with plan, plan-ft3, ft3, rail-optimized or mpft")
+    gbps = plan.ethernet.link_gbps
+    build = catalog.builds.get(transport, {}).get(gbps)
+    if build is None:
+        raise BuildError(f"catalog '{catalog.name}' has no {transport} build at {gbps}G",
+                         "use --preset list-price, whose builds give both transports at 400G")
+    radix = catalog.switches[build.switch].ports
+    assert radix is not None  # PriceCatalog._builds_are_complete
+    planes = len(plan.zones) if plan.layout == "planes" else 1
+    if planes > 1:
+        fabric = multi_plane(build.switch, radix, planes, math.ceil(shape.access_points / planes), catalog)
+    else:
+        fabric = tree(f"{LAYER_WORDS[2]} tree", build.switch, radix, shape.access_points, catalog)
+    optical = {kind: sum(lot.count for lot in fabric.cables if lot.type == "AOC" and lot.kind == kind)
+               for kind in ("node-leaf", "leaf-spine", "spine-core", "inter-zone")}
+    nic_optics = optical["node-leaf"]
+    switch_ports = nic_optics + 2 * (optical["leaf-spine"] + optical["spine-core"] + optical["inter-zone"])
+    parts = BuildParts(transport, build.nic, shape.access_points, build.switch_optic,
+                       math.ceil(switch_ports / build.ports_per_cage), build.nic_optic, nic_optics)
+    name = "RoCE" if transport == "roce" else "InfiniBand"
+    return DesignCounts(
+        key, f"{name} build: {build.switch}", f"{fabric.name} of {build.switch} ({radix} ports at {gbps}G), "
+        f"{build.nic} NICs, optics per cage; the plan's layout, sized", "sizing", shape.gpus, shape.compute_nodes,
+        shape.gpus_per_node, [fabric], transceivers=parts.switch_optics + parts.nic_optics, parts=parts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from ffplan.catalog import CableKind, CableType
 from ffplan.frozen import Frozen
@@ -66,6 +66,20 @@ class Energy(Frozen):
     cost: float
 
 
+class BuildCost(Frozen):
+    """A transport build's NICs and transceivers, counted and priced (None: unpriced)."""
+
+    transport: str
+    nic: str
+    nics: int
+    switch_optic: str
+    switch_optics: int
+    nic_optic: str
+    nic_optics: int
+    nics_price: float | None
+    optics_price: float | None
+
+
 class DesignReport(Frozen):
     key: str
     title: str
@@ -90,6 +104,14 @@ class DesignReport(Frozen):
     cost_performance_total: float | None  # the same with the total price per GPU
     energy: Energy | None
     tco: float | None  # total + energy cost, when both are in the same currency
+    build: BuildCost | None = None  # the InfiniBand and RoCE builds only (left out of the others' JSON)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_build(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        if self.build is None:
+            data.pop("build", None)
+        return data
 
 
 class Ratio(Frozen):

@@ -16,7 +16,7 @@ from ffplan.plan.model import Plan
 from ffplan.plan.optics import estimated_transceivers
 from ffplan.report import designs as d
 from ffplan.report.catalog import Location
-from ffplan.report.model import LAYERS, DesignReport, Energy, Money, Network, Power
+from ffplan.report.model import LAYERS, BuildCost, DesignReport, Energy, Money, Network, Power
 
 HOURS_PER_YEAR = 24 * 365
 
@@ -98,6 +98,14 @@ class Pricer:
         self.notes.append(f"{model}: no switch power given, counted as 0 W")
         return 0.0
 
+    def part_price(self, kind: str, name: str) -> float | None:
+        """A NIC's or transceiver's price (`kind`: nics or optics); the catalog's builds name only parts it lists."""
+        part = getattr(self.catalog, kind)[name]
+        if part.price is None:
+            self._missing(kind, "price", name)
+            return None
+        return float(part.price.value)
+
     def relative_performance(self, model: str) -> float | None:
         """Mean over the precisions both GPUs list of GEMM TFLOPS per GPU against the reference node's GPU."""
         mine = self.catalog.gpus.get(self.gpu_model(model) or "")
@@ -116,6 +124,7 @@ class Priced:
     money: Money
     power: Power
     relative_performance: float | None
+    build: BuildCost | None = None
 
 
 def _sum(terms: Iterable[float | None]) -> float | None:
@@ -129,23 +138,35 @@ def _times(count: int, value: float | None) -> float | None:
     return None if value is None else count * value
 
 
-def network_price(fabrics: Iterable[Network], pricer: Pricer) -> tuple[float | None, float]:
-    """Switches (None when a switch model is unpriced) and cables of some fabrics."""
+def network_price(fabrics: Iterable[Network], pricer: Pricer, fibre: bool = False) -> tuple[float | None, float]:
+    """Switches (None when a switch model is unpriced) and cables of some fabrics; with `fibre`, an optical run is
+    its fibre only (aoc_per_m x length: its transceivers are priced apart)."""
     cables = pricer.catalog.cables
     switch_prices, cable_price = [], 0.0
     for fabric in fabrics:
         switch_prices.append(_times(sum(fabric.switches.values()), pricer.switch_price(fabric.switch_model)))
-        cable_price += sum(lot.count * cables.price_of(lot.kind, lot.type, lot.length_m) for lot in fabric.cables)
+        cable_price += sum(lot.count * (cables.aoc_per_m.value * lot.length_m if fibre and lot.type == "AOC"
+                                        else cables.price_of(lot.kind, lot.type, lot.length_m)) for lot in fabric.cables)
     return _sum(switch_prices), cable_price
 
 
+def _build_cost(parts: d.BuildParts, pricer: Pricer) -> BuildCost:
+    nic = _times(parts.nics, pricer.part_price("nics", parts.nic))
+    optics = _sum([_times(parts.switch_optics, pricer.part_price("optics", parts.switch_optic)),
+                   _times(parts.nic_optics, pricer.part_price("optics", parts.nic_optic))])
+    return BuildCost(transport=parts.transport, nic=parts.nic, nics=parts.nics, switch_optic=parts.switch_optic,
+                     switch_optics=parts.switch_optics, nic_optic=parts.nic_optic, nic_optics=parts.nic_optics,
+                     nics_price=nic, optics_price=optics)
+
+
 def price_design(counts: d.DesignCounts, pricer: Pricer) -> Priced:
-    switch_price, cable_price = network_price(counts.fabrics, pricer)
+    switch_price, cable_price = network_price(counts.fabrics, pricer, fibre=counts.parts is not None)
+    build = _build_cost(counts.parts, pricer) if counts.parts else None
     switch_power = sum(sum(f.switches.values()) * pricer.switch_power(f.switch_model) for f in counts.fabrics)
     servers = _sum(_times(count, pricer.node_price(model)) for model, count in counts.nodes.items())
     average = _sum(_times(count, pricer.node_power(model)[0]) for model, count in counts.nodes.items())
     peak = _sum(_times(count, pricer.node_power(model)[1]) for model, count in counts.nodes.items())
-    network = _sum([switch_price, cable_price])
+    network = _sum([switch_price, cable_price] + ([build.nics_price, build.optics_price] if build else []))
     total = _sum([network, servers])
     endpoints = sum(f.access_points for f in counts.fabrics)
     money = Money(switches=switch_price, cables=cable_price, network=network, servers=servers, total=total,
@@ -156,7 +177,7 @@ def price_design(counts: d.DesignCounts, pricer: Pricer) -> Priced:
     perf = [(count * pricer.gpus(model), pricer.relative_performance(model)) for model, count in counts.nodes.items()]
     weighted = _sum(_times(g, p) for g, p in perf)
     relative = None if weighted is None else weighted / max(1, sum(g for g, _ in perf))
-    return Priced(counts, money, power, relative)
+    return Priced(counts, money, power, relative, build)
 
 
 @dataclass(frozen=True)
@@ -202,4 +223,5 @@ def design_report(p: Priced, base: Baseline, catalog: PriceCatalog, energy: Ener
             for f in c.fabrics), cost=p.money, power=p.power, relative_performance=perf,
         cost_performance=cost_perf, cost_performance_total=cost_perf_total, energy=spent,
         tco=p.money.total + spent.cost if spent and p.money.total is not None and not catalog.relative_units else None,
+        build=p.build,
     )

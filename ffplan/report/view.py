@@ -60,11 +60,27 @@ ENERGY_METRICS: tuple[Metric, ...] = (
 )
 
 
+# A report with InfiniBand and RoCE builds: their NICs and transceivers, after the cables they go with.
+BUILD_METRICS: dict[str, tuple[Metric, ...]] = {
+    "optical transceivers": (
+        Metric("Network", "NICs", "text", lambda r: f"{r.build.nics:,} x {r.build.nic}" if r.build else None),
+        Metric("Network", "switch transceivers", "text",
+               lambda r: f"{r.build.switch_optics:,} x {r.build.switch_optic}" if r.build else None),
+        Metric("Network", "NIC transceivers", "text",
+               lambda r: f"{r.build.nic_optics:,} x {r.build.nic_optic}" if r.build else None)),
+    "cables": (
+        Metric("Cost", "optics", "money", lambda r: r.build.optics_price if r.build else None),
+        Metric("Cost", "NICs", "money", lambda r: r.build.nics_price if r.build else None)),
+}
+
+
 def metrics(report: CostReport) -> tuple[Metric, ...]:
     with_energy = any(d.energy for d in report.designs)
     with_tco = any(d.tco is not None for d in report.designs)
     energy = tuple(m for m in ENERGY_METRICS if with_energy and (m.label != "total with energy" or with_tco))
-    return METRICS + energy
+    if not any(d.build for d in report.designs):
+        return METRICS + energy
+    return tuple(m for metric in METRICS for m in (metric, *BUILD_METRICS.get(metric.label, ()))) + energy
 
 
 def fmt(value: float | str | None, kind: Kind) -> str:
