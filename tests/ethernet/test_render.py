@@ -183,3 +183,14 @@ def test_same_inventory_same_plan_and_files(small_plan, files, root):
 
     again = design(load_inventory(root / "tests" / "lint" / "roce-base.yaml"))
     assert dump_plan(again) == dump_plan(small_plan) and render_plan(again) == files
+
+
+def test_config_db_text_is_what_json_dumps_writes(files):
+    """The config_db.json writer is json.dumps(indent=4, sort_keys=True) byte for byte, non-ASCII and empty tables too."""
+    from ffplan.ethernet.sonic import config_db_text
+
+    for path, text in files.items():
+        if path.endswith("config_db.json"):
+            assert text == json.dumps(json.loads(text), indent=4, sort_keys=True) + "\n", path
+    odd = {"B": {"x|1": {"z": "é\"\\", "a": "1"}, "e": {}}, "A": {}, "C": {"k": {"v": "\u2028\n"}}}
+    assert config_db_text(odd) == json.dumps(odd, indent=4, sort_keys=True) + "\n"
