@@ -28,16 +28,16 @@ def render_command(
     Example: ffplan render out/fire-flyer-2/plan -o out/fire-flyer-2/files --prefix /etc/opensm
     """
     from ffplan.outdir import write_folder
-    from ffplan.plan import load_plan
+    from ffplan.plan import read_plan
     from ffplan.render import render_plan_chunked
 
     with stage_errors():
         started = time.perf_counter()
         with kept_until_exit():
-            loaded = load_plan(plan_file(plan), needs=("routing", "qos", "hosts"))
+            loaded, text = read_plan(plan_file(plan), needs=("routing", "qos", "hosts"))
         stages = ROCE_RENDER_STAGES if loaded.ethernet is not None else RENDER_STAGES
         with stage_progress(f"rendering {loaded.inventory.name}", stages + (RENDER_WRITING,), quiet) as on_stage:
-            files = render_plan_chunked(loaded, prefix, on_stage)
+            files = render_plan_chunked(loaded, prefix, on_stage, plan_text=text)
             on_stage(RENDER_WRITING)
             write_folder(output, files, kind="render", force=force, inputs=[plan])
         elapsed = time.perf_counter() - started

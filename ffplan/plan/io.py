@@ -345,7 +345,12 @@ def _plain_value(loader: _PlanLoader, text: str, mark: Any) -> object:
 
 
 def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
-    """Read and validate a plan: its schema (every string against a safe pattern, every number in range) and
+    """read_plan's plan."""
+    return read_plan(path, needs)[0]
+
+
+def read_plan(path: Path | str, needs: tuple[str, ...] = ()) -> tuple[Plan, str]:
+    """Read and validate a plan, and return it with the text it was read from: its schema (every string against a safe pattern, every number in range) and
     its cross-references (ffplan.plan.check). Anything else is refused (InputError, exit 2), each problem
     with the plan's file:line:col and YAML path, so no later stage sees a plan it cannot trust.
 
@@ -387,7 +392,7 @@ def load_plan(path: Path | str, needs: tuple[str, ...] = ()) -> Plan:
                      if getattr(plan, name) is None and not (plan.ethernet is not None and name in INFINIBAND_SECTIONS)]
     if problems:
         raise _refuse(c, text, problems)
-    return plan
+    return plan, text
 
 
 def _schema_problems(exc: ValidationError, data: dict) -> list[Problem]:

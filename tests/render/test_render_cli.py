@@ -97,3 +97,17 @@ def test_render_reports_an_unreadable_plan(tmp_path):
     r = runner.invoke(app, ["render", str(tmp_path / "missing.yaml"), "-o", str(tmp_path / "out")])
     assert r.exit_code == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_render_writes_the_plan_it_read_as_it_is(tmp_path, lab_plan):
+    """plan.yaml in the output is the validated input file, not the plan written again (a reviewer's comment in it
+    stays; a 16k-GPU plan is not serialized a second time)."""
+    from ffplan.plan import load_plan
+
+    plan_dir = _write_plan(tmp_path, lab_plan)
+    text = "# reviewed by the network team\n" + (plan_dir / "plan.yaml").read_text()
+    (plan_dir / "plan.yaml").write_text(text)
+    r = runner.invoke(app, ["render", str(plan_dir), "-o", str(tmp_path / "out"), "-q"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "out" / "plan.yaml").read_text() == text
+    assert load_plan(tmp_path / "out" / "plan.yaml") == lab_plan
