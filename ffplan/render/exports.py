@@ -123,7 +123,7 @@ class _AnsibleHost(NamedTuple):
     name: str
     vars: list[tuple[str, object]]
     planes: list[tuple[str, str]]  # (plane, NIC)
-    ports: list[list[tuple[str, object]]]  # each port's (key, value) pairs
+    ports: list[list[tuple[str, object]]] | None  # each port's (key, value) pairs; None: a switch (no ffplan_ports)
 
 
 def _port_vars(plan: Plan) -> Callable[[Node, NodePort], list[tuple[str, object]]]:
@@ -141,6 +141,22 @@ def _port_vars(plan: Plan) -> Callable[[Node, NodePort], list[tuple[str, object]
                 ("mtu", h.mtu)]
 
     return roce
+
+
+def _switch_hosts(plan: Plan) -> list[tuple[_AnsibleHost, str]]:
+    """(host, tier) of every switch of a RoCE plan: tier, zone, rack, U, ASN, loopback and a leaf's host block;
+    none on InfiniBand (its switches are managed through the subnet manager, not as hosts)."""
+    if plan.ethernet is None:
+        return []
+    switch = {s.name: s for s in plan.switches}
+    out: list[tuple[_AnsibleHost, str]] = []
+    for eth in plan.ethernet.switches:
+        s = switch[eth.name]
+        block: list[tuple[str, object]] = [("ffplan_host_block", eth.host_block)] if eth.host_block else []
+        facts: list[tuple[str, object]] = [("ffplan_tier", s.tier), ("ffplan_zone", s.zone), ("ffplan_rack", s.rack),
+                                           ("ffplan_u", s.u), ("ffplan_asn", eth.asn), ("ffplan_loopback", eth.loopback)]
+        out.append((_AnsibleHost(eth.name, facts + block, [], None), str(s.tier)))
+    return out
 
 
 def ansible_inventory(plan: Plan) -> str:
@@ -172,6 +188,11 @@ def ansible_inventory(plan: Plan) -> str:
             g = _group_name(kind, name)
             sources[g].add(f"{kind}:{name}")
             groups[g][n.hostname] = None
+    for sw, name in _switch_hosts(plan):  # a RoCE plan's switches run SONiC: their ASN and loopback for its playbooks
+        hosts.append(sw)
+        g = _group_name("tier", name)
+        sources[g].add(f"tier:{name}")
+        groups[g][sw.name] = None
     clashes = sorted(g for g, s in sources.items() if len(s) > 1)
     if clashes:
         raise ValueError(f"Ansible group names collide after sanitising: {', '.join(clashes)}")

@@ -1,5 +1,5 @@
 """The exports of a RoCE plan say Ethernet: the Ansible inventory carries each port's address, gateway, leaf ASN,
-table and MTU (no LIDs or GUIDs); the BOM lists Ethernet optics (a transceiver per switch cage, one per optical NIC
+table and MTU (no LIDs or GUIDs) and each switch's ASN and loopback; the BOM lists Ethernet optics (a transceiver per switch cage, one per optical NIC
 port, fibre between them); the diagrams name switches by ASN and loopback. NetBox's import is checked with the
 InfiniBand one in tests/render/test_netbox.py, Slurm's topology.conf by slurmctld in tests/render/test_slurm_topology.py."""
 
@@ -29,6 +29,20 @@ def test_ansible_vars_are_the_plans_addresses_and_asns(small_plan):
         assert not {k for k in host if "lid" in k or "guid" in k}
     for name, body in inv["children"].items():
         assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and set(body["hosts"]) <= set(inv["hosts"])
+
+
+def test_ansible_switches_carry_asn_and_loopback(small_plan):
+    """The SONiC switches are hosts too, in tier_<tier> groups, with their ASN, loopback and (leaves) host block."""
+    inv = yaml.safe_load(ansible_inventory(small_plan))["all"]
+    for sw in small_plan.ethernet.switches:
+        host = inv["hosts"][sw.name]
+        assert (host["ffplan_asn"], host["ffplan_loopback"], host.get("ffplan_host_block")) == \
+            (sw.asn, sw.loopback, sw.host_block)
+        assert "ffplan_ports" not in host and "ffplan_role" not in host
+    assert set(inv["children"]["tier_leaf"]["hosts"]) == {"za-leaf01", "za-leaf02"}
+    assert set(inv["children"]["tier_spine"]["hosts"]) == {"za-spine01"}
+    assert not any(s in body["hosts"] for name, body in inv["children"].items() if not name.startswith("tier_")
+                   for s in ("za-leaf01", "za-spine01"))
 
 
 def test_bom_lists_ethernet_optics_per_cage(dual_plane_plan):
