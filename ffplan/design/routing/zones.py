@@ -24,9 +24,10 @@ Algorithm (docs/routing.md has the long form):
   shortest zone path.
 * **Failed cables and switches** are never used. A (source leaf, destination) pair whose slot is unusable (dead
   uplink, or the slot's spine lost its cable to the destination's leaf) is *displaced*: the displaced pairs are
-  placed one by one on the valid uplink whose uplink and spine downlink carry the least traffic of the
-  destination's role after the move (flows weighted by the source leaf's ports), so the pairs of one destination
-  spread over different spines instead of all doubling one downlink. Pairs that are not displaced keep their route.
+  placed one by one on the valid uplink whose uplink and spine downlink stay within the most traffic of the
+  destination's role any link carried before, keep a leaf shift phase at two flows on a link, then carry the least
+  traffic of all roles after the move (flows weighted by the source leaf's ports), so the pairs of one destination spread over different spines instead of all
+  doubling one downlink. Pairs that are not displaced keep their route.
   Switch routes a failure leaves open go through one transit leaf per spine (down-then-up turns that cannot chain).
 
 The routes are then proven deadlock-free (ffplan.fabric.deadlock) before the plan is written.
@@ -260,6 +261,7 @@ class _Case:
         # balance loads of displaced pairs, per leaf uplink and per (spine, leaf) downlink (see _count_loads)
         self.up_load: dict[str, np.ndarray] = {}
         self.down_load = np.zeros((0, 0, 2 * LOADS), dtype=np.int64)
+        self.shift_load: dict[str, np.ndarray] = {}  # leaf -> (uplink, leaf) -> its CA pairs to that leaf up that uplink
 
     # ------------------------------------------------------------------ cross-zone set-up
 
@@ -340,12 +342,16 @@ class _Case:
         spines = t.spines[zone]
         S = len(spines)
         cap = -(-S // len(linked))
-        # a spine homed at x carries x's LIDs only from the zone's other leaves: home it where it carries x's hole or
-        # a non-compute port, so the pairs the linked leaves must move are few and off the compute all-to-all
+        # a spine homed at x carries x's LIDs only from the zone's other leaves: the other linked leaves move x's ports
+        # of its slots to spines not homed at x. Home x's compute slots first, its hole last: the moved pairs then go
+        # down x's storage and hole downlinks, which carry no compute flows, and x's hole downlink, the only one into
+        # x with room in the all-CA all-to-all, stays open to them (docs/routing.md, section 3)
         cost = {x: [0] * S for x in linked}
         for x in linked:
-            for c in t.cas[x]:
-                cost[x][self.r.slot[c.lid] % S] += 2 if c.role == "compute" else 1
+            compute = {self.r.slot[c.lid] for c in t.cas[x] if c.role == "compute"}
+            used = self.r.used_slots.get(x, set())
+            for u in range(len(t.uplinks[x])):
+                cost[x][u % S] += 0 if u in compute else 1 if u in used else 2
         count = dict.fromkeys(linked, 0)
         if self.base is not None:  # a spine keeps its intact home while that leaf is still linked and reachable
             for spine, x in self.base.home.items():
@@ -408,6 +414,7 @@ class _Case:
                 self._spine_table(s, table)
         self.up_load = {leaf: load.copy() for leaf, load in base.up_load.items()}
         self.down_load = base.down_load.copy()
+        self.shift_load = {leaf: load.copy() for leaf, load in base.shift_load.items()}
         displaced = []
         by_spine = r.climbs_by_spine(base)
         for name, table in self.tables.items():
@@ -604,13 +611,19 @@ class _Case:
         return displaced
 
     def _place_displaced(self, displaced: list[tuple[str, Dest, str]]) -> None:
-        """Place every displaced (leaf, destination) pair on the valid uplink whose uplink and spine downlink carry the
-        least flows of the destination's role after the move; a destination's pairs are placed one after another, so
-        they spread over the spines instead of all doubling one downlink."""
+        """Place every displaced (leaf, destination) pair on a valid uplink: one whose uplink and spine downlink stay
+        within the most flows of the destination's role any link carried before (else exceed it least), then keep a
+        leaf shift phase at two flows on a link (at most one pair of the source leaf more than d-mod-k's one), then
+        carry the fewest flows of all roles after the move, then of the destination's role; a destination's pairs are
+        placed one after another, so they spread over the spines instead of all doubling one downlink."""
         if not displaced:
             return
-        t = self.t
+        t, sid = self.t, self.r.switch_id
         displaced.sort(key=lambda x: (x[1].lid, t.index[x[0]], x[0]))
+        # per load: the most any link carries before the displaced pairs come; a pair that keeps its role's load within
+        # it raises no pattern's maximum (a compute pair down a storage port's downlink), so the all-CA load decides
+        cap = [max([int(self.down_load[..., k].max())] + [int(load[:, k].max()) for load in self.up_load.values()])
+               for k in range(2 * LOADS)]
         for leaf, d, target in displaced:
             U = len(self.up[leaf])
             cands = [u for u in range(U) if self._valid(leaf, u, target, d)]
@@ -623,12 +636,16 @@ class _Case:
             i = t.index[leaf]
 
             def key(u: int) -> tuple:
-                a, b = (x.tolist() for x in self._link_loads(leaf, u, self._down_target(leaf, u, target)))
+                down = self._down_target(leaf, u, target)
+                a, b = (x.tolist() for x in self._link_loads(leaf, u, down))
                 if base:
                     # cross-zone: every leaf's traffic to an exit leaf meets on the inter-zone links anyway; what this
                     # choice can balance is the leaf's own uplinks
                     return (a[every] + w[every], b[every], (u - i) % U)
-                return (max(a[role], b[role]) + w[role], max(a[every], b[every]) + w[every], b[role] + b[every], (u - i) % U)
+                load = max(a[role], b[role]) + w[role]
+                shift = self.shift_load[leaf][u, sid[down]] + 1
+                return (max(0, load - cap[role]), max(0, shift - 2), max(a[every], b[every]) + w[every], load,
+                        b[role] + b[every], (u - i) % U)
 
             u = min(cands, key=key)
             link = self.up[leaf][u]
@@ -655,6 +672,7 @@ class _Case:
         n = len(sid)
         self.up_load = {leaf: np.zeros((len(ups), 2 * LOADS), dtype=np.int64) for leaf, ups in self.up.items()}
         self.down_load = np.zeros((n, n, 2 * LOADS), dtype=np.int64)
+        self.shift_load = {leaf: np.zeros((len(ups), n), dtype=np.int64) for leaf, ups in self.up.items()}
         lids, dzone, drole, dleaf = r.ca_lid, r.ca_zone, r.ca_role, r.ca_leaf
         alive = np.array([self.ca_alive[lid] for lid in lids.tolist()])
         home_id = np.full(n, -1, dtype=np.int64)
@@ -684,6 +702,8 @@ class _Case:
             w[rows, base + LOAD_ALL] = every
             np.add.at(self.up_load[leaf], u, w)
             np.add.at(self.down_load, (spine, target), w)
+            if every:
+                np.add.at(self.shift_load[leaf], (u[~cross], own[~cross]), 1)
 
     def _link_loads(self, leaf: str, u: int, target: str) -> tuple[np.ndarray, np.ndarray]:
         """The loads of uplink u of `leaf` and of its spine's downlink to `target`."""
@@ -693,6 +713,8 @@ class _Case:
     def _add_load(self, leaf: str, u: int, target: str, w: list[int]) -> None:
         for load in self._link_loads(leaf, u, target):
             load += w
+        if w[LOAD_ALL]:  # a zone-local CA pair (removed when negative)
+            self.shift_load[leaf][u, self.r.switch_id[target]] += 1 if w[LOAD_ALL] > 0 else -1
 
     def _port_to(self, spine: str, leaf: str, u: int) -> int:
         """The spine's port to `leaf` for slot u: parallel link u // S, else another alive one."""

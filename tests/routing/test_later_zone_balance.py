@@ -1,0 +1,34 @@
+"""Zone z2 of Fire-Flyer 2, the later zone of the linked pair (issue 24, item 5): failures next to its linked leaves
+keep compute all-to-all (A) at 585, what OpenSM's ftree, updn and minhop reach, and all-CA all-to-all (B) near the
+bound, with every CA pair and switch LID reachable and the routes deadlock-free.
+
+The old router homed every spine carrying a linked leaf's hole or storage port at that leaf, which shut the other
+linked leaves out of the only downlinks into it that carry no compute flows, and placed displaced pairs by their
+role's load alone, piling them onto downlinks already at the all-CA maximum: A 600 and B 1,079 with z2-spine01 down,
+A 600 and B 942 with z2-leaf31-p27 down (docs/routing.md, section 6).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ffplan.analyze.sweep import SweepState
+
+
+@pytest.fixture(scope="module")
+def ff2_sweep(ff2_routed):
+    return SweepState(ff2_routed)
+
+
+@pytest.mark.parametrize("failed, most_b", [
+    (["z2-spine01"], 922),  # old: A 600, B 1,079 (bound 820)
+    (["z2-spine05"], 922),  # the hole spine of z2-leaf11: old B 1,000
+    (["z2-leaf01-p21"], 841),  # old: A 600, B 879 (bound 780)
+    (["z2-leaf31-p27"], 822),  # old: A 600, B 942 (bound 780); OpenSM's best engine 783
+])
+def test_failures_at_linked_leaves_keep_compute_all_to_all_at_585(ff2_sweep, failed, most_b):
+    case = ff2_sweep.measure([(" ".join(failed), failed)])[0]
+    assert case.patterns["A"].max_load == 585 and case.patterns["C"].max_load == 585
+    assert case.patterns["B"].max_load <= most_b
+    assert case.deadlock_free and case.unreachable_ca_pairs == 0 and case.unreachable_switch_lids == 0
+    assert all(p.unroutable == 0 for p in case.patterns.values())
