@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # matplotlib is imported when a chart is drawn: no other comm
     from matplotlib.axes import Axes
     from matplotlib.axis import Axis
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
 COLOURS = ("#3b6ea8", "#e08a2c", "#5aa469", "#b8504b", "#8a6fb5", "#7a7f87")
 INK = "#1d2430"
@@ -70,14 +71,50 @@ def stacked_bars(series: Sequence[str], rows: Sequence[tuple[str, Sequence[float
         ax.barh(names, values, left=left, height=0.62, color=COLOURS[s % len(COLOURS)], label=name)
         left = [a + b for a, b in zip(left, values)]
     longest = max(left, default=0) or 1
-    for y, total in enumerate(left):
-        ax.text(total + longest * 0.01, y, label(total), va="center", fontsize=FONT_SIZE, color=INK)
+    totals = [ax.text(total + longest * 0.01, y, label(total), va="center", fontsize=FONT_SIZE, color=INK)
+              for y, total in enumerate(left)]
     ax.set_xlim(0, longest * 1.18)
     ax.invert_yaxis()
     ax.xaxis.grid(True, color=GRID)
     ax.xaxis.set_major_formatter(tick)
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=len(series), frameon=False, fontsize=FONT_SIZE)
+    _fit_text(fig, ax, totals)
     return fig
+
+
+def _fit_text(fig: Figure, ax: Axes, totals: Sequence[Text]) -> None:
+    """Keep every text inside the figure and apart: widen the x range until each total printed after its bar ends
+    inside the axes (a fixed 18 % margin cut a long total, 900,000,000, at the figure's edge); fewer x ticks while
+    their labels overlap (nine-digit money ran together); a right margin for the last tick label, centred on the
+    axes' right end (constrained layout lets it hang past the figure). The layout runs again after each change."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from matplotlib.ticker import MaxNLocator
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    right, bins = 1.0, 9  # the layout's right edge (a fraction of the width); at most bins + 1 x ticks
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=bins))
+    for _ in range(12):
+        fig.draw_without_rendering()
+        box = ax.get_window_extent(renderer)
+        over = max((t.get_window_extent(renderer).x1 for t in totals), default=box.x1) - box.x1
+        ticks = sorted((t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_visible() and t.get_text()),
+                       key=lambda e: e.x0)
+        crowded = any(a.x1 + 4 > b.x0 for a, b in zip(ticks, ticks[1:]))
+        hang = max((e.x1 for e in ticks), default=0.0) - fig.bbox.x1
+        if over > 0:
+            low, high = ax.get_xlim()
+            ax.set_xlim(low, high + (over + 2) * (high - low) / box.width)
+        elif crowded and bins > 1:
+            bins -= 1
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=bins))
+        elif hang > 0:
+            right -= (hang + 2) / fig.bbox.width
+            engine = fig.get_layout_engine()
+            assert isinstance(engine, ConstrainedLayoutEngine)  # figure() makes every figure with it
+            engine.set(rect=(0, 0, right, 1))
+        else:
+            return
 
 
 def stacked_histogram(axes: Axes, groups: Sequence[tuple[str, Sequence[float]]], bins: Sequence[float],
