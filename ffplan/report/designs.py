@@ -184,6 +184,11 @@ def _plan_description(plan: Plan, shape: ClusterShape, fabric: Network, sized: b
     subnets = ("a subnet each, NIC i of a node in plane i" if plan.layout == "planes"
                else "one subnet" + (", dual-homed storage" if shape.storage_ports else ""))
     nics = f"{shape.nics_per_node} NIC port{'' if shape.nics_per_node == 1 else 's'} per compute node"
+    planes = {m.name: m.planes for m in plan.nic_models}
+    node = next((n for n in plan.nodes if n.role == "compute" and n.model == shape.node_model), None)
+    cards = {p.sysimg_guid for p in node.ports} if node else set()
+    if node and any(planes.get(p.nic_model, 1) > 1 for p in node.ports):  # a multi-planar NIC is one card, a port per plane
+        nics += f" on {len(cards)} multi-planar NICs (one cage and transceiver each)"
     basis = "sized for the GPUs, not placed" if sized else "counted from the plan"
     return f"{fabric.name} ({subnets}), {nics}, {plan.placement} placement; {basis}"
 

@@ -91,3 +91,17 @@ def test_the_bom_counts_one_nic_transceiver_per_card(plan):
     """A card's two planes leave through its one cage: 256 twin-port transceivers for 512 links, not 512."""
     rows = {item: n for category, item, n, _ in bom_rows(plan) if category == "transceiver"}
     assert rows == {"NDR twin-port OSFP (switch)": 256, "NDR twin-port OSFP (multi-planar NIC)": 256}
+
+
+def test_the_cost_report_counts_one_nic_two_cables(plan):
+    """The plan's column: 512 node cables for 256 cards, and transceivers as bom.csv counts them (a card's two planes
+    through one cage: 256 switch cages + 256 NIC cages), not one per link (768) or two per run (1,024)."""
+    from ffplan.report import designs as d
+    from ffplan.report.catalog import resolve_catalog
+    from ffplan.report.cost import build_report
+
+    report = build_report(plan, resolve_catalog(plan, "list-price"))
+    own = next(r for r in report.designs if r.key == d.FIRE_FLYER)
+    assert own.cables_by_kind["node-leaf"] == 512 and own.endpoints == 512
+    assert own.transceivers == sum(n for category, _, n, _ in bom_rows(plan) if category == "transceiver") == 512
+    assert "16 NIC ports per compute node on 8 multi-planar NICs" in own.description
