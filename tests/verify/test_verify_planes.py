@@ -91,3 +91,19 @@ def test_zone_of_a_plane_verifies_that_plane(planes_out, no_leftovers):
     code, data = _json([str(planes_out), "--zone", "p1"])
     assert code == 0, data
     assert [r["subnet"] for r in data["subnets"]] == ["p1"]
+
+
+@pytest.mark.slow
+def test_a_twin_planar_plane_boots_and_passes(tmp_path_factory, sim_tools, no_leftovers):
+    """Twin-planar NICs (tests/design/test_twin_planar.py): plane-b holds every card's function 1 (mlx5_1, ...), its
+    port GUID the card's base + 1 and its system image GUID the card's; OpenSM routes it and every pair is reached."""
+    from pathlib import Path
+
+    twin = Path(__file__).resolve().parents[1] / "design" / "inventories" / "twin-planar-1su.yaml"
+    out = write_rendered(tmp_path_factory.mktemp("twin"), design(load_inventory(twin)))
+    code, data = _json([str(out), "--plane", "plane-b"])
+    assert code == 0, data
+    (report,) = data["subnets"]
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["cabling"]["detail"].startswith("512 links discovered, 512 planned; 0 missing, 0 unexpected")
+    assert checks["every CA pair reachable"]["detail"].startswith("65280/65280")
