@@ -46,11 +46,14 @@ class Rebalance:
         flow = weight[pos, j]
         # every flow walked leaf, spine, core, spine, leaf (fabric.walk): counted at each switch it passes and on
         # each link it takes
-        np.add.at(self.through, (pos, j), flow)
+        # (np.add.at on 8 M flows a step took seconds; bincount sums the same integers)
+        through, load = self.through.reshape(-1), self.load.reshape(-1)
+        width = self.load.shape[1]
+        through += _summed(pos * len(cas) + j, flow, through.size)
         ends = np.array(c.ch.ends, dtype=np.int64).reshape(-1, 2)
         for k, chan in walk(c.ch, self.lft, pos, self.lids[j], trace=True).steps:
-            np.add.at(self.through, (c.ch.peer_of[chan], j[k]), flow[k])
-            np.add.at(self.load, (ends[chan, 0], ends[chan, 1]), flow[k])
+            through += _summed(c.ch.peer_of[chan].astype(np.int64) * len(cas) + j[k], flow[k], through.size)
+            load += _summed(ends[chan, 0] * width + ends[chan, 1], flow[k], load.size)
         self.moves: list[tuple[int, int, int]] = []  # (switch, destination column, its former port)
         self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
         self._routes: dict[int, np.ndarray] = {}  # LID -> _links_to(LID) while its entries stay
@@ -260,3 +263,9 @@ class Rebalance:
                 self.through[nxt, j] += sign * f
             if sign < 0:
                 self.lft[t, lid] = port
+
+
+def _summed(cells: np.ndarray, flows: np.ndarray, size: int) -> np.ndarray:
+    """The flows added up per cell (0 .. size - 1), as integers."""
+    out: np.ndarray = np.bincount(cells, weights=flows, minlength=size).astype(np.int64)
+    return out
