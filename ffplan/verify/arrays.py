@@ -8,14 +8,13 @@ still used for OpenSM's ftree tables, whose link loads it counts) do not scale: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from ffplan.fabric.arrays import Channels
 from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.fabric.lft import HEADER, JUNK, lft_array, portguid, scan_lfts
-from ffplan.fabric.walk import walk
+from ffplan.fabric.walk import route_lengths, walk
 from ffplan.opensm import layout as L
 from ffplan.opensm import Subnet
 from ffplan.verify.expect import lid_name
@@ -48,25 +47,32 @@ class Reach:
         return self.pairs - self.reachable
 
 
-def _reach(ch: Channels, lft: np.ndarray, dests: np.ndarray, sources_of: Callable[[int], np.ndarray],
-           fab: Subnet, names: list[str], max_failures: int = 8) -> Reach:
-    """Pairs (source, destination LID) for every LID of `dests`, `sources_of(lid)` sources at each switch. A walk
-    takes at most as many hops as there are switches (more is a loop)."""
+def _reach(ch: Channels, lft: np.ndarray, dests: np.ndarray, extra: int, fab: Subnet, names: list[str],
+           max_failures: int = 8) -> Reach:
+    """Pairs (source, destination LID) for every LID of `dests`: at each switch its CA ports (`ch.sources`) and
+    `extra` more (the switch itself), less the destination's own port at its switch. The routes' lengths come from
+    the in-trees (fabric.walk.route_lengths); a route takes at most as many hops as there are switches (more is a
+    loop), and only the first failures are walked to name where they end."""
     n = len(ch.switches)
     res = Reach(0, 0, {}, [])
     hops_count = np.zeros(n + 2, dtype=np.int64)  # a walk traverses at most every switch once
     for a in range(0, len(dests), LID_BLOCK):
         lids = dests[a:a + LID_BLOCK]
-        w = walk(ch, lft, np.repeat(np.arange(n), len(lids)), np.tile(lids, n), max_hops=n)
-        reached, hops, end = (x.reshape(n, len(lids)) for x in (w.reached, w.links + 1, w.end))
-        for j, lid in enumerate(lids.tolist()):
-            n_src = sources_of(lid)
-            ok = reached[:, j]
-            res.pairs += int(n_src.sum())
-            res.reachable += int(n_src[ok].sum())
-            hops_count += np.bincount(hops[ok, j], weights=n_src[ok], minlength=len(hops_count)).astype(np.int64)
-            for i in np.flatnonzero(~ok & (n_src > 0))[: max_failures - len(res.failures)].tolist():
-                res.failures.append(f"{names[i]} -> {lid_name(fab, lid)}: dropped at {names[int(end[i, j])]}")
+        cols = np.arange(len(lids))
+        at = ch.dest_switch[lids]
+        links = route_lengths(ch, lft[:, lids], (at, ch.dest_port[lids]), max_hops=n).astype(np.int64)
+        ok = links >= 0
+        n_src = np.repeat(ch.sources[:, None] + extra, len(lids), axis=1)
+        n_src[at, cols] -= 1
+        res.pairs += int(n_src.sum())
+        res.reachable += int(n_src[ok].sum())
+        hops_count += np.bincount(links[ok] + 1, weights=n_src[ok], minlength=len(hops_count)).astype(np.int64)
+        j, i = np.nonzero((~ok & (n_src > 0)).T)  # by LID, then switch
+        j, i = j[:max_failures - len(res.failures)], i[:max_failures - len(res.failures)]
+        if len(i):
+            end = walk(ch, lft, i, lids[j], max_hops=n).end
+            res.failures += [f"{names[s]} -> {lid_name(fab, int(lids[k]))}: dropped at {names[int(e)]}"
+                             for s, k, e in zip(i.tolist(), j.tolist(), end.tolist())]
     res.hops = {h: int(c) for h, c in enumerate(hops_count.tolist()) if c}
     return res
 
@@ -77,20 +83,8 @@ def reachability(fab: Subnet, topo: DiscoveredFabric, lft: np.ndarray) -> tuple[
     names = [s.name for s in fab.switches]
     ch = Channels.discovered(topo, [s.node_guid for s in fab.switches])
     delivered = ch.dest_switch >= 0
-    at = np.maximum(ch.dest_switch, 0)
-
-    def ca_sources(lid: int) -> np.ndarray:
-        n = ch.sources.copy()
-        n[at[lid]] -= 1
-        return n
-
-    def switch_sources(lid: int) -> np.ndarray:
-        n = ch.sources + 1
-        n[at[lid]] -= 1
-        return n
-
-    return (_reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), ca_sources, fab, names),
-            _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port == 0)), switch_sources, fab, names))
+    return (_reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), 0, fab, names),
+            _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port == 0)), 1, fab, names))
 
 
 def table_checks(fab: Subnet, topo: DiscoveredFabric, dump_fts: str,
