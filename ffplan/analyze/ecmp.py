@@ -34,6 +34,7 @@ import numpy as np
 
 from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import Demand, TopologyArrays
+from ffplan.analyze.loads import TIER_ORDER
 from ffplan.analyze.patterns import PATTERNS, build_pattern
 from ffplan.plan.model import Plan
 
@@ -184,7 +185,7 @@ class Sampled:
 
 def _tiers_of(fab: EcmpFabric) -> tuple[list[str], np.ndarray]:
     names = [fab.tier_name(i) for i in range(len(fab.src))]
-    order = list(dict.fromkeys(sorted(names, key=lambda t: (t != "leaf → spine", t))))
+    order = sorted(set(names), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))
     return order, np.array([order.index(t) for t in names], dtype=np.int64)
 
 

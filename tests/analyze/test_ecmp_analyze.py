@@ -155,3 +155,18 @@ def test_pinned_is_a_design_option_the_plan_carries(tmp_path):
     res = CliRunner().invoke(app, ["lint", str(tmp_path / "bad.yaml")])
     assert res.exit_code == 2 or res.exit_code == 1, res.output
     assert "path_selection" in res.output and "bad.yaml:" in res.output
+
+
+def test_a_three_tier_plan_is_sampled_exactly_and_refuses_the_tier_sampler(tmp_path):
+    """Flows cross leaf, spine, core, spine, leaf: the exact sampler follows the plan's next-hop sets through every
+    tier; the per-tier sampler is for two-tier Clos only, and asking for it is a usage error (exit 2)."""
+    from tests.support.plans import write_plan
+
+    plan = design(load_inventory(HERE.parents[1] / "tests" / "ethernet" / "inventories" / "roce-three-tier.yaml"))
+    r = all_to_all(plan, trials=100, qps=1)
+    assert r.sampler == "exact" and r.unroutable == 0
+    assert list(r.by_tier) == ["leaf → spine", "spine → leaf", "spine → core", "core → spine"]
+    assert r.by_tier["spine → core"]["max"] > 0
+    write_plan(plan, tmp_path / "plan.yaml")
+    res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "all-to-all", "--sampler", "tiers"])
+    assert res.exit_code == 2 and "leaf -> spine -> leaf" in res.output, res.output
