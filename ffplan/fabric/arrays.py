@@ -101,8 +101,9 @@ class Channels:
 
     def _link(self, links: list[tuple[int, int, int]]) -> None:
         """(switch, port, next switch) -> next, chan, ends, peer_of, src_of, alive."""
-        self.next = np.full((len(self.switches), PORTS), -1, dtype=np.int32)
-        self.chan = np.full((len(self.switches), PORTS), -1, dtype=np.int32)
+        width = max(PORTS, max((p for _, p, _ in links), default=0) + 1)  # an Ethernet switch may have 256 ports
+        self.next = np.full((len(self.switches), width), -1, dtype=np.int32)
+        self.chan = np.full((len(self.switches), width), -1, dtype=np.int32)
         self.ends = []  # channel id -> (switch index, port)
         for i, p, j in links:
             self.next[i, p] = j

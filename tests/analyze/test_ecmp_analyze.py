@@ -170,3 +170,14 @@ def test_a_three_tier_plan_is_sampled_exactly_and_refuses_the_tier_sampler(tmp_p
     write_plan(plan, tmp_path / "plan.yaml")
     res = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "all-to-all", "--sampler", "tiers"])
     assert res.exit_code == 2 and "leaf -> spine -> leaf" in res.output, res.output
+
+
+def test_switches_with_256_ports_are_analyzed(tmp_path):
+    """HPN's 51.2T switches split into 256 x 200G ports: port 256 is past InfiniBand's one-byte port numbers, and
+    the fabric's arrays are as wide as the plan's largest port (it was an IndexError)."""
+    from ffplan.plan.subnets import subnet_view
+
+    plan = design(load_inventory(HERE.parents[1] / "inventories" / "roce-hpn-dual-tor.yaml"))
+    view = subnet_view(plan, plan.subnets[0])
+    r = all_to_all(view, paths="pinned")
+    assert r.max == r.bound > 0 and r.unroutable == 0
