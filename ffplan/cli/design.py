@@ -118,6 +118,8 @@ def warn_beyond_reach(loaded: LoadedInventory, plan: Plan) -> None:
     from ffplan.plan.optics import beyond_reach, fabric_speed, longest
 
     speed = fabric_speed(plan)
+    if speed is None:  # a RoCE plan: Ethernet media and their reach are not modelled (yet)
+        return
     long_runs = beyond_reach(plan.cables, speed)
     if not long_runs:
         return

@@ -109,13 +109,14 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
     inv = loaded.inventory
     p = placement.solution
     target, source = storage_target(loaded)
+    roce = inv.fabric.transport == "roce"  # its Ethernet switch models have no InfiniBand speed
     return Plan(
         plan_version=PLAN_VERSION,
         generator=f"ffplan {__version__}",
         inventory=InventoryRef(name=inv.name, file=loaded.source.file.split("/")[-1], sha256=loaded.sha256),
         switch_models=[
             # ports as the fabric uses them: a RoCE switch's at the link speed (its breakout ports)
-            SwitchModelSpec(name=name, ports=fabric_radix(inv) if name == inv.fabric.switch_model else m.ports, speed=m.speed.value, data_vls=m.data_vls, power_w=m.power_w,
+            SwitchModelSpec(name=name, ports=fabric_radix(inv) if name == inv.fabric.switch_model else m.ports, speed=None if roce and m.ethernet else m.speed.value, data_vls=m.data_vls, power_w=m.power_w,
                             rack_units=m.rack_units, vendor_id=m.vendor_id, device_id=m.device_id)
             for name, m in sorted(inv.models.switches.items())
         ],

@@ -298,6 +298,7 @@ def ipoib_rate(plan: Plan) -> tuple[int, int]:
     """(Gb/s, rate code) of the fabric's links (4x at the fabric switch model's speed): OpenSM creates the IPoIB
     broadcast group with rate 3 (10 Gb/s) otherwise, which caps IPoIB multicast far below the links."""
     speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
+    assert speed is not None, "OpenSM files are rendered for InfiniBand plans only"
     return IB_RATE_CODE[speed]
 
 

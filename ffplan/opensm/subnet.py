@@ -187,7 +187,7 @@ def _subnet_manager_ca(plan: Plan, in_order: list[Ca]) -> Ca | None:
 
 def link_rate(plan: Plan) -> str:
     """Width and speed as ibnetdiscover prints an active link: 4xHDR."""
-    speed = next((m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model), "HDR")
+    speed = next((m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model), None) or "HDR"
     return f"4x{speed}"
 
 

@@ -72,12 +72,13 @@ def bom_rows(plan: Plan) -> list[list]:
         tiers = Counter(s.tier for s in plan.switches if s.model == model)
         rows.append(["switch", model, n, ", ".join(f"{k} {v}" for k, v in sorted(tiers.items()))])
     speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
-    connector = f"{speed} {CONNECTOR.get(speed, '')}".strip()
-    if plan.ethernet is not None:
+    if plan.ethernet is not None or speed is None:
+        assert plan.ethernet is not None, "only a RoCE plan's switch models have no InfiniBand speed"
         rows += _ethernet_optics(plan, plan.ethernet.link_gbps, plan.ethernet.breakout)
     elif speed in TWIN_PORT_SPEEDS:
         rows += _twin_port_optics(plan, speed)
     else:
+        connector = f"{speed} {CONNECTOR.get(speed, '')}".strip()
         for kind, length, n in cable_counts(plan.cables):
             rows.append(["cable", f"{kind} {length:g} m", n, connector])
         aoc = sum(1 for c in plan.cables if c.type == "AOC")

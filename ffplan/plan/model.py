@@ -76,7 +76,9 @@ class InventoryRef(Frozen):
 class SwitchModelSpec(Frozen):
     name: Name
     ports: PortNumber
-    speed: SpeedName  # printed into topology.net's link widths (4xHDR)
+    # InfiniBand speed, printed into topology.net's link widths (4xHDR); None: an Ethernet switch model of a RoCE plan
+    # (its link speed is ethernet.link_gbps)
+    speed: SpeedName | None
     data_vls: VlCount
     power_w: NonNegative
     rack_units: RackUnit

@@ -62,7 +62,8 @@ def beyond_reach(cables: Iterable[Cable], speed: str) -> list[Cable]:
     return [c for c in cables if c.type == "AOC" and medium(speed, c.length_m) is None]
 
 
-def fabric_speed(plan: Plan) -> str:
+def fabric_speed(plan: Plan) -> str | None:
+    """The fabric switch model's InfiniBand speed; None on a RoCE plan (Ethernet media are not modelled here)."""
     return next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
 
 

@@ -87,6 +87,7 @@ def _fabric(plan: Plan, ports: int) -> _Fabric:
     eth = plan.ethernet
     if eth is None:
         speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
+        assert speed is not None, "only a RoCE plan's switch models have no InfiniBand speed"
         return _Fabric([f"IB1/{i}" for i in range(1, ports + 1)], interface_type(speed), SWITCH_ROLES)
     return _Fabric([sonic_port(i, eth.breakout)[0] for i in range(1, ports + 1)],
                    ETHERNET_INTERFACE_TYPE[eth.link_gbps], ETHERNET_ROLES)

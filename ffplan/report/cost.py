@@ -79,7 +79,7 @@ def build_report(
     three_layer = priced.get(d.THREE_LAYER)
     base = Baseline(None if ref_price is None else ref_price / ref.gpus,
                      three_layer.money.total / three_layer.counts.gpus if three_layer and three_layer.money.total else None)
-    speeds: dict[str, str] = {m.name: m.speed for m in plan.switch_models} if plan else {}
+    speeds: dict[str, str] = {m.name: m.speed for m in plan.switch_models if m.speed} if plan else {}
     reports = [design_report(priced[c.key], base, catalog, energy, speeds) for c in counts]
     by_key = {r.key: r for r in reports}
     checks: list[PaperCheck] = []

@@ -69,3 +69,9 @@ def test_rendered_exports_name_no_lids(small_plan):
         assert "LID" not in files[path] and f"AS {small_plan.ethernet.switches[0].asn}" in files[path]
     bom = list(csv.DictReader(io.StringIO(files["exports/bom.csv"])))
     assert {r["item"] for r in bom if r["category"] == "transceiver"} == {"400G OSFP (switch)", "400G OSFP (NIC)"}
+
+
+def test_the_plan_claims_no_infiniband_speed(small_plan):
+    """A RoCE plan's Ethernet switch model has no InfiniBand speed (it said HDR); its speed is the Ethernet plan's."""
+    (model,) = small_plan.switch_models
+    assert model.speed is None and small_plan.ethernet.link_gbps == 400
