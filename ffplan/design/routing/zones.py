@@ -242,6 +242,7 @@ class _Case:
             r._zone_exits[exits_key] = {z: self._exits(z) for z in t.zones}
         self.exit = r._zone_exits[exits_key]
         self._templates: dict[str, tuple] = {}  # zone -> _zone_template
+        self._homed_slots_of: dict[str, dict[int, int]] = {}  # zone -> _homed_slot's answers
         self.climbs: dict[str, list[tuple[Dest, str, int]]] = {}  # leaf -> (destination, target, slot) it climbs with
         self._free_slots: dict[tuple[str, str], int | None] = {}  # (spine, leaf) -> slot of a displaced pair's downlink
         self.home: dict[str, str] = {}  # spine of a later zone -> the linked leaf it sends the earlier zone's LIDs to
@@ -512,12 +513,48 @@ class _Case:
                     continue
                 ex = exits[d.lid]
                 if r.zidx[n] < zi:
-                    homed = self.homed_slots.get(ex.leaf)
-                    climbs.append((d, ex.leaf, homed[cross[d.lid] % len(homed)]) if homed else (d, HOME, cross[d.lid]))
+                    u = self._homed_slot(zone, d.lid)
+                    climbs.append((d, ex.leaf, u) if u is not None else (d, HOME, cross[d.lid]))
                 else:
                     climbs.append((d, ex.leaf, cross[d.lid]))
             self._templates[zone] = (own, spines, climbs)
         return self._templates[zone]
+
+    def _homed_slot(self, zone: str, lid: int) -> int | None:
+        """The uplink index whose spine takes `lid`, a destination in an earlier zone, from any leaf of `zone` down to
+        its exit leaf; None when no spine is homed there. Intact: the exit leaf's homed slots by the cross slot. A
+        failure case keeps the intact case's slot wherever the exit and that spine's home stay, and deals the others to
+        the exit leaf's least used homed slot, so a lost inter-zone link moves only the routes that used it."""
+        if zone not in self._homed_slots_of:
+            r = self.r
+            base = self.base._homed_slots_of.get(zone, {}) if self.base is not None else {}
+            kept_exit = self.base.exit.get(zone, {}) if self.base is not None else {}
+            exits, cross, zi = self.exit[zone], r.cross[zone], r.zidx[zone]
+            out: dict[int, int] = {}
+            todo = []
+            count: dict[int, int] = {}
+            for d in self.dests:
+                n = self.next_zone[zone].get(d.zone) if d.zone != zone else None
+                if n is None or r.zidx[n] >= zi:
+                    continue
+                homed = self.homed_slots.get(exits[d.lid].leaf)
+                if not homed:
+                    continue
+                u = base.get(d.lid)
+                old = kept_exit.get(d.lid)
+                if u in homed and old is not None and old.leaf == exits[d.lid].leaf:
+                    out[d.lid] = u
+                    count[u] = count.get(u, 0) + 1
+                elif self.base is None:
+                    out[d.lid] = homed[cross[d.lid] % len(homed)]
+                else:
+                    todo.append((d.lid, homed))
+            for lid, homed in todo:
+                u = min(homed, key=lambda u: (count.get(u, 0), (homed.index(u) - cross[lid]) % len(homed)))
+                out[lid] = u
+                count[u] = count.get(u, 0) + 1
+            self._homed_slots_of[zone] = out
+        return self._homed_slots_of[zone].get(lid)
 
     def _leaf_fixed(self, leaf: str, table: list[int]) -> list[tuple[Dest, str, int]]:
         """The entries of `leaf` that need no uplink choice: its own LIDs and CA ports, spine LIDs, traffic over its
@@ -562,9 +599,9 @@ class _Case:
                 table[lid] = mine[lid % len(mine)]
             elif r.zidx[n] < zi:
                 # leaving a later zone: up to a spine homed at the exit leaf (spread over them by the cross slot)
-                homed = self.homed_slots.get(ex.leaf)
-                if homed:
-                    climbs.append((d, ex.leaf, homed[cross[lid] % len(homed)]))
+                u = self._homed_slot(zone, lid)
+                if u is not None:
+                    climbs.append((d, ex.leaf, u))
                 else:
                     climbs.append((d, HOME, cross[lid]))  # no spine homed there any more: any home
             else:
