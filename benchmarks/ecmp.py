@@ -133,13 +133,15 @@ def table(trials: int) -> None:
     """Rows are printed as they are measured; shift has a phase per leaf offset, so it gets a fifth of the trials."""
     import json
 
+    from ffplan.analyze.ecmp import EcmpResult
+
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         dual = _design(_inventory_2k(2, "roce"), work, "roce-dual")
         single = _design(_inventory_2k(1, "roce"), work, "roce-single")
-        balanced = _inventory_2k(2, "roce")
-        balanced["fabric"]["placement"] = "balanced"
-        balanced = _design(balanced, work, "roce-dual-balanced")
+        balanced_inventory = _inventory_2k(2, "roce")
+        balanced_inventory["fabric"]["placement"] = "balanced"
+        balanced = _design(balanced_inventory, work, "roce-dual-balanced")
         ib = _design(_inventory_2k(1, "infiniband"), work, "ib-single")  # InfiniBand planes need a NIC port per plane
         ib_json = subprocess.run(FFPLAN + ["analyze", str(ib), "-p", "all-to-all", "-p", "shift", "-p", "ring", "-f", "json"],
                                  check=True, cwd=ROOT, capture_output=True, text=True).stdout
@@ -147,20 +149,28 @@ def table(trials: int) -> None:
               "leaf → spine P99 | spine → leaf P99 |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
 
-        def row(pattern: str, what: str, qps: object, r: object) -> None:
-            mean, p99, mx, bound = (r["max_load"],) * 3 + (r["bound"],) if isinstance(r, dict) else (r.mean, r.p99, r.max, r.bound)  # type: ignore[attr-defined]
-            ecmp = not isinstance(r, dict) and r.paths == "ecmp"  # type: ignore[attr-defined]
-            tiers = (f"{r.by_tier['leaf → spine']['p99']:g}", f"{r.by_tier['spine → leaf']['p99']:g}") if ecmp else ("", "")  # type: ignore[attr-defined]
-            print(f"| {pattern} | {what} | {qps} | {r.trials if ecmp else ''} | {mean:.2f} | {p99:g} | {mx:g} | {bound} | "  # type: ignore[attr-defined]
-                  f"{p99 / max(bound, 1):.3f} | {f'{r.over_10:.3f}' if ecmp else ''} | {tiers[0]} | {tiers[1]} |", flush=True)  # type: ignore[attr-defined]
+        def row(pattern: str, what: str, qps: object, r: EcmpResult) -> None:
+            ecmp = r.paths == "ecmp"
+            tiers = (f"{r.by_tier['leaf → spine']['p99']:g}", f"{r.by_tier['spine → leaf']['p99']:g}") if ecmp else ("", "")
+            print(f"| {pattern} | {what} | {qps} | {r.trials if ecmp else ''} | {r.mean:.2f} | {r.p99:g} | {r.max:g} | "
+                  f"{r.bound} | {r.p99 / max(r.bound, 1):.3f} | {f'{r.over_10:.3f}' if ecmp else ''} | {tiers[0]} | "
+                  f"{tiers[1]} |", flush=True)
 
-        def worst(results: list) -> object:
+        def infiniband(p: dict) -> EcmpResult:
+            """An InfiniBand result as a one-point distribution (static routes: the busiest link is one number)."""
+            load = float(p["max_load"])
+            return EcmpResult(pattern=p["pattern"], scope=p["scope"], description="", paths="lft", qps=1, trials=0, seed=0,
+                              sampler="", phases=p["phases"], worst_phase=p["worst_phase"], flows=p["flows"],
+                              links=p["links"], bound=p["bound"], bound_cut=p["bound_cut"], mean=load, p50=load, p99=load,
+                              max=load, over_10=0.0, over_50=0.0, unroutable=float(p["unroutable"]))
+
+        def worst(results: list[EcmpResult]) -> EcmpResult:
             return max(results, key=lambda x: x.mean / max(x.bound, 1))
 
         for pattern in ("all-to-all", "ring", "shift"):
             n = trials if pattern != "shift" else max(trials // 5, 1)
             row(pattern, "InfiniBand static routes (ffplan's LFTs), single-plane", "",
-                next(p for p in json.loads(ib_json)["patterns"] if p["pattern"] == pattern))
+                infiniband(next(p for p in json.loads(ib_json)["patterns"] if p["pattern"] == pattern)))
             for plan, what in ((single, "single-plane"), (dual, "dual-plane")):
                 for qps in (1, 2, 4, 8):
                     row(pattern, f"RoCE ECMP, {what}", qps, worst(_results(plan, pattern, trials=n, qps=qps)))
