@@ -105,7 +105,7 @@ def samplers(trials: int) -> None:
 
 
 def _inventory_2k(planes: int, transport: str) -> dict:
-    inv = yaml.safe_load((ROOT / "inventories" / "roce-dual-plane.yaml").read_text())
+    inv: dict = yaml.safe_load((ROOT / "inventories" / "roce-dual-plane.yaml").read_text())
     inv["name"] = f"{transport}-{planes}-plane-2k"
     group = inv["groups"][0]
     group["count"] = NODES_2K
