@@ -26,6 +26,7 @@ from ffplan.verify.lifetime import die_with_parent, kill_process
 CLONE_NEWNET = 0x40000000
 _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 REAPER = Path(__file__).with_name("reaper.py")
+DONE = b"done\n"  # the reaper's last line after a clean end
 
 
 class NamespaceError(Exception):
@@ -129,8 +130,12 @@ class Namespaces:
                 os.close(fd)
             self.fds.clear()
             if self.reaper.stdin is not None and not self.reaper.stdin.closed:
+                self.reaper.stdin.write(DONE)  # a clean end: nothing to kill, the work folder is ffplan's to remove
                 self.reaper.stdin.close()
-                self.reaper.wait(timeout=30)
+                try:
+                    self.reaper.wait(timeout=30)
+                except subprocess.TimeoutExpired:  # it finishes on its own, in its own session
+                    pass
             if self._home >= 0:
                 os.close(self._home)
                 self._home = -1

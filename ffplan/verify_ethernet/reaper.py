@@ -2,7 +2,8 @@
 
 Reads one PID per line: every process ffplan starts inside the run's namespaces reports itself before it executes.
 Each is held by a pidfd at once, so a PID reused later is never signalled. When the pipe closes (ffplan finished,
-or died, SIGKILL included) every process still alive is killed and WORKDIR, when given, removed. The namespaces then
+or died, SIGKILL included) every process still alive is killed and WORKDIR, when given, removed, unless ffplan
+wrote `done` first (a normal end: it removes its work folder itself). The namespaces then
 have no process and no holder left, and the kernel frees them with their veths. Standard library only, no site.
 """
 
@@ -32,7 +33,11 @@ def main() -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # a pidfd per running daemon
     held = []
+    clean = False
     for line in sys.stdin:
+        if line == "done\n":  # ffplan ended normally and stopped everything itself
+            clean = True
+            continue
         try:
             held.append(os.pidfd_open(int(line)))
         except (ValueError, ProcessLookupError):  # gone already: nothing to reap
@@ -45,7 +50,7 @@ def main() -> None:
         except ProcessLookupError:
             pass
         os.close(fd)
-    if len(sys.argv) > 1:
+    if len(sys.argv) > 1 and not clean:
         shutil.rmtree(sys.argv[1], ignore_errors=True)
 
 
