@@ -76,3 +76,13 @@ def test_writes_any_plan_shaped_document_as_pyyaml_does(data: dict) -> None:
     except _Unusual:
         return  # dump_plan leaves it to PyYAML
     assert written == _pyyaml(data)
+
+
+@pytest.mark.parametrize("word", ["10.1.0.59/31", "10.0.0.1", "1.2.3", "1.5e3.2", "1:2:3.4.5", "2001-01-01 01:01:01.5.5",
+                                  ".inf.", ".nan/", "/", "a/b", "0x1.2.3", "1_000.0.1", "yes/no", "null/", "~/x", "=/"])
+def test_words_the_writer_never_resolves_read_back_as_strings(word):
+    """The writer's shortcut (a '/' or two dots: always a string) agrees with PyYAML's own resolver."""
+    from ffplan.plan.io import _PlanLoader, _always_str
+
+    assert _always_str(word)
+    assert _PlanLoader("").resolve(yaml.ScalarNode, word, (True, False)) == "tag:yaml.org,2002:str"
