@@ -36,6 +36,15 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
     dscp[str(q.cnp_dscp.value)] = str(cnp_tc)
     pfc = ",".join(map(str, lossless))
     queues = {roce_tc: "roce", cnp_tc: "cnp", DEFAULT_TC: "default"}
+    # the entries every port shares are one object each: config_db_text writes each once
+    qos_map = {"dscp_to_tc_map": MAPS, "tc_to_queue_map": MAPS, "tc_to_pg_map": MAPS, "pfc_enable": pfc, "pfcwd_sw_enable": pfc}
+    queue = {tc: {"scheduler": SCHEDULERS[kind]} | ({"wred_profile": LOSSLESS_WRED} if tc in lossless else {})
+             for tc, kind in sorted(queues.items())}
+    buffer_queue = {tc: {"profile": "egress_lossless_profile" if tc in lossless else "egress_lossy_profile"} for tc in queue}
+    lossy_pg = {"profile": "ingress_lossy_profile"}
+    lossless_pg: dict[str, dict[str, str]] = {}
+    pfc_wd = {"action": q.pfc_watchdog_action, "detection_time": str(q.pfc_watchdog_detection_ms.value),
+              "restoration_time": str(q.pfc_watchdog_restoration_ms.value)}
     db: dict[str, dict] = {
         "DEVICE_METADATA": {"localhost": {
             "hostname": sw.name, "bgp_asn": str(sw.asn), "type": SONIC_ROLE[tier],
@@ -69,36 +78,38 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
                               "fec": "rs", "admin_status": "up", "description": f"{p.peer}:{p.peer_port}"}
         db["INTERFACE"][p.name] = {}
         db["INTERFACE"][f"{p.name}|{p.address}"] = {}
-        db["PORT_QOS_MAP"][p.name] = {"dscp_to_tc_map": MAPS, "tc_to_queue_map": MAPS, "tc_to_pg_map": MAPS,
-                                      "pfc_enable": pfc, "pfcwd_sw_enable": pfc}
-        for tc, kind in sorted(queues.items()):
-            db["QUEUE"][f"{p.name}|{tc}"] = {"scheduler": SCHEDULERS[kind]} | (
-                {"wred_profile": LOSSLESS_WRED} if tc in lossless else {})
-            db["BUFFER_QUEUE"][f"{p.name}|{tc}"] = {"profile": "egress_lossless_profile" if tc in lossless else "egress_lossy_profile"}
+        db["PORT_QOS_MAP"][p.name] = qos_map
+        for tc in queue:
+            db["QUEUE"][f"{p.name}|{tc}"] = queue[tc]
+            db["BUFFER_QUEUE"][f"{p.name}|{tc}"] = buffer_queue[tc]
         profile = _pg_profile(p.speed_gbps, p.cable_m)
         db["BUFFER_PROFILE"][profile] = {"pool": "ingress_lossless_pool", "xon": str(xon), "xoff": str(p.headroom_bytes),
                                          "size": str(xon + p.headroom_bytes), "dynamic_th": "0"}
-        db["BUFFER_PG"][f"{p.name}|{DEFAULT_TC}"] = {"profile": "ingress_lossy_profile"}
+        db["BUFFER_PG"][f"{p.name}|{DEFAULT_TC}"] = lossy_pg
         for tc in lossless:
-            db["BUFFER_PG"][f"{p.name}|{tc}"] = {"profile": profile}
-        db["PFC_WD"][p.name] = {"action": q.pfc_watchdog_action, "detection_time": str(q.pfc_watchdog_detection_ms.value),
-                                "restoration_time": str(q.pfc_watchdog_restoration_ms.value)}
+            db["BUFFER_PG"][f"{p.name}|{tc}"] = lossless_pg.setdefault(profile, {"profile": profile})
+        db["PFC_WD"][p.name] = pfc_wd
     return db
 
 
 def config_db_text(db: dict) -> str:
     """`json.dumps(db, indent=4, sort_keys=True)` plus a newline, for config_db's tables of string fields. json's C
     encoder does not indent, and its Python one spends 5 s on a 16k-GPU fabric's 75 MB of config_db.json: this
-    writes each dictionary of strings as one join."""
-    return _indented(db, "") + "\n"
+    writes each dictionary of strings as one join, and a dictionary several keys share (config_db's per-port
+    entries) once."""
+    return _indented(db, "", {}) + "\n"
 
 
-def _indented(table: dict, pad: str) -> str:
+def _indented(table: dict, pad: str, written: dict[tuple[int, int], str]) -> str:
     if not table:
         return "{}"
-    inner = pad + "    "
-    return "{\n" + ",\n".join([f"{inner}{_quoted(key)}: {_quoted(value) if value.__class__ is str else _indented(value, inner)}"
-                                for key, value in sorted(table.items())]) + "\n" + pad + "}"
+    known = written.get((id(table), len(pad)))  # the table is alive in `db` all along: its id is its own
+    if known is None:
+        inner = pad + "    "
+        known = written[(id(table), len(pad))] = "{\n" + ",\n".join([
+            f"{inner}{_quoted(key)}: {_quoted(value) if value.__class__ is str else _indented(value, inner, written)}"
+            for key, value in sorted(table.items())]) + "\n" + pad + "}"
+    return known
 
 
 def render_switches(plan: Plan) -> dict[str, str]:
