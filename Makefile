@@ -67,6 +67,7 @@ test-fast: typecheck ruff
 bench: venv
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/ibsim_scale.py --case mpft-plane
+	$(PY) benchmarks/ecmp.py speed
 
 golden: test-venv
 	$(PY) -m pytest -q tests --update-golden
