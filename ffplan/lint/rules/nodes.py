@@ -8,7 +8,7 @@ from typing import Iterator
 from ffplan.codes import lint as codes
 from ffplan.design.host_checks import CUDA_DRIVER_SOURCE, driver_minimum, version_key
 from ffplan.diagnostics import Severity, YamlPath
-from ffplan.inventory.models import NodeModel
+from ffplan.inventory.models import NicModel, NodeModel
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import duplicates, plural, unknown_reference
 from ffplan.lint.declare import Finding, rule
@@ -142,12 +142,16 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
     for name, node, base in _node_models(ctx):
         for ri, port in enumerate(node.root_ports):
             users = [(switch.name, switch.pcie.lanes) for switch in node.pcie_switches if switch.upstream == port.name]
-            cards: set[str] = set()
+            cards: set[str] = set()  # a multi-planar NIC's functions share its one link
             for device in node.devices:
                 model = _device_models(ctx, device.kind).get(device.model)
-                if device.root_port == port.name and model is not None and device.bus_id[:-1] not in cards:
+                if device.root_port != port.name or model is None:
+                    continue
+                if isinstance(model, NicModel) and model.planes > 1:
+                    if device.bus_id[:-1] in cards:
+                        continue
                     cards.add(device.bus_id[:-1])
-                    users.append((device.name, model.pcie.lanes))
+                users.append((device.name, model.pcie.lanes))
             needed = sum(lanes for _, lanes in users)
             if needed > port.pcie.lanes:
                 shown = ", ".join(f"{dev} (x{lanes})" for dev, lanes in users)
