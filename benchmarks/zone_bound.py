@@ -1,0 +1,90 @@
+"""How low can all-CA all-to-all (pattern B) go in the later zone of Fire-Flyer 2 on one VL? An integer program on the
+sub-problem of issue 24 (docs/routing.md, section 3): the pairs of the zone's unlinked leaves stay as the zone router
+routes them (d-mod-k), the pairs of its linked leaves are free, counted per (source leaf, destination leaf, role,
+spine); the spine homes stay and the homes rule holds (a linked leaf never sends another linked leaf's ports through
+a spine homed at the receiver: what keeps the two-zone channel graph acyclic). Every leaf uplink and spine downlink
+carries at most CAP flows of B and 585 of compute all-to-all (A), and in a leaf shift phase at most SHIFT pairs of a
+source leaf share a link (d-mod-k's 1, the router's 2). Prints feasible or infeasible (pulp's CBC).
+
+Usage: python benchmarks/zone_bound.py CAP [SHIFT] [--zone z2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import pulp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ffplan.design.routing import ZoneRouter  # noqa: E402
+from ffplan.plan import load_plan  # noqa: E402
+from ffplan.plan.topology import build_topology  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("cap", type=int)
+    parser.add_argument("shift", type=int, nargs="?", default=2)
+    parser.add_argument("--zone", default="z2")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ffplan-zone-bound-") as tmp:
+        subprocess.run([sys.executable, "-m", "ffplan", "design", str(ROOT / "inventories" / "fire-flyer-2.yaml"),
+                        "-o", tmp, "-q", "--force"], check=True, cwd=ROOT)
+        topo = build_topology(load_plan(Path(tmp) / "plan.yaml"))
+    router = ZoneRouter(topo)
+    tables = router.tables().tables
+    home = router._intact(True).home
+    leaves, spines = topo.leaves[args.zone], topo.spines[args.zone]
+    linked = {link.a_leaf for link in topo.inter_zone} | {link.b_leaf for link in topo.inter_zone}
+    ports = {y: len(topo.cas[y]) for y in leaves}
+    compute = {y: sum(1 for p in topo.cas[y] if p.role == "compute") for y in leaves}
+    # the unlinked leaves' fixed B and A flows on every spine downlink (the leaf -> spine -> leaf route of each pair)
+    fixed_b: Counter[tuple[str, str]] = Counter()
+    fixed_a: Counter[tuple[str, str]] = Counter()
+    for y in leaves:
+        if y in linked:
+            continue
+        for lid, ca in topo.ca_by_lid.items():
+            if ca.zone == args.zone and ca.leaf != y:
+                spine = topo.peer[(y, tables[y][lid])][1][0]  # type: ignore[index]
+                fixed_b[(spine, ca.leaf)] += ports[y]
+                fixed_a[(spine, ca.leaf)] += compute[y] if ca.role == "compute" else 0
+    prob = pulp.LpProblem("zone_bound", pulp.LpMinimize)
+    x: dict[tuple[str, str, str, str], pulp.LpVariable] = {}
+    for y in sorted(linked & set(leaves)):
+        for d in leaves:
+            if d == y:
+                continue
+            for role, count in (("c", compute[d]), ("o", ports[d] - compute[d])):
+                for t in spines:
+                    allowed = not (d in linked and home[t] == d)
+                    x[y, d, role, t] = pulp.LpVariable(f"x_{y}_{d}_{role}_{t}", 0, count if allowed else 0, cat="Integer")
+                prob += pulp.lpSum(x[y, d, role, t] for t in spines) == count
+            for t in spines:
+                prob += x[y, d, "c", t] + x[y, d, "o", t] <= args.shift
+        for t in spines:
+            prob += pulp.lpSum(ports[y] * (x[y, d, "c", t] + x[y, d, "o", t]) for d in leaves if d != y) <= args.cap
+            prob += pulp.lpSum(compute[y] * x[y, d, "c", t] for d in leaves if d != y) <= 585
+    sources = sorted(linked & set(leaves))
+    for d in leaves:
+        for t in spines:
+            prob += fixed_b[(t, d)] + pulp.lpSum(ports[y] * (x[y, d, "c", t] + x[y, d, "o", t])
+                                                 for y in sources if y != d) <= args.cap
+            prob += fixed_a[(t, d)] + pulp.lpSum(compute[y] * x[y, d, "c", t] for y in sources if y != d) <= 585
+    prob += 0
+    start = time.process_time()
+    status = prob.solve(pulp.PULP_CBC_CMD(msg=False, threads=1))
+    print(f"{args.zone}: B <= {args.cap}, A <= 585, shift <= {args.shift}: {pulp.LpStatus[status]} "
+          f"({len(x)} integer variables, {time.process_time() - start:.0f} s CPU here, CBC in its own process)")
+
+
+if __name__ == "__main__":
+    main()
