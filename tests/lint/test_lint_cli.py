@@ -28,7 +28,7 @@ def test_shipped_inventories_lint_clean_with_a_summary(ffplan):
     assert "each 64 leaves + 36 spines of 'Q3400' (144-port XDR): 100 switches" in result.stdout  # B300 RA, 8 SUs
     # the article's dual-plane RoCE fabric: SN5600 cages split 2 x 400G, 128 ports
     assert "each 32 leaves + 16 spines of 'SN5600' (128-port 400G Ethernet): 96 switches" in result.stdout
-    assert "no findings in 6 files" in result.stderr
+    assert "no findings in 7 files" in result.stderr
 
 
 def test_as_described_example_fails_the_port_budget(ffplan):
