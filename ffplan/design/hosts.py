@@ -324,7 +324,8 @@ def _gdr_comment(gpus: list[PcieDevice], nics: list[PcieDevice], level: str) -> 
             f"default (PXB) would stage all traffic through host memory; {enabled}")
 
 
-def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list[Setting]:
+def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan, planes: dict[str, int]) -> list[Setting]:
+    """`planes`: the plane of each multi-planar NIC function (its PCI function number)."""
     gpus = [d for d in devices if d.kind == "gpu"]
     nics = [d for d in devices if d.kind == "nic"]
     if not gpus:
@@ -335,10 +336,16 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
                    comment="the PCIe/NUMA tree of this node model (topo.xml here); NCCL keeps the file's tree and fills "
                            "in device details from sysfs")]
     if nics:
-        hca = ",".join(f"{n.name}:{p}" for n in nics for p in n.ib_ports)
+        cards = list(dict.fromkeys(n.topo_bus_id for n in nics))  # a multi-planar card's rail: its place among the cards
+        hca = ",".join(f"{n.name}:{p}" + (f":{cards.index(n.topo_bus_id)}:{planes[n.name]}" if n.name in planes else "")
+                       for n in nics for p in n.ib_ports)
         out.append(Setting(name="NCCL_IB_HCA", value=f"={hca}",
                            comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
-                                   "fabric ports listed here carry NCCL traffic"))
+                                   "fabric ports listed here carry NCCL traffic" + (
+                                       "; a multi-planar NIC's functions say their rail (the card) and plane: NCCL "
+                                       ">= 2.30.7 never connects two planes and keeps rails with NCCL_CROSS_NIC=0 (its "
+                                       "functions share the card's GUID and port 1, which alone cannot tell them "
+                                       "apart); older NCCL reads the port and ignores the rest" if planes else "")))
         if crossing := cross_nic(plan.layout, plan.placement, len(nics)):
             out.append(crossing)
     out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, claimed, "NCCL")))
@@ -359,6 +366,12 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan) -> list
         out.append(Setting(name="NCCL_SOCKET_IFNAME", value=settings.nccl_socket_ifname,
                            comment="interface for NCCL's bootstrap and out-of-band sockets ('=' exact name, '^' exclude)"))
     return out
+
+
+def _planes(inv: Inventory, model: NodeModel) -> dict[str, int]:
+    """Device -> plane of the functions of multi-planar NICs: function f of a card is its link in plane f."""
+    return {d.name: int(d.bus_id[-1]) for d in model.devices
+            if d.kind == "nic" and d.model in inv.models.nics and inv.models.nics[d.model].planes > 1}
 
 
 def _sls(plan: Plan, role: str, has_gpus: bool) -> list[SlSetting]:
@@ -502,7 +515,7 @@ def design_hosts(loaded: LoadedInventory, plan: Plan) -> list[HostProfile]:
             nps=cpu.nps, logical_cpus=cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core,
             numa_nodes=nodes, pcie_switches=_switches(_Tree(model), model), devices=devices,
             nvlink_pairs=[NvlinkPair(a=a, b=b) for a, b in model.nvlink_pairs],
-            topo_file=topo_file, nccl=_nccl(devices, settings, plan), sls=_sls(plan, role, has_gpus),
+            topo_file=topo_file, nccl=_nccl(devices, settings, plan, _planes(inv, model)), sls=_sls(plan, role, has_gpus),
             relaxed_ordering=RelaxedOrdering(
                 enabled=ro, nic_bus_ids=[d.bus_id for d in nics], devctl_value="0010" if ro else "0000",
                 devctl_mask="0010", pci_wr_ordering=0, pci_wr_ordering_name="per_mkey", iommu_modes=["pt", "off"],

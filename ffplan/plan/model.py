@@ -58,7 +58,8 @@ CpuMap = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{1,8}(,[0-9a-f]{8})
 NcclPath = Annotated[str, StringConstraints(pattern=r"^[A-Z]{0,3}$")]  # PHB, SYS; "" for NICs
 # Environment-style names and values: nccl.conf and the .env files are NAME=VALUE lines that nothing unquotes.
 SettingName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
-SettingValue = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.,:=/+-]{0,200}$")]
+# NCCL_IB_HCA lists up to 32 HCAs (NCCL's limit), each as device:port:rail:plane: 600 characters hold them
+SettingValue = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.,:=/+-]{0,600}$")]
 SwitchTier = Literal["leaf", "spine", "core"]
 PortClass = Literal["default", "ca", "swe", "sw0"]  # OpenSM's QoS port classes (qos_ca_*, qos_swe_*, ...)
 

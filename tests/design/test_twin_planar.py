@@ -71,7 +71,9 @@ def test_nccl_sees_one_card_with_a_net_per_plane(files):
     assert card and re.findall(r'name="([^"]+)"', card.group(1)) == ["mlx5_0", "mlx5_1"]
     assert "0000:19:00.1" not in topo  # NCCL names a NIC by function 0
     hca = re.search(r"^NCCL_IB_HCA=(.*)$", files["hosts/dgx-h100/nccl.conf"], re.M)
-    assert hca and hca.group(1) == "=" + ",".join(f"mlx5_{i}:1" for i in range(16))
+    # device:port:rail:plane (NCCL >= 2.30.7): card i is rail i, function f plane f; NCCL then never pairs two planes
+    # (src/graph/search.cc ncclTopoSearchCheckNet), which the shared GUID and port 1 could not tell apart
+    assert hca and hca.group(1) == "=" + ",".join(f"mlx5_{i}:1:{i // 2}:{i % 2}" for i in range(16))
 
 
 def test_host_check_checks_both_functions(files):
