@@ -66,9 +66,9 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
     mtu = roce.switch_mtu
 
     def port(switch: str, number: int, address: str, peer: str, peer_port: str, peer_address: str, cable: Cable) -> None:
-        name, lanes = sonic_port(number, speed.breakout)
+        name = sonic_port(number, speed.breakout)[0]
         ports[switch].append(EthernetPort(
-            port=number, name=name, lanes=lanes, speed_gbps=speed.gbps, address=address, peer=peer, peer_port=peer_port,
+            port=number, name=name, address=address, peer=peer, peer_port=peer_port,
             peer_address=peer_address, cable=cable.label, cable_m=cable.length_m,
             headroom_bytes=headroom(speed.gbps, cable.length_m, mtu).bytes))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from json.encoder import encode_basestring_ascii as _quoted  # C: what json.dumps spells a str with
 
+from ffplan.ethernet.design import sonic_port
 from ffplan.plan.model import EthernetPlan, EthernetSwitch, HostInterface, Plan, Switch
 from ffplan.templating import render_template
 
@@ -35,6 +36,7 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
     dscp[str(q.roce_dscp.value)] = str(roce_tc)
     dscp[str(q.cnp_dscp.value)] = str(cnp_tc)
     pfc = ",".join(map(str, lossless))
+    speed = str(eth.link_gbps * 1000)  # Mb/s
     queues = {roce_tc: "roce", cnp_tc: "cnp", DEFAULT_TC: "default"}
     # the entries every port shares are one object each: config_db_text writes each once
     qos_map = {"dscp_to_tc_map": MAPS, "tc_to_queue_map": MAPS, "tc_to_pg_map": MAPS, "pfc_enable": pfc, "pfcwd_sw_enable": pfc}
@@ -74,7 +76,7 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
         "BUFFER_PG": {}, "BUFFER_QUEUE": {}, "PFC_WD": {},
     }
     for p in sw.ports:
-        db["PORT"][p.name] = {"lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "mtu": str(q.switch_mtu.value),
+        db["PORT"][p.name] = {"lanes": sonic_port(p.port, eth.breakout)[1], "speed": speed, "mtu": str(q.switch_mtu.value),
                               "fec": "rs", "admin_status": "up", "description": f"{p.peer}:{p.peer_port}"}
         db["INTERFACE"][p.name] = {}
         db["INTERFACE"][f"{p.name}|{p.address}"] = {}
@@ -82,7 +84,7 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
         for tc in queue:
             db["QUEUE"][f"{p.name}|{tc}"] = queue[tc]
             db["BUFFER_QUEUE"][f"{p.name}|{tc}"] = buffer_queue[tc]
-        profile = _pg_profile(p.speed_gbps, p.cable_m)
+        profile = _pg_profile(eth.link_gbps, p.cable_m)
         db["BUFFER_PROFILE"][profile] = {"pool": "ingress_lossless_pool", "xon": str(xon), "xoff": str(p.headroom_bytes),
                                          "size": str(xon + p.headroom_bytes), "dynamic_th": "0"}
         db["BUFFER_PG"][f"{p.name}|{DEFAULT_TC}"] = lossy_pg

@@ -522,12 +522,11 @@ class SourcedInt(Frozen):
 
 
 class EthernetPort(Frozen):
-    """One routed port of a switch: its SONiC name, speed, address, the far end, and its PFC headroom."""
+    """One routed port of a switch: its SONiC name, address, the far end, and its PFC headroom. It runs at the plan's
+    `link_gbps`; its SerDes lanes follow from its number and the breakout (ffplan.ethernet.design.sonic_port)."""
 
     port: PortNumber  # the plan's port number (cables name it)
     name: Annotated[str, StringConstraints(pattern=r"^Ethernet[0-9]{1,4}$")]  # SONiC's port name
-    lanes: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(,[0-9]{1,4})*$")]  # SerDes lanes, SONiC's PORT.lanes
-    speed_gbps: Annotated[int, Field(ge=1)]
     address: Ipv4Net  # this end's address on the /31
     peer: Name  # switch name or hostname
     peer_port: Name  # switch port number or NIC name
