@@ -3,6 +3,13 @@
     python benchmarks/ibsim_scale.py --case three-16     # 16-port switches, 16 pods: 320 switches, 1,024 CA ports
     python benchmarks/ibsim_scale.py --case three-64     # 64-port switches: 1,280 switches, 16,384 CA ports
     python benchmarks/ibsim_scale.py --case mpft-plane   # one plane of inventories/deepseek-v3-mpft.yaml
+    python benchmarks/ibsim_scale.py --case three-64 --engine ftree   # OpenSM's own ftree routing time on it
+
+--engine ftree (three-64): OpenSM's fat-tree engine computes its own tables for the same fabric from the rendered GUID
+files; it prints the time from MASTER to "ftree tables configured" (LID assignment, ftree's route computation and
+the upload of the LFT blocks to ibsim's switches) and stops there, without the SUBNET UP the file engine's run
+waits for. That is the time ffplan's re-route (`benchmarks/routing.py --failed`, `ffplan reroute`) is set against
+(docs/performance.md).
 
 three-16 and mpft-plane run `ffplan verify` (file engine, ffplan's LFT file, every check). three-64 renders the
 full-size LFT file (22.6 M entries), boots OpenSM's file engine on it, reads the installed tables back with
@@ -15,6 +22,7 @@ each phase. ibsim's node/switch/port limits are raised with its -N/-S/-P options
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import sys
@@ -98,6 +106,40 @@ def boot_read_back(fab: Subnet, tools: dict[str, str], work: Path, files: dict[s
     return out
 
 
+def boot_ftree(fab: Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float) -> dict[str, float]:
+    """One boot of OpenSM's ftree engine until its tables are configured: the routing time and OpenSM's peak memory,
+    and the log lines between MASTER and then (what the time is made of)."""
+    work.mkdir(parents=True)
+    for name, text in files.items():
+        (work / name).write_text(text)
+    (work / "run.conf").write_text(rewrite_paths(files[L.FTREE_CONF], work))
+    (work / "cache").mkdir()
+    (work / "ibsim.net").write_text(simulator_topology(fab))
+    out: dict[str, float] = {}
+    with Simulation(workdir=work, tools=tools, sm_host=fab.sm_ca().id) as sim:
+        out["ibsim ready s"] = sim.start_ibsim(work / "ibsim.net", _sizes(fab), timeout)
+        sim.start_opensm(work / "run.conf", work / "cache", [])
+        out["MASTER to tables configured (wall) s"] = sim.wait_log_count("tables configured", 1, timeout)
+        log = (work / "osm.log").read_text(errors="replace")
+        out["routing s"] = _route_time(log)
+        assert sim.opensm is not None
+        out["OpenSM peak MB"] = _hwm_mb(sim.opensm.pid)
+        out["OpenSM CPU s"] = _cpu_s(sim.opensm.pid)
+    lines = log.splitlines()
+    start = next((i for i, line in enumerate(lines) if "Entering MASTER state" in line), 0)
+    end = next((i for i, line in enumerate(lines) if "tables configured" in line), len(lines) - 1)
+    for line in lines[start:end + 1]:
+        if any(k in line.lower() for k in ("master", "ftree", "fat-tree", "lid", "tables configured", "routing")):
+            print("  osm.log:", line[:160], flush=True)
+    return out
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a running process (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
+
+
 def _verify(plan: Plan, work: Path, timeout: float, plane: str | None) -> None:
     """`ffplan verify` of the plan (one plane of it), every check, with its timings."""
     from ffplan.plan.io import dump_plan
@@ -121,6 +163,8 @@ def main() -> None:
     ap.add_argument("--case", choices=sorted(CASES) + sorted(SHIPPED), default="three-16")
     ap.add_argument("--timeout", type=float, default=3600.0)
     ap.add_argument("--keep", type=Path, help="keep the work folder here")
+    ap.add_argument("--engine", choices=("file", "ftree"), default="file",
+                    help="three-64: boot the file engine on ffplan's tables (default) or time OpenSM's own ftree")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ffplan-ibsim-scale-", dir=args.keep))
     if args.case in SHIPPED:
@@ -146,6 +190,10 @@ def main() -> None:
         print(f"render (OpenSM files): {time.monotonic() - t:.1f} s; LFT file {len(files[L.LFTS]) / 1e9:.2f} GB, "
               f"{entries} entries; "
               f"peak {_rss_mb():.0f} MB", flush=True)
+        if args.engine == "ftree":
+            print("OpenSM's ftree on ffplan's GUID files:", boot_ftree(fab, tools, work / "ftree", files, args.timeout),
+                  flush=True)
+            return
         read_back = work / "read-back"
         engine = boot_read_back(fab, tools, work / "file", files, args.timeout, read_back)
         print("OpenSM file engine on ffplan's LFT file:", engine, flush=True)
