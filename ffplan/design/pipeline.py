@@ -14,7 +14,7 @@ it produced (as netlab's ordered topology transformations do), per zone or plane
 The physical steps (sizing to addressing) become the plan's fabric; routing, QoS and host profiles read that plan.
 A RoCE fabric (`fabric.transport: roce`) shares the physical steps and then takes ROCE_STEPS' last one instead:
 
-  Ethernet      ffplan.ethernet.design    addresses, ASNs, BGP sessions, ECMP next-hop sets, lossless QoS
+  Ethernet      ffplan.design.ethernet    addresses, ASNs, BGP sessions, ECMP next-hop sets, lossless QoS
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
         raise InfeasibleError(c.items) from None
     plan = _physical_plan(loaded, placement, cabling, addressing, cable_floor)
     if loaded.inventory.fabric.transport == "roce":
-        from ffplan.ethernet.design import design_ethernet
+        from ffplan.design.ethernet import design_ethernet
 
         return plan.model_copy(update={"ethernet": step("Ethernet", design_ethernet, loaded, plan)})
     routing = step("routing", route, plan, options.exclude_links, loaded=loaded)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from json.encoder import encode_basestring_ascii as _quoted  # C: what json.dumps spells a str with
 
-from ffplan.ethernet.design import sonic_port
+from ffplan.ethernet.ports import sonic_port
 from ffplan.plan.model import EthernetPlan, EthernetSwitch, HostInterface, Plan, Switch
 from ffplan.templating import render_template
 

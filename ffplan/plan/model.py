@@ -523,7 +523,7 @@ class SourcedInt(Frozen):
 
 class EthernetPort(Frozen):
     """One routed port of a switch: its SONiC name, address, the far end, and its PFC headroom. It runs at the plan's
-    `link_gbps`; its SerDes lanes follow from its number and the breakout (ffplan.ethernet.design.sonic_port)."""
+    `link_gbps`; its SerDes lanes follow from its number and the breakout (ffplan.ethernet.ports.sonic_port)."""
 
     port: PortNumber  # the plan's port number (cables name it)
     name: Annotated[str, StringConstraints(pattern=r"^Ethernet[0-9]{1,4}$")]  # SONiC's port name

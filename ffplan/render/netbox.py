@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from ffplan.ethernet.design import sonic_port
+from ffplan.ethernet.ports import sonic_port
 from ffplan.plan.exports import cables_csv, csv_text, interface_name, switch_port_names
 from ffplan.plan.model import CableEnd, Plan
 from ffplan.templating import render_template

@@ -11,6 +11,7 @@ from ffplan.design.hosts import ETHERNET_NIC_CLASS, numa_nodes, pcie_devices
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.ethernet import addressing as addr
 from ffplan.ethernet.bgp import leaf_asn, pod_asn, spine_asn
+from ffplan.ethernet.ports import sonic_port
 from ffplan.ethernet.qos import DCQCN_DEFAULTS, DCQCN_SOURCE, buffer_fit, headroom
 from ffplan.ethernet.speeds import link_speed, used_nics
 from ffplan.inventory import LoadedInventory
@@ -22,20 +23,11 @@ QPS_PER_CONNECTION = 4  # ffplan's choice: Meta's QP scaling, more flows for ECM
 ROCE_V2_IPV4_GID = 3  # mlx5's GID table: 0/1 RoCE v1/v2 link-local IPv6, 2/3 RoCE v1/v2 of the first IPv4 address
 ECT0 = 2  # ECN field "ECN-capable transport (0)": switches may mark it instead of dropping
 FIRST_TABLE = 101  # policy-routing table of a host's first fabric NIC (1-252 are free for local use; 253-255 are the kernel's)
-LANES_PER_CAGE = 8  # OSFP and QSFP-DD cages: 8 electrical lanes; SONiC names a port after its first lane
 ARTICLE = "article: RoCE on priority 3, lossless with PFC"
 CQ_DEPTH = 8192  # the deeper end of the article's 4096-8192: the NIC must be able to hold it
 CQ_DEPTH_SOURCE = "article: CQ depth 4096-8192 (the NIC's max_cqe must hold 8192)"
 NVIDIA = "NVIDIA Spectrum lossless RoCE default"
 INVENTORY = "inventory"
-
-
-def sonic_port(port: int, breakout: int) -> tuple[str, str]:
-    """(SONiC name, lanes) of the plan's port number: cage (port-1)//breakout, split into equal lane groups."""
-    cage, sub = divmod(port - 1, breakout)
-    width = LANES_PER_CAGE // breakout
-    first = cage * LANES_PER_CAGE + sub * width
-    return f"Ethernet{first}", ",".join(str(lane) for lane in range(first, first + width))
 
 
 def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
