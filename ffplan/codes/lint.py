@@ -109,3 +109,5 @@ ROCE_BLOCK_IGNORED = Code("FF711", "roce-block-ignored",
                           "an InfiniBand fabric has a `roce:` block, which nothing reads")
 ROCE_DUAL_TOR_UNMET = Code("FF712", "roce-dual-tor-unmet",
                            "dual-ToR is asked for, but a NIC model gives each card one link (one ToR)")
+ROCE_MULTI_PORT_NIC = Code("FF713", "roce-multi-port-nic",
+                           "a RoCE host uses a NIC model with two ports on one device (each port needs an address of its own)")

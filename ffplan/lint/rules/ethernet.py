@@ -406,3 +406,30 @@ def roce_dual_tor_unmet(ctx: LintContext) -> Iterator[Finding]:
                           f"NIC model '{name}' gives each card one link, but dual_tor asks for two ToRs per card",
                           "model a dual-port card as planes: 2 with its PCI functions .0 and .1 listed as devices (one per "
                           "plane and ToR), or set dual_tor: false")
+
+
+@rule(
+    codes.ROCE_MULTI_PORT_NIC, Severity.ERROR,
+    bad="""
+    nics: {CX7-2x200GE: {ports: 2, ethernet_gbps: [200]}}     # one device mlx5_0, two cabled ports
+    """,
+    good="""
+    nics: {CX7-2x200GE: {ports: 1, planes: 2, ethernet_gbps: [200]}}   # functions .0 and .1 listed as devices
+    """,
+)
+def roce_multi_port_nic(ctx: LintContext) -> Iterator[Finding]:
+    """
+    On Ethernet each port of a ConnectX card is a PCI function with a netdev of its own, and the RoCE design
+    gives every netdev one /31, one gateway and one policy-routing table. A `ports: 2` NIC model names one device
+    for both cabled ports, so the two links would share one interface's address. Model such a card as `planes: 2`
+    with its functions .0 and .1 listed as devices (each lands in a plane of its own), or use `ports: 1`.
+    """
+    if _roce(ctx) is None:
+        return
+    used = {nic.model for host in ctx.resolved.hosts for nic in host.nics}
+    for name, model in ctx.inventory.models.nics.items():
+        if name in used and model.ports > 1:
+            yield Finding(("models", "nics", name, "ports"),
+                          f"NIC model '{name}' has {model.ports} ports on one device, but a RoCE host gives each "
+                          "device one address",
+                          "list each port as a device of its own (its PCI function, `planes: 2`), or set ports: 1")
