@@ -53,9 +53,10 @@ run: venv
 typecheck: test-venv
 	$(PY) -m mypy
 
-# ruff check with the rules in pyproject.toml ([tool.ruff]); never `ruff format` (no mass reformat).
+# ruff check with the rules in pyproject.toml ([tool.ruff]), and the code as `ruff format` writes it.
 ruff: test-venv
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 test: typecheck ruff system-deps nccl-deps
 	$(PY) -m pytest -q

@@ -9,6 +9,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 setup(
     packages=find_packages(include=["ffplan", "ffplan.*"])
-    + ["ffplan._templates"] + sorted(f"ffplan._templates.{d.name}" for d in TEMPLATES.iterdir() if d.is_dir()),
+    + ["ffplan._templates"]
+    + sorted(f"ffplan._templates.{d.name}" for d in TEMPLATES.iterdir() if d.is_dir()),
     package_dir={"ffplan._templates": "templates"},
 )

@@ -45,8 +45,10 @@ def main() -> None:
             for name, (a, b) in zip(("load plan", "read fabric", "compare"), zip(marks, marks[1:])):
                 phases[name].append((b[0] - a[0], b[1] - a[1]))
             phases["total"].append((marks[-1][0] - marks[0][0], marks[-1][1] - marks[0][1]))
-        print(f"Fire-Flyer 2: {len(topo.kind)} devices, {len(topo.links)} links, {fabric.stat().st_size:,} bytes of "
-              f"ibnetdiscover text; median of {args.repeat}")
+        print(
+            f"Fire-Flyer 2: {len(topo.kind)} devices, {len(topo.links)} links, {fabric.stat().st_size:,} bytes of "
+            f"ibnetdiscover text; median of {args.repeat}"
+        )
         for name, values in phases.items():
             wall = statistics.median(v[0] for v in values)
             cpu = statistics.median(v[1] for v in values)

@@ -51,8 +51,11 @@ def _results(plan_path: Path, pattern: str, **options: object) -> list:
     """Per plane the busiest-link result of `pattern` (in-process)."""
     from ffplan.analyze.ecmp import EcmpOptions, analyze_ecmp
 
-    return [r for i, (view, net) in enumerate(_planes(plan_path))
-            for r in analyze_ecmp(view, net, [pattern], EcmpOptions(**options), plane=i)]  # type: ignore[arg-type]
+    return [
+        r
+        for i, (view, net) in enumerate(_planes(plan_path))
+        for r in analyze_ecmp(view, net, [pattern], EcmpOptions(**options), plane=i)
+    ]  # type: ignore[arg-type]
 
 
 def speed(repeat: int, keep: Path | None) -> None:
@@ -77,31 +80,42 @@ def speed(repeat: int, keep: Path | None) -> None:
             results = []
             for i, name in enumerate(loaded.subnets):
                 view = subnet_view(loaded, name)
-                results += analyze_ecmp(view, TopologyArrays(topology_for(view)), ["all-to-all"],
-                                        EcmpOptions(trials=1000, qps=qps), plane=i)
+                results += analyze_ecmp(
+                    view, TopologyArrays(topology_for(view)), ["all-to-all"], EcmpOptions(trials=1000, qps=qps), plane=i
+                )
             cpu, wall = time.process_time() - t0, time.perf_counter() - w0
-            print(f"Monte Carlo, 2 planes x 1,000 trials, {qps} QP(s): {cpu:.2f} s CPU, {wall:.2f} s wall, sampler "
-                  f"{results[0].sampler}; busiest link mean {results[0].mean:.1f}, P99 {results[0].p99:g}, bound "
-                  f"{results[0].bound}")
-        print(f"(plan load in-process: {load_cpu:.2f} s CPU; peak RSS of this process "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
+            print(
+                f"Monte Carlo, 2 planes x 1,000 trials, {qps} QP(s): {cpu:.2f} s CPU, {wall:.2f} s wall, sampler "
+                f"{results[0].sampler}; busiest link mean {results[0].mean:.1f}, P99 {results[0].p99:g}, bound "
+                f"{results[0].bound}"
+            )
+        print(
+            f"(plan load in-process: {load_cpu:.2f} s CPU; peak RSS of this process "
+            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)"
+        )
         cmd = FFPLAN + ["analyze", str(plan), "-p", "all-to-all", "--trials", "1000", "-f", "json"]
         cpu, wall, peak, code = measure(cmd, repeat)
-        print(f"ffplan analyze -p all-to-all --trials 1000: {cpu:.2f} s CPU, {wall:.2f} s wall, {peak:.0f} MiB peak"
-              + ("" if code == 0 else f", exit {code}"))
+        print(
+            f"ffplan analyze -p all-to-all --trials 1000: {cpu:.2f} s CPU, {wall:.2f} s wall, {peak:.0f} MiB peak"
+            + ("" if code == 0 else f", exit {code}")
+        )
 
 
 def samplers(trials: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inv = yaml.safe_load((ROOT / "inventories" / "roce-dual-plane.yaml").read_text())
         plan = _design(inv, Path(tmp), "roce-dual-plane")
-        print("| pattern | QPs | sampler | CPU s | mean | P50 | P99 | max | P(>1.1 bound) | bound |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+        print(
+            "| pattern | QPs | sampler | CPU s | mean | P50 | P99 | max | P(>1.1 bound) | bound |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+        )
         for pattern, qps in (("all-to-all", 1), ("all-to-all", 4), ("shift", 1)):
             for sampler in ("exact", "tiers"):
                 t0 = time.process_time()
                 r = _results(plan, pattern, trials=trials, qps=qps, sampler=sampler)[0]
-                print(f"| {pattern} | {qps} | {sampler} | {time.process_time() - t0:.1f} | {r.mean:.2f} | {r.p50:g} | "
-                      f"{r.p99:g} | {r.max:g} | {r.over_10:.3f} | {r.bound} |")
+                print(
+                    f"| {pattern} | {qps} | {sampler} | {time.process_time() - t0:.1f} | {r.mean:.2f} | {r.p50:g} | "
+                    f"{r.p99:g} | {r.max:g} | {r.over_10:.3f} | {r.bound} |"
+                )
 
 
 def _inventory_2k(planes: int, transport: str) -> dict:
@@ -109,20 +123,33 @@ def _inventory_2k(planes: int, transport: str) -> dict:
     inv["name"] = f"{transport}-{planes}-plane-2k"
     group = inv["groups"][0]
     group["count"] = NODES_2K
-    group["racks"] = group["racks"][:NODES_2K // group["per_rack"]]
+    group["racks"] = group["racks"][: NODES_2K // group["per_rack"]]
     fabric = inv["fabric"]
     fabric["ports_per_zone"] = NODES_2K * 8 // planes
     if planes == 1:
-        fabric["zones"] = [{"name": "fabric", "leaf_racks": ["neta-1", "neta-2", "neta-3", "neta-4"],
-                            "spine_racks": ["netb-1", "netb-2"]}]
+        fabric["zones"] = [
+            {
+                "name": "fabric",
+                "leaf_racks": ["neta-1", "neta-2", "neta-3", "neta-4"],
+                "spine_racks": ["netb-1", "netb-2"],
+            }
+        ]
         del fabric["planes"]
     if transport == "infiniband":  # the same shape: 128-port 400G switches, one NDR NIC per GPU
         del fabric["roce"]
         fabric["transport"] = "infiniband"
-        inv["models"]["switches"]["IB128"] = {"ports": 128, "speed": "NDR", "data_vls": 8, "power_w": 1500, "rack_units": 2}
+        inv["models"]["switches"]["IB128"] = {
+            "ports": 128,
+            "speed": "NDR",
+            "data_vls": 8,
+            "power_w": 1500,
+            "rack_units": 2,
+        }
         fabric["switch_model"] = "IB128"
         del inv["models"]["switches"]["SN5600"]
-        inv["models"]["nics"] = {"CX7-NDR": {"ports": 1, "speed": "NDR", "data_vls": 8, "pcie": {"gen": 5, "lanes": 16}}}
+        inv["models"]["nics"] = {
+            "CX7-NDR": {"ports": 1, "speed": "NDR", "data_vls": 8, "pcie": {"gen": 5, "lanes": 16}}
+        }
         for device in inv["models"]["nodes"]["hgx-h100"]["devices"]:
             if device["kind"] == "nic":
                 device["model"] = "CX7-NDR"
@@ -143,40 +170,79 @@ def table(trials: int) -> None:
         balanced_inventory["fabric"]["placement"] = "balanced"
         balanced = _design(balanced_inventory, work, "roce-dual-balanced")
         ib = _design(_inventory_2k(1, "infiniband"), work, "ib-single")  # InfiniBand planes need a NIC port per plane
-        ib_json = subprocess.run(FFPLAN + ["analyze", str(ib), "-p", "all-to-all", "-p", "shift", "-p", "ring", "-f", "json"],
-                                 check=True, cwd=ROOT, capture_output=True, text=True).stdout
-        print("| pattern | routing | QPs | trials | busiest link mean | P99 | max | bound | P99 / bound | P(>1.1 bound) | "
-              "leaf → spine P99 | spine → leaf P99 |")
+        ib_json = subprocess.run(
+            FFPLAN + ["analyze", str(ib), "-p", "all-to-all", "-p", "shift", "-p", "ring", "-f", "json"],
+            check=True,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout
+        print(
+            "| pattern | routing | QPs | trials | busiest link mean | P99 | max | bound | P99 / bound | P(>1.1 bound) | "
+            "leaf → spine P99 | spine → leaf P99 |"
+        )
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
 
         def row(pattern: str, what: str, qps: object, r: EcmpResult) -> None:
             ecmp = r.paths == "ecmp"
-            tiers = (f"{r.by_tier['leaf → spine']['p99']:g}", f"{r.by_tier['spine → leaf']['p99']:g}") if ecmp else ("", "")
-            print(f"| {pattern} | {what} | {qps} | {r.trials if ecmp else ''} | {r.mean:.2f} | {r.p99:g} | {r.max:g} | "
-                  f"{r.bound} | {r.p99 / max(r.bound, 1):.3f} | {f'{r.over_10:.3f}' if ecmp else ''} | {tiers[0]} | "
-                  f"{tiers[1]} |", flush=True)
+            tiers = (
+                (f"{r.by_tier['leaf → spine']['p99']:g}", f"{r.by_tier['spine → leaf']['p99']:g}") if ecmp else ("", "")
+            )
+            print(
+                f"| {pattern} | {what} | {qps} | {r.trials if ecmp else ''} | {r.mean:.2f} | {r.p99:g} | {r.max:g} | "
+                f"{r.bound} | {r.p99 / max(r.bound, 1):.3f} | {f'{r.over_10:.3f}' if ecmp else ''} | {tiers[0]} | "
+                f"{tiers[1]} |",
+                flush=True,
+            )
 
         def infiniband(p: dict) -> EcmpResult:
             """An InfiniBand result as a one-point distribution (static routes: the busiest link is one number)."""
             load = float(p["max_load"])
-            return EcmpResult(pattern=p["pattern"], scope=p["scope"], description="", paths="lft", qps=1, trials=0, seed=0,
-                              sampler="", phases=p["phases"], worst_phase=p["worst_phase"], flows=p["flows"],
-                              links=p["links"], bound=p["bound"], bound_cut=p["bound_cut"], mean=load, p50=load, p99=load,
-                              max=load, over_10=0.0, over_50=0.0, unroutable=float(p["unroutable"]))
+            return EcmpResult(
+                pattern=p["pattern"],
+                scope=p["scope"],
+                description="",
+                paths="lft",
+                qps=1,
+                trials=0,
+                seed=0,
+                sampler="",
+                phases=p["phases"],
+                worst_phase=p["worst_phase"],
+                flows=p["flows"],
+                links=p["links"],
+                bound=p["bound"],
+                bound_cut=p["bound_cut"],
+                mean=load,
+                p50=load,
+                p99=load,
+                max=load,
+                over_10=0.0,
+                over_50=0.0,
+                unroutable=float(p["unroutable"]),
+            )
 
         def worst(results: list[EcmpResult]) -> EcmpResult:
             return max(results, key=lambda x: x.mean / max(x.bound, 1))
 
         for pattern in ("all-to-all", "ring", "shift"):
             n = trials if pattern != "shift" else max(trials // 5, 1)
-            row(pattern, "InfiniBand static routes (ffplan's LFTs), single-plane", "",
-                infiniband(next(p for p in json.loads(ib_json)["patterns"] if p["pattern"] == pattern)))
+            row(
+                pattern,
+                "InfiniBand static routes (ffplan's LFTs), single-plane",
+                "",
+                infiniband(next(p for p in json.loads(ib_json)["patterns"] if p["pattern"] == pattern)),
+            )
             for plan, what in ((single, "single-plane"), (dual, "dual-plane")):
                 for qps in (1, 2, 4, 8):
                     row(pattern, f"RoCE ECMP, {what}", qps, worst(_results(plan, pattern, trials=n, qps=qps)))
             for qps in (1, 4):
-                row(pattern, "RoCE ECMP, dual-plane, balanced placement", qps,
-                    worst(_results(balanced, pattern, trials=n, qps=qps)))
+                row(
+                    pattern,
+                    "RoCE ECMP, dual-plane, balanced placement",
+                    qps,
+                    worst(_results(balanced, pattern, trials=n, qps=qps)),
+                )
             for plan, what in ((single, "single-plane"), (dual, "dual-plane")):
                 row(pattern, f"RoCE pinned paths, {what}", "", worst(_results(plan, pattern, paths="pinned")))
 

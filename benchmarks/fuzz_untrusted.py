@@ -31,8 +31,22 @@ from ffplan.plan import dump_plan  # noqa: E402
 
 LIMIT_BYTES = 2 * 1024**3
 TIME_LIMIT_S = 120
-TAGS = ["!!timestamp", "!!int", "!!float", "!!bool", "!!binary", "!!null", "!!str", "!!map", "!!seq", "!!omap", "!!set",
-        "!custom", "!!python/object/apply:os.system", "!"]
+TAGS = [
+    "!!timestamp",
+    "!!int",
+    "!!float",
+    "!!bool",
+    "!!binary",
+    "!!null",
+    "!!str",
+    "!!map",
+    "!!seq",
+    "!!omap",
+    "!!set",
+    "!custom",
+    "!!python/object/apply:os.system",
+    "!",
+]
 TAG_VALUES = [None, "''", "x", ":1:2", "2001-02-30", "-", "0x", "1e999", "[1, 2]", "{a: 1}"]
 
 
@@ -108,10 +122,20 @@ def mutate(text: str, rng: random.Random) -> tuple[str, str]:
 
 def hostile_yaml(cases: int, rng: random.Random, work: Path, plan_text: str, inventory_text: str) -> list[dict]:
     results = []
-    plan_commands = [["render", "PLAN", "-o", "OUT", "-q"], ["analyze", "PLAN"], ["diff", "PLAN", "PLAN"],
-                     ["report", "cost", "PLAN/plan.yaml"], ["audit", "PLAN", "FABRIC"]]
-    inventory_commands = [["lint", "INV"], ["design", "INV", "-o", "OUT", "-q"], ["report", "cost", "INV"],
-                          ["lint", "INV", "--config", "CONFIG"], ["report", "cost", "GOOD", "--catalog", "INV"]]
+    plan_commands = [
+        ["render", "PLAN", "-o", "OUT", "-q"],
+        ["analyze", "PLAN"],
+        ["diff", "PLAN", "PLAN"],
+        ["report", "cost", "PLAN/plan.yaml"],
+        ["audit", "PLAN", "FABRIC"],
+    ]
+    inventory_commands = [
+        ["lint", "INV"],
+        ["design", "INV", "-o", "OUT", "-q"],
+        ["report", "cost", "INV"],
+        ["lint", "INV", "--config", "CONFIG"],
+        ["report", "cost", "GOOD", "--catalog", "INV"],
+    ]
     for n in range(cases):
         case = work / f"y{n}"
         case.mkdir()
@@ -124,13 +148,30 @@ def hostile_yaml(cases: int, rng: random.Random, work: Path, plan_text: str, inv
         (case / "fabric.txt").write_text("")
         (case / "good.yaml").write_text(inventory_text)
         argv = rng.choice(plan_commands if on_plan else inventory_commands)
-        places = {"PLAN": "plan", "PLAN/plan.yaml": "plan/plan.yaml", "OUT": "out", "FABRIC": "fabric.txt", "INV": "inv.yaml",
-                  "CONFIG": "inv.yaml", "GOOD": "good.yaml"}
+        places = {
+            "PLAN": "plan",
+            "PLAN/plan.yaml": "plan/plan.yaml",
+            "OUT": "out",
+            "FABRIC": "fabric.txt",
+            "INV": "inv.yaml",
+            "CONFIG": "inv.yaml",
+            "GOOD": "good.yaml",
+        }
         argv = [places.get(a, a) for a in argv]
         code, peak, seconds = run_child(argv, case, case / "log.txt")
         log = (case / "log.txt").read_text(errors="replace")
-        results.append({"case": f"y{n}", "what": what, "argv": " ".join(argv), "code": code, "peak": peak, "s": seconds,
-                        "traceback": "Traceback" in log or code == 70, "half": code == 2 and (case / "out").exists()})
+        results.append(
+            {
+                "case": f"y{n}",
+                "what": what,
+                "argv": " ".join(argv),
+                "code": code,
+                "peak": peak,
+                "s": seconds,
+                "traceback": "Traceback" in log or code == 70,
+                "half": code == 2 and (case / "out").exists(),
+            }
+        )
         shutil.rmtree(case)
     return results
 
@@ -154,9 +195,14 @@ def user_files(cases: int, rng: random.Random, work: Path, plan_dir: Path) -> li
         for k in range(rng.randint(1, 6)):
             where = rng.choice(["inside", "nested", "empty-folder", "sibling-old", "sibling-new", "sibling-odd"])
             token = "".join(rng.choice("0123456789abcdef") for _ in range(12))
-            path = {"inside": out / f"note{k}.txt", "nested": out / "opensm" / f"mine{k}.txt",
-                    "empty-folder": out / f"keep{k}" / "empty", "sibling-old": case / f".out.old-{token}" / "prev" / "x.txt",
-                    "sibling-new": case / f".out.new-{token}" / "y.txt", "sibling-odd": case / f".out.old-backup{k}" / "z.txt"}[where]
+            path = {
+                "inside": out / f"note{k}.txt",
+                "nested": out / "opensm" / f"mine{k}.txt",
+                "empty-folder": out / f"keep{k}" / "empty",
+                "sibling-old": case / f".out.old-{token}" / "prev" / "x.txt",
+                "sibling-new": case / f".out.new-{token}" / "y.txt",
+                "sibling-odd": case / f".out.old-backup{k}" / "z.txt",
+            }[where]
             if where == "empty-folder":
                 path.mkdir(parents=True, exist_ok=True)
                 mine[path] = None
@@ -164,17 +210,32 @@ def user_files(cases: int, rng: random.Random, work: Path, plan_dir: Path) -> li
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(f"user data {n} {k}\n")
                 mine[path] = _digest(path)
-        if rng.random() < 0.3:  # the output folder gone (a kill between renames): recovery must not take a user's folder
+        if (
+            rng.random() < 0.3
+        ):  # the output folder gone (a kill between renames): recovery must not take a user's folder
             shutil.rmtree(out)
             mine = {p: d for p, d in mine.items() if out not in p.parents}  # removed by this test, not by ffplan
         argv = ["render", str(plan_dir), "-o", str(out), "-q"] + (["--force"] if rng.random() < 0.5 else [])
         code, peak, seconds = run_child(argv, case, case / "log.txt")
-        lost = [str(p.relative_to(case)) for p, digest in mine.items()
-                if (not p.is_dir() if digest is None else not p.is_file() or _digest(p) != digest)]
+        lost = [
+            str(p.relative_to(case))
+            for p, digest in mine.items()
+            if (not p.is_dir() if digest is None else not p.is_file() or _digest(p) != digest)
+        ]
         log = (case / "log.txt").read_text(errors="replace")
-        results.append({"case": f"u{n}", "what": f"{len(mine)} user paths", "argv": " ".join(argv[:1] + argv[3:]),
-                        "code": code, "peak": peak, "s": seconds, "traceback": "Traceback" in log or code == 70,
-                        "lost": lost, "half": False})
+        results.append(
+            {
+                "case": f"u{n}",
+                "what": f"{len(mine)} user paths",
+                "argv": " ".join(argv[:1] + argv[3:]),
+                "code": code,
+                "peak": peak,
+                "s": seconds,
+                "traceback": "Traceback" in log or code == 70,
+                "lost": lost,
+                "half": False,
+            }
+        )
         shutil.rmtree(case)
     return results
 
@@ -197,21 +258,33 @@ def main() -> None:
         results += user_files(args.folders, rng, work, plan_dir)
     bad = 0
     for r in results:
-        problems = [p for p, hit in (("traceback", r["traceback"]), ("over 2 GB", r["peak"] * 2**20 > LIMIT_BYTES),
-                                     (f"over {TIME_LIMIT_S} s", r["s"] > TIME_LIMIT_S), ("half-written output", r["half"]),
-                                     ("lost user files", bool(r.get("lost")))) if hit]
+        problems = [
+            p
+            for p, hit in (
+                ("traceback", r["traceback"]),
+                ("over 2 GB", r["peak"] * 2**20 > LIMIT_BYTES),
+                (f"over {TIME_LIMIT_S} s", r["s"] > TIME_LIMIT_S),
+                ("half-written output", r["half"]),
+                ("lost user files", bool(r.get("lost"))),
+            )
+            if hit
+        ]
         if problems:
             bad += 1
-            print(f"{r['case']}: {', '.join(problems)}: {r['what']} | ffplan {r['argv']} -> exit {r['code']} "
-                  f"{r['peak']:.0f} MiB {r['s']:.1f} s {r.get('lost', '')}")
+            print(
+                f"{r['case']}: {', '.join(problems)}: {r['what']} | ffplan {r['argv']} -> exit {r['code']} "
+                f"{r['peak']:.0f} MiB {r['s']:.1f} s {r.get('lost', '')}"
+            )
     yaml_cases = [r for r in results if r["case"].startswith("y")]
-    print(f"{len(yaml_cases)} hostile YAML cases, {len(results) - len(yaml_cases)} output-folder cases (seed {args.seed}): "
-          f"{sum(r['traceback'] for r in results)} tracebacks, "
-          f"{sum(r['peak'] * 2**20 > LIMIT_BYTES for r in results)} runs over 2 GB "
-          f"(largest {max(r['peak'] for r in results):.0f} MiB), "
-          f"{sum(r['s'] > TIME_LIMIT_S for r in results)} over {TIME_LIMIT_S} s (longest {max(r['s'] for r in results):.1f} s), "
-          f"{sum(len(r.get('lost', [])) for r in results)} lost user files, {sum(r['half'] for r in results)} half-written outputs; "
-          f"exit codes {sorted({r['code'] for r in results})}")
+    print(
+        f"{len(yaml_cases)} hostile YAML cases, {len(results) - len(yaml_cases)} output-folder cases (seed {args.seed}): "
+        f"{sum(r['traceback'] for r in results)} tracebacks, "
+        f"{sum(r['peak'] * 2**20 > LIMIT_BYTES for r in results)} runs over 2 GB "
+        f"(largest {max(r['peak'] for r in results):.0f} MiB), "
+        f"{sum(r['s'] > TIME_LIMIT_S for r in results)} over {TIME_LIMIT_S} s (longest {max(r['s'] for r in results):.1f} s), "
+        f"{sum(len(r.get('lost', [])) for r in results)} lost user files, {sum(r['half'] for r in results)} half-written outputs; "
+        f"exit codes {sorted({r['code'] for r in results})}"
+    )
     sys.exit(1 if bad else 0)
 
 

@@ -63,6 +63,7 @@ def inventory(case: str) -> dict:
 def _designed(path: Path) -> Plan:
     from ffplan.design import design
     from ffplan.inventory import load_inventory
+
     return design(load_inventory(path))
 
 
@@ -78,8 +79,9 @@ def _hwm_mb(pid: int) -> float:
     return float("nan")
 
 
-def boot_read_back(fab: Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float,
-                   read_back: Path) -> dict[str, float]:
+def boot_read_back(
+    fab: Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float, read_back: Path
+) -> dict[str, float]:
     """One boot of OpenSM's file engine until SUBNET UP, then ibnetdiscover's and `dump_fts -n`'s outputs are
     written to `read_back`; the time of each phase and the peak memory of OpenSM and ibsim."""
     work.mkdir(parents=True)
@@ -106,7 +108,9 @@ def boot_read_back(fab: Subnet, tools: dict[str, str], work: Path, files: dict[s
     return out
 
 
-def boot_ftree(fab: Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float) -> dict[str, float]:
+def boot_ftree(
+    fab: Subnet, tools: dict[str, str], work: Path, files: dict[str, str], timeout: float
+) -> dict[str, float]:
     """One boot of OpenSM's ftree engine until its tables are configured: the routing time and OpenSM's peak memory,
     and the log lines between MASTER and then (what the time is made of)."""
     work.mkdir(parents=True)
@@ -128,7 +132,7 @@ def boot_ftree(fab: Subnet, tools: dict[str, str], work: Path, files: dict[str, 
     lines = log.splitlines()
     start = next((i for i, line in enumerate(lines) if "Entering MASTER state" in line), 0)
     end = next((i for i, line in enumerate(lines) if "tables configured" in line), len(lines) - 1)
-    for line in lines[start:end + 1]:
+    for line in lines[start : end + 1]:
         if any(k in line.lower() for k in ("master", "ftree", "fat-tree", "lid", "tables configured", "routing")):
             print("  osm.log:", line[:160], flush=True)
     return out
@@ -144,6 +148,7 @@ def _verify(plan: Plan, work: Path, timeout: float, plane: str | None) -> None:
     """`ffplan verify` of the plan (one plane of it), every check, with its timings."""
     from ffplan.plan.io import dump_plan
     from ffplan.verify.run import verify_subnets
+
     out = work / "out"
     (out / "opensm").mkdir(parents=True)
     (out / "plan.yaml").write_text(dump_plan(plan))
@@ -163,8 +168,12 @@ def main() -> None:
     ap.add_argument("--case", choices=sorted(CASES) + sorted(SHIPPED), default="three-16")
     ap.add_argument("--timeout", type=float, default=3600.0)
     ap.add_argument("--keep", type=Path, help="keep the work folder here")
-    ap.add_argument("--engine", choices=("file", "ftree"), default="file",
-                    help="three-64: boot the file engine on ffplan's tables (default) or time OpenSM's own ftree")
+    ap.add_argument(
+        "--engine",
+        choices=("file", "ftree"),
+        default="file",
+        help="three-64: boot the file engine on ffplan's tables (default) or time OpenSM's own ftree",
+    )
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ffplan-ibsim-scale-", dir=args.keep))
     if args.case in SHIPPED:
@@ -174,8 +183,11 @@ def main() -> None:
         inv.write_text(yaml.safe_dump(inventory(args.case), sort_keys=False))
     t = time.monotonic()
     plan = _designed(inv)
-    print(f"{args.case}: {len(plan.switches)} switches, {sum(len(n.ports) for n in plan.nodes)} CA ports, "
-          f"{len(plan.cables)} cables; design {time.monotonic() - t:.1f} s, peak {_rss_mb():.0f} MB", flush=True)
+    print(
+        f"{args.case}: {len(plan.switches)} switches, {sum(len(n.ports) for n in plan.nodes)} CA ports, "
+        f"{len(plan.cables)} cables; design {time.monotonic() - t:.1f} s, peak {_rss_mb():.0f} MB",
+        flush=True,
+    )
     tools = find_tools()
     try:
         if args.case != "three-64":
@@ -187,12 +199,18 @@ def main() -> None:
         t = time.monotonic()
         files = opensm_files(plan)
         entries = sum(int((lft.ports != routing.unrouted_port).sum()) for lft in routing.lfts)
-        print(f"render (OpenSM files): {time.monotonic() - t:.1f} s; LFT file {len(files[L.LFTS]) / 1e9:.2f} GB, "
-              f"{entries} entries; "
-              f"peak {_rss_mb():.0f} MB", flush=True)
+        print(
+            f"render (OpenSM files): {time.monotonic() - t:.1f} s; LFT file {len(files[L.LFTS]) / 1e9:.2f} GB, "
+            f"{entries} entries; "
+            f"peak {_rss_mb():.0f} MB",
+            flush=True,
+        )
         if args.engine == "ftree":
-            print("OpenSM's ftree on ffplan's GUID files:", boot_ftree(fab, tools, work / "ftree", files, args.timeout),
-                  flush=True)
+            print(
+                "OpenSM's ftree on ffplan's GUID files:",
+                boot_ftree(fab, tools, work / "ftree", files, args.timeout),
+                flush=True,
+            )
             return
         read_back = work / "read-back"
         engine = boot_read_back(fab, tools, work / "file", files, args.timeout, read_back)

@@ -75,12 +75,16 @@ def hostile(megabytes: int, work: Path) -> None:
         for _ in range(megabytes * 1_000_000 // len(line)):
             fh.write(line)
     start = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "ffplan", "analyze", str(plan.parent)], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "ffplan", "analyze", str(plan.parent)], capture_output=True, text=True
+    )
     wall = time.monotonic() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     first = (result.stdout + result.stderr).strip().splitlines()[:1]
-    print(f"hostile {megabytes} MB plan: exit {result.returncode}, {usage.ru_utime + usage.ru_stime:.1f} s CPU ({wall:.1f} s wall), "
-          f"peak {usage.ru_maxrss / 1024:.0f} MiB: {first[0] if first else ''}")
+    print(
+        f"hostile {megabytes} MB plan: exit {result.returncode}, {usage.ru_utime + usage.ru_stime:.1f} s CPU ({wall:.1f} s wall), "
+        f"peak {usage.ru_maxrss / 1024:.0f} MiB: {first[0] if first else ''}"
+    )
 
 
 def main() -> None:

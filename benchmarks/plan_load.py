@@ -48,7 +48,9 @@ def main() -> None:
     parser.add_argument("inputs", nargs="*", type=Path, default=[ROOT / "inventories" / "fire-flyer-2.yaml"])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    print(f"{'plan':<28} {'MiB':>5} {'parse s':>8} {'schema s':>9} {'check s':>8} {'load_plan s':>12} {'schema+check':>13}")
+    print(
+        f"{'plan':<28} {'MiB':>5} {'parse s':>8} {'schema s':>9} {'check s':>8} {'load_plan s':>12} {'schema+check':>13}"
+    )
     with tempfile.TemporaryDirectory(prefix="ffplan-bench-") as tmp:
         for path in args.inputs:
             file = plan_file(path, Path(tmp))
@@ -59,8 +61,11 @@ def main() -> None:
             schema = cpu_median(lambda: Plan.model_validate(data), args.repeat)
             check = cpu_median(lambda: plan_problems(plan), args.repeat)
             total = cpu_median(lambda: load_plan(file), args.repeat)
-            print(f"{path.stem:<28} {len(text) / 2**20:>5.1f} {parse:>8.3f} {schema:>9.3f} {check:>8.3f} {total:>12.3f} "
-                  f"{(schema + check) / total:>12.0%}", flush=True)
+            print(
+                f"{path.stem:<28} {len(text) / 2**20:>5.1f} {parse:>8.3f} {schema:>9.3f} {check:>8.3f} {total:>12.3f} "
+                f"{(schema + check) / total:>12.0%}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

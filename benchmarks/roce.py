@@ -28,10 +28,21 @@ def inventory() -> dict:
     for plane, letter in zip(inv["fabric"]["planes"], "ab"):
         plane["leaf_racks"] = [f"net{letter}-{i}" for i in range(1, 17)]
         plane["spine_racks"] = [f"net{letter}-{i}" for i in range(17, 25)]
-    inv["racks"] = [{"name": f"net{letter}-{i}", "row": row, "slot": i, "power_kw": 40, "cooling": "air"}
-                    for letter, row in (("a", 9), ("b", 26)) for i in range(1, 25)]
-    inv["rack_blocks"] = [{"name": "r{row:02d}-{slot:02d}", "rows": [10, 25], "slots": [1, 32], "units": 42,
-                           "power_kw": 45, "cooling": "direct-liquid"}]
+    inv["racks"] = [
+        {"name": f"net{letter}-{i}", "row": row, "slot": i, "power_kw": 40, "cooling": "air"}
+        for letter, row in (("a", 9), ("b", 26))
+        for i in range(1, 25)
+    ]
+    inv["rack_blocks"] = [
+        {
+            "name": "r{row:02d}-{slot:02d}",
+            "rows": [10, 25],
+            "slots": [1, 32],
+            "units": 42,
+            "power_kw": 45,
+            "cooling": "direct-liquid",
+        }
+    ]
     group = inv["groups"][0]
     group["count"] = NODES
     group["racks"] = [f"r{row:02d}-{slot:02d}" for row in range(10, 26) for slot in range(1, 33)]
@@ -46,8 +57,10 @@ def main() -> None:
         work = Path(tmp)
         path = work / "roce-dual-plane-16k.yaml"
         path.write_text(yaml.safe_dump(inventory(), sort_keys=False))
-        steps = [("design", FFPLAN + ["design", str(path), "-o", str(work / "plan"), "-q", "--force"]),
-                 ("render", FFPLAN + ["render", str(work / "plan"), "-o", str(work / "out"), "-q", "--force"])]
+        steps = [
+            ("design", FFPLAN + ["design", str(path), "-o", str(work / "plan"), "-q", "--force"]),
+            ("render", FFPLAN + ["render", str(work / "plan"), "-o", str(work / "out"), "-q", "--force"]),
+        ]
         total_wall = 0.0
         print(f"{'stage':8} {'cpu s':>8} {'wall s':>8} {'peak MiB':>9}")
         for name, cmd in steps:

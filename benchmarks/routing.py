@@ -47,18 +47,35 @@ def timed(fn, repeat: int) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("plan", nargs="?", help="plan.yaml or its folder (default: design inventories/fire-flyer-2.yaml)")
+    parser.add_argument(
+        "plan", nargs="?", help="plan.yaml or its folder (default: design inventories/fire-flyer-2.yaml)"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cases", type=int, default=100, help="sweep cases to measure (0: the whole sweep)")
     parser.add_argument("--jobs", type=int, default=1, help="with --cases 0: worker processes of a local Dask cluster")
     parser.add_argument("--failed", action="append", default=[], help="measure this failure case only (repeatable)")
-    parser.add_argument("--repair-only", action="store_true", help="with --failed: a tree's minimal repair, no rebalance")
+    parser.add_argument(
+        "--repair-only", action="store_true", help="with --failed: a tree's minimal repair, no rebalance"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-routing-") as tmp:
         path = Path(args.plan) if args.plan else Path(tmp) / "ff2"
         if not args.plan:
-            subprocess.run([sys.executable, "-m", "ffplan", "design", str(ROOT / "inventories" / "fire-flyer-2.yaml"),
-                            "-o", str(path), "-q", "--force"], check=True, cwd=ROOT)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "ffplan",
+                    "design",
+                    str(ROOT / "inventories" / "fire-flyer-2.yaml"),
+                    "-o",
+                    str(path),
+                    "-q",
+                    "--force",
+                ],
+                check=True,
+                cwd=ROOT,
+            )
         plan = load_plan(path / "plan.yaml" if path.is_dir() else path)
     if args.failed:
         failure_case(plan, args.failed, args.repair_only)
@@ -69,8 +86,14 @@ def main() -> None:
     warm = ZoneRouter(topo)
     warm.tables([label])
     rows = [
-        ("routing tables (intact, from scratch)", timed(lambda: ZoneRouter(build_topology(plan)).tables(), args.repeat)),
-        ("deadlock proof", timed(lambda: prove_deadlock_free(intact.topo, intact.tables, Channels(intact.topo)), args.repeat)),
+        (
+            "routing tables (intact, from scratch)",
+            timed(lambda: ZoneRouter(build_topology(plan)).tables(), args.repeat),
+        ),
+        (
+            "deadlock proof",
+            timed(lambda: prove_deadlock_free(intact.topo, intact.tables, Channels(intact.topo)), args.repeat),
+        ),
         ("route check (detours, reachability)", timed(lambda: check_routes(intact.topo, intact.tables), args.repeat)),
         (f"re-route around {label} (incremental)", timed(lambda: warm.tables([label]), args.repeat)),
     ]
@@ -83,7 +106,9 @@ def main() -> None:
         w, c = time.perf_counter(), time.process_time()
         with sweep_client(args.jobs) as client:
             run_sweep(plan, client=client)
-        print(f"{f'sweep: all {total} cases (jobs {args.jobs})':<48} {time.perf_counter() - w:>8.1f} {time.process_time() - c:>8.1f}")
+        print(
+            f"{f'sweep: all {total} cases (jobs {args.jobs})':<48} {time.perf_counter() - w:>8.1f} {time.process_time() - c:>8.1f}"
+        )
         return
     w, c = time.perf_counter(), time.process_time()
     state = sweep.SweepState(plan)
@@ -93,7 +118,9 @@ def main() -> None:
     per = ((time.perf_counter() - w) / n, (time.process_time() - c) / n)
     print(f"{'sweep set-up (router, intact routes, patterns)':<48} {setup[0]:>8.2f} {setup[1]:>8.2f}")
     print(f"{f'sweep: per case (first {n} of {total})':<48} {per[0]:>8.3f} {per[1]:>8.3f}")
-    print(f"{f'  whole sweep of {total} cases, extrapolated':<48} {setup[0] + per[0] * total:>8.0f} {setup[1] + per[1] * total:>8.0f}")
+    print(
+        f"{f'  whole sweep of {total} cases, extrapolated':<48} {setup[0] + per[0] * total:>8.0f} {setup[1] + per[1] * total:>8.0f}"
+    )
 
 
 def failure_case(plan, failed: list[str], repair_only: bool) -> None:
@@ -105,9 +132,11 @@ def failure_case(plan, failed: list[str], repair_only: bool) -> None:
     wall, cpu = time.perf_counter() - w, time.process_time() - c
     a2a, shift = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all", "shift"])
     check = routing.check
-    print(f"{' '.join(failed)}{' (repair only)' if repair_only else ''}: route() {wall:.1f} s wall, {cpu:.1f} s CPU; "
-          f"all-to-all {a2a.max_load} / {a2a.bound}, shift {shift.max_load} / {shift.bound}; "
-          f"unreachable CA pairs {check.unreachable_ca_pairs}, deadlock-free {routing.deadlock.acyclic}")
+    print(
+        f"{' '.join(failed)}{' (repair only)' if repair_only else ''}: route() {wall:.1f} s wall, {cpu:.1f} s CPU; "
+        f"all-to-all {a2a.max_load} / {a2a.bound}, shift {shift.max_load} / {shift.bound}; "
+        f"unreachable CA pairs {check.unreachable_ca_pairs}, deadlock-free {routing.deadlock.acyclic}"
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,20 @@ def stages(inventory: Path, work: Path) -> list[tuple[str, list[str] | Callable[
         # full audit, exit 0
         ("audit", lambda: FFPLAN + ["audit", str(plan_dir / "plan.yaml"), *discovered(out)]),
         # live re-route from a discovered fabric (the rendered topology: discovery match, routing, walks, write)
-        ("reroute", lambda: FFPLAN + ["reroute", str(plan_dir / "plan.yaml"), "--fabric", *discovered(out), "-o",
-                                      str(work / f"{inventory.stem}.lfts")]),
+        (
+            "reroute",
+            lambda: (
+                FFPLAN
+                + [
+                    "reroute",
+                    str(plan_dir / "plan.yaml"),
+                    "--fabric",
+                    *discovered(out),
+                    "-o",
+                    str(work / f"{inventory.stem}.lfts"),
+                ]
+            ),
+        ),
     ]
 
 
@@ -87,14 +99,20 @@ def nic_ports(plan_dir: Path) -> int:
     """NIC ports of the designed plan (0 if the design failed), counted in a child process: a plan loaded here would
     stay in this process, and a child started with vfork (as subprocess starts them) reports the memory of this
     process as its own peak (ru_maxrss is kept across exec), so every later measurement's peak would be this one's."""
-    count = "import sys; from ffplan.plan import load_plan; print(sum(len(n.ports) for n in load_plan(sys.argv[1]).nodes))"
-    proc = subprocess.run([sys.executable, "-c", count, str(plan_dir / "plan.yaml")], cwd=ROOT, capture_output=True, text=True)
+    count = (
+        "import sys; from ffplan.plan import load_plan; print(sum(len(n.ports) for n in load_plan(sys.argv[1]).nodes))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", count, str(plan_dir / "plan.yaml")], cwd=ROOT, capture_output=True, text=True
+    )
     return int(proc.stdout) if proc.returncode == 0 else 0  # a failed design is reported by its exit code
 
 
 def print_curve(rows: dict[str, dict[str, tuple[float, float]]], ports: dict[str, int]) -> None:
     """CPU time and memory against ports for the four-plane synthetic family, with the growth from one size to the next."""
-    family = sorted((name for name in rows if name.startswith("synthetic-4x") and ports.get(name)), key=ports.__getitem__)
+    family = sorted(
+        (name for name in rows if name.startswith("synthetic-4x") and ports.get(name)), key=ports.__getitem__
+    )
     if len(family) < 2:
         return
     print("\ngrowth curve (four planes; CPU s; x: growth against the previous size)")
@@ -117,8 +135,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="shipped inventories only")
-    parser.add_argument("--largest", default="4x96", help="the largest synthetic inventory to run (TREESxRADIX, default 4x96)")
-    parser.add_argument("--big", action="store_true", help="also the 16,384-GPU fabrics: DeepSeek-V3 MPFT and a three-layer tree")
+    parser.add_argument(
+        "--largest", default="4x96", help="the largest synthetic inventory to run (TREESxRADIX, default 4x96)"
+    )
+    parser.add_argument(
+        "--big", action="store_true", help="also the 16,384-GPU fabrics: DeepSeek-V3 MPFT and a three-layer tree"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-bench-") as tmp:
         work = Path(tmp)

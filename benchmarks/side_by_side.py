@@ -33,8 +33,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plan", type=Path, help="plan.yaml or its folder (default: design inventories/fire-flyer-2.yaml)")
     ap.add_argument("--zone", default="z1", help="the zone to boot ('' for the whole fabric)")
-    ap.add_argument("--case", action="append", default=[], metavar="NAME=ITEM,ITEM",
-                    help="a failure case (repeatable); default: the cases of issue 11")
+    ap.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="NAME=ITEM,ITEM",
+        help="a failure case (repeatable); default: the cases of issue 11",
+    )
     ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, default {','.join(ENGINES)}")
     args = ap.parse_args()
     from ffplan.plan.io import load_plan
@@ -56,9 +61,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ffplan-side-by-side-") as work:
         for name, failed in cases.items():
             try:
-                rows += measure_case(plan, name, failed, args.zone or None, tools, Path(work),
-                                     engines=tuple(args.engines.split(",")),
-                                     progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+                rows += measure_case(
+                    plan,
+                    name,
+                    failed,
+                    args.zone or None,
+                    tools,
+                    Path(work),
+                    engines=tuple(args.engines.split(",")),
+                    progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True),
+                )
             except ValueError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2

@@ -63,8 +63,9 @@ class Row:
     error: str = ""
 
 
-def pattern_load(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], sources: set, dests: set,
-                 host: dict | None = None) -> tuple[Counter, int]:
+def pattern_load(
+    topo: DiscoveredFabric, tables: dict[str, dict[int, int]], sources: set, dests: set, host: dict | None = None
+) -> tuple[Counter, int]:
     """Flows per directed inter-switch link (switch GUID, egress port) for every (source, destination) CA port
     pair of the pattern on two hosts (`host`: CA port -> its host, as analyze: no flow between two ports of one
     host; without it, every pair of two ports); and the number of pairs that do not arrive."""
@@ -108,8 +109,9 @@ def booted_topology(fab: Subnet) -> tuple[TopologyArrays, dict[int, str]]:
     return TopologyArrays(topo), {lid: ca.host for lid, ca in topo.ca_by_lid.items()}
 
 
-def plan_bound(fab: Subnet, sources: set[int], dests: set[int],
-               booted: tuple[TopologyArrays, dict[int, str]] | None = None) -> tuple[int, str]:
+def plan_bound(
+    fab: Subnet, sources: set[int], dests: set[int], booted: tuple[TopologyArrays, dict[int, str]] | None = None
+) -> tuple[int, str]:
     """analyze's lower bound (ffplan.analyze.bounds: the cuts out of and into every leaf, and on a three-layer tree
     the spine-core links out of and into every pod) for the flows between the plan LIDs `sources` and `dests` on two
     hosts, on `booted` (default: booted_topology(fab))."""
@@ -129,8 +131,11 @@ def pattern_loads(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], fab
     ports' roles, hosts and plan LIDs come from the plan's fabric, by port GUID (a CA's node GUID in ibsim need not
     be the plan's)."""
     by_guid = {p.port_guid: (ca, p) for ca in fab.cas for p in ca.ports}
-    ports = {gp: by_guid[g] for gp, g in topo.port_guid.items() if topo.kind.get(gp[0]) == "Ca" and gp in topo.port_lid
-             and g in by_guid}
+    ports = {
+        gp: by_guid[g]
+        for gp, g in topo.port_guid.items()
+        if topo.kind.get(gp[0]) == "Ca" and gp in topo.port_lid and g in by_guid
+    }
     host = {gp: ca.hostname for gp, (ca, _) in ports.items()}
     booted = booted_topology(fab)
     loads = {}
@@ -157,8 +162,17 @@ def _engine_files(plan: Plan, view: L.View, engine: str, failed: list[str]) -> t
     return files, conf, build_fabric(plan, view)
 
 
-def measure_case(plan: Plan, case: str, failed: list[str], zone: str | None, tools: dict[str, str], workdir: Path,
-                 engines: tuple[str, ...] = ENGINES, timeout: float = 120.0, progress: Callable[[str], None] = lambda s: None) -> list[Row]:
+def measure_case(
+    plan: Plan,
+    case: str,
+    failed: list[str],
+    zone: str | None,
+    tools: dict[str, str],
+    workdir: Path,
+    engines: tuple[str, ...] = ENGINES,
+    timeout: float = 120.0,
+    progress: Callable[[str], None] = lambda s: None,
+) -> list[Row]:
     from ffplan.reroute import resolve_items
 
     items = resolve_items(plan, failed)
@@ -184,8 +198,10 @@ def measure_case(plan: Plan, case: str, failed: list[str], zone: str | None, too
 
 
 def markdown(rows: list[Row]) -> str:
-    lines = ["| case | routing | " + " | ".join(PATTERNS) + " | unreachable CA pairs | unreachable switch-LID pairs |",
-             "|---|---|" + "---|" * (len(PATTERNS) + 2)]
+    lines = [
+        "| case | routing | " + " | ".join(PATTERNS) + " | unreachable CA pairs | unreachable switch-LID pairs |",
+        "|---|---|" + "---|" * (len(PATTERNS) + 2),
+    ]
     last = None
     for r in rows:
         case = r.case if r.case != last else ""
@@ -194,6 +210,9 @@ def markdown(rows: list[Row]) -> str:
             lines.append(f"| {case} | {r.routing} | " + " | ".join("-" for _ in PATTERNS) + f" | {r.error} | |")
             continue
         cells = [f"{r.loads[p].max:,} ({r.loads[p].ratio:.2f})" for p in PATTERNS]
-        lines.append(f"| {case} | {r.routing} | " + " | ".join(cells)
-                     + f" | {r.ca_pairs_unreachable:,} | {r.switch_lids_unreachable:,} |")
+        lines.append(
+            f"| {case} | {r.routing} | "
+            + " | ".join(cells)
+            + f" | {r.ca_pairs_unreachable:,} | {r.switch_lids_unreachable:,} |"
+        )
     return "\n".join(lines) + "\n"

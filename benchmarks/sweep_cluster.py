@@ -42,8 +42,10 @@ def curve(plan: Plan, workers: list[int]) -> None:
             result = run_sweep(plan, client=client)
         wall = time.perf_counter() - w
         same = [c.as_dict() for c in result.cases] == [c.as_dict() for c in reference.cases]
-        print(f"{f'Dask, {n} worker process(es)':<28} {wall:>8.1f} {started:>8.1f} {alone / wall:>8.2f}x"
-              f"   {'same results' if same else 'RESULTS DIFFER'}")
+        print(
+            f"{f'Dask, {n} worker process(es)':<28} {wall:>8.1f} {started:>8.1f} {alone / wall:>8.2f}x"
+            f"   {'same results' if same else 'RESULTS DIFFER'}"
+        )
 
 
 def extrapolate(plan: Plan, sample: int, cores: int) -> None:
@@ -63,15 +65,21 @@ def extrapolate(plan: Plan, sample: int, cores: int) -> None:
         state.measure(picked)
         per = (time.process_time() - c) / len(picked)
         total_cpu += per * len(group)
-        print(f"{kind}: {len(group):,} cases, {per:.2f} s CPU each (mean of {len(picked)}: "
-              f"{', '.join(name for name, _ in picked)})")
-    print(f"whole sweep: {len(cases):,} cases, {total_cpu / 3600:.1f} h of CPU; on {cores} cores "
-          f"{(setup + total_cpu / cores) / 60:.1f} min of wall")
+        print(
+            f"{kind}: {len(group):,} cases, {per:.2f} s CPU each (mean of {len(picked)}: "
+            f"{', '.join(name for name, _ in picked)})"
+        )
+    print(
+        f"whole sweep: {len(cases):,} cases, {total_cpu / 3600:.1f} h of CPU; on {cores} cores "
+        f"{(setup + total_cpu / cores) / 60:.1f} min of wall"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("plan", nargs="?", help="plan.yaml or its folder (default: design inventories/fire-flyer-2.yaml)")
+    parser.add_argument(
+        "plan", nargs="?", help="plan.yaml or its folder (default: design inventories/fire-flyer-2.yaml)"
+    )
     parser.add_argument("--workers", default="1,2", help="local cluster sizes for the speed-up curve")
     parser.add_argument("--sample", type=int, default=0, help="extrapolate from this many cases of each kind instead")
     parser.add_argument("--cores", type=int, default=64, help="with --sample: the cluster's cores")
@@ -79,8 +87,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ffplan-sweep-") as tmp:
         path = Path(args.plan) if args.plan else Path(tmp) / "ff2"
         if not args.plan:
-            subprocess.run([sys.executable, "-m", "ffplan", "design", str(ROOT / "inventories" / "fire-flyer-2.yaml"),
-                            "-o", str(path), "-q", "--force"], check=True, cwd=ROOT)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "ffplan",
+                    "design",
+                    str(ROOT / "inventories" / "fire-flyer-2.yaml"),
+                    "-o",
+                    str(path),
+                    "-q",
+                    "--force",
+                ],
+                check=True,
+                cwd=ROOT,
+            )
         plan = load_plan(path / "plan.yaml" if path.is_dir() else path)
     if args.sample:
         extrapolate(plan, args.sample, args.cores)

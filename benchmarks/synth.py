@@ -9,32 +9,49 @@ import yaml
 
 # The 4-NIC HGX node model of the three-layer golden inventory
 THREE_LAYER_MODELS = yaml.safe_load(
-    (Path(__file__).resolve().parents[1] / "tests" / "golden" / "inventories" / "three-lab.yaml").read_text())["models"]
+    (Path(__file__).resolve().parents[1] / "tests" / "golden" / "inventories" / "three-lab.yaml").read_text()
+)["models"]
 
 NODE_MODELS = {
     "gpu-node": {
         "cpu": {"sockets": 2, "cores_per_socket": 32, "nps": 1},
-        "rack_units": 4, "power_w": 2500,
+        "rack_units": 4,
+        "power_w": 2500,
         "root_ports": [{"name": f"rp{i}", "numa": i // 4} for i in range(8)],
-        "devices": [{"name": f"gpu{i}", "kind": "gpu", "model": "A100-PCIe-40GB", "root_port": f"rp{i}",
-                     "bus_id": f"0000:{0x01 + i * 0x20:02x}:00.0"} for i in range(7)]
+        "devices": [
+            {
+                "name": f"gpu{i}",
+                "kind": "gpu",
+                "model": "A100-PCIe-40GB",
+                "root_port": f"rp{i}",
+                "bus_id": f"0000:{0x01 + i * 0x20:02x}:00.0",
+            }
+            for i in range(7)
+        ]
         + [{"name": "mlx5_0", "kind": "nic", "model": "CX6-HDR", "root_port": "rp7", "bus_id": "0000:f1:00.0"}],
     },
     "storage-node": {
-        "cpu": {"sockets": 1, "cores_per_socket": 64, "nps": 1}, "rack_units": 2, "power_w": 900,
+        "cpu": {"sockets": 1, "cores_per_socket": 64, "nps": 1},
+        "rack_units": 2,
+        "power_w": 900,
         "root_ports": [{"name": "rp0", "numa": 0}],
         "devices": [],  # NICs added per zone count
     },
     "mgmt-node": {
-        "cpu": {"sockets": 1, "cores_per_socket": 16, "nps": 1}, "rack_units": 1, "power_w": 400,
+        "cpu": {"sockets": 1, "cores_per_socket": 16, "nps": 1},
+        "rack_units": 1,
+        "power_w": 400,
         "root_ports": [{"name": "rp0", "numa": 0}],
-        "devices": [{"name": "mlx5_0", "kind": "nic", "model": "CX6-HDR", "root_port": "rp0", "bus_id": "0000:41:00.0"}],
+        "devices": [
+            {"name": "mlx5_0", "kind": "nic", "model": "CX6-HDR", "root_port": "rp0", "bus_id": "0000:41:00.0"}
+        ],
     },
 }
 
 
-def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int, mgmt: int, inter_zone: int = 2,
-                   planes: bool = False) -> str:
+def make_inventory(
+    name: str, zones: int, radix: int, compute: int, storage: int, mgmt: int, inter_zone: int = 2, planes: bool = False
+) -> str:
     """A full-size zone per zone name; hosts fill racks row by row, network racks at the row ends.
 
     `compute`, `storage` and `mgmt` count nodes of the zones layout: compute and management nodes have one NIC,
@@ -53,8 +70,11 @@ def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int
     per_rack = {"compute": 8, "storage": 10, "management": 10}
     slots = 20
     groups, racks, row = [], [], 1
-    for role, model, count, prefix in (("compute", "gpu-node", compute, "cn"), ("storage", "storage-node", storage, "st"),
-                                       ("management", "mgmt-node", mgmt, "mg")):
+    for role, model, count, prefix in (
+        ("compute", "gpu-node", compute, "cn"),
+        ("storage", "storage-node", storage, "st"),
+        ("management", "mgmt-node", mgmt, "mg"),
+    ):
         if not count:
             continue
         n_racks = math.ceil(count / per_rack[role])
@@ -64,8 +84,18 @@ def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int
             names.append(f"{prefix}r{r:02d}-{s:02d}")
             racks.append({"name": names[-1], "row": r, "slot": s})
         row += math.ceil(n_racks / slots)
-        groups.append({"name": role, "role": role, "model": model, "count": count, "hostname": prefix + "{index:05d}",
-                       "racks": names, "per_rack": per_rack[role], "first_u": 2})
+        groups.append(
+            {
+                "name": role,
+                "role": role,
+                "model": model,
+                "count": count,
+                "hostname": prefix + "{index:05d}",
+                "racks": names,
+                "per_rack": per_rack[role],
+                "first_u": 2,
+            }
+        )
     zone_specs = []
     for zi, z in enumerate(zone_names):
         # A full zone has `radix` leaves and radix/2 spines of 1U, at most 40 to a 42U rack (64-port: two racks of
@@ -73,8 +103,10 @@ def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int
         zone_row = 1 + zi * max(1, row // zones)
         leaf_racks = [f"net-{z}-leaf{i + 1}" for i in range(max(2, math.ceil(radix / 40)))]
         spine_racks = [f"net-{z}-spine" + (f"{i + 1}" if i else "") for i in range(math.ceil(radix / 2 / 40))]
-        racks += [{"name": name, "row": zone_row, "slot": 0 if i == 0 else slots + i}
-                  for i, name in enumerate(leaf_racks + spine_racks)]
+        racks += [
+            {"name": name, "row": zone_row, "slot": 0 if i == 0 else slots + i}
+            for i, name in enumerate(leaf_racks + spine_racks)
+        ]
         zone_specs.append({"name": z, "leaf_racks": leaf_racks, "spine_racks": spine_racks})
     inventory = {
         "inventory_version": 1,
@@ -88,7 +120,9 @@ def make_inventory(name: str, zones: int, radix: int, compute: int, storage: int
         "fabric": {
             "switch_model": f"SW{radix}",
             "planes" if planes else "zones": zone_specs,
-            "inter_zone_links": [{"zones": zone_names, "count": inter_zone}] if zones == 2 and inter_zone and not planes else [],
+            "inter_zone_links": [{"zones": zone_names, "count": inter_zone}]
+            if zones == 2 and inter_zone and not planes
+            else [],
         },
         "racks": racks,
         "groups": groups,
@@ -103,8 +137,10 @@ def _one_nic_per_tree(model: dict, trees: int) -> dict:
         root_ports = [{"name": f"rp{i}", "numa": 0, "pcie": {"lanes": 16}} for i in range(trees)]
     nic_ports = [rp["name"] for rp in root_ports[-trees:]]
     devices = [d for d in model["devices"] if d["kind"] != "nic" and d["root_port"] not in nic_ports]
-    devices += [{"name": f"mlx5_{i}", "kind": "nic", "model": "CX6-HDR", "root_port": rp, "bus_id": f"0000:{0xc1 + i:02x}:00.0"}
-                for i, rp in enumerate(nic_ports)]
+    devices += [
+        {"name": f"mlx5_{i}", "kind": "nic", "model": "CX6-HDR", "root_port": rp, "bus_id": f"0000:{0xC1 + i:02x}:00.0"}
+        for i, rp in enumerate(nic_ports)
+    ]
     return {**model, "root_ports": root_ports, "devices": devices}
 
 
@@ -117,13 +153,29 @@ def three_layer_inventory(name: str, radix: int, nodes: int) -> dict:
     models["switches"] = {"SW": {"ports": radix, "speed": "HDR", "data_vls": 8, "power_w": 500}}
     models["nics"] = {"CX7": {"ports": 1, "speed": "HDR", "data_vls": 8, "pci_id": "0x15b3:0x1021"}}
     return {
-        "inventory_version": 1, "name": name, "description": f"three-layer tree of {radix}-port switches, {ports} ports",
+        "inventory_version": 1,
+        "name": name,
+        "description": f"three-layer tree of {radix}-port switches, {ports} ports",
         "models": models,
-        "fabric": {"topology": "three-layer-fat-tree", "switch_model": "SW", "placement": "rail-optimized",
-                   "ports_per_zone": ports,
-                   "zones": [{"name": "z1", "leaf_racks": net[:14], "spine_racks": net[14:28], "core_racks": net[28:]}]},
+        "fabric": {
+            "topology": "three-layer-fat-tree",
+            "switch_model": "SW",
+            "placement": "rail-optimized",
+            "ports_per_zone": ports,
+            "zones": [{"name": "z1", "leaf_racks": net[:14], "spine_racks": net[14:28], "core_racks": net[28:]}],
+        },
         "racks": [{"name": n, "row": 1 + i // 20, "slot": 1 + i % 20, "units": 48} for i, n in enumerate(net)]
         + [{"name": n, "row": 3 + i // 20, "slot": 1 + i % 20} for i, n in enumerate(hosts)],
-        "groups": [{"name": "gpu", "role": "compute", "model": "hgx", "count": nodes, "hostname": "gpu{index:04d}",
-                    "racks": hosts, "per_rack": 8, "first_u": 2}],
+        "groups": [
+            {
+                "name": "gpu",
+                "role": "compute",
+                "model": "hgx",
+                "count": nodes,
+                "hostname": "gpu{index:04d}",
+                "racks": hosts,
+                "per_rack": 8,
+                "first_u": 2,
+            }
+        ],
     }

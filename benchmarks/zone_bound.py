@@ -36,8 +36,21 @@ def main() -> None:
     parser.add_argument("--zone", default="z2")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-zone-bound-") as tmp:
-        subprocess.run([sys.executable, "-m", "ffplan", "design", str(ROOT / "inventories" / "fire-flyer-2.yaml"),
-                        "-o", tmp, "-q", "--force"], check=True, cwd=ROOT)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ffplan",
+                "design",
+                str(ROOT / "inventories" / "fire-flyer-2.yaml"),
+                "-o",
+                tmp,
+                "-q",
+                "--force",
+            ],
+            check=True,
+            cwd=ROOT,
+        )
         topo = build_topology(load_plan(Path(tmp) / "plan.yaml"))
     router = ZoneRouter(topo)
     tables = router.tables().tables
@@ -66,7 +79,9 @@ def main() -> None:
             for role, count in (("c", compute[d]), ("o", ports[d] - compute[d])):
                 for t in spines:
                     allowed = not (d in linked and home[t] == d)
-                    x[y, d, role, t] = pulp.LpVariable(f"x_{y}_{d}_{role}_{t}", 0, count if allowed else 0, cat="Integer")
+                    x[y, d, role, t] = pulp.LpVariable(
+                        f"x_{y}_{d}_{role}_{t}", 0, count if allowed else 0, cat="Integer"
+                    )
                 prob += pulp.lpSum(x[y, d, role, t] for t in spines) == count
             for t in spines:
                 prob += x[y, d, "c", t] + x[y, d, "o", t] <= args.shift
@@ -76,14 +91,18 @@ def main() -> None:
     sources = sorted(linked & set(leaves))
     for d in leaves:
         for t in spines:
-            prob += fixed_b[(t, d)] + pulp.lpSum(ports[y] * (x[y, d, "c", t] + x[y, d, "o", t])
-                                                 for y in sources if y != d) <= args.cap
+            prob += (
+                fixed_b[(t, d)] + pulp.lpSum(ports[y] * (x[y, d, "c", t] + x[y, d, "o", t]) for y in sources if y != d)
+                <= args.cap
+            )
             prob += fixed_a[(t, d)] + pulp.lpSum(compute[y] * x[y, d, "c", t] for y in sources if y != d) <= 585
     prob += 0
     start = time.process_time()
     status = prob.solve(pulp.PULP_CBC_CMD(msg=False, threads=1))
-    print(f"{args.zone}: B <= {args.cap}, A <= 585, shift <= {args.shift}: {pulp.LpStatus[status]} "
-          f"({len(x)} integer variables, {time.process_time() - start:.0f} s CPU here, CBC in its own process)")
+    print(
+        f"{args.zone}: B <= {args.cap}, A <= 585, shift <= {args.shift}: {pulp.LpStatus[status]} "
+        f"({len(x)} integer variables, {time.process_time() - start:.0f} s CPU here, CBC in its own process)"
+    )
 
 
 if __name__ == "__main__":

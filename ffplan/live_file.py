@@ -21,8 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-_KINDS = ((stat.S_ISLNK, "a symlink"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+_KINDS = (
+    (stat.S_ISLNK, "a symlink"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
 NEW_FILE_MODE = 0o644
 
 
@@ -60,8 +66,10 @@ def check_target(path: Path) -> Target:
     except FileNotFoundError:
         return target
     if kind is not None:
-        raise UnsafeTarget(f"{path} is {kind}, not a regular file: reroute replaces only a regular file "
-                           "(never writes through a symlink, never replaces a device or FIFO)")
+        raise UnsafeTarget(
+            f"{path} is {kind}, not a regular file: reroute replaces only a regular file "
+            "(never writes through a symlink, never replaces a device or FIFO)"
+        )
     return target
 
 

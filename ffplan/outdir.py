@@ -110,8 +110,14 @@ def is_leftover(name: str) -> bool:
     return _LEFTOVER.fullmatch(name) is not None
 
 
-def write_folder(path: Path, files: Mapping[str, FileBody], kind: str, force: bool = False,
-                 inputs: Iterable[Path] = (), read_inputs: Iterable[tuple[str, Path]] = ()) -> None:
+def write_folder(
+    path: Path,
+    files: Mapping[str, FileBody],
+    kind: str,
+    force: bool = False,
+    inputs: Iterable[Path] = (),
+    read_inputs: Iterable[tuple[str, Path]] = (),
+) -> None:
     """Replace `path` with exactly `files` (relative names) plus manifest.json; see the module docstring.
     `read_inputs`: (option, path) of inputs read in full before writing, which `path` may replace with force only."""
     path = Path(path)
@@ -131,7 +137,9 @@ def write_folder(path: Path, files: Mapping[str, FileBody], kind: str, force: bo
                 shutil.rmtree(staging, ignore_errors=True)  # the old folder after an exchange, or a failed staging
             journal.clear()
     except OSError as exc:  # permissions, a full disk, a mount point: the old folder is still in place
-        raise _refuse(path, f"cannot write {path}: {exc.strerror or exc}", "check the folder, its permissions and the free space") from None
+        raise _refuse(
+            path, f"cannot write {path}: {exc.strerror or exc}", "check the folder, its permissions and the free space"
+        ) from None
 
 
 def write_file(path: Path, text: str) -> None:
@@ -145,8 +153,11 @@ def write_file(path: Path, text: str) -> None:
     except OSError as exc:
         raise _refuse(path, f"cannot write {path}: {exc.strerror}", "check the path and its permissions") from None
     if mode is not None and not stat.S_ISREG(mode):
-        raise _refuse(path, f"refusing to write {path}: it is not a regular file (a FIFO, device, socket or folder)",
-                      "write the output to a plain file, or leave out the option to print it")
+        raise _refuse(
+            path,
+            f"refusing to write {path}: it is not a regular file (a FIFO, device, socket or folder)",
+            "write the output to a plain file, or leave out the option to print it",
+        )
     target = path.resolve()  # through a symbolic link to a file, as writing it in place would
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
@@ -159,7 +170,9 @@ def write_file(path: Path, text: str) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise _refuse(path, f"cannot write {path}: {exc.strerror or exc}", "check the path and its permissions") from None
+        raise _refuse(
+            path, f"cannot write {path}: {exc.strerror or exc}", "check the path and its permissions"
+        ) from None
 
 
 def _umask() -> int:
@@ -173,17 +186,29 @@ def _umask() -> int:
 
 def _relative_name(folder: Path, name: str) -> str:
     parts = name.split("/")
-    if not name or name.startswith("/") or "\\" in name or "\0" in name or any(p in ("", ".", "..") for p in parts) \
-            or name == MANIFEST:
-        raise _refuse(folder, f"refusing to write {name!r}: not a plain relative path inside the output folder",
-                      "a name in the plan is not a path component; re-run `ffplan design`")
+    if (
+        not name
+        or name.startswith("/")
+        or "\\" in name
+        or "\0" in name
+        or any(p in ("", ".", "..") for p in parts)
+        or name == MANIFEST
+    ):
+        raise _refuse(
+            folder,
+            f"refusing to write {name!r}: not a plain relative path inside the output folder",
+            "a name in the plan is not a path component; re-run `ffplan design`",
+        )
     return name
 
 
 def _refuse_dangerous_target(path: Path, inputs: Iterable[Path]) -> None:
     if path.is_symlink():
-        raise _refuse(path, f"{path} is a symbolic link; ffplan replaces folders, not what a link points to",
-                      f"write to the folder itself: -o {path.resolve()}")
+        raise _refuse(
+            path,
+            f"{path} is a symbolic link; ffplan replaces folders, not what a link points to",
+            f"write to the folder itself: -o {path.resolve()}",
+        )
     if path.exists() and not path.is_dir():
         raise _refuse(path, f"{path} exists and is not a folder", "choose another output folder with -o")
     target = path.resolve()
@@ -191,8 +216,11 @@ def _refuse_dangerous_target(path: Path, inputs: Iterable[Path]) -> None:
     for what, guarded_path in guarded:
         inside = guarded_path.resolve()
         if inside == target or target in inside.parents:
-            raise _refuse(path, f"{path} contains {what}: replacing the folder would delete it (even with --force)",
-                          "write to a folder of its own, e.g. -o out/NAME")
+            raise _refuse(
+                path,
+                f"{path} contains {what}: replacing the folder would delete it (even with --force)",
+                "write to a folder of its own, e.g. -o out/NAME",
+            )
 
 
 def _refuse_replacing_inputs(path: Path, read_inputs: Iterable[tuple[str, Path]]) -> None:
@@ -200,18 +228,26 @@ def _refuse_replacing_inputs(path: Path, read_inputs: Iterable[tuple[str, Path]]
     for option, input_path in read_inputs:
         inside = Path(input_path).resolve()
         if inside == target or target in inside.parents:
-            raise _refuse(path, f"{path} holds the input of {option} {input_path}: writing there replaces it",
-                          f"write to another folder, or pass --force to replace the input of {option}")
+            raise _refuse(
+                path,
+                f"{path} holds the input of {option} {input_path}: writing there replaces it",
+                f"write to another folder, or pass --force to replace the input of {option}",
+            )
 
 
 def _tree(folder: Path) -> dict[str, str]:
     """Every entry below `folder` but folders that hold something: relative path -> 'file', 'symlink', 'special' or
     'folder' (an empty one: a user's, ffplan writes none). A folder that cannot be read is refused: its files
     would be lost unseen."""
+
     def unreadable(exc: OSError) -> None:
         shown = Path(exc.filename or folder)
-        raise _refuse(folder, f"refusing to replace {folder}: cannot read {shown} ({exc.strerror}), so what it holds "
-                      "is unknown (even with --force)", "make it readable, or move it away")
+        raise _refuse(
+            folder,
+            f"refusing to replace {folder}: cannot read {shown} ({exc.strerror}), so what it holds "
+            "is unknown (even with --force)",
+            "make it readable, or move it away",
+        )
 
     found = {}
     for root, dirs, names in os.walk(folder, onerror=unreadable):
@@ -247,12 +283,18 @@ def _check_existing(path: Path, names: Collection[str], kind: str, force: bool) 
     written = manifest.sha256 if manifest else {}
     foreign = sorted(p for p in present if p not in written and not (manifest and p == MANIFEST))
     if manifest is None and present:  # ffplan wrote nothing here, so even --force has nothing to replace
-        raise _refuse(path, f"refusing to replace {path}: it was not written by ffplan ({len(present):,} files: "
-                      f"{_listing(sorted(present))})", "choose another folder (--force replaces only folders ffplan wrote)")
+        raise _refuse(
+            path,
+            f"refusing to replace {path}: it was not written by ffplan ({len(present):,} files: "
+            f"{_listing(sorted(present))})",
+            "choose another folder (--force replaces only folders ffplan wrote)",
+        )
     if manifest is None:
         return []  # an empty folder
     if not force:  # edits are refused only without --force (which replaces them): only then is every file read
-        changed = sorted(p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p]))
+        changed = sorted(
+            p for p in written if p in present and (present[p] != "file" or _sha256(path / p) != written[p])
+        )
         problems = []
         if manifest.kind != kind:
             problems.append(f"it holds the output of another command (a {manifest.kind} folder, not a {kind} folder)")
@@ -261,19 +303,30 @@ def _check_existing(path: Path, names: Collection[str], kind: str, force: bool) 
         if changed:
             problems.append(f"files changed since ffplan wrote them: {_listing(changed)}")
         if problems:
-            raise _refuse(path, f"refusing to replace {path}: " + "; ".join(problems),
-                          "move those files away or choose another folder; --force replaces ffplan's own files "
-                          "(edits included) and keeps every other file")
+            raise _refuse(
+                path,
+                f"refusing to replace {path}: " + "; ".join(problems),
+                "move those files away or choose another folder; --force replaces ffplan's own files "
+                "(edits included) and keeps every other file",
+            )
         return []
     special = [p for p in foreign if present[p] == "special"]
     new_dirs = {"/".join(name.split("/")[:i]) for name in names for i in range(1, name.count("/") + 1)}
-    clashes = [p for p in foreign if p in names or p in new_dirs
-               or any("/".join(p.split("/")[:i]) in names for i in range(1, p.count("/") + 1))]
+    clashes = [
+        p
+        for p in foreign
+        if p in names or p in new_dirs or any("/".join(p.split("/")[:i]) in names for i in range(1, p.count("/") + 1))
+    ]
     if special or clashes:
-        raise _refuse(path, f"refusing to replace {path} even with --force: "
-                      + "; ".join(([f"files ffplan did not write would be overwritten: {_listing(clashes)}"] if clashes else [])
-                                  + ([f"special files (FIFOs, sockets, devices): {_listing(special)}"] if special else [])),
-                      "move those files away, or choose another folder")
+        raise _refuse(
+            path,
+            f"refusing to replace {path} even with --force: "
+            + "; ".join(
+                ([f"files ffplan did not write would be overwritten: {_listing(clashes)}"] if clashes else [])
+                + ([f"special files (FIFOs, sockets, devices): {_listing(special)}"] if special else [])
+            ),
+            "move those files away, or choose another folder",
+        )
     return foreign
 
 
@@ -304,8 +357,11 @@ class _Journal:
 
 def _leftovers(path: Path, journal: _Journal) -> list[Path]:
     own = re.compile(re.escape(f".{path.name}.") + r"(new|old)-[0-9a-f]{12}")  # not those of a folder NAME.x
-    return sorted(path.parent / name for name in set(journal.names()) if own.fullmatch(name)
-                  and os.path.lexists(path.parent / name))
+    return sorted(
+        path.parent / name
+        for name in set(journal.names())
+        if own.fullmatch(name) and os.path.lexists(path.parent / name)
+    )
 
 
 def _recover(path: Path, journal: _Journal) -> None:
@@ -352,14 +408,20 @@ def _stage(path: Path, data: Mapping[str, FileBody], kind: str, carried: list[st
     try:
         root = staging.resolve()
         entries: list[dict[str, object]] = []
-        inside: set[Path] = set()  # folders made and found to resolve inside the staging folder (once each, not per file)
+        inside: set[Path] = (
+            set()
+        )  # folders made and found to resolve inside the staging folder (once each, not per file)
         for name, body in sorted(data.items()):
             target = staging / name
             if target.parent not in inside:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 resolved = target.parent.resolve()
                 if resolved != root and root not in resolved.parents:
-                    raise _refuse(path, f"refusing to write {name!r}: it resolves outside the output folder", "re-run `ffplan design`")
+                    raise _refuse(
+                        path,
+                        f"refusing to write {name!r}: it resolves outside the output folder",
+                        "re-run `ffplan design`",
+                    )
                 inside.add(target.parent)
             entries.append({"path": name, **_write_file(target, body)})
             if name.endswith(".sh"):
@@ -444,15 +506,22 @@ def _locked(path: Path) -> Iterator[_Journal]:
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
     except PermissionError:
-        raise _refuse(path, f"cannot open the lock file {lock}: it belongs to another user",
-                      f"if no ffplan of theirs is writing {path}, remove {lock}") from None
+        raise _refuse(
+            path,
+            f"cannot open the lock file {lock}: it belongs to another user",
+            f"if no ffplan of theirs is writing {path}, remove {lock}",
+        ) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _refuse(path, f"the lock file {lock} is not a regular file", f"remove {lock}")
         if info.st_uid != os.geteuid():
-            raise _refuse(path, f"the lock file {lock} belongs to another user (uid {info.st_uid}): they could hold it "
-                          "and block every writer", f"if no ffplan of theirs is writing {path}, remove {lock}")
+            raise _refuse(
+                path,
+                f"the lock file {lock} belongs to another user (uid {info.st_uid}): they could hold it "
+                "and block every writer",
+                f"if no ffplan of theirs is writing {path}, remove {lock}",
+            )
         if stat.S_IMODE(info.st_mode) & 0o077:
             os.fchmod(fd, 0o600)  # written by an earlier ffplan (0666 less the umask): others could open and hold it
         fcntl.flock(fd, fcntl.LOCK_EX)

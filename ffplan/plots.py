@@ -46,7 +46,7 @@ def svg(fig: Figure, chart_id: str) -> str:
     with rc_context({"svg.hashsalt": f"ffplan-{chart_id}", "svg.fonttype": "none", "font.size": FONT_SIZE}):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def png(fig: Figure, path: str) -> None:
@@ -59,8 +59,9 @@ def tick(value: float, _: object = None) -> str:
     return f"{int(value):,}" if value == int(value) else f"{value:,.6g}"
 
 
-def stacked_bars(series: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]],
-                 label: Callable[[float], str]) -> Figure:
+def stacked_bars(
+    series: Sequence[str], rows: Sequence[tuple[str, Sequence[float]]], label: Callable[[float], str]
+) -> Figure:
     """One horizontal bar per row, its values stacked in `series` order, the first row on top, each bar's total
     printed after it by `label`."""
     fig, (ax,) = figure(0.9 + 0.42 * len(rows))
@@ -71,8 +72,10 @@ def stacked_bars(series: Sequence[str], rows: Sequence[tuple[str, Sequence[float
         ax.barh(names, values, left=left, height=0.62, color=COLOURS[s % len(COLOURS)], label=name)
         left = [a + b for a, b in zip(left, values)]
     longest = max(left, default=0) or 1
-    totals = [ax.text(total + longest * 0.01, y, label(total), va="center", fontsize=FONT_SIZE, color=INK)
-              for y, total in enumerate(left)]
+    totals = [
+        ax.text(total + longest * 0.01, y, label(total), va="center", fontsize=FONT_SIZE, color=INK)
+        for y, total in enumerate(left)
+    ]
     ax.set_xlim(0, longest * 1.18)
     ax.invert_yaxis()
     ax.xaxis.grid(True, color=GRID)
@@ -98,8 +101,10 @@ def _fit_text(fig: Figure, ax: Axes, totals: Sequence[Text]) -> None:
         fig.draw_without_rendering()
         box = ax.get_window_extent(renderer)
         over = max((t.get_window_extent(renderer).x1 for t in totals), default=box.x1) - box.x1
-        ticks = sorted((t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_visible() and t.get_text()),
-                       key=lambda e: e.x0)
+        ticks = sorted(
+            (t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_visible() and t.get_text()),
+            key=lambda e: e.x0,
+        )
         crowded = any(a.x1 + 4 > b.x0 for a, b in zip(ticks, ticks[1:]))
         hang = max((e.x1 for e in ticks), default=0.0) - fig.bbox.x1
         if over > 0:
@@ -117,15 +122,34 @@ def _fit_text(fig: Figure, ax: Axes, totals: Sequence[Text]) -> None:
             return
 
 
-def stacked_histogram(axes: Axes, groups: Sequence[tuple[str, Sequence[float]]], bins: Sequence[float],
-                      marks: Sequence[tuple[str, float]] = (), log: bool = False, legend: bool = True) -> None:
+def stacked_histogram(
+    axes: Axes,
+    groups: Sequence[tuple[str, Sequence[float]]],
+    bins: Sequence[float],
+    marks: Sequence[tuple[str, float]] = (),
+    log: bool = False,
+    legend: bool = True,
+) -> None:
     """A histogram of several groups stacked (a colour each), with vertical lines at `marks`, all in the legend
     under the axes (`legend`: else the caller's figure legend). `log`: a logarithmic count axis, so that the few links or cases at the top show beside the many."""
-    axes.hist([list(values) for _, values in groups], bins=list(bins), stacked=True, label=[name for name, _ in groups],
-              color=[COLOURS[i % len(COLOURS)] for i in range(len(groups))], edgecolor="white", linewidth=0.4, log=log)
+    axes.hist(
+        [list(values) for _, values in groups],
+        bins=list(bins),
+        stacked=True,
+        label=[name for name, _ in groups],
+        color=[COLOURS[i % len(COLOURS)] for i in range(len(groups))],
+        edgecolor="white",
+        linewidth=0.4,
+        log=log,
+    )
     for i, (name, x) in enumerate(marks):
-        axes.axvline(x, color=INK, linestyle=(0, (4, 2)) if i == 0 else "-", linewidth=1.2,
-                     label=f"{name} {tick(x)}" if legend else name)
+        axes.axvline(
+            x,
+            color=INK,
+            linestyle=(0, (4, 2)) if i == 0 else "-",
+            linewidth=1.2,
+            label=f"{name} {tick(x)}" if legend else name,
+        )
     axes.set_xlim(bins[0], bins[-1])
     axes.yaxis.grid(True, color=GRID)
     if log:
@@ -133,8 +157,13 @@ def stacked_histogram(axes: Axes, groups: Sequence[tuple[str, Sequence[float]]],
     else:
         axes.yaxis.set_major_formatter(tick)
     if legend:
-        axes.legend(frameon=False, fontsize=FONT_SIZE - 0.5, loc="upper center", bbox_to_anchor=(0.5, -0.22),
-                    ncols=min(4, len(groups) + len(marks)))
+        axes.legend(
+            frameon=False,
+            fontsize=FONT_SIZE - 0.5,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.22),
+            ncols=min(4, len(groups) + len(marks)),
+        )
 
 
 def integer_ticks(axis: Axis) -> None:

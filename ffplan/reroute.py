@@ -26,6 +26,7 @@ from ffplan.opensm.layout import View
 if TYPE_CHECKING:
     from ffplan.verify.arrays import Reach
 
+
 @dataclass
 class Missing:
     """What the plan has and the fabric lacks (names and cable labels), and what the fabric has beyond the plan."""
@@ -47,9 +48,11 @@ class Missing:
         Tables for such a fabric would black-hole what is cabled: a CA port on an unplanned link or with an
         unplanned GUID gets a LID from OpenSM and no route, so reroute refuses it and points to audit."""
         reasons = []
-        for what, items in (("node(s) the plan reports as another kind", self.wrong_kind),
-                            ("link(s) the plan does not have", self.unexpected),
-                            ("switch(es) or CA port(s) whose GUID the plan does not have", self.unplanned_nodes)):
+        for what, items in (
+            ("node(s) the plan reports as another kind", self.wrong_kind),
+            ("link(s) the plan does not have", self.unexpected),
+            ("switch(es) or CA port(s) whose GUID the plan does not have", self.unplanned_nodes),
+        ):
             if items:
                 more = f", ... ({len(items) - 3} more)" if len(items) > 3 else ""
                 reasons.append(f"{len(items)} {what}: " + ", ".join(items[:3]) + more)
@@ -78,7 +81,10 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
     planned: dict[frozenset, tuple[str, str, tuple[str, ...]]] = {}  # link -> (kind, label, switches it needs)
     for c in plan.cables:
         if c.kind != "node-leaf":
-            ends = (("switch", switch_guid[c.a.device], int(c.a.port)), ("switch", switch_guid[c.b.device], int(c.b.port)))
+            ends = (
+                ("switch", switch_guid[c.a.device], int(c.a.port)),
+                ("switch", switch_guid[c.b.device], int(c.b.port)),
+            )
             planned[frozenset(ends)] = (c.kind, c.label, (c.a.device, c.b.device))
     for n in plan.nodes:
         for p in n.ports:
@@ -90,19 +96,31 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
         if link not in found and all(s in up for s in needs):
             (ca_ports if kind == "node-leaf" else cables).append(label)
     # a SHARP Aggregation Node is a CA on its switch's extra port, inside the switch: no cable of the plan
-    unexpected = [f"{name(*a)} <-> {name(*b)}" for link, (a, b) in found.items()
-                  if link not in planned and AGGREGATION_NODE not in (desc.get(a[0]), desc.get(b[0]))]
+    unexpected = [
+        f"{name(*a)} <-> {name(*b)}"
+        for link, (a, b) in found.items()
+        if link not in planned and AGGREGATION_NODE not in (desc.get(a[0]), desc.get(b[0]))
+    ]
     planned_switches = set(switch_guid.values())
-    wrong_kind = [f"{s.name} ({s.node_guid}) is a {topo.kind[s.node_guid]}" for s in plan.switches
-                  if topo.kind.get(s.node_guid, "Switch") != "Switch"]
+    wrong_kind = [
+        f"{s.name} ({s.node_guid}) is a {topo.kind[s.node_guid]}"
+        for s in plan.switches
+        if topo.kind.get(s.node_guid, "Switch") != "Switch"
+    ]
     unplanned = {name(g) for g, kind in topo.kind.items() if kind == "Switch" and g not in planned_switches}
     for a, b in topo.links:
         for end in (a, b):
             k = key(*end)
             if k[0] == "ca" and k[1] not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
                 unplanned.add(f"{name(*end)} (port GUID {k[1]})")
-    return Missing(switches=sorted(set(switch_guid) - up), cables=sorted(cables), ca_ports=sorted(ca_ports),
-                   unexpected=sorted(unexpected), unplanned_nodes=sorted(unplanned), wrong_kind=sorted(wrong_kind))
+    return Missing(
+        switches=sorted(set(switch_guid) - up),
+        cables=sorted(cables),
+        ca_ports=sorted(ca_ports),
+        unexpected=sorted(unexpected),
+        unplanned_nodes=sorted(unplanned),
+        wrong_kind=sorted(wrong_kind),
+    )
 
 
 @dataclass
@@ -144,14 +162,19 @@ def aggregation_nodes(plan: Plan, topo: DiscoveredFabric) -> list[AggregationNod
     for (a, pa), (b, pb) in sorted(topo.links):
         for (sw, port), (node, node_port) in (((a, pa), (b, pb)), ((b, pb), (a, pa))):
             lid = topo.port_lid.get((node, node_port), 0)
-            if (sw in switch_of and topo.kind.get(node) == "Ca" and topo.desc.get(node) == AGGREGATION_NODE
-                    and 0 < lid <= MAX_LID):
+            if (
+                sw in switch_of
+                and topo.kind.get(node) == "Ca"
+                and topo.desc.get(node) == AGGREGATION_NODE
+                and 0 < lid <= MAX_LID
+            ):
                 out.append(AggregationNode(topo.port_guid.get((node, node_port), node), lid, switch_of[sw], port))
     return out
 
 
-def _route_aggregation_nodes(routing: Routing, plan: Plan, nodes: list[AggregationNode], down: set[str],
-                             taken: set[int]) -> tuple[Routing, list[AggregationNode]]:
+def _route_aggregation_nodes(
+    routing: Routing, plan: Plan, nodes: list[AggregationNode], down: set[str], taken: set[int]
+) -> tuple[Routing, list[AggregationNode]]:
     """Every switch forwards an Aggregation Node's LID as it forwards its switch's LID (the same up*/down* path,
     so the deadlock proof holds), and its switch to the node's port. Nodes of switches that are down, or whose LID
     a port of the plan or another node holds, get no route. Returns the routing and the nodes it routes."""
@@ -164,7 +187,7 @@ def _route_aggregation_nodes(routing: Routing, plan: Plan, nodes: list[Aggregati
     lfts = []
     for lft in routing.lfts:
         ports = np.full(width, routing.unrouted_port, dtype=lft.ports.dtype)
-        ports[:len(lft.ports)] = lft.ports
+        ports[: len(lft.ports)] = lft.ports
         for n in nodes:
             ports[n.lid] = n.port if lft.switch == n.switch else ports[lid_of[n.switch]]
         lfts.append(lft.model_copy(update={"ports": ports}))
@@ -196,7 +219,9 @@ def reroute(plan: Plan, failed: list[str], aggregation: list[AggregationNode] | 
     failed = sorted(set(plan.routing.failed) | set(failed))
     items = resolve_items(plan, failed)
     started = time.perf_counter()
-    routing = route(plan, failed=sorted(items.switches | items.cables) + items.unknown)  # the router refuses unknown ones
+    routing = route(
+        plan, failed=sorted(items.switches | items.cables) + items.unknown
+    )  # the router refuses unknown ones
     route_s = time.perf_counter() - started
     view = items.view()
     before = build_fabric(plan, view)
@@ -216,5 +241,13 @@ def reroute(plan: Plan, failed: list[str], aggregation: list[AggregationNode] | 
     after = planned_array(fab, width)
     changed = (planned_array(before, width)[:, live] != after[:, live]).sum(axis=1)
     ca_pairs, switch_lids = reachability(fab, topo, after)
-    return Rerouted(failed=failed, plan=new_plan, fab=fab, entries_changed=int(changed.sum()),
-                    switches_changed=int((changed > 0).sum()), ca_pairs=ca_pairs, switch_lids=switch_lids, route_s=route_s)
+    return Rerouted(
+        failed=failed,
+        plan=new_plan,
+        fab=fab,
+        entries_changed=int(changed.sum()),
+        switches_changed=int((changed > 0).sum()),
+        ca_pairs=ca_pairs,
+        switch_lids=switch_lids,
+        route_s=route_s,
+    )

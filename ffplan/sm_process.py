@@ -56,7 +56,7 @@ def _option(argv: list[str], names: tuple[str, ...]) -> str | None:
         if arg in names:
             found = next(args, None)
         elif arg.startswith(long + "="):
-            found = arg[len(long) + 1:]
+            found = arg[len(long) + 1 :]
         elif arg.startswith(short) and not arg.startswith("--") and len(arg) > 2:
             found = arg[2:]
     return found

@@ -66,11 +66,29 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
     written, or a damaged file, and the template is compiled from its source as without a cache."""
 
     def __init__(self, env: jinja2.Environment, root: Path):
-        settings = (jinja2.__version__, sys.version, sys.implementation.cache_tag, env.block_start_string,
-                    env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
-                    env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
-                    env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized,
-                    env.is_async, sorted(env.extensions), sorted(env.filters), sorted(env.tests), env.finalize is None)
+        settings = (
+            jinja2.__version__,
+            sys.version,
+            sys.implementation.cache_tag,
+            env.block_start_string,
+            env.block_end_string,
+            env.variable_start_string,
+            env.variable_end_string,
+            env.comment_start_string,
+            env.comment_end_string,
+            env.line_statement_prefix,
+            env.line_comment_prefix,
+            env.trim_blocks,
+            env.lstrip_blocks,
+            env.newline_sequence,
+            env.keep_trailing_newline,
+            env.optimized,
+            env.is_async,
+            sorted(env.extensions),
+            sorted(env.filters),
+            sorted(env.tests),
+            env.finalize is None,
+        )
         self.env = env
         fingerprint = hashlib.sha256(repr(settings).encode()).hexdigest()[:16]
         super().__init__(str(root / f"templates-{fingerprint}"), "%s.jinja")

@@ -27,7 +27,14 @@ def assert_golden_folder(folder: Path, files: dict[str, str], update: bool, what
     problems = []
     for name in sorted(files):
         if files[name] != expected[name]:
-            diff = "".join(difflib.unified_diff(expected[name].splitlines(True), files[name].splitlines(True),
-                                                f"golden/{name}", f"actual/{name}", n=2))
+            diff = "".join(
+                difflib.unified_diff(
+                    expected[name].splitlines(True),
+                    files[name].splitlines(True),
+                    f"golden/{name}",
+                    f"actual/{name}",
+                    n=2,
+                )
+            )
             problems.append(diff[:4000])
     assert not problems, f"{what} differ from golden (pytest --update-golden to accept):\n" + "\n".join(problems)

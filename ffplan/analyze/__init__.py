@@ -8,4 +8,13 @@ from ffplan.analyze.loads import LinkStat, PatternResult, analyze, plan_tables, 
 from ffplan.analyze.opensm import OpenSmTables, read_lfts
 from ffplan.analyze.patterns import PATTERNS
 
-__all__ = ["PATTERNS", "LinkStat", "OpenSmTables", "PatternResult", "analyze", "plan_tables", "read_lfts", "topology_for"]
+__all__ = [
+    "PATTERNS",
+    "LinkStat",
+    "OpenSmTables",
+    "PatternResult",
+    "analyze",
+    "plan_tables",
+    "read_lfts",
+    "topology_for",
+]

@@ -70,18 +70,34 @@ def cuts(net: TopologyArrays, demand: Demand) -> list[Cut]:
     crossing = zone[ch.src_of] != zone[ch.peer_of]
     out: list[Cut] = []
     for keys, weights, link_keys, names, label in (
-            (demand.leaf[away], demand.weight[away], ch.src_of, net.switches, "links out of leaf {}"),
-            (home[to_ca], demand.weight[to_ca], ch.peer_of, net.switches, "links into leaf {}"),
-            (zone[demand.leaf[cross]], demand.weight[cross], np.where(crossing, zone[ch.src_of], -1), net.topo.zones,
-             "inter-zone links out of zone {}"),
-            (pod_key[demand.leaf[inter_pod]], demand.weight[inter_pod], np.where(spine_core, pod_key[ch.src_of], -1),
-             pod_names, "spine-core links out of pod {}"),
-            (home_key[inter_pod], demand.weight[inter_pod], np.where(core_spine, pod_key[ch.peer_of], -1), pod_names,
-             "spine-core links into pod {}")):
+        (demand.leaf[away], demand.weight[away], ch.src_of, net.switches, "links out of leaf {}"),
+        (home[to_ca], demand.weight[to_ca], ch.peer_of, net.switches, "links into leaf {}"),
+        (
+            zone[demand.leaf[cross]],
+            demand.weight[cross],
+            np.where(crossing, zone[ch.src_of], -1),
+            net.topo.zones,
+            "inter-zone links out of zone {}",
+        ),
+        (
+            pod_key[demand.leaf[inter_pod]],
+            demand.weight[inter_pod],
+            np.where(spine_core, pod_key[ch.src_of], -1),
+            pod_names,
+            "spine-core links out of pod {}",
+        ),
+        (
+            home_key[inter_pod],
+            demand.weight[inter_pod],
+            np.where(core_spine, pod_key[ch.peer_of], -1),
+            pod_names,
+            "spine-core links into pod {}",
+        ),
+    ):
         order = np.argsort(link_keys, kind="stable")  # channel ids by key
         bounds = np.searchsorted(link_keys[order], np.arange(len(names) + 1))
         for key, ws in _groups(keys, weights):
-            out.append(Cut(label.format(names[key]), ws, order[bounds[key]:bounds[key + 1]]))
+            out.append(Cut(label.format(names[key]), ws, order[bounds[key] : bounds[key + 1]]))
     return out
 
 

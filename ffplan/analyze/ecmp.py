@@ -109,12 +109,14 @@ class EcmpFabric:
 
     def hops(self, state: int) -> np.ndarray:
         o = self.hop_off[state]
-        return self.hop_flat[o:o + self.hop_len[state]]
+        return self.hop_flat[o : o + self.hop_len[state]]
 
     def last_hop(self) -> np.ndarray:
         """Per state: every next hop ends on the destination leaf (a spine's state in a two-tier Clos)."""
         ends = self.dst[self.hop_flat] == np.repeat(self.dest, self.hop_len)
-        return np.logical_and.reduceat(ends, self.hop_off) & (self.hop_len > 0) if len(ends) else np.zeros(0, dtype=bool)
+        return (
+            np.logical_and.reduceat(ends, self.hop_off) & (self.hop_len > 0) if len(ends) else np.zeros(0, dtype=bool)
+        )
 
     def two_tier_states(self) -> np.ndarray:
         """Per state: every next hop leads to a switch other than the destination whose state is a last hop."""
@@ -234,7 +236,9 @@ def sample_exact(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.r
                 links = fab.hop_flat[links]  # (rows, k)
                 draw = _split_uniform(rng, counts[rows], k)  # (rows, t, k)
                 idx = (np.arange(t)[None, :, None] * n_links + links[:, None, :]).ravel()
-                loads += np.bincount(idx, weights=draw.ravel(), minlength=t * n_links).astype(np.int64).reshape(t, n_links)
+                loads += (
+                    np.bincount(idx, weights=draw.ravel(), minlength=t * n_links).astype(np.int64).reshape(t, n_links)
+                )
                 nxt_at.append(fab.dst[links].ravel())
                 nxt_to.append(np.repeat(to[rows], k))
                 nxt_counts.append(draw.transpose(0, 2, 1).reshape(-1, t))
@@ -250,8 +254,9 @@ def sample_exact(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.r
     return _sampled(busiest, per_tier, tiers, lost / max(trials, 1), "exact")
 
 
-def _sampled(busiest: list[np.ndarray], per_tier: list[np.ndarray], tiers: list[str], unroutable: float,
-             sampler: str) -> Sampled:
+def _sampled(
+    busiest: list[np.ndarray], per_tier: list[np.ndarray], tiers: list[str], unroutable: float, sampler: str
+) -> Sampled:
     b = np.concatenate(busiest) if busiest else np.zeros(0, dtype=np.int64)
     pt = np.concatenate(per_tier, axis=1) if per_tier else np.zeros((len(tiers), 0), dtype=np.int64)
     return Sampled(b, {name: pt[i] for i, name in enumerate(tiers)}, unroutable, sampler)
@@ -271,16 +276,24 @@ def sample_tiers(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.r
     weight = flows.weight * qps
     states, per_flow = np.unique(fab.state[flows.src, flows.dst], return_inverse=True)
     set_of: dict[tuple[int, ...], int] = {}  # a source leaf's next-hop set -> id
-    flow_set = np.array([set_of.setdefault(tuple(fab.hops(s).tolist()), len(set_of)) for s in states.tolist()],
-                        dtype=np.int64)[per_flow]
+    flow_set = np.array(
+        [set_of.setdefault(tuple(fab.hops(s).tolist()), len(set_of)) for s in states.tolist()], dtype=np.int64
+    )[per_flow]
     sets = list(set_of)
     groups: dict[tuple[tuple[int, ...], tuple[float, ...]], int] = {}  # (links, probabilities) -> flows: a multinomial
     for links, total in zip(sets, np.bincount(flow_set, weights=weight, minlength=len(sets)).tolist()):
         groups[(links, (1.0 / len(links),) * len(links))] = int(total)
     # what the downlinks see of a source leaf is only how its next hops spread over the spines
     spread_of: dict[tuple[tuple[int, int], ...], int] = {}
-    set_spread = np.array([spread_of.setdefault(tuple(zip(*(x.tolist() for x in np.unique(fab.dst[list(links)], return_counts=True)))),
-                                                len(spread_of)) for links in sets], dtype=np.int64)
+    set_spread = np.array(
+        [
+            spread_of.setdefault(
+                tuple(zip(*(x.tolist() for x in np.unique(fab.dst[list(links)], return_counts=True)))), len(spread_of)
+            )
+            for links in sets
+        ],
+        dtype=np.int64,
+    )
     spreads = list(spread_of)
     keys, where = np.unique(flows.dst * len(spreads) + set_spread[flow_set], return_inverse=True)
     for key, total in zip(keys.tolist(), np.bincount(where, weights=weight).tolist()):
@@ -301,7 +314,9 @@ def sample_tiers(fab: EcmpFabric, flows: Flows, qps: int, trials: int, rng: np.r
     return _sampled(busiest, per_tier, tiers, 0.0, "tiers")
 
 
-def _downlinks(fab: EcmpFabric, spread: tuple[tuple[int, int], ...], leaf: int) -> tuple[tuple[int, ...], tuple[float, ...]]:
+def _downlinks(
+    fab: EcmpFabric, spread: tuple[tuple[int, int], ...], leaf: int
+) -> tuple[tuple[int, ...], tuple[float, ...]]:
     """The links into `leaf` a flow ends on, with their probabilities, when its source leaf has `spread` (next
     switch, links to it) next hops: each spine splits its share evenly over its own next hops to the leaf."""
     width = sum(count for _, count in spread)
@@ -375,12 +390,24 @@ def _quantile(x: np.ndarray, q: float) -> float:
 
 def _stats(loads: np.ndarray, per: int) -> dict[str, float]:
     x = loads / per
-    return {"mean": float(x.mean()) if len(x) else 0.0, "p50": _quantile(x, 0.5), "p99": _quantile(x, 0.99),
-            "max": float(x.max()) if len(x) else 0.0}
+    return {
+        "mean": float(x.mean()) if len(x) else 0.0,
+        "p50": _quantile(x, 0.5),
+        "p99": _quantile(x, 0.99),
+        "max": float(x.max()) if len(x) else 0.0,
+    }
 
 
-def analyze_ecmp(plan: Plan, net: TopologyArrays, patterns: list[str] | tuple[str, ...], options: EcmpOptions,
-                 *, plane: int = 0, scope: str | None = None, roles: tuple[str, ...] | None = None) -> list[EcmpResult]:
+def analyze_ecmp(
+    plan: Plan,
+    net: TopologyArrays,
+    patterns: list[str] | tuple[str, ...],
+    options: EcmpOptions,
+    *,
+    plane: int = 0,
+    scope: str | None = None,
+    roles: tuple[str, ...] | None = None,
+) -> list[EcmpResult]:
     """Busiest-link distributions of `patterns` on one plane (`plan` a subnet view, `net` its topology arrays);
     `plane` keeps the planes' random streams apart."""
     fab = EcmpFabric(plan)
@@ -392,12 +419,27 @@ def analyze_ecmp(plan: Plan, net: TopologyArrays, patterns: list[str] | tuple[st
             bound, cut = lower_bound(net, phase.demand)
             flows = leaf_flows(fab, net, phase.demand)
             r = _phase(fab, flows, options, [options.seed, plane, PATTERNS.index(name), index])
-            res = EcmpResult(pattern=name, scope=pat.scope, description=pat.description, paths=options.paths,
-                             qps=1 if options.paths == "pinned" else options.qps, trials=r[2], seed=options.seed,
-                             sampler=r[3], phases=len(pat.phases), worst_phase=phase.name, flows=phase.demand.flows,
-                             links=len(fab.src), bound=bound, bound_cut=cut, **r[0],
-                             over_10=float((r[1] > 1.1 * bound).mean()) if len(r[1]) else 0.0,
-                             over_50=float((r[1] > 1.5 * bound).mean()) if len(r[1]) else 0.0, unroutable=r[4], by_tier=r[5])
+            res = EcmpResult(
+                pattern=name,
+                scope=pat.scope,
+                description=pat.description,
+                paths=options.paths,
+                qps=1 if options.paths == "pinned" else options.qps,
+                trials=r[2],
+                seed=options.seed,
+                sampler=r[3],
+                phases=len(pat.phases),
+                worst_phase=phase.name,
+                flows=phase.demand.flows,
+                links=len(fab.src),
+                bound=bound,
+                bound_cut=cut,
+                **r[0],
+                over_10=float((r[1] > 1.1 * bound).mean()) if len(r[1]) else 0.0,
+                over_50=float((r[1] > 1.5 * bound).mean()) if len(r[1]) else 0.0,
+                unroutable=r[4],
+                by_tier=r[5],
+            )
             ratio = res.mean / bound if bound else res.mean
             if worst is None or ratio > worst[0]:
                 worst = (ratio, res)
@@ -406,8 +448,9 @@ def analyze_ecmp(plan: Plan, net: TopologyArrays, patterns: list[str] | tuple[st
     return results
 
 
-def _phase(fab: EcmpFabric, flows: Flows, opt: EcmpOptions, seed: list[int]
-           ) -> tuple[dict[str, float], np.ndarray, int, str, float, dict[str, dict[str, float]]]:
+def _phase(
+    fab: EcmpFabric, flows: Flows, opt: EcmpOptions, seed: list[int]
+) -> tuple[dict[str, float], np.ndarray, int, str, float, dict[str, dict[str, float]]]:
     """(busiest-link stats, its samples in connections, trials, sampler, unroutable, per-tier stats) of one phase."""
     if opt.paths == "pinned":
         loads, lost = pinned_loads(fab, flows)
@@ -432,6 +475,10 @@ def _phase(fab: EcmpFabric, flows: Flows, opt: EcmpOptions, seed: list[int]
 
 def plan_qps(plan: Plan) -> int:
     """NCCL_IB_QPS_PER_CONNECTION the plan's host profiles set (the largest if they differ), else NCCL's 1."""
-    values = [int(s.value) for p in (plan.ethernet.host_profiles if plan.ethernet else []) for s in p.nccl
-              if s.name == QPS_SETTING and str(s.value).isdigit()]
+    values = [
+        int(s.value)
+        for p in (plan.ethernet.host_profiles if plan.ethernet else [])
+        for s in p.nccl
+        if s.name == QPS_SETTING and str(s.value).isdigit()
+    ]
     return max(values, default=1)

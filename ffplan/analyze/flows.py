@@ -67,8 +67,15 @@ def pair_demand(net: TopologyArrays, flows: list[tuple[int, int]]) -> Demand:
     ca_dst = net.leaf_of[dst] >= 0
     zone = net.zone_of_switch
     cross = int(np.count_nonzero(zone[net.leaf_of[src[ca_dst]]] != zone[net.leaf_of[dst[ca_dst]]]))
-    return Demand(keys // width, keys % width, weight.astype(np.int64), len(flows), int(np.bincount(src).max()),
-                  int(np.bincount(dst).max()), cross)
+    return Demand(
+        keys // width,
+        keys % width,
+        weight.astype(np.int64),
+        len(flows),
+        int(np.bincount(src).max()),
+        int(np.bincount(dst).max()),
+        cross,
+    )
 
 
 def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
@@ -97,7 +104,9 @@ def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
         first = np.unique(leaf_row, return_index=True)[1]
         other = first.copy()
         for row, start in enumerate(first.tolist()):
-            other[row] = next((i for i in range(start, len(ports)) if leaf_row[i] == row and host[i] != host[start]), start)
+            other[row] = next(
+                (i for i in range(start, len(ports)) if leaf_row[i] == row and host[i] != host[start]), start
+            )
         source = np.where(host[first[r]] != host[col], first[r], other[r])
         # (source, col) is one pair per bundle (a source port is on one leaf): one integer key, whose stable sort
         # runs along the leaves' rows already in order (5 x faster than lexsort on 8 M bundles)

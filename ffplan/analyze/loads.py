@@ -18,7 +18,6 @@ from ffplan.plan.topology import Topology, build_topology, resolve_failed
 from ffplan.plan.model import LftLike, Plan
 
 
-
 @dataclass
 class LinkStat:
     link: str  # "z1-leaf01[21] -> z1-spine01[1]"
@@ -95,9 +94,16 @@ def plan_tables(plan: Plan) -> Mapping[str, LftLike]:
     return {lft.switch: lft.ports for lft in plan.routing.lfts}
 
 
-def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, scope: str | None = None,
-            roles: tuple[str, ...] | None = None, tables: Mapping[str, LftLike] | None = None, top: int = 5,
-            topo: Topology | None = None) -> list[PatternResult]:
+def analyze(
+    plan: Plan,
+    patterns: list[str] | tuple[str, ...] = PATTERNS,
+    *,
+    scope: str | None = None,
+    roles: tuple[str, ...] | None = None,
+    tables: Mapping[str, LftLike] | None = None,
+    top: int = 5,
+    topo: Topology | None = None,
+) -> list[PatternResult]:
     net = TopologyArrays(topo or topology_for(plan))
     lft = net.lft(tables if tables is not None else plan_tables(plan))
     results = []
@@ -122,8 +128,18 @@ def analyze(plan: Plan, patterns: list[str] | tuple[str, ...] = PATTERNS, *, sco
     return results
 
 
-def _result(net: TopologyArrays, pat: Pattern, phase: Phase, load: np.ndarray, unroutable: int, mx: int, bound: int, cut: str,
-            ratio: float, top: int) -> PatternResult:
+def _result(
+    net: TopologyArrays,
+    pat: Pattern,
+    phase: Phase,
+    load: np.ndarray,
+    unroutable: int,
+    mx: int,
+    bound: int,
+    cut: str,
+    ratio: float,
+    top: int,
+) -> PatternResult:
     topo, ends = net.topo, net.channels.ends
     links = [(net.switches[i], port) for i, port in ends]
     ranked = sorted(range(len(links)), key=lambda c: (-int(load[c]), links[c]))[:top]
@@ -134,21 +150,42 @@ def _result(net: TopologyArrays, pat: Pattern, phase: Phase, load: np.ndarray, u
         stats.append(LinkStat(f"{sw}[{port}] -> {peer}[{pport}]", int(load[c])))
     d = phase.demand
     return PatternResult(
-        pattern=pat.name, scope=pat.scope, roles=list(pat.roles) if pat.roles else None, description=pat.description,
-        phases=len(pat.phases), flows=d.flows, links=len(links), max_load=mx,
-        mean_load=int(load.sum()) / len(load) if len(load) else 0.0, min_load=int(load.min()) if len(load) else 0, bound=bound,
-        bound_cut=cut, ratio=ratio, worst_phase=phase.name, ca_max_inject=d.max_inject, ca_max_eject=d.max_eject,
-        cross_zone_flows=d.cross_zone, unroutable=unroutable, top=stats, loads_by_tier=_by_tier(net, load),
+        pattern=pat.name,
+        scope=pat.scope,
+        roles=list(pat.roles) if pat.roles else None,
+        description=pat.description,
+        phases=len(pat.phases),
+        flows=d.flows,
+        links=len(links),
+        max_load=mx,
+        mean_load=int(load.sum()) / len(load) if len(load) else 0.0,
+        min_load=int(load.min()) if len(load) else 0,
+        bound=bound,
+        bound_cut=cut,
+        ratio=ratio,
+        worst_phase=phase.name,
+        ca_max_inject=d.max_inject,
+        ca_max_eject=d.max_eject,
+        cross_zone_flows=d.cross_zone,
+        unroutable=unroutable,
+        top=stats,
+        loads_by_tier=_by_tier(net, load),
     )
 
 
 def _by_tier(net: TopologyArrays, load: np.ndarray) -> dict[str, np.ndarray]:
     """`load` (flows per channel) split by the tiers a channel joins, in the order tiers first occur."""
     tiers, zones, ch = net.topo.tier, net.zone_of_switch, net.channels
-    names = [f"{tiers[net.switches[a]]} → {tiers[net.switches[b]]}" if zones[a] == zones[b] else "between zones"
-             for a, b in zip(ch.src_of.tolist(), ch.peer_of.tolist())]
+    names = [
+        f"{tiers[net.switches[a]]} → {tiers[net.switches[b]]}" if zones[a] == zones[b] else "between zones"
+        for a, b in zip(ch.src_of.tolist(), ch.peer_of.tolist())
+    ]
     of = np.array(names, dtype=object)
-    return {tier: load[of == tier] for tier in sorted(set(names), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))}
+    return {
+        tier: load[of == tier] for tier in sorted(set(names), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))
+    }
 
 
-TIER_ORDER = {name: i for i, name in enumerate(("leaf → spine", "spine → leaf", "spine → core", "core → spine", "between zones"))}
+TIER_ORDER = {
+    name: i for i, name in enumerate(("leaf → spine", "spine → leaf", "spine → core", "core → spine", "between zones"))
+}

@@ -16,16 +16,28 @@ Roles = tuple[str, ...] | None  # the node roles a pattern covers; None: every r
 Flows = tuple[str, list[tuple[int, int]]]  # a phase's name and its (source CA LID, destination CA LID) flows
 
 PATTERNS = ("all-to-all", "shift", "ring", "double-binary-tree", "storage-incast", "storage-read")
-DEFAULT_SCOPE = {"all-to-all": "zone", "shift": "zone", "ring": "zone", "double-binary-tree": "fabric",
-                 "storage-incast": "zone", "storage-read": "zone"}
-DEFAULT_ROLES: dict[str, Roles] = {"all-to-all": None, "shift": None, "ring": ("compute",), "double-binary-tree": ("compute",),
-                 "storage-incast": ("compute",), "storage-read": ("compute",)}
+DEFAULT_SCOPE = {
+    "all-to-all": "zone",
+    "shift": "zone",
+    "ring": "zone",
+    "double-binary-tree": "fabric",
+    "storage-incast": "zone",
+    "storage-read": "zone",
+}
+DEFAULT_ROLES: dict[str, Roles] = {
+    "all-to-all": None,
+    "shift": None,
+    "ring": ("compute",),
+    "double-binary-tree": ("compute",),
+    "storage-incast": ("compute",),
+    "storage-read": ("compute",),
+}
 DESCRIPTION = {
     "all-to-all": "every CA port to every other CA port",
     "shift": "leaf shift k = 1..L-1: the j-th port of leaf i to the j-th port of leaf i+k (one phase per k)",
     "ring": "ring all-reduce: node r to node r+1 in hostname order, on every rail (port i of a node to port i of the next)",
     "double-binary-tree": "NCCL double binary tree over the nodes in (zone, hostname) order, both directions of every edge, "
-                          "on every rail",
+    "on every rail",
     "storage-incast": "every compute node writes to every storage server (its port in the node's zone)",
     "storage-read": "every storage server sends to every compute node (its port in the node's zone)",
 }
@@ -100,8 +112,14 @@ def build_pattern(net: TopologyArrays, name: str, scope: str | None = None, role
     if name == "all-to-all" and scope == "zone":  # quadratic in ports: aggregated per leaf, never listed
         phases = [Phase("all", all_to_all_demand(net, [_ports(topo, z, roles) for z in topo.zones]))]
     else:
-        fn = {"all-to-all": _all_to_all, "shift": _shift, "ring": _ring, "double-binary-tree": _dbtree,
-              "storage-incast": _incast, "storage-read": _read}[name]
+        fn = {
+            "all-to-all": _all_to_all,
+            "shift": _shift,
+            "ring": _ring,
+            "double-binary-tree": _dbtree,
+            "storage-incast": _incast,
+            "storage-read": _read,
+        }[name]
         phases = [Phase(phase, pair_demand(net, flows)) for phase, flows in fn(topo, nodes, scope, roles)]
     return Pattern(name, scope, roles, DESCRIPTION[name], phases)
 
@@ -113,7 +131,11 @@ def _ports(topo: Topology, zone: str | None, roles: Roles) -> list[int]:
             continue
         for leaf in topo.leaves[z]:
             for c in topo.cas[leaf]:
-                if (roles is None or c.role in roles) and topo.cable_alive(c.label) and leaf not in topo.failed_switches:
+                if (
+                    (roles is None or c.role in roles)
+                    and topo.cable_alive(c.label)
+                    and leaf not in topo.failed_switches
+                ):
                     out.append(c.lid)
     return out
 
@@ -141,14 +163,20 @@ def _shift(topo: Topology, nodes: _Nodes, scope: str, roles: Roles) -> list[Flow
     per_k: dict[int, list[tuple[int, int]]] = {}
     for group in zones:
         leaves = [leaf for z in group for leaf in topo.leaves[z]]
-        ports = {leaf: [c.lid for c in topo.cas[leaf] if (roles is None or c.role in roles) and topo.cable_alive(c.label)
-                        and leaf not in topo.failed_switches] for leaf in leaves}
+        ports = {
+            leaf: [
+                c.lid
+                for c in topo.cas[leaf]
+                if (roles is None or c.role in roles) and topo.cable_alive(c.label) and leaf not in topo.failed_switches
+            ]
+            for leaf in leaves
+        }
         L = len(leaves)
         for k in range(1, L):
             out = per_k.setdefault(k, [])
             for i, leaf in enumerate(leaves):
                 dst = ports[leaves[(i + k) % L]]
-                for j, lid in enumerate(ports[leaf][:len(dst)]):
+                for j, lid in enumerate(ports[leaf][: len(dst)]):
                     out.append((lid, dst[j]))
     return [(f"k={k}", per_k[k]) for k in sorted(per_k)]
 

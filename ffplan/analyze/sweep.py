@@ -67,20 +67,32 @@ class CaseResult:
     deadlock_free: bool  # the channel dependency graph of the routes is acyclic (ffplan.fabric.deadlock)
 
     def as_dict(self) -> dict:
-        return {"case": self.case, "failed": self.failed, "routes_changed": self.routes_changed,
-                "deadlock_free": self.deadlock_free,
-                "unreachable_ca_pairs": self.unreachable_ca_pairs, "unreachable_switch_lids": self.unreachable_switch_lids,
-                "patterns": {k: {"max": p.max_load, "bound": p.bound, "ratio": round(p.ratio, 4), "unroutable": p.unroutable}
-                             for k, p in self.patterns.items()}}
+        return {
+            "case": self.case,
+            "failed": self.failed,
+            "routes_changed": self.routes_changed,
+            "deadlock_free": self.deadlock_free,
+            "unreachable_ca_pairs": self.unreachable_ca_pairs,
+            "unreachable_switch_lids": self.unreachable_switch_lids,
+            "patterns": {
+                k: {"max": p.max_load, "bound": p.bound, "ratio": round(p.ratio, 4), "unroutable": p.unroutable}
+                for k, p in self.patterns.items()
+            },
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> CaseResult:
         """The case `as_dict` wrote (a results file's line): the ratios are computed again from max and bound, so a
         resumed sweep reports exactly what a fresh one does."""
-        return cls(str(d["case"]), [str(f) for f in d["failed"]],
-                   {k: PatternLoad.of(int(p["max"]), int(p["bound"]), int(p["unroutable"])) for k, p in d["patterns"].items()},
-                   int(d["unreachable_ca_pairs"]), int(d["unreachable_switch_lids"]), int(d["routes_changed"]),
-                   bool(d["deadlock_free"]))
+        return cls(
+            str(d["case"]),
+            [str(f) for f in d["failed"]],
+            {k: PatternLoad.of(int(p["max"]), int(p["bound"]), int(p["unroutable"])) for k, p in d["patterns"].items()},
+            int(d["unreachable_ca_pairs"]),
+            int(d["unreachable_switch_lids"]),
+            int(d["routes_changed"]),
+            bool(d["deadlock_free"]),
+        )
 
 
 @dataclass
@@ -98,21 +110,33 @@ class SweepResult:
             worst = {}
             for name in SWEEP_PATTERNS:
                 w = max(group, key=lambda c: (c.patterns[name].ratio, c.patterns[name].max_load))
-                worst[name] = {"max": w.patterns[name].max_load, "bound": w.patterns[name].bound,
-                               "ratio": round(w.patterns[name].ratio, 4), "case": w.case}
-            out[kind] = {"cases": len(group), "worst": worst,
-                         "unreachable_ca_pairs": sum(c.unreachable_ca_pairs for c in group),
-                         "unreachable_switch_lids": sum(c.unreachable_switch_lids for c in group),
-                         "cases_with_unreachable": sum(1 for c in group if c.unreachable_ca_pairs or c.unreachable_switch_lids),
-                         "cases_not_deadlock_free": sum(1 for c in group if not c.deadlock_free),
-                         "max_routes_changed": max(c.routes_changed for c in group)}
+                worst[name] = {
+                    "max": w.patterns[name].max_load,
+                    "bound": w.patterns[name].bound,
+                    "ratio": round(w.patterns[name].ratio, 4),
+                    "case": w.case,
+                }
+            out[kind] = {
+                "cases": len(group),
+                "worst": worst,
+                "unreachable_ca_pairs": sum(c.unreachable_ca_pairs for c in group),
+                "unreachable_switch_lids": sum(c.unreachable_switch_lids for c in group),
+                "cases_with_unreachable": sum(1 for c in group if c.unreachable_ca_pairs or c.unreachable_switch_lids),
+                "cases_not_deadlock_free": sum(1 for c in group if not c.deadlock_free),
+                "max_routes_changed": max(c.routes_changed for c in group),
+            }
         return out
 
 
-def sweep_cases(topo: Topology, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0) -> list[tuple[str, list[str]]]:
+def sweep_cases(
+    topo: Topology, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0
+) -> list[tuple[str, list[str]]]:
     cables = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind in ("leaf-spine", "spine-core"))
     out = [(f"cable {c}", [c]) for c in cables]
-    out += [(f"inter-zone {c}", [c]) for c in sorted(label for label, (kind, _, _) in topo.by_label.items() if kind == "inter-zone")]
+    out += [
+        (f"inter-zone {c}", [c])
+        for c in sorted(label for label, (kind, _, _) in topo.by_label.items() if kind == "inter-zone")
+    ]
     out += [(f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]]
     out += [(f"core {c}", [c]) for z in topo.zones for c in topo.cores.get(z, [])]
     rng = random.Random(seed)
@@ -177,10 +201,18 @@ class _Patterns:
         return best
 
 
-def run_sweep(plan: Plan, *, random_cases: int = 0, cables_per_case: int = 3, seed: int = 0, singles: bool = True,
-              client: Client | None = None, done: Mapping[str, CaseResult] | None = None,
-              on_result: Callable[[CaseResult], None] | None = None,
-              progress: Callable[[int, int], None] | None = None) -> SweepResult:
+def run_sweep(
+    plan: Plan,
+    *,
+    random_cases: int = 0,
+    cables_per_case: int = 3,
+    seed: int = 0,
+    singles: bool = True,
+    client: Client | None = None,
+    done: Mapping[str, CaseResult] | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
     """The intact routes and every case of `sweep_cases`, measured in this process or on the Dask cluster of `client`.
 
     `done`: results by case name already measured (a results file's): those cases are not run again. `on_result` sees
@@ -192,10 +224,10 @@ def run_sweep(plan: Plan, *, random_cases: int = 0, cables_per_case: int = 3, se
     cases.insert(0, ("intact", []))
     results = {name: done[name] for name, failed in cases if done and name in done and done[name].failed == failed}
     todo = [c for c in cases if c[0] not in results]
-    chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
     if progress:
         progress(len(results), len(cases))
-    for measured in (_on_cluster(client, plan, chunks) if client is not None else _in_process(plan, chunks)):
+    for measured in _on_cluster(client, plan, chunks) if client is not None else _in_process(plan, chunks):
         for case in measured:
             results[case.case] = case
             if on_result:
@@ -260,8 +292,9 @@ def _measure_chunk(key: str, plan: Plan, cases: list[tuple[str, list[str]]]) -> 
     return result
 
 
-def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str,
-             failed: list[str]) -> CaseResult:
+def _measure(
+    router: Router, patterns: _Patterns, base: np.ndarray, channels: Channels, name: str, failed: list[str]
+) -> CaseResult:
     try:
         rt, _, ch = router.proven_tables(failed, channels)
         deadlock_free = True
@@ -274,5 +307,12 @@ def _measure(router: Router, patterns: _Patterns, base: np.ndarray, channels: Ch
         load, lost = patterns.loads(p, lft, ch)
         loads[p] = PatternLoad.of(int(load.max()) if len(load) else 0, patterns.bound(p, ch), lost)
     check = check_routes(rt.topo, rt.tables, ch)
-    return CaseResult(name, failed, loads, check.unreachable_ca_pairs, check.unreachable_switch_lids,
-                      int(np.count_nonzero(lft != base)), deadlock_free)
+    return CaseResult(
+        name,
+        failed,
+        loads,
+        check.unreachable_ca_pairs,
+        check.unreachable_switch_lids,
+        int(np.count_nonzero(lft != base)),
+        deadlock_free,
+    )

@@ -38,6 +38,8 @@ def measuring_code() -> str:
     for path in sorted(root.rglob("*.py")):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
 CONNECT_TIMEOUT = "20s"
 
 
@@ -59,8 +61,12 @@ def sweep_client(workers: int, scheduler: str | None = None) -> Iterator[Client 
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise option_error(SWEEP_INPUT_REFUSED, "--scheduler", f"cannot reach the Dask scheduler at {scheduler}: {exc}",
-                               "start it (`dask scheduler`, and workers with ffplan installed) or drop --scheduler") from None
+            raise option_error(
+                SWEEP_INPUT_REFUSED,
+                "--scheduler",
+                f"cannot reach the Dask scheduler at {scheduler}: {exc}",
+                "start it (`dask scheduler`, and workers with ffplan installed) or drop --scheduler",
+            ) from None
         with client:
             yield client
         return
@@ -75,8 +81,17 @@ def local_cluster(workers: int) -> Iterator[Client]:
     errors logged."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         yield client
 
 
@@ -96,7 +111,9 @@ class ResultsFile:
             self._out.truncate(keep)  # a line cut short by a killed run is measured again
             self._out.seek(keep)
         else:
-            self._write({"format": FORMAT, "version": 1, "plan_sha256": self.plan_sha256, "code_sha256": measuring_code()})
+            self._write(
+                {"format": FORMAT, "version": 1, "plan_sha256": self.plan_sha256, "code_sha256": measuring_code()}
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -126,20 +143,36 @@ class ResultsFile:
                 record = json.loads(line)
                 if number == 1:
                     if record.get("format") != FORMAT:
-                        raise _refused(name, 1, "not an ffplan sweep results file",
-                                       "name a new file with --results, or one an earlier sweep wrote")
+                        raise _refused(
+                            name,
+                            1,
+                            "not an ffplan sweep results file",
+                            "name a new file with --results, or one an earlier sweep wrote",
+                        )
                     if record.get("plan_sha256") != self.plan_sha256:
-                        raise _refused(name, 1, "these results are of another plan (its plan.yaml has changed since)",
-                                       "delete the file to sweep again, or name a new one with --results")
+                        raise _refused(
+                            name,
+                            1,
+                            "these results are of another plan (its plan.yaml has changed since)",
+                            "delete the file to sweep again, or name a new one with --results",
+                        )
                     if record.get("code_sha256") != measuring_code():
-                        raise _refused(name, 1, "these results were measured by another build of ffplan (its "
-                                       "sources have changed since): they may differ from what this one measures",
-                                       "delete the file to sweep again, or name a new one with --results")
+                        raise _refused(
+                            name,
+                            1,
+                            "these results were measured by another build of ffplan (its "
+                            "sources have changed since): they may differ from what this one measures",
+                            "delete the file to sweep again, or name a new one with --results",
+                        )
                     continue
                 self.done.setdefault(str(record["plane"]), {})[str(record["case"])] = CaseResult.from_dict(record)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise _refused(name, number, f"damaged results line: {exc}",
-                               "delete the file to sweep again (or the lines from this one on)") from None
+                raise _refused(
+                    name,
+                    number,
+                    f"damaged results line: {exc}",
+                    "delete the file to sweep again (or the lines from this one on)",
+                ) from None
         return sum(len(line.encode()) + 1 for line in lines)
 
 

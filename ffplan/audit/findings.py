@@ -29,8 +29,18 @@ from ffplan.opensm import build_fabric, link_rate
 
 
 # Finding kinds in work-order order (what the crew does first comes first).
-KINDS = ("switches-swapped", "switch-missing", "missing", "wrong-switch", "wrong-port", "swapped", "extra", "wrong-rate",
-         "guid-differs", "unknown-device")
+KINDS = (
+    "switches-swapped",
+    "switch-missing",
+    "missing",
+    "wrong-switch",
+    "wrong-port",
+    "swapped",
+    "extra",
+    "wrong-rate",
+    "guid-differs",
+    "unknown-device",
+)
 
 Key = tuple[str, int]  # (device name, port): a switch port, or a CA ("<hostname> <nic>") and its port 1
 
@@ -62,9 +72,14 @@ class Finding:
     action: str
 
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "cables": self.cables, "detail": self.detail, "action": self.action,
-                "planned": [[a.as_dict(), b.as_dict()] for a, b in self.planned],
-                "found": [[a.as_dict(), b.as_dict()] for a, b in self.found]}
+        return {
+            "kind": self.kind,
+            "cables": self.cables,
+            "detail": self.detail,
+            "action": self.action,
+            "planned": [[a.as_dict(), b.as_dict()] for a, b in self.planned],
+            "found": [[a.as_dict(), b.as_dict()] for a, b in self.found],
+        }
 
 
 @dataclass
@@ -127,8 +142,16 @@ def _planned(plan: Plan) -> _Planned:
             a = (c.a.device, int(c.a.port))
         cables[c.label] = (a, (c.b.device, int(c.b.port)))
     cable_at = {end: (label, i) for label, ends in cables.items() for i, end in enumerate(ends)}
-    return _Planned(location, nic_of, {s.node_guid: s.name for s in plan.switches}, ca_by_port_guid, kind,
-                    cables, cable_at, link_rate(plan))
+    return _Planned(
+        location,
+        nic_of,
+        {s.node_guid: s.name for s in plan.switches},
+        ca_by_port_guid,
+        kind,
+        cables,
+        cable_at,
+        link_rate(plan),
+    )
 
 
 def audit(plan: Plan, topo: DiscoveredFabric) -> Audit:
@@ -136,8 +159,13 @@ def audit(plan: Plan, topo: DiscoveredFabric) -> Audit:
     pl = _planned(plan)
     inside = {g for g, kind in topo.kind.items() if kind == "Ca" and topo.desc.get(g) == AGGREGATION_NODE}
     links = [(x, y) for x, y in topo.links if x[0] not in inside and y[0] not in inside]
-    result = Audit(inventory=plan.inventory.name, planned_cables=len(pl.cables), links_found=len(links),
-                   devices_found=len(topo.kind) - len(inside), aggregation_nodes=len(inside))
+    result = Audit(
+        inventory=plan.inventory.name,
+        planned_cables=len(pl.cables),
+        links_found=len(links),
+        devices_found=len(topo.kind) - len(inside),
+        aggregation_nodes=len(inside),
+    )
     name_of = _identify(pl, topo, inside, result)
 
     def end(key: Key) -> End:
@@ -164,10 +192,16 @@ def audit(plan: Plan, topo: DiscoveredFabric) -> Audit:
         if found.get(a) == b:
             got = rate.get(a) or rate.get(b)
             if got and got != pl.rate:
-                result.findings.append(Finding(
-                    "wrong-rate", [label], [(end(a), end(b))], [(end(a), end(b))],
-                    f"runs at {got}, planned {pl.rate}",
-                    "reseat or replace the cable (and its transceivers); check both ports' speed settings"))
+                result.findings.append(
+                    Finding(
+                        "wrong-rate",
+                        [label],
+                        [(end(a), end(b))],
+                        [(end(a), end(b))],
+                        f"runs at {got}, planned {pl.rate}",
+                        "reseat or replace the cable (and its transceivers); check both ports' speed settings",
+                    )
+                )
         else:
             bad[label] = (a, b)
 
@@ -197,42 +231,75 @@ def audit(plan: Plan, topo: DiscoveredFabric) -> Audit:
         if other and other[1] == 1 and other[0] not in swapped and attributed.get(other[0]) == [(bad[other[0]][0], b)]:
             a2, b2 = bad[other[0]]
             swapped |= {label, other[0]}
-            result.findings.append(Finding(
-                "swapped", [label, other[0]], [(end(a), end(b)), (end(a2), end(b2))],
-                [(end(a), end(b2)), (end(a2), end(b))],
-                f"{label} and {other[0]} have their far ends exchanged",
-                f"swap the ends at {end(b)} and {end(b2)}"))
+            result.findings.append(
+                Finding(
+                    "swapped",
+                    [label, other[0]],
+                    [(end(a), end(b)), (end(a2), end(b2))],
+                    [(end(a), end(b2)), (end(a2), end(b))],
+                    f"{label} and {other[0]} have their far ends exchanged",
+                    f"swap the ends at {end(b)} and {end(b2)}",
+                )
+            )
 
     for label, (a, b) in sorted(bad.items()):
         if label in swapped:
             continue
         links = attributed.get(label, [])
         if not links:
-            taken = [f"{end(k)} holds {pl.cable_at[found[k]][0] if found[k] in pl.cable_at else 'another cable'}"
-                     for k in (a, b) if k in found]
-            result.findings.append(Finding(
-                "missing", [label], [(end(a), end(b))], [],
-                "not found" + (f" ({'; '.join(taken)})" if taken else ""),
-                f"install cable {label}"))
+            taken = [
+                f"{end(k)} holds {pl.cable_at[found[k]][0] if found[k] in pl.cable_at else 'another cable'}"
+                for k in (a, b)
+                if k in found
+            ]
+            result.findings.append(
+                Finding(
+                    "missing",
+                    [label],
+                    [(end(a), end(b))],
+                    [],
+                    "not found" + (f" ({'; '.join(taken)})" if taken else ""),
+                    f"install cable {label}",
+                )
+            )
             continue
         for here, there in links:
             planned_far = b if here == a else a
             kind = "wrong-port" if there[0] == planned_far[0] else "wrong-switch"
-            result.findings.append(Finding(
-                kind, [label], [(end(a), end(b))], [(end(here), end(there))],
-                f"the end planned at {end(planned_far)} is at {end(there)}",
-                f"move the end from {end(there)} to {end(planned_far)}"))
+            result.findings.append(
+                Finding(
+                    kind,
+                    [label],
+                    [(end(a), end(b))],
+                    [(end(here), end(there))],
+                    f"the end planned at {end(planned_far)} is at {end(there)}",
+                    f"move the end from {end(there)} to {end(planned_far)}",
+                )
+            )
 
     for x, y in extra:
-        result.findings.append(Finding(
-            "extra", [], [], [(end(x), end(y))], "a link the plan does not have",
-            "remove the cable, or re-plan with it"))
+        result.findings.append(
+            Finding(
+                "extra",
+                [],
+                [],
+                [(end(x), end(y))],
+                "a link the plan does not have",
+                "remove the cable, or re-plan with it",
+            )
+        )
     result.findings.sort(key=lambda f: (KINDS.index(f.kind), f.cables, f.detail))
     return result
 
 
-def _whole_switches(pl: _Planned, found: dict[Key, Key], present: set[str], bad: dict[str, tuple[Key, Key]],
-                    end: Callable[[Key], End], result: Audit) -> set[frozenset[Key]]:
+def _whole_switches(
+    pl: _Planned,
+    found: dict[Key, Key],
+    present: set[str],
+    bad: dict[str, tuple[Key, Key]],
+    end: Callable[[Key], End],
+    result: Audit,
+) -> set[frozenset[Key]]:
     """Findings for switches missing as a whole and for pairs racked in each other's place; the cables they
     explain leave `bad`. Returns the found links a swap explains (not extra cables)."""
     switches = [name for name, kind in pl.kind.items() if kind == "Switch"]
@@ -243,10 +310,16 @@ def _whole_switches(pl: _Planned, found: dict[Key, Key], present: set[str], bad:
     for s in switches:
         if s not in present and cables_of[s] and all(label in bad for label in cables_of[s]):
             labels = sorted(cables_of[s])
-            result.findings.append(Finding(
-                "switch-missing", labels, [(end(bad[x][0]), end(bad[x][1])) for x in labels], [],
-                f"{s} ({_where(pl, s)}) is not in the fabric: none of its {len(labels)} cables has a link",
-                f"check {s}'s power and that it boots; then its cables"))
+            result.findings.append(
+                Finding(
+                    "switch-missing",
+                    labels,
+                    [(end(bad[x][0]), end(bad[x][1])) for x in labels],
+                    [],
+                    f"{s} ({_where(pl, s)}) is not in the fabric: none of its {len(labels)} cables has a link",
+                    f"check {s}'s power and that it boots; then its cables",
+                )
+            )
             for label in labels:
                 del bad[label]
     # votes[(a, b)]: cables planned on switch a whose far end is found on switch b at the planned port number
@@ -254,7 +327,13 @@ def _whole_switches(pl: _Planned, found: dict[Key, Key], present: set[str], bad:
     for label, ends in bad.items():
         for here, there in (ends, ends[::-1]):
             got = found.get(here)
-            if there[0] in cables_of and got is not None and got[0] in cables_of and got[0] != there[0] and got[1] == there[1]:
+            if (
+                there[0] in cables_of
+                and got is not None
+                and got[0] in cables_of
+                and got[0] != there[0]
+                and got[1] == there[1]
+            ):
                 votes.setdefault((there[0], got[0]), []).append(label)
     explained: set[frozenset[Key]] = set()
     for (one, other), labels in sorted(votes.items()):
@@ -264,13 +343,18 @@ def _whole_switches(pl: _Planned, found: dict[Key, Key], present: set[str], bad:
         moved = sorted(x for x in set(labels) | set(back) if x in bad)
         swap = {one: other, other: one}
         found_links = [tuple((swap.get(k[0], k[0]), k[1]) for k in bad[x]) for x in moved]
-        result.findings.append(Finding(
-            "switches-swapped", moved, [(end(bad[x][0]), end(bad[x][1])) for x in moved],
-            [(end(x), end(y)) for x, y in found_links],
-            f"{one} ({_where(pl, one)}) and {other} ({_where(pl, other)}) are in each other's place: {len(moved)} cables are "
-            "right for the other switch",
-            f"exchange {one} and {other} in their racks (or, if the cabling is meant to stay, exchange their GUIDs in "
-            "fabric.switch_guids and re-run design)"))
+        result.findings.append(
+            Finding(
+                "switches-swapped",
+                moved,
+                [(end(bad[x][0]), end(bad[x][1])) for x in moved],
+                [(end(x), end(y)) for x, y in found_links],
+                f"{one} ({_where(pl, one)}) and {other} ({_where(pl, other)}) are in each other's place: {len(moved)} cables are "
+                "right for the other switch",
+                f"exchange {one} and {other} in their racks (or, if the cabling is meant to stay, exchange their GUIDs in "
+                "fabric.switch_guids and re-run design)",
+            )
+        )
         explained |= {frozenset(link) for link in found_links}
         for x in moved:
             del bad[x]
@@ -320,23 +404,37 @@ def _identify(pl: _Planned, topo: DiscoveredFabric, skip: set[str], result: Audi
             name_of[g] = name
     taken = set(name_of.values())
     for g in pending:
-        desc = next((n for n in _names(topo.desc.get(g, "")) if pl.kind.get(n) == topo.kind[g] and n not in taken),
-                    topo.desc.get(g, ""))
+        desc = next(
+            (n for n in _names(topo.desc.get(g, "")) if pl.kind.get(n) == topo.kind[g] and n not in taken),
+            topo.desc.get(g, ""),
+        )
         if desc in pl.kind and pl.kind[desc] == topo.kind[g] and desc not in taken:
             name_of[g] = desc
             taken.add(desc)
             planned = next(k for k, v in (pl.switch_by_guid | pl.ca_by_port_guid).items() if v == desc)
             real = topo.port_guid.get((g, 1), g) if topo.kind[g] == "Ca" else g
-            result.findings.append(Finding(
-                "guid-differs", [], [], [],
-                f"{desc} ({_where(pl, desc)}): plan {planned}, fabric {real} (found by its node description)",
-                "pin the real GUID: ffplan audit --write-guids, merge into the inventory, re-run design"))
+            result.findings.append(
+                Finding(
+                    "guid-differs",
+                    [],
+                    [],
+                    [],
+                    f"{desc} ({_where(pl, desc)}): plan {planned}, fabric {real} (found by its node description)",
+                    "pin the real GUID: ffplan audit --write-guids, merge into the inventory, re-run design",
+                )
+            )
         else:
             name_of[g] = f"unknown {topo.kind[g]} {g}"
-            result.findings.append(Finding(
-                "unknown-device", [], [], [],
-                f"{topo.kind[g]} {g} \"{desc}\" is not in the plan (by GUID or by name)",
-                "identify the device; add it to the inventory or remove it"))
+            result.findings.append(
+                Finding(
+                    "unknown-device",
+                    [],
+                    [],
+                    [],
+                    f'{topo.kind[g]} {g} "{desc}" is not in the plan (by GUID or by name)',
+                    "identify the device; add it to the inventory or remove it",
+                )
+            )
     for g, name in name_of.items():
         if name in pl.nic_of:
             hostname, nic, card_port = pl.nic_of[name]

@@ -4,9 +4,26 @@ Public surface: `PriceCatalog` and its entries, `Figure`, `PRESETS`, `load_prese
 `apply_override(...)`, `read_override_file(path)`, `paper_reference()`, `fabric_reference()`.
 """
 
-from ffplan.catalog.prices import (PRESETS, CableEntry, CableKind, CableType, Figure, NodeEntry, PartEntry, Preset,
-                                   PriceCatalog, ReferenceNode, SwitchEntry, Transport, TransportBuild, apply_override,
-                                   fabric_reference, load_preset, paper_reference, read_override_file)
+from ffplan.catalog.prices import (
+    PRESETS,
+    CableEntry,
+    CableKind,
+    CableType,
+    Figure,
+    NodeEntry,
+    PartEntry,
+    Preset,
+    PriceCatalog,
+    ReferenceNode,
+    SwitchEntry,
+    Transport,
+    TransportBuild,
+    apply_override,
+    fabric_reference,
+    load_preset,
+    paper_reference,
+    read_override_file,
+)
 from ffplan.inventory.models import Catalog as CatalogOverride
 
 __all__ = [

@@ -43,7 +43,6 @@ PRESETS = tuple(p.value for p in Preset)
 CableType = Literal["DAC", "AOC"]  # copper up to a length, active optical beyond
 
 
-
 class Figure(Frozen):
     """A number and where it comes from: a source, or an admitted assumption."""
 
@@ -87,7 +86,9 @@ class GpuEntry(Frozen):
 
 
 class SwitchEntry(Frozen):
-    ports: int | None = None  # radix: for the catalog's `fabric_switch` (designs sized without a plan) and a build's switch
+    ports: int | None = (
+        None  # radix: for the catalog's `fabric_switch` (designs sized without a plan) and a build's switch
+    )
     price: Figure | None = None
     power_w: Figure | None = None
 
@@ -183,9 +184,11 @@ class PriceCatalog(Frozen):
         for transport, speeds in self.builds.items():
             for gbps, b in speeds.items():
                 switch = self.switches.get(b.switch)
-                missing = ([f"switch '{b.switch}' with `ports`"] if switch is None or not switch.ports else []) + \
-                    ([f"nic '{b.nic}'"] if b.nic not in self.nics else []) + \
-                    [f"optic '{o}'" for o in (b.switch_optic, b.nic_optic) if o not in self.optics]
+                missing = (
+                    ([f"switch '{b.switch}' with `ports`"] if switch is None or not switch.ports else [])
+                    + ([f"nic '{b.nic}'"] if b.nic not in self.nics else [])
+                    + [f"optic '{o}'" for o in (b.switch_optic, b.nic_optic) if o not in self.optics]
+                )
                 if missing:
                     raise ValueError(f"builds.{transport}.{gbps} names no {', '.join(missing)}")
         return self
@@ -262,8 +265,12 @@ def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:
     if collector.has_errors:
         raise InputError(collector.items)
     if not isinstance(source.data, dict):
-        collector.error(BAD_CATALOG, (), "a catalog file is a YAML mapping",
-                        "write keys such as `preset:`, `prices:`, `power_w:` and `cable:`")
+        collector.error(
+            BAD_CATALOG,
+            (),
+            "a catalog file is a YAML mapping",
+            "write keys such as `preset:`, `prices:`, `power_w:` and `cable:`",
+        )
         raise InputError(collector.items)
     try:
         return CatalogOverride.model_validate(source.data), collector
@@ -275,8 +282,12 @@ def read_override_file(path: Path | str) -> tuple[CatalogOverride, Collector]:
                 hint = did_you_mean(str(loc[-1]), allowed) or "allowed: " + ", ".join(allowed)
                 collector.error(BAD_CATALOG, loc, f"unknown key '{loc[-1]}'", hint)
             else:
-                collector.error(BAD_CATALOG, loc, f"{validation_message(err).lower()} (got {err.get('input')!r})",
-                                "prices and power are numbers; see docs/report.md for the keys")
+                collector.error(
+                    BAD_CATALOG,
+                    loc,
+                    f"{validation_message(err).lower()} (got {err.get('input')!r})",
+                    "prices and power are numbers; see docs/report.md for the keys",
+                )
         raise InputError(collector.items) from None
 
 
@@ -312,8 +323,12 @@ def apply_override(
                 nodes[name] = entry.model_copy(update={field: mine(value)})
             else:
                 names = sorted(node_names | switch_names)
-                hint = did_you_mean(name, names) or "name a node or switch model of the inventory or the catalog: " + ", ".join(names)
-                collector.error(UNKNOWN_CATALOG_NAME, path + (key, name), f"no node or switch model named '{name}'", hint)
+                hint = did_you_mean(
+                    name, names
+                ) or "name a node or switch model of the inventory or the catalog: " + ", ".join(names)
+                collector.error(
+                    UNKNOWN_CATALOG_NAME, path + (key, name), f"no node or switch model named '{name}'", hint
+                )
     cable_updates: dict[str, Figure] = {}
     length_updates: dict[str, Figure] = {}
     for name, value in override.cable.items():
@@ -323,11 +338,18 @@ def apply_override(
             length_updates[name] = mine(value)
         else:
             allowed = list(CableEntry.model_fields) + list(SizedLengths.model_fields)
-            collector.error(UNKNOWN_CATALOG_NAME, path + ("cable", name), f"unknown cable key '{name}'",
-                            did_you_mean(name, allowed) or "allowed: " + ", ".join(allowed))
-    update: dict = {"nodes": nodes, "switches": switches,
-                    "cables": catalog.cables.model_copy(update=cable_updates),
-                    "sized_lengths": catalog.sized_lengths.model_copy(update=length_updates)}
+            collector.error(
+                UNKNOWN_CATALOG_NAME,
+                path + ("cable", name),
+                f"unknown cable key '{name}'",
+                did_you_mean(name, allowed) or "allowed: " + ", ".join(allowed),
+            )
+    update: dict = {
+        "nodes": nodes,
+        "switches": switches,
+        "cables": catalog.cables.model_copy(update=cable_updates),
+        "sized_lengths": catalog.sized_lengths.model_copy(update=length_updates),
+    }
     if override.currency:
         update["currency"] = override.currency
         update["relative_units"] = False

@@ -46,28 +46,95 @@ class Scope(str, Enum):
 
 def analyze_command(
     plan_path: Path = typer.Argument(..., metavar="PLAN", help="plan.yaml or the folder `ffplan design` wrote."),
-    pattern: list[str] = typer.Option([], "--pattern", "-p", autocompletion=complete.patterns, help="all-to-all, shift, ring, double-binary-tree, storage-incast, storage-read (repeatable; default: all)."),
-    scope: Scope = typer.Option(None, "--scope", help="zone: the pattern inside every zone at once; fabric: once over all zones (default per pattern, see docs/routing.md)."),
+    pattern: list[str] = typer.Option(
+        [],
+        "--pattern",
+        "-p",
+        autocompletion=complete.patterns,
+        help="all-to-all, shift, ring, double-binary-tree, storage-incast, storage-read (repeatable; default: all).",
+    ),
+    scope: Scope = typer.Option(
+        None,
+        "--scope",
+        help="zone: the pattern inside every zone at once; fabric: once over all zones (default per pattern, see docs/routing.md).",
+    ),
     role: list[Role] = typer.Option([], "--role", help="Only endpoints of this role (repeatable)."),
-    lfts: Path = typer.Option(None, "--lfts", help="Analyze these LFTs instead of the plan's: dump_fts/ibroute output or opensm-lfts.dump."),
-    topology: Path = typer.Option(None, "--topology", help="ibnetdiscover output: maps the dump's LIDs to port GUIDs when its entries carry none."),
+    lfts: Path = typer.Option(
+        None, "--lfts", help="Analyze these LFTs instead of the plan's: dump_fts/ibroute output or opensm-lfts.dump."
+    ),
+    topology: Path = typer.Option(
+        None, "--topology", help="ibnetdiscover output: maps the dump's LIDs to port GUIDs when its entries carry none."
+    ),
     top: int = typer.Option(5, "--top", min=0, help="How many of the most loaded links to list."),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table or json."),
-    sweep: bool = typer.Option(False, "--sweep", help="Failure sweep: re-route around every single leaf-spine cable and every single spine (plus --random cases) and measure patterns A, B, C, X in each."),
+    sweep: bool = typer.Option(
+        False,
+        "--sweep",
+        help="Failure sweep: re-route around every single leaf-spine cable and every single spine (plus --random cases) and measure patterns A, B, C, X in each.",
+    ),
     random_cases: int = typer.Option(0, "--random", min=0, help="With --sweep: this many random multi-cable failures."),
     cables: int = typer.Option(3, "--cables", min=1, help="With --random: failed leaf-spine cables per random case."),
-    seed: int = typer.Option(0, "--seed", help="With --random, or the ECMP trials of a RoCE plan: the random generator's seed (same seed, same cases)."),
-    only_random: bool = typer.Option(False, "--only-random", help="With --sweep: skip the single-cable and single-spine cases."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1, show_default="the cores", help="With --sweep: worker processes of a local Dask cluster (1: in this process)."),
-    scheduler: str = typer.Option(None, "--scheduler", metavar="ADDRESS", help="With --sweep: run the cases on this Dask cluster (tcp://host:8786; its workers need ffplan) instead of a local one."),
-    results_file: Path = typer.Option(None, "--results", help="With --sweep: append each finished case to this JSON-lines file; a re-run with it skips the cases it holds."),
-    html: Path = typer.Option(None, "--html", help="Also write an HTML report with charts to this file (flows per link by tier; with --sweep the cases' distribution and the worst cases)."),
-    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst."),
+    seed: int = typer.Option(
+        0,
+        "--seed",
+        help="With --random, or the ECMP trials of a RoCE plan: the random generator's seed (same seed, same cases).",
+    ),
+    only_random: bool = typer.Option(
+        False, "--only-random", help="With --sweep: skip the single-cable and single-spine cases."
+    ),
+    jobs: int = typer.Option(
+        None,
+        "--jobs",
+        "-j",
+        min=1,
+        show_default="the cores",
+        help="With --sweep: worker processes of a local Dask cluster (1: in this process).",
+    ),
+    scheduler: str = typer.Option(
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="With --sweep: run the cases on this Dask cluster (tcp://host:8786; its workers need ffplan) instead of a local one.",
+    ),
+    results_file: Path = typer.Option(
+        None,
+        "--results",
+        help="With --sweep: append each finished case to this JSON-lines file; a re-run with it skips the cases it holds.",
+    ),
+    html: Path = typer.Option(
+        None,
+        "--html",
+        help="Also write an HTML report with charts to this file (flows per link by tier; with --sweep the cases' distribution and the worst cases).",
+    ),
+    plane: str = typer.Option(
+        None,
+        "--plane",
+        autocompletion=complete.planes,
+        help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
-    trials: int = typer.Option(1000, "--trials", min=1, help="RoCE plans: Monte Carlo trials of ECMP's per-flow hash (docs/ethernet.md)."),
-    qps: int = typer.Option(None, "--qps", min=1, max=128, show_default="the plan's NCCL_IB_QPS_PER_CONNECTION", help="RoCE plans: QPs per connection, each hashed on its own with 1/N of the traffic."),
-    paths: EcmpPaths = typer.Option(None, "--paths", show_default="the plan's fabric.roce.path_selection", help="RoCE plans: ecmp (per-flow hash, a distribution) or pinned (one path per destination port)."),
-    sampler: EcmpSampler = typer.Option(EcmpSampler.auto, "--sampler", help="RoCE plans: exact (joint loads of all links), tiers (two-tier Clos: each tier exact, tiers independent) or auto."),
+    trials: int = typer.Option(
+        1000, "--trials", min=1, help="RoCE plans: Monte Carlo trials of ECMP's per-flow hash (docs/ethernet.md)."
+    ),
+    qps: int = typer.Option(
+        None,
+        "--qps",
+        min=1,
+        max=128,
+        show_default="the plan's NCCL_IB_QPS_PER_CONNECTION",
+        help="RoCE plans: QPs per connection, each hashed on its own with 1/N of the traffic.",
+    ),
+    paths: EcmpPaths = typer.Option(
+        None,
+        "--paths",
+        show_default="the plan's fabric.roce.path_selection",
+        help="RoCE plans: ecmp (per-flow hash, a distribution) or pinned (one path per destination port).",
+    ),
+    sampler: EcmpSampler = typer.Option(
+        EcmpSampler.auto,
+        "--sampler",
+        help="RoCE plans: exact (joint loads of all links), tiers (two-tier Clos: each tier exact, tiers independent) or auto.",
+    ),
 ) -> None:
     """Count flows on every switch-to-switch link for traffic patterns; compare the worst link with the lower bound.
 
@@ -87,19 +154,32 @@ def analyze_command(
         path = plan_path / "plan.yaml" if plan_path.is_dir() else plan_path
         plan = load_plan(path)
     if plan.ethernet is not None:
-        refused = [flag for flag, given in (("--lfts", lfts), ("--topology", topology), ("--sweep", sweep or None),
-                                            ("--html", html), ("--random", random_cases or None)) if given is not None]
+        refused = [
+            flag
+            for flag, given in (
+                ("--lfts", lfts),
+                ("--topology", topology),
+                ("--sweep", sweep or None),
+                ("--html", html),
+                ("--random", random_cases or None),
+            )
+            if given is not None
+        ]
         if refused:
-            fail(f"{', '.join(refused)}: InfiniBand only; a RoCE plan's routes are its ECMP next-hop sets",
-                 "drop them; see docs/ethernet.md for the ECMP analysis")
+            fail(
+                f"{', '.join(refused)}: InfiniBand only; a RoCE plan's routes are its ECMP next-hop sets",
+                "drop them; see docs/ethernet.md for the ECMP analysis",
+            )
         _roce(plan, path, names, scope, role, plane, fmt, trials, seed, qps, paths, sampler)
         return
     ecmp_only = [flag for flag, given in (("--qps", qps), ("--paths", paths)) if given is not None]
     if trials != 1000 or sampler is not EcmpSampler.auto:
         ecmp_only.append("--trials" if trials != 1000 else "--sampler")
     if ecmp_only:
-        fail(f"{', '.join(ecmp_only)}: RoCE plans only (ECMP); an InfiniBand plan's routes are its LFTs",
-             "drop them, or analyze a plan designed with fabric.transport: roce")
+        fail(
+            f"{', '.join(ecmp_only)}: RoCE plans only (ECMP); an InfiniBand plan's routes are its LFTs",
+            "drop them, or analyze a plan designed with fabric.transport: roce",
+        )
     if plan.routing is None and lfts is None:
         fail("the plan has no routing tables", "re-run `ffplan design`, or pass OpenSM's tables with --lfts")
     subnets = plan.subnets
@@ -108,13 +188,17 @@ def analyze_command(
             fail(f"no plane '{plane}' in the plan", f"use one of {', '.join(subnets)}")
         subnets = [plane]
     if lfts is not None and len(subnets) > 1:
-        fail("--lfts reads one subnet's tables (one OpenSM's dump) and the plan has several planes",
-             f"add --plane with the plane the dump is from ({', '.join(subnets)})")
+        fail(
+            "--lfts reads one subnet's tables (one OpenSM's dump) and the plan has several planes",
+            f"add --plane with the plane the dump is from ({', '.join(subnets)})",
+        )
     views = [(name, subnet_view(plan, name)) for name in subnets]
     if sweep:
         if lfts is not None or pattern:
-            fail("--sweep re-routes the plan with ffplan's router and measures its own patterns A, B, C, X",
-                 "drop --lfts and --pattern, or run without --sweep")
+            fail(
+                "--sweep re-routes the plan with ffplan's router and measures its own patterns A, B, C, X",
+                "drop --lfts and --pattern, or run without --sweep",
+            )
         options = SweepOptions(random_cases, cables, seed, only_random, jobs, scheduler, results_file)
         _sweep(views, len(plan.subnets) > 1, path, fmt, options, html, quiet)
         return
@@ -126,28 +210,67 @@ def analyze_command(
     if len(plan.subnets) == 1:
         _, (results, check, source) = reports[0]
         if fmt is Format.json:
-            out.print_json(json.dumps({"plan": str(path), "routes": source, "route_check": check.model_dump(),
-                                       "patterns": [r.as_dict() for r in results],
-                                       **({"storage_target": plan.storage_target.model_dump()} if plan.storage_target else {})}))
+            out.print_json(
+                json.dumps(
+                    {
+                        "plan": str(path),
+                        "routes": source,
+                        "route_check": check.model_dump(),
+                        "patterns": [r.as_dict() for r in results],
+                        **({"storage_target": plan.storage_target.model_dump()} if plan.storage_target else {}),
+                    }
+                )
+            )
         else:
             _print_report(results, check, source, plan.storage_target)
     elif fmt is Format.json:
-        out.print_json(json.dumps({"plan": str(path), "planes": [
-            {"plane": name, "routes": source, "route_check": check.model_dump(), "patterns": [r.as_dict() for r in results]}
-            for name, (results, check, source) in reports], "worst": _worst(reports)}))
+        out.print_json(
+            json.dumps(
+                {
+                    "plan": str(path),
+                    "planes": [
+                        {
+                            "plane": name,
+                            "routes": source,
+                            "route_check": check.model_dump(),
+                            "patterns": [r.as_dict() for r in results],
+                        }
+                        for name, (results, check, source) in reports
+                    ],
+                    "worst": _worst(reports),
+                }
+            )
+        )
     else:
         for name, (results, check, source) in reports:
             out.print(f"[bold]plane {name}[/]")
             _print_report(results, check, source, plan.storage_target)
         worst = _worst(reports)
-        out.print("[bold]worst plane per pattern[/]: " + "; ".join(
-            f"{p['pattern']} {p['max_load']}/{p['bound']} ({p['ratio']:.2f}) in {p['plane']}" for p in worst["patterns"]))
+        out.print(
+            "[bold]worst plane per pattern[/]: "
+            + "; ".join(
+                f"{p['pattern']} {p['max_load']}/{p['bound']} ({p['ratio']:.2f}) in {p['plane']}"
+                for p in worst["patterns"]
+            )
+        )
     if any(r.unroutable for _, (results, _, _) in reports for r in results):
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _roce(plan: Plan, path: Path, names: list[str], scope: Scope | None, role: list[Role], plane: str | None,
-          fmt: Format, trials: int, seed: int, qps: int | None, paths: EcmpPaths | None, sampler: EcmpSampler) -> None:
+def _roce(
+    plan: Plan,
+    path: Path,
+    names: list[str],
+    scope: Scope | None,
+    role: list[Role],
+    plane: str | None,
+    fmt: Format,
+    trials: int,
+    seed: int,
+    qps: int | None,
+    paths: EcmpPaths | None,
+    sampler: EcmpSampler,
+) -> None:
     """ECMP's busiest-link distribution per pattern and plane of a RoCE plan (ffplan.analyze.ecmp)."""
     from ffplan.analyze import topology_for
     from ffplan.analyze.ecmp import EcmpOptions, analyze_ecmp, plan_qps
@@ -158,21 +281,43 @@ def _roce(plan: Plan, path: Path, names: list[str], scope: Scope | None, role: l
     subnets = plan.subnets if plane is None else [plane]
     if plane is not None and plane not in plan.subnets:
         fail(f"no plane '{plane}' in the plan", f"use one of {', '.join(plan.subnets)}")
-    options = EcmpOptions(trials=trials, seed=seed, qps=qps or plan_qps(plan),
-                          paths=paths.value if paths else plan.ethernet.path_selection, sampler=sampler.value)
+    options = EcmpOptions(
+        trials=trials,
+        seed=seed,
+        qps=qps or plan_qps(plan),
+        paths=paths.value if paths else plan.ethernet.path_selection,
+        sampler=sampler.value,
+    )
     roles = tuple(r.value for r in role) or None
     reports = []
     for name in subnets:
         view = subnet_view(plan, name)
         try:
-            results = analyze_ecmp(view, TopologyArrays(topology_for(view)), names, options,
-                                   plane=plan.subnets.index(name), scope=scope.value if scope else None, roles=roles)
+            results = analyze_ecmp(
+                view,
+                TopologyArrays(topology_for(view)),
+                names,
+                options,
+                plane=plan.subnets.index(name),
+                scope=scope.value if scope else None,
+                roles=roles,
+            )
         except ValueError as exc:
             fail(f"{path}: {exc}", "re-run `ffplan design` on the inventory, or pick another --sampler")
         reports.append((name, results))
     if fmt is Format.json:
-        out.print_json(json.dumps({"plan": str(path), "routes": "ecmp", "options": options.__dict__, "planes": [
-            {"plane": name, "patterns": [r.as_dict() for r in results]} for name, results in reports]}))
+        out.print_json(
+            json.dumps(
+                {
+                    "plan": str(path),
+                    "routes": "ecmp",
+                    "options": options.__dict__,
+                    "planes": [
+                        {"plane": name, "patterns": [r.as_dict() for r in results]} for name, results in reports
+                    ],
+                }
+            )
+        )
     else:
         for name, results in reports:
             _print_ecmp(name, results)
@@ -182,23 +327,62 @@ def _roce(plan: Plan, path: Path, names: list[str], scope: Scope | None, role: l
 
 def _print_ecmp(plane: str, results: list[EcmpResult]) -> None:
     t = Table(title=f"busiest switch-to-switch link, in connections ({plane})", title_justify="left")
-    for col in ("pattern", "scope", "paths", "QPs", "trials", "bound", "mean", "P50", "P99", "max", "P(>1.1 bound)",
-                "P(>1.5 bound)", "worst phase", "unroutable"):
+    for col in (
+        "pattern",
+        "scope",
+        "paths",
+        "QPs",
+        "trials",
+        "bound",
+        "mean",
+        "P50",
+        "P99",
+        "max",
+        "P(>1.1 bound)",
+        "P(>1.5 bound)",
+        "worst phase",
+        "unroutable",
+    ):
         t.add_column(col, justify="left" if col in ("pattern", "scope", "paths", "worst phase") else "right")
     for r in results:
-        t.add_row(r.pattern, r.scope, r.paths, str(r.qps), str(r.trials), str(r.bound), f"{r.mean:.2f}", f"{r.p50:g}",
-                  f"{r.p99:g}", f"{r.max:g}", f"{r.over_10:.3f}", f"{r.over_50:.3f}", r.worst_phase,
-                  f"{r.unroutable:g}" if not r.unroutable else f"[red]{r.unroutable:g}[/]")
+        t.add_row(
+            r.pattern,
+            r.scope,
+            r.paths,
+            str(r.qps),
+            str(r.trials),
+            str(r.bound),
+            f"{r.mean:.2f}",
+            f"{r.p50:g}",
+            f"{r.p99:g}",
+            f"{r.max:g}",
+            f"{r.over_10:.3f}",
+            f"{r.over_50:.3f}",
+            r.worst_phase,
+            f"{r.unroutable:g}" if not r.unroutable else f"[red]{r.unroutable:g}[/]",
+        )
     out.print(t)
     for r in results:
-        tiers = "; ".join(f"{tier} mean {s['mean']:.2f}, P99 {s['p99']:g}, max {s['max']:g}" for tier, s in r.by_tier.items())
+        tiers = "; ".join(
+            f"{tier} mean {s['mean']:.2f}, P99 {s['p99']:g}, max {s['max']:g}" for tier, s in r.by_tier.items()
+        )
         how = "one path per destination port" if r.paths == "pinned" else f"{r.sampler} sampler, seed {r.seed}"
-        out.print(f"[bold]{r.pattern}[/] ({r.scope}): {r.description}; bound from the {r.bound_cut}; {how}; busiest "
-                  f"link per tier: {tiers}", highlight=False)
+        out.print(
+            f"[bold]{r.pattern}[/] ({r.scope}): {r.description}; bound from the {r.bound_cut}; {how}; busiest "
+            f"link per tier: {tiers}",
+            highlight=False,
+        )
 
 
-def _analyze(plan: Plan, names: list[str], scope: Scope | None, role: list[Role], lfts: Path | None,
-             topology: Path | None, top: int) -> tuple[list[PatternResult], RouteCheck, str]:
+def _analyze(
+    plan: Plan,
+    names: list[str],
+    scope: Scope | None,
+    role: list[Role],
+    lfts: Path | None,
+    topology: Path | None,
+    top: int,
+) -> tuple[list[PatternResult], RouteCheck, str]:
     """One subnet's patterns and route check, over its plan's tables or a dump of OpenSM's."""
     from ffplan.analyze import analyze, plan_tables, read_lfts, topology_for
     from ffplan.fabric.reach import check_routes
@@ -219,8 +403,10 @@ def _analyze(plan: Plan, names: list[str], scope: Scope | None, role: list[Role]
         tables = read.tables
         source = str(lfts)
         if read.missing_switches or read.unknown_switches or read.unmapped_lids:
-            err.print(f"[yellow]note:[/] {len(read.missing_switches)} plan switches not in the dump (empty tables), "
-                      f"{len(read.unknown_switches)} dump switches not in the plan, {read.unmapped_lids} entries not mapped")
+            err.print(
+                f"[yellow]note:[/] {len(read.missing_switches)} plan switches not in the dump (empty tables), "
+                f"{len(read.unknown_switches)} dump switches not in the plan, {read.unmapped_lids} entries not mapped"
+            )
     roles = tuple(r.value for r in role) or None
     results = analyze(plan, names, scope=scope.value if scope else None, roles=roles, tables=tables, top=top, topo=topo)
     return results, check_routes(topo, tables if tables is not None else plan_tables(plan)), source
@@ -233,27 +419,39 @@ def _worst(reports: list[tuple[str, tuple[list[PatternResult], RouteCheck, str]]
         for r in results:
             best = by_pattern.get(r.pattern)
             if best is None or (r.ratio, r.max_load) > (best["ratio"], best["max_load"]):
-                by_pattern[r.pattern] = {"pattern": r.pattern, "plane": name, "max_load": r.max_load, "bound": r.bound,
-                                         "ratio": round(r.ratio, 4)}
+                by_pattern[r.pattern] = {
+                    "pattern": r.pattern,
+                    "plane": name,
+                    "max_load": r.max_load,
+                    "bound": r.bound,
+                    "ratio": round(r.ratio, 4),
+                }
     checks = [check for _, (_, check, _) in reports]
     total = {field: sum(getattr(c, field) for c in checks) for field in type(checks[0]).model_fields} if checks else {}
     return {"patterns": list(by_pattern.values()), "route_check": total}
 
 
-def _print_report(results: list[PatternResult], check: RouteCheck, source: str, target: StorageTargetPlan | None) -> None:
+def _print_report(
+    results: list[PatternResult], check: RouteCheck, source: str, target: StorageTargetPlan | None
+) -> None:
     _print_table(results, source, target)
-    out.print(f"routes: {check.ca_pair_detours} CA pairs and {check.switch_to_ca_detours} switch-to-CA routes longer "
-              f"than the shortest path; unreachable: {check.unreachable_ca_pairs} CA pairs, "
-              f"{check.unreachable_switch_to_ca} switch-to-CA routes, {check.unreachable_switch_lids} routes to switch "
-              "LIDs (docs/routing.md)", markup=False)
+    out.print(
+        f"routes: {check.ca_pair_detours} CA pairs and {check.switch_to_ca_detours} switch-to-CA routes longer "
+        f"than the shortest path; unreachable: {check.unreachable_ca_pairs} CA pairs, "
+        f"{check.unreachable_switch_to_ca} switch-to-CA routes, {check.unreachable_switch_lids} routes to switch "
+        "LIDs (docs/routing.md)",
+        markup=False,
+    )
 
 
 def _storage_line(per_gpu: float, target: StorageTargetPlan | None) -> str:
     if target is None:
         return f"    storage read: {per_gpu:.2f} GiB/s per GPU (the plan names no target: re-run design)"
     verdict = "meets" if per_gpu + 1e-9 >= target.gib_s_per_gpu else "UNDER"
-    return (f"    storage read: {per_gpu:.2f} GiB/s per GPU, {verdict} the target {target.gib_s_per_gpu:g} GiB/s per GPU "
-            f"({target.source})")
+    return (
+        f"    storage read: {per_gpu:.2f} GiB/s per GPU, {verdict} the target {target.gib_s_per_gpu:g} GiB/s per GPU "
+        f"({target.source})"
+    )
 
 
 def _print_table(results: list[PatternResult], source: str, target: StorageTargetPlan | None) -> None:
@@ -262,14 +460,25 @@ def _print_table(results: list[PatternResult], source: str, target: StorageTarge
         t.add_column(col, justify="left" if col in ("pattern", "scope", "worst phase") else "right")
     for r in results:
         ratio = f"{r.ratio:.2f}"
-        t.add_row(r.pattern, r.scope, str(r.flows), str(r.max_load), f"{r.mean_load:.1f}", str(r.min_load), str(r.bound),
-                  ratio if r.ratio <= 1.0 + 1e-9 else f"[yellow]{ratio}[/]", r.worst_phase,
-                  str(r.unroutable) if not r.unroutable else f"[red]{r.unroutable}[/]")
+        t.add_row(
+            r.pattern,
+            r.scope,
+            str(r.flows),
+            str(r.max_load),
+            f"{r.mean_load:.1f}",
+            str(r.min_load),
+            str(r.bound),
+            ratio if r.ratio <= 1.0 + 1e-9 else f"[yellow]{ratio}[/]",
+            r.worst_phase,
+            str(r.unroutable) if not r.unroutable else f"[red]{r.unroutable}[/]",
+        )
     out.print(t)
     for r in results:
-        out.print(f"[bold]{r.pattern}[/] ({r.scope}): {r.description}; bound from the {r.bound_cut}; "
-                  f"busiest CA port sends {r.ca_max_inject} and receives {r.ca_max_eject} flows; "
-                  f"{r.cross_zone_flows} flows cross zones")
+        out.print(
+            f"[bold]{r.pattern}[/] ({r.scope}): {r.description}; bound from the {r.bound_cut}; "
+            f"busiest CA port sends {r.ca_max_inject} and receives {r.ca_max_eject} flows; "
+            f"{r.cross_zone_flows} flows cross zones"
+        )
         if r.storage_gib_s_per_gpu is not None:
             out.print(_storage_line(r.storage_gib_s_per_gpu, target), markup=False)
         for s in r.top:
@@ -292,8 +501,15 @@ def _write_html(target: Path, text: str) -> None:
     err.print(f"wrote {target}", markup=False, highlight=False)
 
 
-def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format, opt: SweepOptions, html: Path | None,
-           quiet: bool) -> None:
+def _sweep(
+    views: list[tuple[str, Plan]],
+    planes: bool,
+    path: Path,
+    fmt: Format,
+    opt: SweepOptions,
+    html: Path | None,
+    quiet: bool,
+) -> None:
     """The failure sweep of every subnet on its own (each plane's failures stay in that plane), on one Dask cluster."""
     import hashlib
 
@@ -319,23 +535,46 @@ def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format,
                 if store is not None:
                     store.add(plane, case)
 
-            results.append((name, run_sweep(view, random_cases=opt.random_cases, cables_per_case=opt.cables,
-                                            seed=opt.seed, singles=not opt.only_random, client=client,
-                                            done=store.done.get(name) if store else None, on_result=keep,
-                                            progress=progress)))
+            results.append(
+                (
+                    name,
+                    run_sweep(
+                        view,
+                        random_cases=opt.random_cases,
+                        cables_per_case=opt.cables,
+                        seed=opt.seed,
+                        singles=not opt.only_random,
+                        client=client,
+                        done=store.done.get(name) if store else None,
+                        on_result=keep,
+                        progress=progress,
+                    ),
+                )
+            )
     if html is not None:
         from ffplan.analyze.html import sweep_page
 
         _write_html(html, sweep_page(str(path), results, planes))
     if fmt is Format.json:
+
         def as_json(result: SweepResult) -> dict:
-            return {"intact": result.intact.as_dict(), "summary": result.summary(),
-                    "cases": [c.as_dict() for c in result.cases]}
+            return {
+                "intact": result.intact.as_dict(),
+                "summary": result.summary(),
+                "cases": [c.as_dict() for c in result.cases],
+            }
 
         patterns = {k: v[0] for k, v in SWEEP_PATTERNS.items()}
         if planes:
-            out.print_json(json.dumps({"plan": str(path), "patterns": patterns,
-                                       "planes": [{"plane": name, **as_json(r)} for name, r in results]}))
+            out.print_json(
+                json.dumps(
+                    {
+                        "plan": str(path),
+                        "patterns": patterns,
+                        "planes": [{"plane": name, **as_json(r)} for name, r in results],
+                    }
+                )
+            )
         else:
             out.print_json(json.dumps({"plan": str(path), "patterns": patterns, **as_json(results[0][1])}))
     else:
@@ -343,7 +582,9 @@ def _sweep(views: list[tuple[str, Plan]], planes: bool, path: Path, fmt: Format,
             _print_sweep(result, f" of plane {name}" if planes else "")
         for name, (text, *_) in SWEEP_PATTERNS.items():
             out.print(f"{name}: {text}", markup=False)
-    if any(c.unreachable_ca_pairs or c.unreachable_switch_lids or not c.deadlock_free for _, r in results for c in r.cases):
+    if any(
+        c.unreachable_ca_pairs or c.unreachable_switch_lids or not c.deadlock_free for _, r in results for c in r.cases
+    ):
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -351,17 +592,40 @@ def _print_sweep(result: SweepResult, where: str) -> None:
     from ffplan.analyze.sweep import SWEEP_PATTERNS
 
     summary = result.summary()
-    t = Table(title=f"failure sweep{where}: worst case per pattern (max flows on one link / lower bound)", title_justify="left")
-    for col in ("cases", "count", *SWEEP_PATTERNS, "unreachable CA pairs", "unreachable switch LIDs", "not deadlock-free",
-                "most routes changed"):
+    t = Table(
+        title=f"failure sweep{where}: worst case per pattern (max flows on one link / lower bound)",
+        title_justify="left",
+    )
+    for col in (
+        "cases",
+        "count",
+        *SWEEP_PATTERNS,
+        "unreachable CA pairs",
+        "unreachable switch LIDs",
+        "not deadlock-free",
+        "most routes changed",
+    ):
         t.add_column(col, justify="left" if col == "cases" else "right")
     intact = result.intact
-    t.add_row("intact", "1", *(f"{p.max_load}/{p.bound} ({p.ratio:.2f})" for p in intact.patterns.values()),
-              str(intact.unreachable_ca_pairs), str(intact.unreachable_switch_lids), "0" if intact.deadlock_free else "1", "0")
+    t.add_row(
+        "intact",
+        "1",
+        *(f"{p.max_load}/{p.bound} ({p.ratio:.2f})" for p in intact.patterns.values()),
+        str(intact.unreachable_ca_pairs),
+        str(intact.unreachable_switch_lids),
+        "0" if intact.deadlock_free else "1",
+        "0",
+    )
     for kind, s in summary.items():
-        t.add_row(kind, str(s["cases"]), *(f"{w['max']}/{w['bound']} ({w['ratio']:.2f})" for w in s["worst"].values()),
-                  str(s["unreachable_ca_pairs"]), str(s["unreachable_switch_lids"]), str(s["cases_not_deadlock_free"]),
-                  str(s["max_routes_changed"]))
+        t.add_row(
+            kind,
+            str(s["cases"]),
+            *(f"{w['max']}/{w['bound']} ({w['ratio']:.2f})" for w in s["worst"].values()),
+            str(s["unreachable_ca_pairs"]),
+            str(s["unreachable_switch_lids"]),
+            str(s["cases_not_deadlock_free"]),
+            str(s["max_routes_changed"]),
+        )
     out.print(t)
     for kind, s in summary.items():
         out.print(f"worst {kind} cases: " + "; ".join(f"{k} {w['case']}" for k, w in s["worst"].items()), markup=False)

@@ -21,12 +21,22 @@ class AuditFormat(str, Enum):
 def audit_command(
     plan: Path = typer.Argument(..., help="The plan (plan.yaml or its design folder)."),
     fabric: Path = typer.Argument(..., help="The as-built fabric: the saved output of `ibnetdiscover`."),
-    fmt: AuditFormat = typer.Option(AuditFormat.text, "--format", "-f",
-                                    help="text, json, or markdown (a work order for the cabling crew)."),
-    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: the plane (subnet) the discovery is of; required there."),
-    write_guids: Path = typer.Option(None, "--write-guids", metavar="FILE",
-                                     help="Write the discovered GUIDs as an inventory fragment "
-                                          "(fabric.switch_guids, groups[].hosts[].guids) to FILE."),
+    fmt: AuditFormat = typer.Option(
+        AuditFormat.text, "--format", "-f", help="text, json, or markdown (a work order for the cabling crew)."
+    ),
+    plane: str = typer.Option(
+        None,
+        "--plane",
+        autocompletion=complete.planes,
+        help="A plan with planes: the plane (subnet) the discovery is of; required there.",
+    ),
+    write_guids: Path = typer.Option(
+        None,
+        "--write-guids",
+        metavar="FILE",
+        help="Write the discovered GUIDs as an inventory fragment "
+        "(fabric.switch_guids, groups[].hosts[].guids) to FILE.",
+    ),
 ) -> None:
     """Compare the as-built fabric with the plan, cable by cable: missing, extra, wrong-port, wrong-switch and
     swapped cables, links at the wrong speed or width, unknown devices and devices whose GUID differs.
@@ -55,8 +65,10 @@ def audit_command(
 
         with stage_errors():
             write_file(write_guids, guid_fragment(result, the_plan, str(fabric)))
-        err.print(f"wrote {write_guids}: {len(result.switch_guids)} switch and {len(result.card_guids)} NIC GUIDs",
-                  markup=False)
+        err.print(
+            f"wrote {write_guids}: {len(result.switch_guids)} switch and {len(result.card_guids)} NIC GUIDs",
+            markup=False,
+        )
     raise typer.Exit(EXIT_OK if result.matches else EXIT_FINDINGS)
 
 

@@ -21,6 +21,7 @@ def patterns(incomplete: str) -> list[str]:
 def rules(incomplete: str) -> list[str]:
     """Rule ids (FF101) and names (zone-port-budget), for explain, --select and --ignore."""
     from ffplan.lint.registry import all_rules
+
     words = [w for r in all_rules() for w in (r.id, r.name)]
     return [w for w in words if w.lower().startswith(incomplete.lower())]
 

@@ -27,12 +27,30 @@ class Solver(str, Enum):
 
 def design_command(
     inventory: Path = typer.Argument(..., help="Inventory YAML file."),
-    output: Path = typer.Option(Path("out/plan"), "-o", "--output", metavar="DIR", help="Folder for plan.yaml, cables.csv and bom.csv."),
-    solver: Solver = typer.Option(Solver.cbc, "--solver", help="ILP solver: pulp's bundled CBC, or HiGHS (pip install highspy)."),
-    time_limit: float = typer.Option(None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."),
-    previous: Path = typer.Option(None, "--previous", help="Re-plan against this plan (plan.yaml or its folder): keep existing ports, LIDs and GUIDs; move as few cables as balance allows."),
-    allow_imbalance: bool = typer.Option(False, "--allow-imbalance", help="Accept a placement whose role balance per leaf is off by more than one (otherwise exit 3)."),
-    exclude_link: list[str] = typer.Option([], "--exclude-link", help="Route around this cable label, switch name or switch[port] (repeatable; adds to fabric.failed_links)."),
+    output: Path = typer.Option(
+        Path("out/plan"), "-o", "--output", metavar="DIR", help="Folder for plan.yaml, cables.csv and bom.csv."
+    ),
+    solver: Solver = typer.Option(
+        Solver.cbc, "--solver", help="ILP solver: pulp's bundled CBC, or HiGHS (pip install highspy)."
+    ),
+    time_limit: float = typer.Option(
+        None, "--time-limit", min=0.1, help="Stop the solver after this many seconds (the plan records the gap)."
+    ),
+    previous: Path = typer.Option(
+        None,
+        "--previous",
+        help="Re-plan against this plan (plan.yaml or its folder): keep existing ports, LIDs and GUIDs; move as few cables as balance allows.",
+    ),
+    allow_imbalance: bool = typer.Option(
+        False,
+        "--allow-imbalance",
+        help="Accept a placement whose role balance per leaf is off by more than one (otherwise exit 3).",
+    ),
+    exclude_link: list[str] = typer.Option(
+        [],
+        "--exclude-link",
+        help="Route around this cable label, switch name or switch[port] (repeatable; adds to fabric.failed_links).",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
 ) -> None:
@@ -51,13 +69,24 @@ def design_command(
         started = time.perf_counter()
         loaded = require_clean(inventory)
         old_plan = load_plan(plan_file(previous)) if previous else None
-        options = DesignOptions(solver=solver.value, time_limit=time_limit, allow_imbalance=allow_imbalance, previous=old_plan,
-                                exclude_links=tuple(exclude_link))
+        options = DesignOptions(
+            solver=solver.value,
+            time_limit=time_limit,
+            allow_imbalance=allow_imbalance,
+            previous=old_plan,
+            exclude_links=tuple(exclude_link),
+        )
         with stage_progress(f"designing {loaded.inventory.name}", design_steps(loaded), quiet) as on_stage:
             plan = design(loaded, options, on_stage)
         files = {"plan.yaml": dump_plan(plan), "cables.csv": cables_csv(plan), "bom.csv": bom_csv(plan)}
-        write_folder(output, files, kind="plan", force=force, inputs=[inventory],
-                     read_inputs=[("--previous", previous)] if previous else [])
+        write_folder(
+            output,
+            files,
+            kind="plan",
+            force=force,
+            inputs=[inventory],
+            read_inputs=[("--previous", previous)] if previous else [],
+        )
         elapsed = time.perf_counter() - started
     warn_beyond_reach(loaded, plan)  # a warning, not progress: printed with --quiet too
     if not quiet:
@@ -79,7 +108,9 @@ def print_summary(plan: Plan, elapsed: float) -> None:
         zones.add_column(r, justify="right")
     zones.add_column("ports", justify="right")
     for z in plan.zones:
-        zones.add_row(z.name, f"{z.spines} x {z.leaves}", *(str(z.used_ports.get(r, 0)) for r in roles), str(z.endpoint_ports))
+        zones.add_row(
+            z.name, f"{z.spines} x {z.leaves}", *(str(z.used_ports.get(r, 0)) for r in roles), str(z.endpoint_ports)
+        )
     out.print(zones)
 
     if plan.design.balance:  # rail-optimized placement is a rule, not a balance the ILP reaches
@@ -88,7 +119,13 @@ def print_summary(plan: Plan, elapsed: float) -> None:
             balance.add_column(col, justify="right" if col != "role" else "left")
         for b in plan.design.balance:
             ok = b.min_per_leaf >= b.lower_bound and b.max_per_leaf <= b.upper_bound
-            balance.add_row(b.role, str(b.min_per_leaf), str(b.max_per_leaf), f"{b.lower_bound}-{b.upper_bound}", "yes" if ok else "[red]no[/]")
+            balance.add_row(
+                b.role,
+                str(b.min_per_leaf),
+                str(b.max_per_leaf),
+                f"{b.lower_bound}-{b.upper_bound}",
+                "yes" if ok else "[red]no[/]",
+            )
         out.print(balance)
 
     cables = Table(title="cables", title_justify="left")
@@ -101,8 +138,10 @@ def print_summary(plan: Plan, elapsed: float) -> None:
     out.print(cables)
     s = plan.design.solver
     if plan.placement == "rail-optimized":  # no ILP was built: say what placed the nodes, not an empty solver run
-        out.print(f"placement {plan.placement}: by rule (NIC i of every node of a scalable unit on the unit's rail-i "
-                  f"leaf), no solver; design took {elapsed:.2f} s")
+        out.print(
+            f"placement {plan.placement}: by rule (NIC i of every node of a scalable unit on the unit's rail-i "
+            f"leaf), no solver; design took {elapsed:.2f} s"
+        )
         return
     out.print(
         f"solver {s.solver}: {s.status}, objective {s.objective:g}, gap {s.gap:.2%}, "
@@ -128,10 +167,13 @@ def warn_beyond_reach(loaded: LoadedInventory, plan: Plan) -> None:
     c = Collector(loaded.source.file, loaded.source.positions)
     for cable in long_runs:
         a, b = rack_of[cable.a.device], rack_of[cable.b.device]
-        c.warning(CABLE_BEYOND_REACH, loaded.resolved.rack_paths.get(a, ("racks",)),
-                  f"cable {cable.label} ({cable.kind}, {cable.type}) runs {cable.length_m:g} m from rack {a} to rack {b}, "
-                  f"beyond the {reach.reach_m:g} m a {speed} {reach.name} run reaches ({reach.source})",
-                  "move the racks closer, or plan longer-reach optics for this run (and say so in the catalog)")
+        c.warning(
+            CABLE_BEYOND_REACH,
+            loaded.resolved.rack_paths.get(a, ("racks",)),
+            f"cable {cable.label} ({cable.kind}, {cable.type}) runs {cable.length_m:g} m from rack {a} to rack {b}, "
+            f"beyond the {reach.reach_m:g} m a {speed} {reach.name} run reaches ({reach.source})",
+            "move the racks closer, or plan longer-reach optics for this run (and say so in the catalog)",
+        )
     sys.stderr.write(format_text(c.items))
 
 
@@ -151,8 +193,11 @@ def print_failed(plan: Plan, excluded: set[str]) -> None:
         return
     out.print(f"failed links, routed around ({len(failed)}):")
     for item in failed:
-        origin = ("now failed by --exclude-link; add it to fabric.failed_links to keep it failed in later designs"
-                  if item in excluded else "fabric.failed_links")
+        origin = (
+            "now failed by --exclude-link; add it to fabric.failed_links to keep it failed in later designs"
+            if item in excluded
+            else "fabric.failed_links"
+        )
         out.print(f"  {failed_link_text(plan, item)} [{origin}]", markup=False)
 
 
@@ -161,8 +206,10 @@ def print_changes(old: Plan, new: Plan) -> None:
     from ffplan.plan.diff import diff_plans
 
     d = diff_plans(old, new)
-    out.print(f"against the previous plan: {len(d.cables_moved)} cables move, {len(d.cables_added)} added, "
-              f"{len(d.cables_removed)} removed (`ffplan diff` lists them)")
+    out.print(
+        f"against the previous plan: {len(d.cables_moved)} cables move, {len(d.cables_added)} added, "
+        f"{len(d.cables_removed)} removed (`ffplan diff` lists them)"
+    )
     new_ports = {(n.hostname, p.nic): p for n in new.nodes for p in n.ports}
     zone_down = {z.name: z.down_ports for z in new.zones}
     switches = {s.name for s in new.switches}
@@ -178,8 +225,10 @@ def print_changes(old: Plan, new: Plan) -> None:
         else:
             reason = "role balance per leaf"
         port = new_ports.get((m.new.a.device, nic)) if isinstance(nic, str) else None
-        out.print(f"  move {m.new.a.device}/{nic}: {m.old.b.device}:{old_leaf_port} -> "
-                  f"{port.leaf if port else m.new.b.device}:{m.new.b.port} ({reason})")
+        out.print(
+            f"  move {m.new.a.device}/{nic}: {m.old.b.device}:{old_leaf_port} -> "
+            f"{port.leaf if port else m.new.b.device}:{m.new.b.port} ({reason})"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -36,7 +36,9 @@ class HelpCommand(TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.help:  # examples are command lines: printed as written, never re-flowed mid-command
-            self.help = "\n\n".join("\b\n" + p if p.lstrip().startswith("Example") else p for p in inspect.cleandoc(self.help).split("\n\n"))
+            self.help = "\n\n".join(
+                "\b\n" + p if p.lstrip().startswith("Example") else p for p in inspect.cleandoc(self.help).split("\n\n")
+            )
         for param in self.params:
             if isinstance(param, TyperArgument):
                 param.__class__ = _NamedArgument

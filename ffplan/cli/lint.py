@@ -57,21 +57,41 @@ def _write(text: str, output: Path | None) -> None:
 
 def lint(
     paths: list[Path] = typer.Argument(
-        None, metavar="INVENTORY", show_default=False,
+        None,
+        metavar="INVENTORY",
+        show_default=False,
         help="Inventory files, folders (every *.yaml / *.yml inside) or - for standard input. "
-             "Default: the config's `inventories`, else the current folder."),
-    fmt: LintFormat = typer.Option(LintFormat.TEXT, "--format", "-f", help="text for people; json, github (annotations) or sarif for CI."),
+        "Default: the config's `inventories`, else the current folder.",
+    ),
+    fmt: LintFormat = typer.Option(
+        LintFormat.TEXT, "--format", "-f", help="text for people; json, github (annotations) or sarif for CI."
+    ),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
-    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the findings to this file instead of stdout.", show_default=False),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only: no inventory summary, no closing line."),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the findings to this file instead of stdout.",
+        show_default=False,
+    ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="Print findings only: no inventory summary, no closing line."
+    ),
     config_file: Path | None = typer.Option(
-        None, "--config", metavar="FILE", show_default=False,
+        None,
+        "--config",
+        metavar="FILE",
+        show_default=False,
         help="Settings (select, ignore, per-file-ignores, inventories) from this .ffplan.yaml or pyproject.toml "
-             "instead of the nearest one found upward from the current folder."),
+        "instead of the nearest one found upward from the current folder.",
+    ),
     only_inventories: bool = typer.Option(
-        False, "--only-inventories",
+        False,
+        "--only-inventories",
         help="Skip named files that are not inventories: not matched by the config's `inventories`, or without one, "
-             "without a top-level `inventory_version:` or `fabric:` (for the pre-commit hook, which passes every YAML file)."),
+        "without a top-level `inventory_version:` or `fabric:` (for the pre-commit hook, which passes every YAML file).",
+    ),
 ) -> None:
     """Check inventories: schema, port budgets, references, node models, QoS, names.
 
@@ -90,9 +110,18 @@ def lint(
     if not paths:
         paths = config.inventory_files() if config.inventories else [Path(".")]
         if not paths:
-            fail(f"no file matches the `inventories` of {config.file}", "check its patterns: they are relative to its folder")
+            fail(
+                f"no file matches the `inventories` of {config.file}",
+                "check its patterns: they are relative to its folder",
+            )
     if only_inventories:
-        named = [p for p in paths if str(p) == "-" or p.is_dir() or (config.is_inventory(p) if config.inventories else looks_like_inventory(p))]
+        named = [
+            p
+            for p in paths
+            if str(p) == "-"
+            or p.is_dir()
+            or (config.is_inventory(p) if config.inventories else looks_like_inventory(p))
+        ]
         if not named:
             err.print(f"no inventories among the {len(paths)} files given", markup=False)
             raise typer.Exit(EXIT_OK)
@@ -113,7 +142,9 @@ def _md_cell(text: str) -> str:
 
 
 def rules(
-    fmt: RulesFormat = typer.Option(RulesFormat.TEXT, "--format", "-f", help="text (a table), json, or md (for the docs)."),
+    fmt: RulesFormat = typer.Option(
+        RulesFormat.TEXT, "--format", "-f", help="text (a table), json, or md (for the docs)."
+    ),
 ) -> None:
     """List every code ffplan prints (lint rules and later stages' errors): id, name, severity, stage, meaning.
 
@@ -121,8 +152,17 @@ def rules(
     """
     registered = all_rules()
     if fmt is RulesFormat.JSON:
-        rows = [{"id": r.id, "name": r.name, "severity": r.severity.value, "topic": r.topic, "stage": r.stage,
-                 "summary": r.summary} for r in registered]
+        rows = [
+            {
+                "id": r.id,
+                "name": r.name,
+                "severity": r.severity.value,
+                "topic": r.topic,
+                "stage": r.stage,
+                "summary": r.summary,
+            }
+            for r in registered
+        ]
         typer.echo(json.dumps({"version": 1, "rules": rows}, indent=2))
     elif fmt is RulesFormat.MD:
         lines = ["| id | name | severity | stage | checks |", "| --- | --- | --- | --- | --- |"]
@@ -137,7 +177,15 @@ def rules(
         out.print(table)
 
 
-def explain(rule_id: str = typer.Argument(..., metavar="RULE", autocompletion=complete.rules, help="A rule id (FF101) or name (zone-port-budget); or host-check, or one of its checks (gpudirect-rdma, max-read-request, irq-affinity, ib-mtu, versions).", show_default=False)) -> None:
+def explain(
+    rule_id: str = typer.Argument(
+        ...,
+        metavar="RULE",
+        autocompletion=complete.rules,
+        help="A rule id (FF101) or name (zone-port-budget); or host-check, or one of its checks (gpudirect-rdma, max-read-request, irq-affinity, ib-mtu, versions).",
+        show_default=False,
+    ),
+) -> None:
     """Explain one rule: why it exists, with a bad and a good example; or what host-check.sh checks.
 
     Example: ffplan explain FF101; ffplan explain host-check
@@ -151,8 +199,11 @@ def explain(rule_id: str = typer.Argument(..., metavar="RULE", autocompletion=co
             typer.echo(checks)
             return
         fail(f"unknown rule '{rule_id}'", suggest_rule(rule_id) or "`ffplan rules` lists them", EXIT_USAGE)
-    footer = (_suppression_text(rule) if rule.stage == LINT else
-              f"Reported by `ffplan {rule.stage}` (not a lint finding, so it cannot be silenced).")
+    footer = (
+        _suppression_text(rule)
+        if rule.stage == LINT
+        else f"Reported by `ffplan {rule.stage}` (not a lint finding, so it cannot be silenced)."
+    )
     typer.echo(
         f"{rule.id} {rule.name} ({rule.severity.value}; {rule.topic}{'' if rule.stage == LINT else '; ffplan ' + rule.stage})\n"
         f"{rule.summary}\n\n{rule.explanation}\n\nBad:\n{textwrap.indent(rule.bad, '    ')}\n\nGood:\n{textwrap.indent(rule.good, '    ')}\n\n"
@@ -170,7 +221,9 @@ def _suppression_text(rule: Rule) -> str:
 
 
 def schema(
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the schema to this file instead of stdout.", show_default=False),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write the schema to this file instead of stdout.", show_default=False
+    ),
 ) -> None:
     """Print the inventory's JSON Schema (draft-07), for editors' YAML language servers.
 

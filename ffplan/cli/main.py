@@ -21,7 +21,9 @@ def _version(value: bool) -> None:
 
 
 def main(
-    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """ffplan: lint an inventory, design the fabric, render configs, report cost, verify in a simulator."""
 
@@ -45,9 +47,20 @@ def _plain_option_errors() -> None:
 
 
 # Command -> the module (ffplan.cli.<module>) whose `register(app)` adds it; the modules' order is --help's.
-COMMAND_MODULES = {"lint": "lint", "rules": "lint", "explain": "lint", "schema": "lint", "design": "design",
-                   "render": "render", "report": "report", "diff": "diff", "verify": "verify", "analyze": "analyze",
-                   "audit": "audit", "reroute": "reroute"}
+COMMAND_MODULES = {
+    "lint": "lint",
+    "rules": "lint",
+    "explain": "lint",
+    "schema": "lint",
+    "design": "design",
+    "render": "render",
+    "report": "report",
+    "diff": "diff",
+    "verify": "verify",
+    "analyze": "analyze",
+    "audit": "audit",
+    "reroute": "reroute",
+}
 
 
 def build_app(modules: Sequence[str] = tuple(dict.fromkeys(COMMAND_MODULES.values()))) -> typer.Typer:

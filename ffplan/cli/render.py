@@ -14,8 +14,12 @@ from ffplan.opensm.layout import DEFAULT_PREFIX
 
 def render_command(
     plan: Path = typer.Argument(..., help="plan.yaml, or the folder `ffplan design` wrote it to."),
-    output: Path = typer.Option(Path("out/render"), "-o", "--output", metavar="OUT", help="Folder for opensm/, hosts/ and exports/."),
-    prefix: str = typer.Option(DEFAULT_PREFIX, "--prefix", help="Where the OpenSM files will live on the SM host (paths inside opensm.conf)."),
+    output: Path = typer.Option(
+        Path("out/render"), "-o", "--output", metavar="OUT", help="Folder for opensm/, hosts/ and exports/."
+    ),
+    prefix: str = typer.Option(
+        DEFAULT_PREFIX, "--prefix", help="Where the OpenSM files will live on the SM host (paths inside opensm.conf)."
+    ),
     force: bool = typer.Option(False, "--force", help="Replace an output folder that ffplan did not write."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print nothing but errors."),
 ) -> None:

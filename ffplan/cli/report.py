@@ -40,16 +40,43 @@ def _is_plan(path: Path) -> bool:
 
 
 def cost_command(
-    input_file: Path = typer.Argument(None, metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design` (or its folder). Without it, --gpus sizes the catalog's reference node and fabric switch."),
-    gpus: int = typer.Option(None, "--gpus", min=1, help="Size the designs for this many GPUs with the plan's node models and layout (sizing only, no placement); required without INVENTORY_OR_PLAN."),
-    compare: str = typer.Option(None, "--compare", metavar="DESIGN,...", help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (plan is the plan's own design, whatever its layout, plan-ft3 its nodes on a three-layer tree; default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}, or {','.join(DEFAULT_WITH_MULTI_NIC_PLAN)} when its nodes have several NICs; without: {','.join(DEFAULT_WITHOUT_PLAN)})."),
-    preset: Preset = typer.Option(None, "--preset", help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper)."),
-    catalog_file: Path = typer.Option(None, "--catalog", help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block."),
+    input_file: Path = typer.Argument(
+        None,
+        metavar="INVENTORY_OR_PLAN",
+        help="Inventory YAML, or a plan.yaml written by `ffplan design` (or its folder). Without it, --gpus sizes the catalog's reference node and fabric switch.",
+    ),
+    gpus: int = typer.Option(
+        None,
+        "--gpus",
+        min=1,
+        help="Size the designs for this many GPUs with the plan's node models and layout (sizing only, no placement); required without INVENTORY_OR_PLAN.",
+    ),
+    compare: str = typer.Option(
+        None,
+        "--compare",
+        metavar="DESIGN,...",
+        help=f"Designs to compare, comma-separated: {', '.join(DESIGNS)} (plan is the plan's own design, whatever its layout, plan-ft3 its nodes on a three-layer tree; default with INVENTORY_OR_PLAN: {','.join(DEFAULT_WITH_PLAN)}, or {','.join(DEFAULT_WITH_MULTI_NIC_PLAN)} when its nodes have several NICs; without: {','.join(DEFAULT_WITHOUT_PLAN)}).",
+    ),
+    preset: Preset = typer.Option(
+        None,
+        "--preset",
+        help="Built-in catalog (default: the inventory's catalog.preset, carried by the plan, else paper).",
+    ),
+    catalog_file: Path = typer.Option(
+        None,
+        "--catalog",
+        help="YAML with preset, currency, prices, power_w and cable keys; overrides the inventory's catalog block.",
+    ),
     fmt: ReportFormat = typer.Option("table", "--format", "-f", help="Output format."),
     output: Path = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
     years: float = typer.Option(None, "--years", min=0, help="Add energy use and cost over this many years."),
     pue: float = typer.Option(1.3, "--pue", min=1.0, help="Power usage effectiveness, with --years."),
-    kwh_price: float = typer.Option(None, "--kwh-price", min=0, help="Price per kWh, with --years (in the catalog's currency to be added to the total)."),
+    kwh_price: float = typer.Option(
+        None,
+        "--kwh-price",
+        min=0,
+        help="Price per kWh, with --years (in the catalog's currency to be added to the total).",
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress messages."),
 ) -> None:
     """Compare the plan's design (Fire-Flyer zones, planes, a three-layer tree) with the same nodes on one
@@ -64,7 +91,9 @@ def cost_command(
     if (years is None) != (kwh_price is None):
         fail("--years and --kwh-price go together", "give both, e.g. --years 5 --kwh-price 0.12")
     if input_file is None and gpus is None:
-        fail("without INVENTORY_OR_PLAN, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3")
+        fail(
+            "without INVENTORY_OR_PLAN, --gpus is required", "e.g. ffplan report cost --gpus 16384 --preset deepseek-v3"
+        )
     from ffplan.plan import load_plan
     from ffplan.report.catalog import inventory_location, plan_location, resolve_catalog, resolve_preset
     from ffplan.report.cost import ComparisonError, build_report
@@ -82,13 +111,18 @@ def cost_command(
             loaded, plan = _design(input_file, quiet)
             plan_path, where = None, inventory_location(loaded.source.file, loaded.source.positions)
         chosen = preset.value if preset else None
-        catalog = resolve_catalog(plan, chosen, catalog_file, plan_path) if plan else resolve_preset(chosen, catalog_file)
+        catalog = (
+            resolve_catalog(plan, chosen, catalog_file, plan_path) if plan else resolve_preset(chosen, catalog_file)
+        )
         energy = EnergyOptions(years, pue, kwh_price) if years is not None else None
         try:
-            report = build_report(plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file or ""),
-                                  where=where, compare=designs)
+            report = build_report(
+                plan, catalog, gpus=gpus, energy=energy, input_name=str(input_file or ""), where=where, compare=designs
+            )
         except ComparisonError as exc:
-            raise option_error(COMPARISON_NOT_BUILDABLE, "--compare" if compare else "--gpus", exc.message, exc.hint) from None
+            raise option_error(
+                COMPARISON_NOT_BUILDABLE, "--compare" if compare else "--gpus", exc.message, exc.hint
+            ) from None
     sys.stderr.write(format_text(report.warnings))  # unpriced models: the report shows n/a where they count
     if output is None and fmt.value == "table":
         out.print(table_renderables(report))
@@ -102,11 +136,19 @@ def _designs(compare: str) -> tuple[str, ...]:
     names = tuple(dict.fromkeys(name.strip() for name in compare.split(",") if name.strip()))
     for name in names:
         if name in RENAMED:
-            raise option_error(COMPARISON_NOT_BUILDABLE, "--compare", f"the design '{name}' is now named '{RENAMED[name]}'",
-                               f"use --compare {RENAMED[name]} (it is the plan's own layout, whatever it is)")
+            raise option_error(
+                COMPARISON_NOT_BUILDABLE,
+                "--compare",
+                f"the design '{name}' is now named '{RENAMED[name]}'",
+                f"use --compare {RENAMED[name]} (it is the plan's own layout, whatever it is)",
+            )
         if name not in DESIGNS:
-            raise option_error(COMPARISON_NOT_BUILDABLE, "--compare", f"no design named '{name}'",
-                               did_you_mean(name, DESIGNS) or "designs: " + ", ".join(DESIGNS))
+            raise option_error(
+                COMPARISON_NOT_BUILDABLE,
+                "--compare",
+                f"no design named '{name}'",
+                did_you_mean(name, DESIGNS) or "designs: " + ", ".join(DESIGNS),
+            )
     if not names:
         raise option_error(COMPARISON_NOT_BUILDABLE, "--compare", "names no design", "designs: " + ", ".join(DESIGNS))
     return names
@@ -123,10 +165,19 @@ def _design(path: Path, quiet: bool) -> tuple[LoadedInventory, Plan]:
 
 
 def facility_command(
-    input_file: Path = typer.Argument(..., metavar="INVENTORY_OR_PLAN", help="Inventory YAML, or a plan.yaml written by `ffplan design` (or its folder)."),
+    input_file: Path = typer.Argument(
+        ...,
+        metavar="INVENTORY_OR_PLAN",
+        help="Inventory YAML, or a plan.yaml written by `ffplan design` (or its folder).",
+    ),
     fmt: FacilityFormat = typer.Option("table", "--format", "-f", help="Output format."),
     output: Path = typer.Option(None, "-o", "--output", help="Write to FILE instead of stdout."),
-    floor_map_file: Path = typer.Option(None, "--floor-map", metavar="FILE.png", help="Also draw the floor (rows x slots, racks coloured by peak kW) as a PNG."),
+    floor_map_file: Path = typer.Option(
+        None,
+        "--floor-map",
+        metavar="FILE.png",
+        help="Also draw the floor (rows x slots, racks coloured by peak kW) as a PNG.",
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress messages."),
 ) -> None:
     """Per rack and per row: typical and peak kW, cooling, limit (the lower of power budget and cooling) and

@@ -26,11 +26,29 @@ class Format(str, Enum):
 
 def reroute_command(
     plan: Path = typer.Argument(..., help="plan.yaml, or the folder `ffplan design` wrote it to."),
-    fabric: Path = typer.Option(None, "--fabric", help="`ibnetdiscover` output of the live subnet: what the plan has and this lacks is failed."),
-    failed: list[str] = typer.Option(None, "--failed", help="A failed cable label, switch name or switch[port] (repeatable)."),
-    output: Path = typer.Option(..., "-o", "--output", help="The LFT file OpenSM reads (opensm.conf's lfts_file), or its folder (then lfts.dump in it)."),
-    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: the plane (subnet) to re-route; required there (each plane has its own OpenSM and LFT file)."),
-    hup: int = typer.Option(None, "--hup", help="PID of the running OpenSM that reads the -o file: send it SIGHUP so a heavy sweep loads it."),
+    fabric: Path = typer.Option(
+        None, "--fabric", help="`ibnetdiscover` output of the live subnet: what the plan has and this lacks is failed."
+    ),
+    failed: list[str] = typer.Option(
+        None, "--failed", help="A failed cable label, switch name or switch[port] (repeatable)."
+    ),
+    output: Path = typer.Option(
+        ...,
+        "-o",
+        "--output",
+        help="The LFT file OpenSM reads (opensm.conf's lfts_file), or its folder (then lfts.dump in it).",
+    ),
+    plane: str = typer.Option(
+        None,
+        "--plane",
+        autocompletion=complete.planes,
+        help="A plan with planes: the plane (subnet) to re-route; required there (each plane has its own OpenSM and LFT file).",
+    ),
+    hup: int = typer.Option(
+        None,
+        "--hup",
+        help="PID of the running OpenSM that reads the -o file: send it SIGHUP so a heavy sweep loads it.",
+    ),
     fmt: Format = typer.Option(Format.table, "--format", help="table or json."),
 ) -> None:
     """Re-route PLAN around what is down now and atomically replace the LFT file OpenSM reads.
@@ -51,8 +69,10 @@ def reroute_command(
     from ffplan.sm_process import NotOurOpenSM, subnet_manager_reading
 
     if (fabric is None) == (not failed):
-        fail("give the fabric as it is now: either --fabric IBNETDISCOVER_OUTPUT or --failed ITEM (not both)",
-             "ffplan reroute out/fire-flyer-2/plan --failed z1-leaf05-p21 -o /etc/opensm/lfts.dump")
+        fail(
+            "give the fabric as it is now: either --fabric IBNETDISCOVER_OUTPUT or --failed ITEM (not both)",
+            "ffplan reroute out/fire-flyer-2/plan --failed z1-leaf05-p21 -o /etc/opensm/lfts.dump",
+        )
     try:
         target = check_target(output / "lfts.dump" if output.is_dir() else output)
     except UnsafeTarget as exc:
@@ -62,8 +82,10 @@ def reroute_command(
         try:
             sm = subnet_manager_reading(hup, target.path)
         except NotOurOpenSM as exc:
-            fail(escape(f"--hup {hup}: {exc}; nothing was written"),
-                 "pass the PID of the opensm process whose lfts_file (or -U) is the file -o names")
+            fail(
+                escape(f"--hup {hup}: {exc}; nothing was written"),
+                "pass the PID of the opensm process whose lfts_file (or -U) is the file -o names",
+            )
     try:
         result, missing = _reroute(plan, plane, fabric, list(failed or []))
         try:
@@ -71,29 +93,43 @@ def reroute_command(
         except UnsafeTarget as exc:
             fail(escape(str(exc)), "check who else can write that folder")
         except OSError as exc:
-            fail(escape(f"cannot write {target.path}: {exc.strerror or exc}"), "run it as the user that owns OpenSM's files")
+            fail(
+                escape(f"cannot write {target.path}: {exc.strerror or exc}"),
+                "run it as the user that owns OpenSM's files",
+            )
         if target.others_can_write_folder():
-            err.print(f"warning: {target.folder} is writable by other users: they can change the routes OpenSM "
-                      "installs; make it writable by OpenSM's user only", markup=False)
+            err.print(
+                f"warning: {target.folder} is writable by other users: they can change the routes OpenSM "
+                "installs; make it writable by OpenSM's user only",
+                markup=False,
+            )
         signalled = ""
         if sm is not None:
             held, sm = sm, None
             try:
                 held.request_heavy_sweep()
             except NotOurOpenSM as exc:
-                fail(escape(f"wrote {target.path}, but cannot signal OpenSM: {exc}"), "send SIGHUP to the opensm process yourself")
+                fail(
+                    escape(f"wrote {target.path}, but cannot signal OpenSM: {exc}"),
+                    "send SIGHUP to the opensm process yourself",
+                )
             signalled = f"sent SIGHUP to OpenSM (PID {hup}): its heavy sweep loads the file"
     finally:
         if sm is not None:
             sm.release()
     summary = {
         "failed": result.failed,
-        "missing": None if missing is None else {"switches": missing.switches, "cables": missing.cables,
-                                                 "ca_ports": missing.ca_ports},
+        "missing": None
+        if missing is None
+        else {"switches": missing.switches, "cables": missing.cables, "ca_ports": missing.ca_ports},
         "unexpected_links": [] if missing is None else missing.unexpected,
         "routes_changed": {"entries": result.entries_changed, "switches": result.switches_changed},
-        "unreachable": {"ca_pairs": result.ca_pairs.broken, "of_ca_pairs": result.ca_pairs.pairs,
-                        "switch_lid_pairs": result.switch_lids.broken, "of_switch_lid_pairs": result.switch_lids.pairs},
+        "unreachable": {
+            "ca_pairs": result.ca_pairs.broken,
+            "of_ca_pairs": result.ca_pairs.pairs,
+            "switch_lid_pairs": result.switch_lids.broken,
+            "of_switch_lid_pairs": result.switch_lids.pairs,
+        },
         "examples": result.ca_pairs.failures[:4] + result.switch_lids.failures[:4],
         "route_s": round(result.route_s, 3),
         "written": str(target.path),
@@ -125,22 +161,31 @@ def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[st
             missing = missing_from_discovery(loaded, topo)
             if len(missing.switches) == len(loaded.switches):
                 placeholders = sum(1 for sw in loaded.switches if sw.guid_placeholder)
-                fail(escape(f"{fabric}: none of the plan's {len(loaded.switches)} switch GUIDs is in this fabric"),
-                     f"{placeholders} of them are placeholders: put the switches' real GUIDs in the inventory "
-                     "(fabric.switch_guids) and re-run design" if placeholders else
-                     "is this the discovery of the fabric the plan describes?")
+                fail(
+                    escape(f"{fabric}: none of the plan's {len(loaded.switches)} switch GUIDs is in this fabric"),
+                    f"{placeholders} of them are placeholders: put the switches' real GUIDs in the inventory "
+                    "(fabric.switch_guids) and re-run design"
+                    if placeholders
+                    else "is this the discovery of the fabric the plan describes?",
+                )
             reasons = missing.beyond_failures()
             if reasons:
-                fail(escape(f"{fabric} is not the plan's fabric with parts down; tables for it would black-hole what "
-                            "is cabled, so nothing was written:\n    " + "\n    ".join(reasons)),
-                     f"run `ffplan audit {plan} {fabric}` for the work order; fix the cabling, or put replaced "
-                     "hardware's GUIDs in the inventory and re-run design")
+                fail(
+                    escape(
+                        f"{fabric} is not the plan's fabric with parts down; tables for it would black-hole what "
+                        "is cabled, so nothing was written:\n    " + "\n    ".join(reasons)
+                    ),
+                    f"run `ffplan audit {plan} {fabric}` for the work order; fix the cabling, or put replaced "
+                    "hardware's GUIDs in the inventory and re-run design",
+                )
             failed = missing.failed
         unknown = resolve_items(loaded, failed).unknown
         if unknown:
             hint = did_you_mean(unknown[0], [s.name for s in loaded.switches] + [c.label for c in loaded.cables])
-            fail(escape(f"--failed {unknown[0]!r} is neither a cable label, a switch nor switch[port] of the plan"),
-                 hint or "use a cable label from cables.csv (z1-leaf05-p21), a switch name (z1-spine05) or switch[port]")
+            fail(
+                escape(f"--failed {unknown[0]!r} is neither a cable label, a switch nor switch[port] of the plan"),
+                hint or "use a cable label from cables.csv (z1-leaf05-p21), a switch name (z1-spine05) or switch[port]",
+            )
         return reroute(loaded, failed, aggregation_nodes(loaded, topo) if fabric is not None else None), missing
 
 
@@ -148,14 +193,19 @@ def _print(s: dict) -> None:
     out.print("failed: " + (", ".join(s["failed"]) or "nothing"), markup=False)
     if s["missing"] is not None:
         m = s["missing"]
-        out.print(f"  from the discovered fabric: {len(m['switches'])} switch(es), {len(m['cables'])} switch cable(s), "
-                  f"{len(m['ca_ports'])} CA port(s) missing", markup=False)
+        out.print(
+            f"  from the discovered fabric: {len(m['switches'])} switch(es), {len(m['cables'])} switch cable(s), "
+            f"{len(m['ca_ports'])} CA port(s) missing",
+            markup=False,
+        )
     for link in s["unexpected_links"][:8]:
         err.print(f"warning: unplanned link (not used by the routes): {link}", markup=False)
     rc, un = s["routes_changed"], s["unreachable"]
     out.print(f"routes changed: {rc['entries']} entries on {rc['switches']} switch(es) (routing {s['route_s']:.2f} s)")
-    out.print(f"unreachable: {un['ca_pairs']} of {un['of_ca_pairs']} CA pairs, {un['switch_lid_pairs']} of "
-              f"{un['of_switch_lid_pairs']} (source, switch LID) pairs")
+    out.print(
+        f"unreachable: {un['ca_pairs']} of {un['of_ca_pairs']} CA pairs, {un['switch_lid_pairs']} of "
+        f"{un['of_switch_lid_pairs']} (source, switch LID) pairs"
+    )
     for example in s["examples"]:
         out.print(f"  {example}", markup=False)
     out.print(f"wrote {s['written']}; OpenSM: {s['opensm']}", markup=False)

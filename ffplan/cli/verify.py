@@ -31,15 +31,39 @@ _STYLE = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "skip": "[yello
 
 def verify_command(
     target: Path = typer.Argument(..., metavar="OUT", help="A rendered output folder (with opensm/) or a plan.yaml."),
-    plan: Path = typer.Option(None, "--plan", help="The plan (plan.yaml or its folder) to compare with; default: plan.yaml in or next to the folder."),
-    zone: str = typer.Option(None, "--zone", autocompletion=complete.zones, help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links)."),
-    plane: str = typer.Option(None, "--plane", autocompletion=complete.planes, help="A plan with planes: verify this plane (subnet) only; default: every plane, one after another."),
-    engine: Engine = typer.Option(Engine.file, "--engine", help="file: ffplan's tables; ftree: OpenSM's fat-tree engine, compared side by side."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds to wait for the simulator and for SUBNET UP."),
+    plan: Path = typer.Option(
+        None,
+        "--plan",
+        help="The plan (plan.yaml or its folder) to compare with; default: plan.yaml in or next to the folder.",
+    ),
+    zone: str = typer.Option(
+        None,
+        "--zone",
+        autocompletion=complete.zones,
+        help="Verify one zone's sub-fabric (its switches and CA ports, no inter-zone links).",
+    ),
+    plane: str = typer.Option(
+        None,
+        "--plane",
+        autocompletion=complete.planes,
+        help="A plan with planes: verify this plane (subnet) only; default: every plane, one after another.",
+    ),
+    engine: Engine = typer.Option(
+        Engine.file, "--engine", help="file: ffplan's tables; ftree: OpenSM's fat-tree engine, compared side by side."
+    ),
+    timeout: float = typer.Option(
+        60.0, "--timeout", min=1.0, help="Seconds to wait for the simulator and for SUBNET UP."
+    ),
     fmt: Format = typer.Option(Format.table, "--format", help="table (rich) or json (for CI)."),
-    keep: Path = typer.Option(None, "--keep", help="Keep the work folder (logs, effective config, read-backs) under this folder."),
+    keep: Path = typer.Option(
+        None, "--keep", help="Keep the work folder (logs, effective config, read-backs) under this folder."
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr."),
-    failures: bool = typer.Option(False, "--failures", help="RoCE plans: then take a cable and a switch down in the running fabric, time the reconvergence, restore."),
+    failures: bool = typer.Option(
+        False,
+        "--failures",
+        help="RoCE plans: then take a cable and a switch down in the running fabric, time the reconvergence, restore.",
+    ),
 ) -> None:
     """Boot the planned fabric in ibsim, run the real OpenSM on the rendered files, read back and compare.
 
@@ -69,8 +93,16 @@ def verify_command(
         _verify_roce(target, plan, plane, zone, timeout, keep, failures, fmt, progress)
     with stage_errors():
         try:
-            reports = verify_subnets(target, plan_path=plan, plane=plane, zone=zone, engine=engine.value,
-                                     timeout=timeout, keep=keep, progress=progress)
+            reports = verify_subnets(
+                target,
+                plan_path=plan,
+                plane=plane,
+                zone=zone,
+                engine=engine.value,
+                timeout=timeout,
+                keep=keep,
+                progress=progress,
+            )
         except ToolsMissing as exc:
             fail(str(exc), "the integration needs the Debian packages opensm ibsim-utils infiniband-diags", EXIT_USAGE)
         except VerifyInputError as exc:
@@ -84,21 +116,36 @@ def verify_command(
     ok = all(r.ok for r in reports)
     if fmt is Format.json:
         # one subnet: its report; several: every subnet's report and the verdict over all of them
-        doc = reports[0].as_dict() if len(reports) == 1 and not reports[0].subnet else {
-            "ok": ok, "subnets": [r.as_dict() for r in reports]}
+        doc = (
+            reports[0].as_dict()
+            if len(reports) == 1 and not reports[0].subnet
+            else {"ok": ok, "subnets": [r.as_dict() for r in reports]}
+        )
         sys.stdout.write(json.dumps(doc, indent=1) + "\n")
     else:
         for report in reports:
             print_report(report)
         if len(reports) > 1:
             failed = [r.subnet for r in reports if not r.ok]
-            out.print(f"[bold green]verify: all {len(reports)} subnets pass[/]" if ok else
-                      f"[bold red]verify: subnet(s) {', '.join(failed)} failed[/]")
+            out.print(
+                f"[bold green]verify: all {len(reports)} subnets pass[/]"
+                if ok
+                else f"[bold red]verify: subnet(s) {', '.join(failed)} failed[/]"
+            )
     raise typer.Exit(EXIT_OK if ok else EXIT_FINDINGS)
 
 
-def _verify_roce(target: Path, plan: Path | None, plane: str | None, zone: str | None, timeout: float, keep: Path | None,
-                 failures: bool, fmt: Format, progress: Callable[[str], None]) -> NoReturn:
+def _verify_roce(
+    target: Path,
+    plan: Path | None,
+    plane: str | None,
+    zone: str | None,
+    timeout: float,
+    keep: Path | None,
+    failures: bool,
+    fmt: Format,
+    progress: Callable[[str], None],
+) -> NoReturn:
     from ffplan.verify.report import VerifyInputError
     from ffplan.verify.sim import Interrupted
     from ffplan.verify_ethernet.boot import BootError, ToolsMissing
@@ -107,8 +154,16 @@ def _verify_roce(target: Path, plan: Path | None, plane: str | None, zone: str |
 
     with stage_errors():
         try:
-            report = verify_ethernet(target, plan_path=plan, plane=plane, zone=zone, timeout=timeout, keep=keep,
-                                     failures=failures, progress=progress)
+            report = verify_ethernet(
+                target,
+                plan_path=plan,
+                plane=plane,
+                zone=zone,
+                timeout=timeout,
+                keep=keep,
+                failures=failures,
+                progress=progress,
+            )
         except (ToolsMissing, NamespaceError) as exc:
             fail(str(exc), "verify of a RoCE plan needs root and the Debian package frr", EXIT_USAGE)
         except VerifyInputError as exc:
@@ -142,8 +197,10 @@ def print_report(report: Report) -> None:
         table.add_row(c.name, _STYLE[c.status], detail)
     out.print(table)
     if report.comparison:
-        cmp = Table(title="ffplan vs OpenSM ftree: flows per inter-switch link (directed), route computation time",
-                    title_justify="left")
+        cmp = Table(
+            title="ffplan vs OpenSM ftree: flows per inter-switch link (directed), route computation time",
+            title_justify="left",
+        )
         cols = list(report.comparison[0])
         for col in cols:
             cmp.add_column(col, justify="left" if col in ("case", "routing", "pattern") else "right")
@@ -156,7 +213,9 @@ def print_report(report: Report) -> None:
     if report.workdir:
         out.print(f"work folder kept: {report.workdir}")
     n_fail = sum(1 for c in report.checks if c.status == "fail")
-    out.print("[bold green]verify: all checks pass[/]" if report.ok else f"[bold red]verify: {n_fail} check(s) failed[/]")
+    out.print(
+        "[bold green]verify: all checks pass[/]" if report.ok else f"[bold red]verify: {n_fail} check(s) failed[/]"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -32,7 +32,9 @@ class Addressing:
     sm_hosts: list[str]
 
 
-def address(loaded: LoadedInventory, sized: SizedFabric, placement: Placement, previous: Plan | None = None) -> Addressing:
+def address(
+    loaded: LoadedInventory, sized: SizedFabric, placement: Placement, previous: Plan | None = None
+) -> Addressing:
     """Number the switches and the placed ports of every subnet; the subnet manager hosts' ports take the top block."""
     sm_hosts = subnet_manager_hosts(loaded)
     switches, nodes = _address(loaded, list(sized.switches), placement.ports, previous, sm_hosts)
@@ -55,12 +57,19 @@ def subnet_manager_choice(loaded: LoadedInventory) -> tuple[list[str], str]:
     managers = [h.hostname for h in hosts if h.role == Role.MANAGEMENT][:SUBNET_MANAGERS]
     if managers:
         return managers, "the first management nodes (no fabric.subnet_managers)"
-    return ([h.hostname for h in hosts[:SUBNET_MANAGERS]],
-            "no management node and no fabric.subnet_managers: the first nodes in inventory order")
+    return (
+        [h.hostname for h in hosts[:SUBNET_MANAGERS]],
+        "no management node and no fabric.subnet_managers: the first nodes in inventory order",
+    )
 
 
-def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[PlacedPort],
-             previous: Plan | None, sm_hosts: list[str]) -> tuple[list[Switch], list[Node]]:
+def _address(
+    loaded: LoadedInventory,
+    switches: list[Switch],
+    placed_rows: list[PlacedPort],
+    previous: Plan | None,
+    sm_hosts: list[str],
+) -> tuple[list[Switch], list[Node]]:
     """GUIDs and LIDs. Kept from the previous plan where the device survives; new ones never collide. LIDs are per
     subnet; in each, the ports of the subnet manager hosts take the top LID block (_sm_port_lids)."""
     inv = loaded.inventory
@@ -74,14 +83,17 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
         in_subnet = {z for z, s in subnet_of.items() if s == subnet}
         subnet_switches = [sw for sw in switches if sw.zone in in_subnet]
         rows = sorted((r for r in placed_rows if r[0] in in_subnet), key=lambda r: (r[0], r[1].index, r[2]))
-        used_lids = ({prev_switch[sw.name].lid for sw in subnet_switches if sw.name in prev_switch}
-                     | {prev_port[r[3].ident].lid for r in rows if r[3].ident in prev_port})
+        used_lids = {prev_switch[sw.name].lid for sw in subnet_switches if sw.name in prev_switch} | {
+            prev_port[r[3].ident].lid for r in rows if r[3].ident in prev_port
+        }
         next_lid = _lid_allocator(used_lids, loaded.source.file)
         for sw in subnet_switches:
             old = prev_switch.get(sw.name)
             lid_of_switch[sw.name] = old.lid if old else next(next_lid)
-        sm_slots = sorted((slot for _, _, _, slot in rows if slot.host.hostname in sm_rank),
-                          key=lambda slot: (sm_rank[slot.host.hostname], slot.nic, slot.port))
+        sm_slots = sorted(
+            (slot for _, _, _, slot in rows if slot.host.hostname in sm_rank),
+            key=lambda slot: (sm_rank[slot.host.hostname], slot.nic, slot.port),
+        )
         subnet_lids: dict[tuple, int] = {}
         for _, _, _, slot in rows:
             if slot.host.hostname not in sm_rank:
@@ -111,21 +123,38 @@ def _address(loaded: LoadedInventory, switches: list[Switch], placed_rows: list[
                 index = host_index.setdefault(slot.host.hostname, next(fresh_index))
             card_guid = synthetic_guid(inv.fabric.guid_prefix, 0, KIND_CA, index * stride + slot.nic_index * 4)
             placeholder = True
-        ports_of[slot.host.hostname].append(NodePort(
-            nic=slot.nic, nic_model=slot.nic_model, port=slot.port, guid_placeholder=placeholder,
-            **hca_port_guids(card_guid, slot.port + slot.link),
-            lid=lid_of[slot.ident], zone=z, leaf=leaf.name, leaf_port=p, cable=f"{leaf.name}-p{p:02d}",
-        ))
+        ports_of[slot.host.hostname].append(
+            NodePort(
+                nic=slot.nic,
+                nic_model=slot.nic_model,
+                port=slot.port,
+                guid_placeholder=placeholder,
+                **hca_port_guids(card_guid, slot.port + slot.link),
+                lid=lid_of[slot.ident],
+                zone=z,
+                leaf=leaf.name,
+                leaf_port=p,
+                cable=f"{leaf.name}-p{p:02d}",
+            )
+        )
     nodes = [
-        Node(hostname=h.hostname, group=h.group, role=h.role.value, model=h.model, rack=h.rack, u=h.u,
-             ports=sorted(ports_of[h.hostname], key=lambda np: (np.nic, np.port)))
+        Node(
+            hostname=h.hostname,
+            group=h.group,
+            role=h.role.value,
+            model=h.model,
+            rack=h.rack,
+            u=h.u,
+            ports=sorted(ports_of[h.hostname], key=lambda np: (np.nic, np.port)),
+        )
         for h in sorted(loaded.resolved.hosts, key=lambda h: h.order)
     ]
     return numbered, nodes
 
 
-def _sm_port_lids(sm_slots: list[PortSlot], taken: set[int], used: set[int],
-                  prev_port: dict[tuple[str, str, int], NodePort]) -> dict[tuple, int]:
+def _sm_port_lids(
+    sm_slots: list[PortSlot], taken: set[int], used: set[int], prev_port: dict[tuple[str, str, int], NodePort]
+) -> dict[tuple, int]:
     """LIDs for the subnet manager hosts' ports, all in one 64-LID block at or above the highest other LID.
 
     OpenSM sizes every switch's LFT from the highest LID present, rounded up to a whole 64-LID block, and its
@@ -140,17 +169,23 @@ def _sm_port_lids(sm_slots: list[PortSlot], taken: set[int], used: set[int],
     kept = {ident: lid for ident, lid in previous.items() if lid // LID_BLOCK == block}
     # never hand out a LID another device had (caches still map it), except these ports' own previous LIDs
     avoid = (taken | used) - set(previous.values())
-    free = [lid for lid in range(block * LID_BLOCK, (block + 1) * LID_BLOCK) if lid and lid not in avoid | set(kept.values())]
+    free = [
+        lid
+        for lid in range(block * LID_BLOCK, (block + 1) * LID_BLOCK)
+        if lid and lid not in avoid | set(kept.values())
+    ]
     fresh = [slot for slot in sm_slots if slot.ident not in kept]
     if len(fresh) > len(free):  # the next block up is empty: move them all there
         block = max(taken | set(kept.values()) | used) // LID_BLOCK + 1
         kept, fresh = {}, sm_slots
         free = list(range(block * LID_BLOCK, min((block + 1) * LID_BLOCK, MAX_LID + 1)))
     if len(fresh) > len(free):
-        raise SizingError(f"the subnet manager hosts ({', '.join(dict.fromkeys(s.host.hostname for s in sm_slots))}) have "
-                          f"{len(sm_slots)} ports; they must share one {LID_BLOCK}-LID block at or above every "
-                          f"other LID, within the unicast LIDs (up to 0x{MAX_LID:X})",
-                          "give the first two management nodes fewer InfiniBand ports, or the fabric fewer ports")
+        raise SizingError(
+            f"the subnet manager hosts ({', '.join(dict.fromkeys(s.host.hostname for s in sm_slots))}) have "
+            f"{len(sm_slots)} ports; they must share one {LID_BLOCK}-LID block at or above every "
+            f"other LID, within the unicast LIDs (up to 0x{MAX_LID:X})",
+            "give the first two management nodes fewer InfiniBand ports, or the fabric fewer ports",
+        )
     return kept | {slot.ident: lid for slot, lid in zip(fresh, free)}
 
 
@@ -160,6 +195,10 @@ def _lid_allocator(used: set[int], file: str) -> Iterator[int]:
         if lid not in used:
             yield lid
     c = Collector(file)
-    c.error(LID_SPACE_EXHAUSTED, ("fabric",), f"the fabric needs more LIDs than the {MAX_LID:,} unicast LIDs of a subnet",
-            "split the fabric into smaller subnets (fewer zones or ports per zone)")
+    c.error(
+        LID_SPACE_EXHAUSTED,
+        ("fabric",),
+        f"the fabric needs more LIDs than the {MAX_LID:,} unicast LIDs of a subnet",
+        "split the fabric into smaller subnets (fewer zones or ports per zone)",
+    )
     raise InfeasibleError(c.items)

@@ -31,18 +31,37 @@ def cable(loaded: LoadedInventory, sized: SizedFabric, placement: Placement, flo
     size = sized.size
     cables: list[Cable] = []
 
-    def lay(label: str, kind: Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"], zone: str,
-            a: tuple[str, int | str, str, float], b: tuple[str, int, str, float]) -> None:
+    def lay(
+        label: str,
+        kind: Literal["node-leaf", "leaf-spine", "spine-core", "inter-zone"],
+        zone: str,
+        a: tuple[str, int | str, str, float],
+        b: tuple[str, int, str, float],
+    ) -> None:
         length, cable_type, _ = floor.cable(racks[a[2]], a[3], racks[b[2]], b[3])
-        cables.append(Cable(label=label, kind=kind, a=CableEnd(device=a[0], port=a[1]), b=CableEnd(device=b[0], port=b[1]),
-                            length_m=length, type=cable_type, zone=zone))
+        cables.append(
+            Cable(
+                label=label,
+                kind=kind,
+                a=CableEnd(device=a[0], port=a[1]),
+                b=CableEnd(device=b[0], port=b[1]),
+                length_m=length,
+                type=cable_type,
+                zone=zone,
+            )
+        )
 
     def end(switch: Switch, port: int) -> tuple[str, int, str, float]:
         return (switch.name, port, switch.rack, switch.u)
 
     for z, leaf, leaf_port, slot in placement.ports:
-        lay(f"{leaf.name}-p{leaf_port:02d}", "node-leaf", z, (slot.host.hostname, slot.nic, slot.host.rack, slot.host.u),
-            end(leaf, leaf_port))
+        lay(
+            f"{leaf.name}-p{leaf_port:02d}",
+            "node-leaf",
+            z,
+            (slot.host.hostname, slot.nic, slot.host.rack, slot.host.u),
+            end(leaf, leaf_port),
+        )
     for (za, la, pa), (zb, lb, pb) in placement.inter_zone:
         a, b = sized.tier(za, "leaf")[la], sized.tier(zb, "leaf")[lb]
         lay(f"{a.name}-p{pa:02d}", "inter-zone", za, end(a, pa), end(b, pb))

@@ -69,8 +69,9 @@ def cooling_limit_w(rack: Rack) -> float | None:
 def rack_limits(rack: Rack) -> list[Limit]:
     """The rack's power budget and cooling limit, where given (watts)."""
     budget, cooling = budget_w(rack), cooling_limit_w(rack)
-    return ([Limit(budget, "power budget")] if budget is not None else []) + \
-        ([Limit(cooling, f"{rack.cooling} cooling")] if cooling is not None else [])
+    return ([Limit(budget, "power budget")] if budget is not None else []) + (
+        [Limit(cooling, f"{rack.cooling} cooling")] if cooling is not None else []
+    )
 
 
 def tightest(rack: Rack) -> Limit | None:
@@ -106,9 +107,19 @@ def rack_powers(loaded: LoadedInventory, switches: Sequence[Switch]) -> list[Rac
     out = []
     for rack in sorted(loaded.resolved.racks.values(), key=lambda r: (r.row, r.slot, r.name)):
         draw = draws.get(rack.name, Draw())
-        out.append(RackPower(
-            name=rack.name, row=rack.row, slot=rack.slot, units=rack.units, nodes=nodes[rack.name],
-            switches=on_rack[rack.name], typical_w=draw.typical_w, peak_w=draw.peak_w,
-            power_budget_w=budget_w(rack), cooling=rack.cooling, cooling_limit_w=cooling_limit_w(rack),
-        ))
+        out.append(
+            RackPower(
+                name=rack.name,
+                row=rack.row,
+                slot=rack.slot,
+                units=rack.units,
+                nodes=nodes[rack.name],
+                switches=on_rack[rack.name],
+                typical_w=draw.typical_w,
+                peak_w=draw.peak_w,
+                power_budget_w=budget_w(rack),
+                cooling=rack.cooling,
+                cooling_limit_w=cooling_limit_w(rack),
+            )
+        )
     return out

@@ -43,8 +43,15 @@ def floor(loaded: LoadedInventory) -> Floor:
     preset = (inv.catalog.preset if inv.catalog else None) or DESIGN_PRESET
     catalog = load_preset(preset)
     if inv.catalog:
-        catalog = apply_override(catalog, inv.catalog, f"inventory {loaded.source.file}", loaded.collector, ("catalog",),
-                                 known_nodes=set(inv.models.nodes), known_switches=set(inv.models.switches))
+        catalog = apply_override(
+            catalog,
+            inv.catalog,
+            f"inventory {loaded.source.file}",
+            loaded.collector,
+            ("catalog",),
+            known_nodes=set(inv.models.nodes),
+            known_switches=set(inv.models.switches),
+        )
         if loaded.collector.has_errors:
             raise InputError(loaded.collector.items)
     model = CableModel(
@@ -79,9 +86,10 @@ def cable_type(model: CableModel, length: float) -> CableType:
     return "DAC" if length <= model.copper_max_m + 1e-9 else "AOC"
 
 
-def cable_cost(model: CableModel, prices: CableEntry, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float) -> tuple[float, CableType, float]:
+def cable_cost(
+    model: CableModel, prices: CableEntry, rack_a: Rack, u_a: float, rack_b: Rack, u_b: float
+) -> tuple[float, CableType, float]:
     """(standard length, type, catalog price) of a cable between two positions."""
     length = standard_length(model, raw_length(model, rack_a, u_a, rack_b, u_b))
     kind = cable_type(model, length)
     return length, kind, prices.price(kind, length)
-

@@ -18,8 +18,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ffplan.codes.lint import (NUMA_NODE_OUT_OF_RANGE, PCIE_SWITCH_LOOP, UNKNOWN_DEVICE_MODEL, UNKNOWN_PCIE_SWITCH,
-                               UNKNOWN_ROOT_PORT)
+from ffplan.codes.lint import (
+    NUMA_NODE_OUT_OF_RANGE,
+    PCIE_SWITCH_LOOP,
+    UNKNOWN_DEVICE_MODEL,
+    UNKNOWN_PCIE_SWITCH,
+    UNKNOWN_ROOT_PORT,
+)
 from ffplan.design.host_checks import host_checks
 from ffplan.diagnostics import Collector, StageError
 from ffplan.inventory import LoadedInventory
@@ -38,15 +43,34 @@ from ffplan.plan.model import (
     SlSetting,
 )
 
-__all__ = ["design_hosts", "cross_nic", "cpulist", "cpumap", "nccl_family_id", "numa_nodes", "pcie_devices", "PCIE_SPEED",
-           "HFREDUCE_SL_VAR"]
+__all__ = [
+    "design_hosts",
+    "cross_nic",
+    "cpulist",
+    "cpumap",
+    "nccl_family_id",
+    "numa_nodes",
+    "pcie_devices",
+    "PCIE_SPEED",
+    "HFREDUCE_SL_VAR",
+]
 
 # PCIe generation -> link speed as NCCL's dictionary (kvDictPciGen) and sysfs (kernel >= 5.7) spell it.
-PCIE_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe",
-              6: "64.0 GT/s PCIe"}
+PCIE_SPEED = {
+    1: "2.5 GT/s PCIe",
+    2: "5.0 GT/s PCIe",
+    3: "8.0 GT/s PCIe",
+    4: "16.0 GT/s PCIe",
+    5: "32.0 GT/s PCIe",
+    6: "64.0 GT/s PCIe",
+}
 # The spelling of kernels < 5.7 (also accepted by NCCL).
 PCIE_SPEED_LEGACY = {1: "2.5 GT/s", 2: "5 GT/s", 3: "8 GT/s", 4: "16 GT/s", 5: "32 GT/s", 6: "64 GT/s"}
-PCI_CLASS = {"gpu": "0x030200", "nic": "0x020700", "bridge": "0x060400"}  # 3D controller; InfiniBand controller; PCI bridge
+PCI_CLASS = {
+    "gpu": "0x030200",
+    "nic": "0x020700",
+    "bridge": "0x060400",
+}  # 3D controller; InfiniBand controller; PCI bridge
 ETHERNET_NIC_CLASS = "0x020000"  # a RoCE NIC is an Ethernet controller
 # NCCL path types in order (src/graph/paths.cc), for the GDR decision.
 PATH_ORDER = ["LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"]
@@ -193,10 +217,18 @@ def _switches(tree: _Tree, model: NodeModel) -> list[PcieSwitchSpec]:
     for sw in sorted(model.pcie_switches, key=lambda sw: len(tree.chain(sw.upstream))):
         rp = tree.root_port(sw.upstream)
         gen, width = tree.link(sw.upstream, sw.pcie)
-        out.append(PcieSwitchSpec(
-            name=sw.name, parent=sw.upstream if sw.upstream in tree.switches else "", root_port=rp.name, numa=rp.numa,
-            bus_id=sw.bus_id.lower(), pci_class=PCI_CLASS["bridge"], link_speed=PCIE_SPEED[gen], link_width=width,
-        ))
+        out.append(
+            PcieSwitchSpec(
+                name=sw.name,
+                parent=sw.upstream if sw.upstream in tree.switches else "",
+                root_port=rp.name,
+                numa=rp.numa,
+                bus_id=sw.bus_id.lower(),
+                pci_class=PCI_CLASS["bridge"],
+                link_speed=PCIE_SPEED[gen],
+                link_width=width,
+            )
+        )
     return out
 
 
@@ -257,15 +289,32 @@ def pcie_devices(inv: Inventory, model: NodeModel, nodes: list[NumaNode], gdr_le
         if isinstance(spec, NicModel):
             ib_ports = list(range(1, spec.ports + 1))
             rate = f"4X {spec.speed.value}"
-        devices.append(PcieDevice(
-            name=d.name, kind=d.kind, model=d.model, bus_id=bus,
-            topo_bus_id=bus[:-1] + "0" if d.kind == "nic" else bus,
-            numa=rp.numa, socket=socket_of.get(rp.numa, 0), root_port=rp.name, pcie_switch=d.pcie_switch or "",
-            root_port_peers=peers,
-            pci_class=PCI_CLASS[d.kind], vendor=vendor, device=device,
-            link_gen=gen, link_speed=PCIE_SPEED[gen], link_speed_legacy=PCIE_SPEED_LEGACY[gen], link_width=width,
-            ib_ports=ib_ports, ib_rate=rate, nearest_nic=nearest, nic_path=path, gdr=gdr,
-        ))
+        devices.append(
+            PcieDevice(
+                name=d.name,
+                kind=d.kind,
+                model=d.model,
+                bus_id=bus,
+                topo_bus_id=bus[:-1] + "0" if d.kind == "nic" else bus,
+                numa=rp.numa,
+                socket=socket_of.get(rp.numa, 0),
+                root_port=rp.name,
+                pcie_switch=d.pcie_switch or "",
+                root_port_peers=peers,
+                pci_class=PCI_CLASS[d.kind],
+                vendor=vendor,
+                device=device,
+                link_gen=gen,
+                link_speed=PCIE_SPEED[gen],
+                link_speed_legacy=PCIE_SPEED_LEGACY[gen],
+                link_width=width,
+                ib_ports=ib_ports,
+                ib_rate=rate,
+                nearest_nic=nearest,
+                nic_path=path,
+                gdr=gdr,
+            )
+        )
     return devices
 
 
@@ -287,8 +336,10 @@ def _sl_comment(cls: str, sl: int, claimed: bool, what: str) -> str:
     if not cls:
         return f"SL {sl}: no traffic class of the plan carries {what} or unmatched traffic, so it uses SL 0 (OpenSM's default VL)"
     if not claimed:
-        return (f"SL {sl} of traffic class '{cls}' (unmatched traffic): no class of the plan carries {what}; "
-                "OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)")
+        return (
+            f"SL {sl} of traffic class '{cls}' (unmatched traffic): no class of the plan carries {what}; "
+            "OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)"
+        )
     return f"SL {sl} of traffic class '{cls}' in the plan's QoS; OpenSM maps it to its VL (opensm.conf qos_*_sl2vl)"
 
 
@@ -299,18 +350,27 @@ def cross_nic(layout: str, placement: str, nics: int) -> Setting | None:
     if nics <= 1:
         return None
     if layout == "planes":
-        return Setting(name="NCCL_CROSS_NIC", value="0",
-                       comment="0: on planes NIC i reaches only plane i's NICs on other nodes (a subnet each, no links between "
-                               "planes), so rings and trees must leave every node on the NIC they arrived on; traffic between "
-                               "planes moves inside the node over NVLink (PXN)")
+        return Setting(
+            name="NCCL_CROSS_NIC",
+            value="0",
+            comment="0: on planes NIC i reaches only plane i's NICs on other nodes (a subnet each, no links between "
+            "planes), so rings and trees must leave every node on the NIC they arrived on; traffic between "
+            "planes moves inside the node over NVLink (PXN)",
+        )
     if placement == "rail-optimized":
-        return Setting(name="NCCL_CROSS_NIC", value="0",
-                       comment="0: rail-optimized placement puts NIC i of every node on the rail-i leaf, so rings that keep "
-                               "each NIC on its rail stay one leaf hop apart instead of crossing the spines")
-    return Setting(name="NCCL_CROSS_NIC", value="2",
-                   comment="2 (NCCL's default, stated): one subnet where every NIC reaches every other, and balanced "
-                           "placement leaves no rails to keep aligned; NCCL searches aligned rings first and crosses NICs "
-                           "only when that finds more bandwidth")
+        return Setting(
+            name="NCCL_CROSS_NIC",
+            value="0",
+            comment="0: rail-optimized placement puts NIC i of every node on the rail-i leaf, so rings that keep "
+            "each NIC on its rail stay one leaf hop apart instead of crossing the spines",
+        )
+    return Setting(
+        name="NCCL_CROSS_NIC",
+        value="2",
+        comment="2 (NCCL's default, stated): one subnet where every NIC reaches every other, and balanced "
+        "placement leaves no rails to keep aligned; NCCL searches aligned rings first and crosses NICs "
+        "only when that finds more bandwidth",
+    )
 
 
 def _gdr_comment(gpus: list[PcieDevice], nics: list[PcieDevice], level: str) -> str:
@@ -318,10 +378,14 @@ def _gdr_comment(gpus: list[PcieDevice], nics: list[PcieDevice], level: str) -> 
     enabled = f"{level} enables it for {', '.join(near) if near else 'no GPU'}. Needs nvidia-peermem or DMA-BUF and IOMMU pt/off"
     if any(n.pcie_switch for n in nics):
         paths = ", ".join(sorted({d.nic_path for d in gpus}, key=PATH_ORDER.index))
-        return (f"GPUDirect RDMA up to path {level}: GPUs reach their NIC through PCIe switches ({paths}, see the GPU to NIC "
-                f"table); {enabled}")
-    return (f"GPUDirect RDMA up to path {level}: NICs sit on CPU root ports (no PCIe switch), so NCCL's "
-            f"default (PXB) would stage all traffic through host memory; {enabled}")
+        return (
+            f"GPUDirect RDMA up to path {level}: GPUs reach their NIC through PCIe switches ({paths}, see the GPU to NIC "
+            f"table); {enabled}"
+        )
+    return (
+        f"GPUDirect RDMA up to path {level}: NICs sit on CPU root ports (no PCIe switch), so NCCL's "
+        f"default (PXB) would stage all traffic through host memory; {enabled}"
+    )
 
 
 def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan, planes: dict[str, int]) -> list[Setting]:
@@ -332,46 +396,95 @@ def _nccl(devices: list[PcieDevice], settings: HostSettings, plan: Plan, planes:
         return []
     cls, sl, claimed = _sl(plan, "nccl")
     gdr = settings.gdr_level or "PXB"
-    out = [Setting(name="NCCL_TOPO_FILE", value=str(settings.topo_file),
-                   comment="the PCIe/NUMA tree of this node model (topo.xml here); NCCL keeps the file's tree and fills "
-                           "in device details from sysfs")]
+    out = [
+        Setting(
+            name="NCCL_TOPO_FILE",
+            value=str(settings.topo_file),
+            comment="the PCIe/NUMA tree of this node model (topo.xml here); NCCL keeps the file's tree and fills "
+            "in device details from sysfs",
+        )
+    ]
     if nics:
-        cards = list(dict.fromkeys(n.topo_bus_id for n in nics))  # a multi-planar card's rail: its place among the cards
-        hca = ",".join(f"{n.name}:{p}" + (f":{cards.index(n.topo_bus_id)}:{planes[n.name]}" if n.name in planes else "")
-                       for n in nics for p in n.ib_ports)
-        out.append(Setting(name="NCCL_IB_HCA", value=f"={hca}",
-                           comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
-                                   "fabric ports listed here carry NCCL traffic" + (
-                                       "; a multi-planar NIC's functions say their rail (the card) and plane: NCCL "
-                                       ">= 2.30.7 never connects two planes and keeps rails with NCCL_CROSS_NIC=0 (its "
-                                       "functions share the card's GUID and port 1, which alone cannot tell them "
-                                       "apart); older NCCL reads the port and ignores the rest" if planes else "")))
+        cards = list(
+            dict.fromkeys(n.topo_bus_id for n in nics)
+        )  # a multi-planar card's rail: its place among the cards
+        hca = ",".join(
+            f"{n.name}:{p}" + (f":{cards.index(n.topo_bus_id)}:{planes[n.name]}" if n.name in planes else "")
+            for n in nics
+            for p in n.ib_ports
+        )
+        out.append(
+            Setting(
+                name="NCCL_IB_HCA",
+                value=f"={hca}",
+                comment="'=' matches the names exactly (a bare mlx5_1 would also match mlx5_10-19); only the "
+                "fabric ports listed here carry NCCL traffic"
+                + (
+                    "; a multi-planar NIC's functions say their rail (the card) and plane: NCCL "
+                    ">= 2.30.7 never connects two planes and keeps rails with NCCL_CROSS_NIC=0 (its "
+                    "functions share the card's GUID and port 1, which alone cannot tell them "
+                    "apart); older NCCL reads the port and ignores the rest"
+                    if planes
+                    else ""
+                ),
+            )
+        )
         if crossing := cross_nic(plan.layout, plan.placement, len(nics)):
             out.append(crossing)
     out.append(Setting(name="NCCL_IB_SL", value=str(sl), comment=_sl_comment(cls, sl, claimed, "NCCL")))
-    out.append(Setting(name="NCCL_IB_TIMEOUT", value="20",
-                       comment="ACK timeout 4.096 us x 2^20 = 4.3 s per try (NCCL's default since 2.23, set so older "
-                               "versions agree); the two-layer fat tree needs no more"))
-    out.append(Setting(name="NCCL_IB_RETRY_CNT", value="7", comment="the maximum IB retry count (NCCL's default), stated explicitly"))
+    out.append(
+        Setting(
+            name="NCCL_IB_TIMEOUT",
+            value="20",
+            comment="ACK timeout 4.096 us x 2^20 = 4.3 s per try (NCCL's default since 2.23, set so older "
+            "versions agree); the two-layer fat tree needs no more",
+        )
+    )
+    out.append(
+        Setting(
+            name="NCCL_IB_RETRY_CNT",
+            value="7",
+            comment="the maximum IB retry count (NCCL's default), stated explicitly",
+        )
+    )
     ro = bool(settings.relaxed_ordering)
-    out.append(Setting(name="NCCL_IB_PCI_RELAXED_ORDERING", value="1" if ro else "0",
-                       comment="1 = register memory with relaxed ordering and fail loudly if the verbs API lacks it; pairs "
-                               "with relaxed-ordering.sh (NIC Device Control bit)" if ro else
-                               "0 = relaxed ordering disabled for this profile (relaxed_ordering: false)"))
+    out.append(
+        Setting(
+            name="NCCL_IB_PCI_RELAXED_ORDERING",
+            value="1" if ro else "0",
+            comment="1 = register memory with relaxed ordering and fail loudly if the verbs API lacks it; pairs "
+            "with relaxed-ordering.sh (NIC Device Control bit)"
+            if ro
+            else "0 = relaxed ordering disabled for this profile (relaxed_ordering: false)",
+        )
+    )
     out.append(Setting(name="NCCL_NET_GDR_LEVEL", value=gdr, comment=_gdr_comment(gpus, nics, gdr)))
-    out.append(Setting(name="NCCL_P2P_LEVEL", value="PHB",
-                       comment="GPU-to-GPU P2P within a NUMA node; NCCL >= 2.23 defaults to PXB (P2P off through the CPU "
-                               "with more than 2 GPUs on AMD) and would use shared memory instead. Benchmark against unset"))
+    out.append(
+        Setting(
+            name="NCCL_P2P_LEVEL",
+            value="PHB",
+            comment="GPU-to-GPU P2P within a NUMA node; NCCL >= 2.23 defaults to PXB (P2P off through the CPU "
+            "with more than 2 GPUs on AMD) and would use shared memory instead. Benchmark against unset",
+        )
+    )
     if settings.nccl_socket_ifname:
-        out.append(Setting(name="NCCL_SOCKET_IFNAME", value=settings.nccl_socket_ifname,
-                           comment="interface for NCCL's bootstrap and out-of-band sockets ('=' exact name, '^' exclude)"))
+        out.append(
+            Setting(
+                name="NCCL_SOCKET_IFNAME",
+                value=settings.nccl_socket_ifname,
+                comment="interface for NCCL's bootstrap and out-of-band sockets ('=' exact name, '^' exclude)",
+            )
+        )
     return out
 
 
 def _planes(inv: Inventory, model: NodeModel) -> dict[str, int]:
     """Device -> plane of the functions of multi-planar NICs: function f of a card is its link in plane f."""
-    return {d.name: int(d.bus_id[-1]) for d in model.devices
-            if d.kind == "nic" and d.model in inv.models.nics and inv.models.nics[d.model].planes > 1}
+    return {
+        d.name: int(d.bus_id[-1])
+        for d in model.devices
+        if d.kind == "nic" and d.model in inv.models.nics and inv.models.nics[d.model].planes > 1
+    }
 
 
 def _sls(plan: Plan, role: str, has_gpus: bool) -> list[SlSetting]:
@@ -388,8 +501,16 @@ def _sls(plan: Plan, role: str, has_gpus: bool) -> list[SlSetting]:
     out = []
     for software, setting, carried, file in wanted:
         cls, sl, claimed = _sl(plan, carried)
-        out.append(SlSetting(software=software, setting=setting, traffic_class=cls, sl=sl, file=file,
-                             comment=_sl_comment(cls, sl, claimed, software)))
+        out.append(
+            SlSetting(
+                software=software,
+                setting=setting,
+                traffic_class=cls,
+                sl=sl,
+                file=file,
+                comment=_sl_comment(cls, sl, claimed, software),
+            )
+        )
     return out
 
 
@@ -401,24 +522,59 @@ def _runs(plan: Plan, software: str) -> bool:
 
 
 def _files(plan: Plan, role: str, topo_file: str | None) -> list[ProfileFile]:
-    files = [ProfileFile(name="README.md", install_path="", purpose="what every file here is for, and why each setting has its value")]
+    files = [
+        ProfileFile(
+            name="README.md", install_path="", purpose="what every file here is for, and why each setting has its value"
+        )
+    ]
     if topo_file:
-        files.append(ProfileFile(name="topo.xml", install_path=topo_file, purpose="NCCL topology: the node model's PCIe/NUMA tree"))
-        files.append(ProfileFile(name="nccl.conf", install_path=INSTALL["nccl.conf"], purpose="NCCL settings (NAME=VALUE)"))
+        files.append(
+            ProfileFile(
+                name="topo.xml", install_path=topo_file, purpose="NCCL topology: the node model's PCIe/NUMA tree"
+            )
+        )
+        files.append(
+            ProfileFile(name="nccl.conf", install_path=INSTALL["nccl.conf"], purpose="NCCL settings (NAME=VALUE)")
+        )
         if _runs(plan, "hfreduce"):
-            files.append(ProfileFile(name="hfreduce.env", install_path=INSTALL["hfreduce.env"],
-                                     purpose=f"SL for HFReduce-style libraries ({HFREDUCE_SL_VAR}, ffplan's name)"))
+            files.append(
+                ProfileFile(
+                    name="hfreduce.env",
+                    install_path=INSTALL["hfreduce.env"],
+                    purpose=f"SL for HFReduce-style libraries ({HFREDUCE_SL_VAR}, ffplan's name)",
+                )
+            )
     files.append(ProfileFile(name="ucx.conf", install_path=INSTALL["ucx.conf"], purpose="UCX_IB_SL for MPI over UCX"))
     if _runs(plan, "3fs"):
-        files.append(ProfileFile(name="3fs-client-sl.toml", install_path="",
-                                 purpose=f"sl of every 3FS client ibsocket section; merge into {THREEFS_CLIENT_TOML}"))
+        files.append(
+            ProfileFile(
+                name="3fs-client-sl.toml",
+                install_path="",
+                purpose=f"sl of every 3FS client ibsocket section; merge into {THREEFS_CLIENT_TOML}",
+            )
+        )
     if role == "storage" and _runs(plan, "3fs"):
-        files.append(ProfileFile(name="3fs-storage-sl.toml", install_path="",
-                                 purpose=f"sl of every 3FS storage server ibsocket section; merge into {THREEFS_STORAGE_TOML}"))
-    files.append(ProfileFile(name="relaxed-ordering.sh", install_path="",
-                             purpose="checks PCIe relaxed ordering, ACS and IOMMU; sets RO only with --apply"))
-    files.append(ProfileFile(name="host-check.sh", install_path="",
-                             purpose="read-only comparison of a running host with the plan (pass/fail table)"))
+        files.append(
+            ProfileFile(
+                name="3fs-storage-sl.toml",
+                install_path="",
+                purpose=f"sl of every 3FS storage server ibsocket section; merge into {THREEFS_STORAGE_TOML}",
+            )
+        )
+    files.append(
+        ProfileFile(
+            name="relaxed-ordering.sh",
+            install_path="",
+            purpose="checks PCIe relaxed ordering, ACS and IOMMU; sets RO only with --apply",
+        )
+    )
+    files.append(
+        ProfileFile(
+            name="host-check.sh",
+            install_path="",
+            purpose="read-only comparison of a running host with the plan (pass/fail table)",
+        )
+    )
     return files
 
 
@@ -442,28 +598,51 @@ def _check(loaded: LoadedInventory) -> None:
         ports = {rp.name for rp in model.root_ports}
         for ri, rp in enumerate(model.root_ports):
             if rp.numa >= nnodes:
-                c.error(NUMA_NODE_OUT_OF_RANGE, ("models", "nodes", name, "root_ports", ri, "numa"),
-                        f"root port '{rp.name}' of node model '{name}' is on NUMA node {rp.numa}, which does not exist",
-                        "fix the root port's numa, or the cpu's sockets/nps")
+                c.error(
+                    NUMA_NODE_OUT_OF_RANGE,
+                    ("models", "nodes", name, "root_ports", ri, "numa"),
+                    f"root port '{rp.name}' of node model '{name}' is on NUMA node {rp.numa}, which does not exist",
+                    "fix the root port's numa, or the cpu's sockets/nps",
+                )
         switches = {sw.name for sw in model.pcie_switches}
         for si, sw in enumerate(model.pcie_switches):
             if sw.upstream not in ports | switches:
-                c.error(UNKNOWN_PCIE_SWITCH, ("models", "nodes", name, "pcie_switches", si, "upstream"),
-                        f"PCIe switch '{sw.name}' is under unknown root port or switch '{sw.upstream}'", "run `ffplan lint` for details")
+                c.error(
+                    UNKNOWN_PCIE_SWITCH,
+                    ("models", "nodes", name, "pcie_switches", si, "upstream"),
+                    f"PCIe switch '{sw.name}' is under unknown root port or switch '{sw.upstream}'",
+                    "run `ffplan lint` for details",
+                )
         for loop in model.pcie_switch_loops():
-            c.error(PCIE_SWITCH_LOOP, ("models", "nodes", name, "pcie_switches"),
-                    f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' form a loop", "run `ffplan lint` for details")
+            c.error(
+                PCIE_SWITCH_LOOP,
+                ("models", "nodes", name, "pcie_switches"),
+                f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' form a loop",
+                "run `ffplan lint` for details",
+            )
         for di, d in enumerate(model.devices):
             if d.root_port is not None and d.root_port not in ports:
-                c.error(UNKNOWN_ROOT_PORT, ("models", "nodes", name, "devices", di, "root_port"),
-                        f"device '{d.name}' is on unknown root port '{d.root_port}'", "run `ffplan lint` for details")
+                c.error(
+                    UNKNOWN_ROOT_PORT,
+                    ("models", "nodes", name, "devices", di, "root_port"),
+                    f"device '{d.name}' is on unknown root port '{d.root_port}'",
+                    "run `ffplan lint` for details",
+                )
             if d.pcie_switch is not None and d.pcie_switch not in switches:
-                c.error(UNKNOWN_PCIE_SWITCH, ("models", "nodes", name, "devices", di, "pcie_switch"),
-                        f"device '{d.name}' is under unknown PCIe switch '{d.pcie_switch}'", "run `ffplan lint` for details")
+                c.error(
+                    UNKNOWN_PCIE_SWITCH,
+                    ("models", "nodes", name, "devices", di, "pcie_switch"),
+                    f"device '{d.name}' is under unknown PCIe switch '{d.pcie_switch}'",
+                    "run `ffplan lint` for details",
+                )
             table = inv.models.gpus if d.kind == "gpu" else inv.models.nics
             if d.model not in table:
-                c.error(UNKNOWN_DEVICE_MODEL, ("models", "nodes", name, "devices", di, "model"),
-                        f"device '{d.name}' has unknown {d.kind} model '{d.model}'", "run `ffplan lint` for details")
+                c.error(
+                    UNKNOWN_DEVICE_MODEL,
+                    ("models", "nodes", name, "devices", di, "model"),
+                    f"device '{d.name}' has unknown {d.kind} model '{d.model}'",
+                    "run `ffplan lint` for details",
+                )
     if c.has_errors:
         raise StageError(c.items)
 
@@ -507,21 +686,41 @@ def design_hosts(loaded: LoadedInventory, plan: Plan) -> list[HostProfile]:
         topo_file = settings.topo_file if has_gpus else None
         ro = bool(settings.relaxed_ordering)
         cpu = model.cpu
-        profiles.append(HostProfile(
-            name=names[key], node_model=model_name, role=role, description=model.description,
-            cpu_model=cpu.model, cpu_arch="x86_64", cpu_vendor=cpu.vendor,
-            cpu_familyid=nccl_family_id(cpu.family_id), cpu_modelid=cpu.model_id,
-            sockets=cpu.sockets, cores_per_socket=cpu.cores_per_socket, threads_per_core=cpu.threads_per_core,
-            nps=cpu.nps, logical_cpus=cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core,
-            numa_nodes=nodes, pcie_switches=_switches(_Tree(model), model), devices=devices,
-            nvlink_pairs=[NvlinkPair(a=a, b=b) for a, b in model.nvlink_pairs],
-            topo_file=topo_file, nccl=_nccl(devices, settings, plan, _planes(inv, model)), sls=_sls(plan, role, has_gpus),
-            relaxed_ordering=RelaxedOrdering(
-                enabled=ro, nic_bus_ids=[d.bus_id for d in nics], devctl_value="0010" if ro else "0000",
-                devctl_mask="0010", pci_wr_ordering=0, pci_wr_ordering_name="per_mkey", iommu_modes=["pt", "off"],
-            ),
-            files=_files(plan, role, topo_file),
-            hosts=[h.hostname for h in hosts],
-            checks=host_checks(model_name, model, has_gpus),
-        ))
+        profiles.append(
+            HostProfile(
+                name=names[key],
+                node_model=model_name,
+                role=role,
+                description=model.description,
+                cpu_model=cpu.model,
+                cpu_arch="x86_64",
+                cpu_vendor=cpu.vendor,
+                cpu_familyid=nccl_family_id(cpu.family_id),
+                cpu_modelid=cpu.model_id,
+                sockets=cpu.sockets,
+                cores_per_socket=cpu.cores_per_socket,
+                threads_per_core=cpu.threads_per_core,
+                nps=cpu.nps,
+                logical_cpus=cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core,
+                numa_nodes=nodes,
+                pcie_switches=_switches(_Tree(model), model),
+                devices=devices,
+                nvlink_pairs=[NvlinkPair(a=a, b=b) for a, b in model.nvlink_pairs],
+                topo_file=topo_file,
+                nccl=_nccl(devices, settings, plan, _planes(inv, model)),
+                sls=_sls(plan, role, has_gpus),
+                relaxed_ordering=RelaxedOrdering(
+                    enabled=ro,
+                    nic_bus_ids=[d.bus_id for d in nics],
+                    devctl_value="0010" if ro else "0000",
+                    devctl_mask="0010",
+                    pci_wr_ordering=0,
+                    pci_wr_ordering_name="per_mkey",
+                    iommu_modes=["pt", "off"],
+                ),
+                files=_files(plan, role, topo_file),
+                hosts=[h.hostname for h in hosts],
+                checks=host_checks(model_name, model, has_gpus),
+            )
+        )
     return sorted(profiles, key=lambda p: p.name)

@@ -38,8 +38,17 @@ from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.ethernet.speeds import fabric_radix
 from ffplan.inventory import LoadedInventory
 from ffplan.plan.exports import cable_counts
-from ffplan.plan.model import (PLAN_VERSION, Design, InventoryRef, NicModelSpec, NodeModelSpec, Plan, SolverInfo,
-                               StorageTargetPlan, SwitchModelSpec)
+from ffplan.plan.model import (
+    PLAN_VERSION,
+    Design,
+    InventoryRef,
+    NicModelSpec,
+    NodeModelSpec,
+    Plan,
+    SolverInfo,
+    StorageTargetPlan,
+    SwitchModelSpec,
+)
 from ffplan.progress import StageCallback, no_progress
 
 DESIGN_STEPS = ("sizing", "placement", "cabling", "addressing", "routing", "QoS", "host profiles")
@@ -49,6 +58,7 @@ ROCE_STEPS = ("sizing", "placement", "cabling", "addressing", "Ethernet")
 def design_steps(loaded: LoadedInventory) -> tuple[str, ...]:
     """The steps `design` runs for this inventory's transport."""
     return ROCE_STEPS if loaded.inventory.fabric.transport == "roce" else DESIGN_STEPS
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -78,14 +88,25 @@ class _Steps:
         return entry(*args, **kwargs)
 
 
-def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on_stage: StageCallback = no_progress) -> Plan:
+def design(
+    loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on_stage: StageCallback = no_progress
+) -> Plan:
     """The plan of an inventory; `on_stage` is told each of its design_steps as it starts."""
     step = _Steps(on_stage, design_steps(loaded))
     try:
         sized = step("sizing", size_fabric, loaded)
         cable_floor = floor(loaded)  # how placement and cabling price a cable
-        placement = step("placement", place, loaded, sized, cable_floor, options.solver, options.time_limit,
-                         options.previous, options.allow_imbalance)
+        placement = step(
+            "placement",
+            place,
+            loaded,
+            sized,
+            cable_floor,
+            options.solver,
+            options.time_limit,
+            options.previous,
+            options.allow_imbalance,
+        )
         cabling = step("cabling", cable, loaded, sized, placement, cable_floor)
         addressing = step("addressing", address, loaded, sized, placement, options.previous)
     except SizingError as exc:
@@ -103,8 +124,9 @@ def design(loaded: LoadedInventory, options: DesignOptions = DesignOptions(), on
     return plan.model_copy(update={"hosts": step("host profiles", design_hosts, loaded, plan)})
 
 
-def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabling, addressing: Addressing,
-                   cable_floor: Floor) -> Plan:
+def _physical_plan(
+    loaded: LoadedInventory, placement: Placement, cabling: Cabling, addressing: Addressing, cable_floor: Floor
+) -> Plan:
     """The plan of the physical steps' results, with the inventory's models and catalog, before routing."""
     inv = loaded.inventory
     p = placement.solution
@@ -116,8 +138,16 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
         inventory=InventoryRef(name=inv.name, file=loaded.source.file.split("/")[-1], sha256=loaded.sha256),
         switch_models=[
             # ports as the fabric uses them: a RoCE switch's at the link speed (its breakout ports)
-            SwitchModelSpec(name=name, ports=fabric_radix(inv) if name == inv.fabric.switch_model else m.ports, speed=None if roce and m.ethernet else m.speed.value, data_vls=m.data_vls, power_w=m.power_w,
-                            rack_units=m.rack_units, vendor_id=m.vendor_id, device_id=m.device_id)
+            SwitchModelSpec(
+                name=name,
+                ports=fabric_radix(inv) if name == inv.fabric.switch_model else m.ports,
+                speed=None if roce and m.ethernet else m.speed.value,
+                data_vls=m.data_vls,
+                power_w=m.power_w,
+                rack_units=m.rack_units,
+                vendor_id=m.vendor_id,
+                device_id=m.device_id,
+            )
             for name, m in sorted(inv.models.switches.items())
         ],
         nic_models=[
@@ -125,9 +155,14 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
             for name, m in sorted(inv.models.nics.items())
         ],
         node_models=[
-            NodeModelSpec(name=name, gpus=sum(1 for dev in m.devices if dev.kind == "gpu"),
-                          gpu_model=next((dev.model for dev in m.devices if dev.kind == "gpu"), None),
-                          power_w=m.power_w, peak_power_w=m.peak_power_w, rack_units=m.rack_units)
+            NodeModelSpec(
+                name=name,
+                gpus=sum(1 for dev in m.devices if dev.kind == "gpu"),
+                gpu_model=next((dev.model for dev in m.devices if dev.kind == "gpu"), None),
+                power_w=m.power_w,
+                peak_power_w=m.peak_power_w,
+                rack_units=m.rack_units,
+            )
             for name, m in sorted(inv.models.nodes.items())
         ],
         catalog=inv.catalog,
@@ -142,8 +177,14 @@ def _physical_plan(loaded: LoadedInventory, placement: Placement, cabling: Cabli
         racks=rack_powers(loaded, addressing.switches),
         storage_target=StorageTargetPlan(gib_s_per_gpu=target, source=source),
         design=Design(
-            solver=SolverInfo(solver=p.solver, status=p.status, objective=p.objective, gap=p.gap,
-                              variables=p.variables, constraints=p.constraints),
+            solver=SolverInfo(
+                solver=p.solver,
+                status=p.status,
+                objective=p.objective,
+                gap=p.gap,
+                variables=p.variables,
+                constraints=p.constraints,
+            ),
             balance=placement.balance,
             cable_model=cable_floor.model,
             cable_cost=cabling.cost,

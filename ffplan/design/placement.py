@@ -15,8 +15,16 @@ from typing import Callable, Literal
 from ffplan.codes.design import ROLE_IMBALANCE
 from ffplan.design.floor import Floor
 from ffplan.design.placement_ilp import DemandGroup, LeafGroup, PlacementSolution, balance_bounds, solve_placement
-from ffplan.design.sizing import (Place, RailPlace, SizedFabric, SizingError, ThreeLayerTree, TreeSize, shared_place,
-                                  subnet_of_zone)
+from ffplan.design.sizing import (
+    Place,
+    RailPlace,
+    SizedFabric,
+    SizingError,
+    ThreeLayerTree,
+    TreeSize,
+    shared_place,
+    subnet_of_zone,
+)
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Inventory, Rack
@@ -62,8 +70,15 @@ class Placement:
     solution: PlacementSolution
 
 
-def place(loaded: LoadedInventory, sized: SizedFabric, floor: Floor, solver: str = "cbc", time_limit: float | None = None,
-          previous: Plan | None = None, allow_imbalance: bool = False) -> Placement:
+def place(
+    loaded: LoadedInventory,
+    sized: SizedFabric,
+    floor: Floor,
+    solver: str = "cbc",
+    time_limit: float | None = None,
+    previous: Plan | None = None,
+    allow_imbalance: bool = False,
+) -> Placement:
     """Place every NIC port and inter-zone cable end on a leaf port. A balanced placement that misses the even share
     of a role is refused (FF152) unless `allow_imbalance`."""
     inv = loaded.inventory
@@ -75,8 +90,9 @@ def place(loaded: LoadedInventory, sized: SizedFabric, floor: Floor, solver: str
         on_leaf, fixed_port, result = _rail_placement(loaded, zones, size, free, leaves, previous)
         bounds: dict[str, tuple[int, int]] = {}
     else:
-        on_leaf, fixed_port, result, bounds = _balanced_placement(loaded, zones, size, free, leaves, floor, solver,
-                                                                  time_limit, previous)
+        on_leaf, fixed_port, result, bounds = _balanced_placement(
+            loaded, zones, size, free, leaves, floor, solver, time_limit, previous
+        )
     port_of = _number_ports(on_leaf, fixed_port, free, loaded.resolved.racks)
     ports: list[PlacedPort] = []
     for z in zones:
@@ -123,8 +139,14 @@ def _demand_groups(loaded: LoadedInventory, zones: list[str], previous: dict) ->
 
 
 def _balanced_placement(
-    loaded: LoadedInventory, zones: list[str], size: TreeSize, free: dict[tuple[str, int], int],
-    leaves: dict[str, list[Switch]], floor: Floor, solver: str, time_limit: float | None,
+    loaded: LoadedInventory,
+    zones: list[str],
+    size: TreeSize,
+    free: dict[tuple[str, int], int],
+    leaves: dict[str, list[Switch]],
+    floor: Floor,
+    solver: str,
+    time_limit: float | None,
     previous: Plan | None,
 ) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementSolution, dict[str, tuple[int, int]]]:
     """The placement ILP: every role spread evenly over the leaves at the least cable cost (ffplan.design.placement)."""
@@ -171,9 +193,14 @@ def _balanced_placement(
     return on_leaf, fixed_port, result, bounds
 
 
-def _rail_placement(loaded: LoadedInventory, zones: list[str], size: TreeSize, free: dict[tuple[str, int], int],
-                    leaves: dict[str, list[Switch]], previous: Plan | None,
-                    ) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementSolution]:
+def _rail_placement(
+    loaded: LoadedInventory,
+    zones: list[str],
+    size: TreeSize,
+    free: dict[tuple[str, int], int],
+    leaves: dict[str, list[Switch]],
+    previous: Plan | None,
+) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int], PlacementSolution]:
     """Rail-optimized placement: a scalable unit is a run of as many leaves as a node has ports in the zone (its
     rails), with as many nodes as each of those leaves has down-ports (less any inter-zone cable ends there); the
     n-th port a node has in a zone goes to its unit's n-th rail leaf, on port j + 1 for the unit's j-th node, so the
@@ -184,16 +211,33 @@ def _rail_placement(loaded: LoadedInventory, zones: list[str], size: TreeSize, f
     and position first, in inventory order (so does every node of a first plan)."""
     hosts = sorted(loaded.resolved.hosts, key=lambda h: h.order)
     slots_of = {h.hostname: _host_slots(h, zones) for h in hosts}
-    rails = max((Counter(zone for zone, _ in slots).most_common(1)[0][1] for slots in slots_of.values() if slots), default=1)
+    rails = max(
+        (Counter(zone for zone, _ in slots).most_common(1)[0][1] for slots in slots_of.values() if slots), default=1
+    )
     units = size.leaves // rails
     # inter-zone cable ends take a leaf's highest down-ports: a unit's nodes are as many as its fullest rail leaf has free
-    room = {(z, unit): min(free[(z, unit * rails + rail)] for rail in range(rails)) for z in zones for unit in range(units)}
+    room = {
+        (z, unit): min(free[(z, unit * rails + rail)] for rail in range(rails)) for z in zones for unit in range(units)
+    }
     capacity = {z: sum(room[(z, unit)] for unit in range(units)) for z in zones}
-    was = {(n.hostname, p.nic, p.port): (p.zone, p.leaf, p.leaf_port) for n in previous.nodes for p in n.ports} if previous else {}
+    was = (
+        {(n.hostname, p.nic, p.port): (p.zone, p.leaf, p.leaf_port) for n in previous.nodes for p in n.ports}
+        if previous
+        else {}
+    )
     ports_in = _rail_zones(hosts, slots_of, zones, capacity, was)
     place_of, used = _kept_rail_places(hosts, ports_in, leaves, rails, room, was)
-    open_places = {z: iter([(unit, member) for unit in range(units) for member in range(room[(z, unit)])
-                            if (unit, member) not in used[z]]) for z in zones}
+    open_places = {
+        z: iter(
+            [
+                (unit, member)
+                for unit in range(units)
+                for member in range(room[(z, unit)])
+                if (unit, member) not in used[z]
+            ]
+        )
+        for z in zones
+    }
     on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
     fixed_port: dict[tuple, int] = {}
     for host in hosts:
@@ -203,23 +247,41 @@ def _rail_placement(loaded: LoadedInventory, zones: list[str], size: TreeSize, f
             if where is None:
                 opened = next(open_places[zone], None)
                 if opened is None:
-                    raise SizingError(f"rail-optimized placement runs out of scalable units in '{zone}' at node "
-                                      f"{host.hostname}: {units} units on {rails} rail leaves each, {capacity[zone]} "
-                                      "places in all", "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes")
+                    raise SizingError(
+                        f"rail-optimized placement runs out of scalable units in '{zone}' at node "
+                        f"{host.hostname}: {units} units on {rails} rail leaves each, {capacity[zone]} "
+                        "places in all",
+                        "raise fabric.ports_per_zone, add zones or planes, or plan fewer nodes",
+                    )
                 where = (*opened, 0)
             unit, member, first = where
             used[zone].setdefault((unit, member), set()).update(range(first, first + ports))
             for index, slot in enumerate(zone_slots):
                 on_leaf[(zone, unit * rails + first + index)].append(slot)
                 fixed_port[slot.ident] = member + 1
-    result = PlacementSolution(counts={}, kept={}, moves=0, solver="rail-optimized", status="optimal", objective=0.0,
-                               gap=0.0, seconds=0.0, variables=0, constraints=0, slack={})
+    result = PlacementSolution(
+        counts={},
+        kept={},
+        moves=0,
+        solver="rail-optimized",
+        status="optimal",
+        objective=0.0,
+        gap=0.0,
+        seconds=0.0,
+        variables=0,
+        constraints=0,
+        slack={},
+    )
     return on_leaf, fixed_port, result
 
 
-def _rail_zones(hosts: list[ResolvedHost], slots_of: dict[str, list[tuple[str, PortSlot]]], zones: list[str],
-                capacity: dict[str, int], was: dict[tuple[str, str, int], tuple[str, str, int]],
-                ) -> dict[str, dict[str, list[PortSlot]]]:
+def _rail_zones(
+    hosts: list[ResolvedHost],
+    slots_of: dict[str, list[tuple[str, PortSlot]]],
+    zones: list[str],
+    capacity: dict[str, int],
+    was: dict[tuple[str, str, int], tuple[str, str, int]],
+) -> dict[str, dict[str, list[PortSlot]]]:
     """Each node's ports per zone, in NIC order (its rails there). A node free to go anywhere takes its previous
     zone, else the first, that has room beside the nodes that must be there."""
     must = Counter(z for slots in slots_of.values() for z in dict.fromkeys(z for z, _ in slots) if z != "*")
@@ -237,10 +299,14 @@ def _rail_zones(hosts: list[ResolvedHost], slots_of: dict[str, list[tuple[str, P
     return ports_in
 
 
-def _kept_rail_places(hosts: list[ResolvedHost], ports_in: dict[str, dict[str, list[PortSlot]]],
-                      leaves: dict[str, list[Switch]], rails: int, room: dict[tuple[str, int], int],
-                      was: dict[tuple[str, str, int], tuple[str, str, int]],
-                      ) -> tuple[dict[tuple[str, str], RailPlace], dict[str, dict[Place, set[int]]]]:
+def _kept_rail_places(
+    hosts: list[ResolvedHost],
+    ports_in: dict[str, dict[str, list[PortSlot]]],
+    leaves: dict[str, list[Switch]],
+    rails: int,
+    room: dict[tuple[str, int], int],
+    was: dict[tuple[str, str, int], tuple[str, str, int]],
+) -> tuple[dict[tuple[str, str], RailPlace], dict[str, dict[Place, set[int]]]]:
     """Re-planning: (node, zone) -> the place and first rail it keeps, where its ports in the zone were on consecutive
     rail leaves of one unit, at one position, and the place still exists with those rails not kept by another node;
     and the rails kept per place of each zone."""
@@ -273,15 +339,25 @@ def _host_slots(host: ResolvedHost, zones: list[str]) -> list[tuple[str, PortSlo
     """A host's NIC ports in NIC order with the zone each must land in ("*": any zone, the planner chooses)."""
     index = {nic.name: ni for ni, nic in enumerate(host.nics)}
     guid = {nic.name: nic.guid for nic in host.nics}
-    slots = [PortSlot(host, nic.name, nic.model, ni, port, nic.guid) if nic.plane is None else
-             PortSlot(host, nic.name, nic.model, index[nic.card], port, guid[nic.card], link=nic.plane)
-             for ni, nic in enumerate(host.nics) for port in range(1, nic.ports + 1)]
+    slots = [
+        PortSlot(host, nic.name, nic.model, ni, port, nic.guid)
+        if nic.plane is None
+        else PortSlot(host, nic.name, nic.model, index[nic.card], port, guid[nic.card], link=nic.plane)
+        for ni, nic in enumerate(host.nics)
+        for port in range(1, nic.ports + 1)
+    ]
     return list(zip(host.port_zones(zones), slots))
 
 
-def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], result: PlacementSolution,
-                   free: dict[tuple[str, int], int], size: TreeSize, racks: dict[str, Rack],
-                   leaves: dict[str, list[Switch]]) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int]]:
+def _assign_leaves(
+    demands: list[DemandGroup],
+    leaf_groups: list[LeafGroup],
+    result: PlacementSolution,
+    free: dict[tuple[str, int], int],
+    size: TreeSize,
+    racks: dict[str, Rack],
+    leaves: dict[str, list[Switch]],
+) -> tuple[dict[tuple[str, int], list[PortSlot]], dict[tuple, int]]:
     """Turn the ILP's counts per leaf group into ports per leaf.
 
     Kept ports go back to their leaf (and later their port). The others are dealt out in order: within a
@@ -290,7 +366,9 @@ def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], res
     on_leaf: dict[tuple[str, int], list[PortSlot]] = defaultdict(list)
     fixed_port: dict[tuple, int] = {}
     pool: dict[tuple, list[PortSlot]] = {}
-    kept_members: dict[tuple[str, str], list[tuple[PortSlot, int]]] = defaultdict(list)  # (zone, leaf): (slot, its port)
+    kept_members: dict[tuple[str, str], list[tuple[PortSlot, int]]] = defaultdict(
+        list
+    )  # (zone, leaf): (slot, its port)
     budget = dict(result.kept)
     for d in demands:
         remaining = []
@@ -321,14 +399,18 @@ def _assign_leaves(demands: list[DemandGroup], leaf_groups: list[LeafGroup], res
             share = _even_split(len(ports), lg.leaves, fill, size.down_ports)
             start = 0
             for leaf in lg.leaves:
-                on_leaf[(lg.zone, leaf)].extend(ports[start:start + share[leaf]])
+                on_leaf[(lg.zone, leaf)].extend(ports[start : start + share[leaf]])
                 start += share[leaf]
                 fill[leaf] += share[leaf]
     return on_leaf, fixed_port
 
 
-def _number_ports(on_leaf: dict[tuple[str, int], list[PortSlot]], fixed_port: dict[tuple, int],
-                  free: dict[tuple[str, int], int], racks: dict[str, Rack]) -> dict[tuple, int]:
+def _number_ports(
+    on_leaf: dict[tuple[str, int], list[PortSlot]],
+    fixed_port: dict[tuple, int],
+    free: dict[tuple[str, int], int],
+    racks: dict[str, Rack],
+) -> dict[tuple, int]:
     """Kept ports keep their number; the others take the lowest free numbers, nodes of a rack together."""
     port_of: dict[tuple, int] = {}
     for (z, leaf), slots in on_leaf.items():
@@ -339,12 +421,19 @@ def _number_ports(on_leaf: dict[tuple[str, int], list[PortSlot]], fixed_port: di
     return port_of
 
 
-def _summaries(loaded: LoadedInventory, zones: list[str], size: TreeSize, on_leaf: dict[tuple[str, int], list[PortSlot]],
-               free: dict[tuple[str, int], int], bounds: dict[str, tuple[int, int]]) -> tuple[list[ZoneSpec], list[Balance]]:
+def _summaries(
+    loaded: LoadedInventory,
+    zones: list[str],
+    size: TreeSize,
+    on_leaf: dict[tuple[str, int], list[PortSlot]],
+    free: dict[tuple[str, int], int],
+    bounds: dict[str, tuple[int, int]],
+) -> tuple[list[ZoneSpec], list[Balance]]:
     subnet_of = subnet_of_zone(loaded.inventory)
     layers: Literal[2, 3] = 3 if isinstance(size, ThreeLayerTree) else 2
-    cores, pods, links_per_spine_core = ((size.cores, size.pods, size.links_per_spine_core)
-                                         if isinstance(size, ThreeLayerTree) else (0, 1, 0))
+    cores, pods, links_per_spine_core = (
+        (size.cores, size.pods, size.links_per_spine_core) if isinstance(size, ThreeLayerTree) else (0, 1, 0)
+    )
     zone_specs = []
     role_count: dict[tuple[str, int], dict[str, int]] = {}
     for z in zones:
@@ -358,17 +447,30 @@ def _summaries(loaded: LoadedInventory, zones: list[str], size: TreeSize, on_lea
             for r, n in counts.items():
                 used[r] += n
         used["free"] = size.endpoint_ports - sum(used.values())
-        zone_specs.append(ZoneSpec(
-            name=z, subnet=subnet_of[z], layers=layers, leaves=size.leaves, spines=size.spines, cores=cores, pods=pods,
-            down_ports=size.down_ports, up_ports=size.up_ports, links_per_leaf_spine=size.links_per_leaf_spine,
-            links_per_spine_core=links_per_spine_core,
-            endpoint_ports=size.endpoint_ports, used_ports=dict(sorted(used.items())),
-        ))
+        zone_specs.append(
+            ZoneSpec(
+                name=z,
+                subnet=subnet_of[z],
+                layers=layers,
+                leaves=size.leaves,
+                spines=size.spines,
+                cores=cores,
+                pods=pods,
+                down_ports=size.down_ports,
+                up_ports=size.up_ports,
+                links_per_leaf_spine=size.links_per_leaf_spine,
+                links_per_spine_core=links_per_spine_core,
+                endpoint_ports=size.endpoint_ports,
+                used_ports=dict(sorted(used.items())),
+            )
+        )
     balance = []
     for role in sorted(bounds):
         per_leaf = [c.get(role, 0) for c in role_count.values()]
         lo, hi = bounds[role]
-        balance.append(Balance(role=role, min_per_leaf=min(per_leaf), max_per_leaf=max(per_leaf), lower_bound=lo, upper_bound=hi))
+        balance.append(
+            Balance(role=role, min_per_leaf=min(per_leaf), max_per_leaf=max(per_leaf), lower_bound=lo, upper_bound=hi)
+        )
     return zone_specs, balance
 
 
@@ -381,10 +483,12 @@ def _refuse_imbalance(loaded: LoadedInventory, zones: list[ZoneSpec], balance: l
         group = next(i for i, g in enumerate(loaded.inventory.groups) if g.role.value == b.role)
         per_zone = {z.name: z.used_ports.get(b.role, 0) for z in zones}
         c.error(
-            ROLE_IMBALANCE, ("groups", group),
+            ROLE_IMBALANCE,
+            ("groups", group),
             f"role '{b.role}' cannot be spread within one per leaf: the best placement has {b.min_per_leaf}-{b.max_per_leaf} "
             f"per leaf where {b.lower_bound}-{b.upper_bound} is the even share (per zone: "
-            + ", ".join(f"{z} {n}" for z, n in per_zone.items()) + ")",
+            + ", ".join(f"{z} {n}" for z, n in per_zone.items())
+            + ")",
             "remove settings.zone pins or change counts so each zone can take an even share; "
             "or pass --allow-imbalance to accept this placement",
         )

@@ -74,8 +74,13 @@ def _solver(name: str, time_limit: float | None) -> pulp.LpSolver:
 
     if name == "cbc":
         # PULP_CBC_CMD is pulp's bundled CBC binary (deprecated for PuLP 4, hence pulp<4 in pyproject).
-        return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, options=["randomSeed 1", "randomCbcSeed 1"],
-                                 _skip_v4_deprecation=True)
+        return pulp.PULP_CBC_CMD(
+            msg=False,
+            timeLimit=time_limit,
+            threads=1,
+            options=["randomSeed 1", "randomCbcSeed 1"],
+            _skip_v4_deprecation=True,
+        )
     if name == "highs":
         solver = pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1)
         if not solver.available():
@@ -86,7 +91,12 @@ def _solver(name: str, time_limit: float | None) -> pulp.LpSolver:
 
 def _solver_missing() -> list[Diagnostic]:
     c = Collector("<command line>")
-    c.error(SOLVER_NOT_INSTALLED, ("--solver",), "HiGHS is not installed", "pip install highspy, or use --solver cbc (the default)")
+    c.error(
+        SOLVER_NOT_INSTALLED,
+        ("--solver",),
+        "HiGHS is not installed",
+        "pip install highspy, or use --solver cbc (the default)",
+    )
     return c.items
 
 
@@ -110,11 +120,15 @@ def solve_placement(
     for di, d in enumerate(demands):
         for zone in d.zones:
             for lg in by_zone[zone]:
-                x[(di, zone, lg.key)] = prob.add_variable(f"x_{di}_{zone}_{lg.key}".replace("-", "_"), lowBound=0, cat="Integer")
+                x[(di, zone, lg.key)] = prob.add_variable(
+                    f"x_{di}_{zone}_{lg.key}".replace("-", "_"), lowBound=0, cat="Integer"
+                )
     previous = previous or {}
     # kept[...] <= ports that were on that leaf group before; the rest of x there is new or moved cable.
     kept = {
-        (di, zone, key): prob.add_variable(f"k_{di}_{zone}_{key}".replace("-", "_"), lowBound=0, upBound=n, cat="Integer")
+        (di, zone, key): prob.add_variable(
+            f"k_{di}_{zone}_{key}".replace("-", "_"), lowBound=0, upBound=n, cat="Integer"
+        )
         for di, d in enumerate(demands)
         for (dkey, zone, key), n in previous.items()
         if dkey == d.key and (di, zone, key) in x
@@ -158,8 +172,9 @@ def solve_placement(
     status = prob.solve(_solver(solver_name, time_limit))
     seconds = time.perf_counter() - started
     if pulp.LpStatus[status] != "Optimal" and prob.sol_status not in (pulp.LpSolutionIntegerFeasible,):
-        raise _infeasible(pulp.LpStatus[status], sum(d.count for d in demands),
-                          sum(lg.capacity for lg in leaf_groups), time_limit)
+        raise _infeasible(
+            pulp.LpStatus[status], sum(d.count for d in demands), sum(lg.capacity for lg in leaf_groups), time_limit
+        )
     counts, kept_counts = {}, {}
     for (di, zone, key), var in x.items():
         value = int(round(var.value() or 0))
@@ -170,7 +185,11 @@ def solve_placement(
         if value:
             kept_counts[(demands[di].key, zone, key)] = value
     objective = float(pulp.value(prob.objective) or 0.0)
-    gap = 0.0 if pulp.LpStatus[status] == "Optimal" and prob.sol_status == pulp.LpSolutionOptimal else _relaxation_gap(prob, objective)
+    gap = (
+        0.0
+        if pulp.LpStatus[status] == "Optimal" and prob.sol_status == pulp.LpSolutionOptimal
+        else _relaxation_gap(prob, objective)
+    )
     return PlacementSolution(
         counts=counts,
         kept=kept_counts,
@@ -203,11 +222,16 @@ def _infeasible(status: str, demand: int, capacity: int, time_limit: float | Non
     c = Collector("<design>")
     if status == "Infeasible" or time_limit is None:
         c.error(
-            PLACEMENT_INFEASIBLE, (),
+            PLACEMENT_INFEASIBLE,
+            (),
             f"placement is {status.lower()}: {demand:,} NIC and inter-zone ports for {capacity:,} free leaf ports",
             "run `ffplan lint` for the budget that binds; remove nodes, add a zone, or use switches with more ports",
         )
     else:  # stopped by --time-limit before any placement was found
-        c.error(PLACEMENT_INFEASIBLE, ("--time-limit",), f"the solver found no placement within --time-limit {time_limit:g} s",
-                "raise --time-limit, or drop it to solve to optimality")
+        c.error(
+            PLACEMENT_INFEASIBLE,
+            ("--time-limit",),
+            f"the solver found no placement within --time-limit {time_limit:g} s",
+            "raise --time-limit, or drop it to solve to optimality",
+        )
     return InfeasibleError(c.items)

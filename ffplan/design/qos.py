@@ -45,14 +45,42 @@ class DefaultClass:
 # and in docs/routing.md: render and the host files read it from the plan, never from a class's name.
 _TO_STORAGE = [(role, Role.STORAGE) for role in Role]
 DEFAULT_CLASSES = (
-    DefaultClass("other", 0, 0, 64, "low", "everything without its own class: IPoIB, SA queries, control traffic",
-                 Carries(software=["ucx"], unmatched=True)),
-    DefaultClass("hfreduce", 1, 1, 192, "low", "HFReduce all-reduce between nodes (gradient reduction)",
-                 Carries(software=["hfreduce"])),
-    DefaultClass("nccl", 2, 2, 192, "low", "NCCL collectives and point-to-point (pipeline and expert parallelism)",
-                 Carries(software=["nccl"])),
-    DefaultClass("storage", 3, 3, 128, "low", "3FS storage traffic (reads, writes, checkpoints)",
-                 Carries(software=["3fs"], roles=_TO_STORAGE)),
+    DefaultClass(
+        "other",
+        0,
+        0,
+        64,
+        "low",
+        "everything without its own class: IPoIB, SA queries, control traffic",
+        Carries(software=["ucx"], unmatched=True),
+    ),
+    DefaultClass(
+        "hfreduce",
+        1,
+        1,
+        192,
+        "low",
+        "HFReduce all-reduce between nodes (gradient reduction)",
+        Carries(software=["hfreduce"]),
+    ),
+    DefaultClass(
+        "nccl",
+        2,
+        2,
+        192,
+        "low",
+        "NCCL collectives and point-to-point (pipeline and expert parallelism)",
+        Carries(software=["nccl"]),
+    ),
+    DefaultClass(
+        "storage",
+        3,
+        3,
+        128,
+        "low",
+        "3FS storage traffic (reads, writes, checkpoints)",
+        Carries(software=["3fs"], roles=_TO_STORAGE),
+    ),
 )
 DEFAULT_BY_NAME = {d.name: d for d in DEFAULT_CLASSES}
 
@@ -84,13 +112,21 @@ def purpose_conflicts(classes: Sequence[tuple[str, Carries | None]]) -> Iterator
         if carries is None:
             continue
         claims: list[tuple[str, tuple[str, ...], str]] = [
-            ("software", ("software", s), f"software '{s}'") for s in carries.software]
-        claims += [("roles", ("roles", *sorted((a.value, b.value))), f"{a.value} <-> {b.value} traffic") for a, b in carries.roles]
+            ("software", ("software", s), f"software '{s}'") for s in carries.software
+        ]
+        claims += [
+            ("roles", ("roles", *sorted((a.value, b.value))), f"{a.value} <-> {b.value} traffic")
+            for a, b in carries.roles
+        ]
         claims += [("unmatched", ("unmatched",), "unmatched traffic")] if carries.unmatched else []
         for field, key, what in claims:
             if key in owner and owner[key] != name:
-                yield (i, field, f"traffic class '{name}' claims {what}, which class '{owner[key]}' already carries",
-                       "each software, role pair and the unmatched traffic belong to one class: remove one claim")
+                yield (
+                    i,
+                    field,
+                    f"traffic class '{name}' claims {what}, which class '{owner[key]}' already carries",
+                    "each software, role pair and the unmatched traffic belong to one class: remove one claim",
+                )
             owner.setdefault(key, name)
 
 
@@ -108,8 +144,18 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
     if inv.traffic_classes is None:
         has_storage = any(h.role is Role.STORAGE for h in loaded.resolved.hosts)
         for d in default_classes(inv.fabric.placement, has_storage):
-            classes.append(TrafficClassPlan(name=d.name, sl=d.sl, vl=d.vl, weight=d.weight, priority=d.priority,
-                                            source="ffplan default", description=d.description, carries=d.carries))
+            classes.append(
+                TrafficClassPlan(
+                    name=d.name,
+                    sl=d.sl,
+                    vl=d.vl,
+                    weight=d.weight,
+                    priority=d.priority,
+                    source="ffplan default",
+                    description=d.description,
+                    carries=d.carries,
+                )
+            )
     else:
         for i, tc in enumerate(inv.traffic_classes):
             default = defaults.get(tc.name)
@@ -117,8 +163,12 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
             sl = tc.sl if tc.sl is not None else (default.sl if default else None)
             vl = tc.vl if tc.vl is not None else (default.vl if default else None)
             if sl is None:
-                c.error(QOS_NOT_BUILDABLE, path + ("sl",), f"traffic class '{tc.name}' has no SL and no ffplan default",
-                        f"give it an SL (0-15); ffplan has defaults only for {', '.join(defaults)}")
+                c.error(
+                    QOS_NOT_BUILDABLE,
+                    path + ("sl",),
+                    f"traffic class '{tc.name}' has no SL and no ffplan default",
+                    f"give it an SL (0-15); ffplan has defaults only for {', '.join(defaults)}",
+                )
                 continue
             if vl is None:
                 vl = min(sl, data_vls - 1)
@@ -126,10 +176,18 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
             priority = tc.priority or (default.priority if default else "low")
             # a class the inventory only names (or describes) keeps ffplan's numbers and says so
             own = default is None or any(v is not None for v in (tc.sl, tc.vl, tc.weight, tc.priority, tc.carries))
-            classes.append(TrafficClassPlan(name=tc.name, sl=sl, vl=vl, weight=weight, priority=priority,
-                                            source="inventory" if own else "ffplan default",
-                                            description=tc.description or (default.description if default else ""),
-                                            carries=carries_of(tc) or Carries()))
+            classes.append(
+                TrafficClassPlan(
+                    name=tc.name,
+                    sl=sl,
+                    vl=vl,
+                    weight=weight,
+                    priority=priority,
+                    source="inventory" if own else "ffplan default",
+                    description=tc.description or (default.description if default else ""),
+                    carries=carries_of(tc) or Carries(),
+                )
+            )
         for i, field, message, hint in purpose_conflicts([(tc.name, carries_of(tc)) for tc in inv.traffic_classes]):
             c.error(QOS_NOT_BUILDABLE, ("traffic_classes", i, "carries", field), message, hint)
     _check(c, classes, data_vls, inv.traffic_classes is not None)
@@ -158,7 +216,9 @@ def design_qos(loaded: LoadedInventory, plan: Plan) -> Qos:
         # the VLs to configure: the smallest operational-VL step (1, 2, 4, 8, 15) that holds every used VL,
         # within what the hardware of the port class supports
         step = next(n for n in (1, 2, 4, 8, 15) if n >= used)
-        return PortClassQos(max_vls=min(step, hw_vls), high_limit=high_limit, vlarb_high=high, vlarb_low=low, sl2vl=sl2vl)
+        return PortClassQos(
+            max_vls=min(step, hw_vls), high_limit=high_limit, vlarb_high=high, vlarb_low=low, sl2vl=sl2vl
+        )
 
     ports: dict[PortClass, PortClassQos] = {
         "default": port_class(data_vls),
@@ -176,14 +236,29 @@ def _check(c: Collector, classes: list[TrafficClassPlan], data_vls: int, from_in
     for i, tc in enumerate(classes):
         path = ("traffic_classes", i) if from_inventory else ("traffic_classes",)
         if not 0 <= tc.sl < NUM_SLS:
-            c.error(QOS_NOT_BUILDABLE, path + ("sl",), f"traffic class '{tc.name}' SL {tc.sl} is not 0-15", "use SL 0-15")
+            c.error(
+                QOS_NOT_BUILDABLE, path + ("sl",), f"traffic class '{tc.name}' SL {tc.sl} is not 0-15", "use SL 0-15"
+            )
         if not 0 <= tc.vl < data_vls:
-            c.error(QOS_NOT_BUILDABLE, path + ("vl",), f"traffic class '{tc.name}' VL {tc.vl} is not a data VL of this fabric "
-                    f"(VL0-VL{data_vls - 1})", f"use VL0-VL{data_vls - 1}")
+            c.error(
+                QOS_NOT_BUILDABLE,
+                path + ("vl",),
+                f"traffic class '{tc.name}' VL {tc.vl} is not a data VL of this fabric (VL0-VL{data_vls - 1})",
+                f"use VL0-VL{data_vls - 1}",
+            )
         if not 0 <= tc.weight <= 255:
-            c.error(QOS_NOT_BUILDABLE, path + ("weight",), f"traffic class '{tc.name}' weight {tc.weight} is not 0-255", "use 0-255 (64-byte units)")
+            c.error(
+                QOS_NOT_BUILDABLE,
+                path + ("weight",),
+                f"traffic class '{tc.name}' weight {tc.weight} is not 0-255",
+                "use 0-255 (64-byte units)",
+            )
         prev = vl_of_sl.get(tc.sl)
         if prev is not None and prev[0] != tc.vl:
-            c.error(QOS_NOT_BUILDABLE, path + ("vl",), f"SL {tc.sl} maps to VL{tc.vl} here but to VL{prev[0]} in class '{prev[1]}'",
-                    "an SL maps to exactly one VL: give the classes different SLs or the same VL")
+            c.error(
+                QOS_NOT_BUILDABLE,
+                path + ("vl",),
+                f"SL {tc.sl} maps to VL{tc.vl} here but to VL{prev[0]} in class '{prev[1]}'",
+                "an SL maps to exactly one VL: give the classes different SLs or the same VL",
+            )
         vl_of_sl.setdefault(tc.sl, (tc.vl, tc.name))

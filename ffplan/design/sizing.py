@@ -154,7 +154,9 @@ class ThreeLayerTree:
 TreeSize = TwoLayerSize | ThreeLayerTree
 
 
-def size_three_layer_tree(radix: int, oversubscription: float = 1.0, endpoint_ports: int | None = None) -> ThreeLayerTree:
+def size_three_layer_tree(
+    radix: int, oversubscription: float = 1.0, endpoint_ports: int | None = None
+) -> ThreeLayerTree:
     """Smallest three-layer tree of `radix`-port switches with at least `endpoint_ports` leaf down-ports.
 
     Leaves split their ports by the oversubscription; spines are non-blocking (half down, half up). A pod holds
@@ -231,7 +233,12 @@ class PortDemand:
 
     @property
     def total(self) -> int:
-        return self.every_zone * len(self.zones) + sum(self.pinned.values()) + self.floating + sum(self.inter_zone.values())
+        return (
+            self.every_zone * len(self.zones)
+            + sum(self.pinned.values())
+            + self.floating
+            + sum(self.inter_zone.values())
+        )
 
 
 def port_demand(resolved: ResolvedInventory) -> PortDemand:
@@ -388,7 +395,9 @@ def _pod(size: TreeSize, tier: str, index: int) -> int | None:
     return index // (size.leaves_per_pod if tier == "leaf" else size.spines_per_pod) + 1
 
 
-def _within_budget(rack_list: list[str], first: str, racks: dict[str, Rack], draws: dict[str, Draw], add: Draw) -> str | None:
+def _within_budget(
+    rack_list: list[str], first: str, racks: dict[str, Rack], draws: dict[str, Draw], add: Draw
+) -> str | None:
     """The first rack from `first` on (then wrapping round the list) whose power budget and cooling still take
     `add` at peak; None when none does."""
     start = rack_list.index(first)
@@ -428,7 +437,10 @@ def rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[RackedSwitch]
     tiers: list[tuple[SwitchTier, int, list[str], int]]
     next_u: dict[str, int] = {}  # switches fill racks top-down, whichever zone or tier comes first
     for zi, zone in enumerate(inv.fabric.trees, start=1):
-        tiers = [("spine", size.spines, zone.spine_racks, KIND_SPINE), ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF)]
+        tiers = [
+            ("spine", size.spines, zone.spine_racks, KIND_SPINE),
+            ("leaf", size.leaves, zone.leaf_racks, KIND_LEAF),
+        ]
         if isinstance(size, ThreeLayerTree):
             tiers.insert(0, ("core", size.cores, zone.core_racks or zone.spine_racks, KIND_CORE))
         for tier, count, rack_list, kind in tiers:
@@ -439,7 +451,8 @@ def rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[RackedSwitch]
                     limit = tightest(racks[even])
                     assert limit is not None  # a rack without limits takes any switch
                     collector.error(
-                        RACK_POWER_FOR_SWITCHES, ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
+                        RACK_POWER_FOR_SWITCHES,
+                        ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
                         f"no rack of {tier}_racks has power left for {name} ({kw(sw_draw.peak_w)}): rack '{even}' "
                         f"draws {kw(draws.get(even, Draw()).peak_w)} at peak against its {limit.what} of {kw(limit.watts)}",
                         f"add racks to {tier}_racks of zone '{zone.name}' or raise their power_kw / cooling",
@@ -451,7 +464,8 @@ def rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[RackedSwitch]
                     u -= 1
                 if u < 1:
                     collector.error(
-                        RACK_FULL_FOR_SWITCHES, ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
+                        RACK_FULL_FOR_SWITCHES,
+                        ("fabric", inv.fabric.tree_key, zi - 1, f"{tier}_racks"),
                         f"rack '{rack}' has no room left for {name} ({sw_model.rack_units} U)",
                         f"add racks to {tier}_racks of zone '{zone.name}' or move hosts out of '{rack}'",
                     )
@@ -470,10 +484,24 @@ def _rack_switches(loaded: LoadedInventory, size: TreeSize) -> list[Switch]:
     switches = []
     for r in rack_switches(loaded, size):
         given = inv.fabric.switch_guids.get(r.name)
-        switches.append(Switch(
-            name=r.name, zone=r.zone, tier=r.tier, index=r.index + 1, pod=_pod(size, r.tier, r.index),
-            model=inv.fabric.switch_model, ports=radix,
-            lid=1, guid_placeholder=given is None, rack=r.rack, u=r.u,  # a valid stand-in: addressing numbers every switch
-            **switch_guids(given.lower() if given else synthetic_guid(inv.fabric.guid_prefix, r.zone_index, r.kind, r.index + 1)),
-        ))
+        switches.append(
+            Switch(
+                name=r.name,
+                zone=r.zone,
+                tier=r.tier,
+                index=r.index + 1,
+                pod=_pod(size, r.tier, r.index),
+                model=inv.fabric.switch_model,
+                ports=radix,
+                lid=1,
+                guid_placeholder=given is None,
+                rack=r.rack,
+                u=r.u,  # a valid stand-in: addressing numbers every switch
+                **switch_guids(
+                    given.lower()
+                    if given
+                    else synthetic_guid(inv.fabric.guid_prefix, r.zone_index, r.kind, r.index + 1)
+                ),
+            )
+        )
     return switches

@@ -5,9 +5,22 @@ its barrier (`StageError`, `InputError`, `InfeasibleError`, `option_error`) and 
 ffplan.diagnostics.formats prints them.
 """
 
-from ffplan.diagnostics.diagnostic import (COMMAND_LINE, NO_POSITION, Collector, Diagnostic, InfeasibleError, InputError,
-                                           Severity, StageError, YamlPath, did_you_mean, format_yaml_path,
-                                           option_error, printable, validation_message)
+from ffplan.diagnostics.diagnostic import (
+    COMMAND_LINE,
+    NO_POSITION,
+    Collector,
+    Diagnostic,
+    InfeasibleError,
+    InputError,
+    Severity,
+    StageError,
+    YamlPath,
+    did_you_mean,
+    format_yaml_path,
+    option_error,
+    printable,
+    validation_message,
+)
 
 __all__ = [
     "COMMAND_LINE",

@@ -124,7 +124,7 @@ def validation_message(error: Mapping) -> str:
     msg = str(error["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
-            return msg[len(prefix):]
+            return msg[len(prefix) :]
     return msg
 
 

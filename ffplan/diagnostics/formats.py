@@ -52,7 +52,10 @@ def format_json(diagnostics: Iterable[Diagnostic], rules: Mapping[str, RuleMeta]
     for d in diagnostics:
         rule = rules.get(d.rule)
         findings.append({**d.as_dict(), "name": rule.name if rule else "", "fingerprint": fingerprint(d)})
-    return json.dumps({"version": JSON_FORMAT_VERSION, "tool": f"ffplan {__version__}", "findings": findings}, indent=2) + "\n"
+    return (
+        json.dumps({"version": JSON_FORMAT_VERSION, "tool": f"ffplan {__version__}", "findings": findings}, indent=2)
+        + "\n"
+    )
 
 
 def _escape_data(text: str) -> str:
@@ -113,10 +116,12 @@ def format_sarif(diagnostics: Iterable[Diagnostic], rules: Mapping[str, RuleMeta
             "ruleId": d.rule,
             "level": _SARIF_LEVEL[d.severity],
             "message": {"text": d.message + (f" (hint: {d.hint})" if d.hint else "")},
-            "locations": [{
-                "physicalLocation": physical,
-                "logicalLocations": [{"fullyQualifiedName": d.yaml_path or "<root>", "kind": "element"}],
-            }],
+            "locations": [
+                {
+                    "physicalLocation": physical,
+                    "logicalLocations": [{"fullyQualifiedName": d.yaml_path or "<root>", "kind": "element"}],
+                }
+            ],
             "partialFingerprints": {"ffplan/v1": fingerprint(d)},
         }
         if d.rule in index:

@@ -23,8 +23,11 @@ class AddressNeeds:
 
     def sizes(self) -> dict[str, int]:
         """Addresses each pool must hold."""
-        return {"loopbacks": self.loopbacks, "links": 2 * self.links,
-                "hosts": self.leaves * host_block_size(self.down_ports)}
+        return {
+            "loopbacks": self.loopbacks,
+            "links": 2 * self.links,
+            "hosts": self.leaves * host_block_size(self.down_ports),
+        }
 
 
 def pools(addressing: RoceAddressing) -> dict[str, ipaddress.IPv4Network]:
@@ -41,19 +44,35 @@ def pool_problems(addressing: RoceAddressing, needs: AddressNeeds | None) -> lis
         try:
             nets[name] = ipaddress.IPv4Network(text)
         except ValueError as exc:
-            found.append((name, f"'{text}' is not an IPv4 network: {exc}", "write the network address and prefix "
-                          "length with no host bits set, e.g. 10.1.0.0/16"))
+            found.append(
+                (
+                    name,
+                    f"'{text}' is not an IPv4 network: {exc}",
+                    "write the network address and prefix length with no host bits set, e.g. 10.1.0.0/16",
+                )
+            )
     names = list(nets)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             if nets[a].overlaps(nets[b]):
-                found.append((b, f"the {b} pool {nets[b]} overlaps the {a} pool {nets[a]}",
-                              "give each pool its own range: an address would be planned twice"))
+                found.append(
+                    (
+                        b,
+                        f"the {b} pool {nets[b]} overlaps the {a} pool {nets[a]}",
+                        "give each pool its own range: an address would be planned twice",
+                    )
+                )
     if needs is not None:
         for name, wanted in needs.sizes().items():
             if name in nets and nets[name].num_addresses < wanted:
-                found.append((name, f"the {name} pool {nets[name]} holds {nets[name].num_addresses:,} addresses; the "
-                              f"fabric needs {wanted:,}", f"use a shorter prefix (at most /{32 - (wanted - 1).bit_length()})"))
+                found.append(
+                    (
+                        name,
+                        f"the {name} pool {nets[name]} holds {nets[name].num_addresses:,} addresses; the "
+                        f"fabric needs {wanted:,}",
+                        f"use a shorter prefix (at most /{32 - (wanted - 1).bit_length()})",
+                    )
+                )
     return found
 
 

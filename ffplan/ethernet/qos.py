@@ -24,14 +24,20 @@ CABLE_NS_PER_M = 5  # propagation in fibre and copper, about 5 ns/m
 # quoted bit times of a faster speed where that gives more headroom.
 _QUOTED = "IEEE 802.3 upper bound"
 INTERFACE_DELAY_BT: dict[int, tuple[int, str]] = {
-    25: (6144, _QUOTED), 50: (12_288, "ffplan's assumption: 25G's delay time"),
-    100: (122_880, _QUOTED), 200: (245_760, "ffplan's assumption: 100G's delay time"),
-    400: (491_520, "ffplan's assumption: 100G's delay time"), 800: (983_040, "ffplan's assumption: 100G's delay time"),
+    25: (6144, _QUOTED),
+    50: (12_288, "ffplan's assumption: 25G's delay time"),
+    100: (122_880, _QUOTED),
+    200: (245_760, "ffplan's assumption: 100G's delay time"),
+    400: (491_520, "ffplan's assumption: 100G's delay time"),
+    800: (983_040, "ffplan's assumption: 100G's delay time"),
 }
 RESPONSE_DELAY_BT: dict[int, tuple[int, str]] = {
-    25: (40_960, _QUOTED), 50: (81_920, "ffplan's assumption: 25G's delay time"),
-    100: (201_728, _QUOTED), 200: (463_360, "ffplan's assumption: 400G's bit times (twice its time)"),
-    400: (463_360, _QUOTED), 800: (926_720, "ffplan's assumption: 400G's delay time"),
+    25: (40_960, _QUOTED),
+    50: (81_920, "ffplan's assumption: 25G's delay time"),
+    100: (201_728, _QUOTED),
+    200: (463_360, "ffplan's assumption: 400G's bit times (twice its time)"),
+    400: (463_360, _QUOTED),
+    800: (926_720, "ffplan's assumption: 400G's delay time"),
 }
 
 ECN_MIN_PERCENT = 20  # the article: Kmin at 20-30 % of the port's buffer, so ECN acts before PFC
@@ -99,8 +105,14 @@ def buffer_fit(inv: Inventory, radix: int, port_headrooms: list[int]) -> BufferF
     total = buffer_bytes(model.ethernet.buffer_mb)
     port = total // radix
     low, high = ecn_thresholds(qos, port)
-    return BufferFit(total, port, low, high, sum(port_headrooms) * len(set(qos.lossless_priorities)),
-                     total * qos.headroom_share // 100)
+    return BufferFit(
+        total,
+        port,
+        low,
+        high,
+        sum(port_headrooms) * len(set(qos.lossless_priorities)),
+        total * qos.headroom_share // 100,
+    )
 
 
 # DCQCN on the NIC (the reaction point, ecn/roce_rp): NVIDIA's defaults for ConnectX-4 and later, as its "DCQCN CC

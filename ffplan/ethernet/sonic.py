@@ -39,45 +39,95 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
     speed = str(eth.link_gbps * 1000)  # Mb/s
     queues = {roce_tc: "roce", cnp_tc: "cnp", DEFAULT_TC: "default"}
     # the entries every port shares are one object each: config_db_text writes each once
-    qos_map = {"dscp_to_tc_map": MAPS, "tc_to_queue_map": MAPS, "tc_to_pg_map": MAPS, "pfc_enable": pfc, "pfcwd_sw_enable": pfc}
-    queue = {tc: {"scheduler": SCHEDULERS[kind]} | ({"wred_profile": LOSSLESS_WRED} if tc in lossless else {})
-             for tc, kind in sorted(queues.items())}
-    buffer_queue = {tc: {"profile": "egress_lossless_profile" if tc in lossless else "egress_lossy_profile"} for tc in queue}
+    qos_map = {
+        "dscp_to_tc_map": MAPS,
+        "tc_to_queue_map": MAPS,
+        "tc_to_pg_map": MAPS,
+        "pfc_enable": pfc,
+        "pfcwd_sw_enable": pfc,
+    }
+    queue = {
+        tc: {"scheduler": SCHEDULERS[kind]} | ({"wred_profile": LOSSLESS_WRED} if tc in lossless else {})
+        for tc, kind in sorted(queues.items())
+    }
+    buffer_queue = {
+        tc: {"profile": "egress_lossless_profile" if tc in lossless else "egress_lossy_profile"} for tc in queue
+    }
     lossy_pg = {"profile": "ingress_lossy_profile"}
     lossless_pg: dict[str, dict[str, str]] = {}
-    pfc_wd = {"action": q.pfc_watchdog_action, "detection_time": str(q.pfc_watchdog_detection_ms.value),
-              "restoration_time": str(q.pfc_watchdog_restoration_ms.value)}
+    pfc_wd = {
+        "action": q.pfc_watchdog_action,
+        "detection_time": str(q.pfc_watchdog_detection_ms.value),
+        "restoration_time": str(q.pfc_watchdog_restoration_ms.value),
+    }
     db: dict[str, dict] = {
-        "DEVICE_METADATA": {"localhost": {
-            "hostname": sw.name, "bgp_asn": str(sw.asn), "type": SONIC_ROLE[tier],
-            "docker_routing_config_mode": "unified", "buffer_model": "traditional"}},
-        "PORT": {}, "INTERFACE": {}, "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{sw.loopback}": {}},
-        "BGP_NEIGHBOR": {n.address: {"asn": str(n.asn), "name": n.name, "local_addr": n.local_address, "admin_status": "up"}
-                         for n in sw.neighbors},
+        "DEVICE_METADATA": {
+            "localhost": {
+                "hostname": sw.name,
+                "bgp_asn": str(sw.asn),
+                "type": SONIC_ROLE[tier],
+                "docker_routing_config_mode": "unified",
+                "buffer_model": "traditional",
+            }
+        },
+        "PORT": {},
+        "INTERFACE": {},
+        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{sw.loopback}": {}},
+        "BGP_NEIGHBOR": {
+            n.address: {"asn": str(n.asn), "name": n.name, "local_addr": n.local_address, "admin_status": "up"}
+            for n in sw.neighbors
+        },
         "DSCP_TO_TC_MAP": {MAPS: dscp},
         "TC_TO_QUEUE_MAP": {MAPS: {str(tc): str(tc) for tc in range(8)}},
         "TC_TO_PRIORITY_GROUP_MAP": {MAPS: {str(tc): str(tc if tc in lossless else DEFAULT_TC) for tc in range(8)}},
         "PORT_QOS_MAP": {},
-        "WRED_PROFILE": {LOSSLESS_WRED: {
-            "ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": str(q.ecn_min_bytes.value),
-            "green_max_threshold": str(q.ecn_max_bytes.value), "green_drop_probability": str(q.ecn_probability.value)}},
-        "SCHEDULER": {SCHEDULERS["roce"]: {"type": "DWRR", "weight": str(q.roce_weight.value)},
-                      SCHEDULERS["default"]: {"type": "DWRR", "weight": str(q.default_weight.value)},
-                      SCHEDULERS["cnp"]: {"type": "STRICT"}},
-        "QUEUE": {}, "BUFFER_POOL": {
-            "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": str(q.buffer_bytes.value - total_headroom),
-                                      "xoff": str(total_headroom)},
+        "WRED_PROFILE": {
+            LOSSLESS_WRED: {
+                "ecn": "ecn_all",
+                "wred_green_enable": "true",
+                "green_min_threshold": str(q.ecn_min_bytes.value),
+                "green_max_threshold": str(q.ecn_max_bytes.value),
+                "green_drop_probability": str(q.ecn_probability.value),
+            }
+        },
+        "SCHEDULER": {
+            SCHEDULERS["roce"]: {"type": "DWRR", "weight": str(q.roce_weight.value)},
+            SCHEDULERS["default"]: {"type": "DWRR", "weight": str(q.default_weight.value)},
+            SCHEDULERS["cnp"]: {"type": "STRICT"},
+        },
+        "QUEUE": {},
+        "BUFFER_POOL": {
+            "ingress_lossless_pool": {
+                "type": "ingress",
+                "mode": "dynamic",
+                "size": str(q.buffer_bytes.value - total_headroom),
+                "xoff": str(total_headroom),
+            },
             "egress_lossless_pool": {"type": "egress", "mode": "dynamic", "size": str(q.buffer_bytes.value)},
-            "egress_lossy_pool": {"type": "egress", "mode": "dynamic", "size": str(q.buffer_bytes.value - total_headroom)}},
+            "egress_lossy_pool": {
+                "type": "egress",
+                "mode": "dynamic",
+                "size": str(q.buffer_bytes.value - total_headroom),
+            },
+        },
         "BUFFER_PROFILE": {
             "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
             "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
-            "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(xon), "dynamic_th": "3"}},
-        "BUFFER_PG": {}, "BUFFER_QUEUE": {}, "PFC_WD": {},
+            "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(xon), "dynamic_th": "3"},
+        },
+        "BUFFER_PG": {},
+        "BUFFER_QUEUE": {},
+        "PFC_WD": {},
     }
     for p in sw.ports:
-        db["PORT"][p.name] = {"lanes": sonic_port(p.port, eth.breakout)[1], "speed": speed, "mtu": str(q.switch_mtu.value),
-                              "fec": "rs", "admin_status": "up", "description": f"{p.peer}:{p.peer_port}"}
+        db["PORT"][p.name] = {
+            "lanes": sonic_port(p.port, eth.breakout)[1],
+            "speed": speed,
+            "mtu": str(q.switch_mtu.value),
+            "fec": "rs",
+            "admin_status": "up",
+            "description": f"{p.peer}:{p.peer_port}",
+        }
         db["INTERFACE"][p.name] = {}
         db["INTERFACE"][f"{p.name}|{p.address}"] = {}
         db["PORT_QOS_MAP"][p.name] = qos_map
@@ -85,8 +135,13 @@ def config_db(eth: EthernetPlan, sw: EthernetSwitch, tier: str) -> dict:
             db["QUEUE"][f"{p.name}|{tc}"] = queue[tc]
             db["BUFFER_QUEUE"][f"{p.name}|{tc}"] = buffer_queue[tc]
         profile = _pg_profile(eth.link_gbps, p.cable_m)
-        db["BUFFER_PROFILE"][profile] = {"pool": "ingress_lossless_pool", "xon": str(xon), "xoff": str(p.headroom_bytes),
-                                         "size": str(xon + p.headroom_bytes), "dynamic_th": "0"}
+        db["BUFFER_PROFILE"][profile] = {
+            "pool": "ingress_lossless_pool",
+            "xon": str(xon),
+            "xoff": str(p.headroom_bytes),
+            "size": str(xon + p.headroom_bytes),
+            "dynamic_th": "0",
+        }
         db["BUFFER_PG"][f"{p.name}|{DEFAULT_TC}"] = lossy_pg
         for tc in lossless:
             db["BUFFER_PG"][f"{p.name}|{tc}"] = lossless_pg.setdefault(profile, {"profile": profile})
@@ -108,9 +163,18 @@ def _indented(table: dict, pad: str, written: dict[tuple[int, int], str]) -> str
     known = written.get((id(table), len(pad)))  # the table is alive in `db` all along: its id is its own
     if known is None:
         inner = pad + "    "
-        known = written[(id(table), len(pad))] = "{\n" + ",\n".join([
-            f"{inner}{_quoted(key)}: {_quoted(value) if value.__class__ is str else _indented(value, inner, written)}"
-            for key, value in sorted(table.items())]) + "\n" + pad + "}"
+        known = written[(id(table), len(pad))] = (
+            "{\n"
+            + ",\n".join(
+                [
+                    f"{inner}{_quoted(key)}: {_quoted(value) if value.__class__ is str else _indented(value, inner, written)}"
+                    for key, value in sorted(table.items())
+                ]
+            )
+            + "\n"
+            + pad
+            + "}"
+        )
     return known
 
 
@@ -125,23 +189,33 @@ def render_switches(plan: Plan) -> dict[str, str]:
     files = {}
     for sw in eth.switches:
         files[f"sonic/{sw.name}/config_db.json"] = config_db_text(config_db(eth, sw, tiers[sw.name].tier))
-        files[f"sonic/{sw.name}/frr.conf"] = render_template("frr/frr.conf.j2", sw=sw, router_id=sw.loopback.split("/")[0],
-                                                             inventory=plan.inventory.file)
+        files[f"sonic/{sw.name}/frr.conf"] = render_template(
+            "frr/frr.conf.j2", sw=sw, router_id=sw.loopback.split("/")[0], inventory=plan.inventory.file
+        )
     for profile in eth.host_profiles:
         files[f"hosts/{profile.node_model}/nccl-roce.conf"] = render_template("hosts/nccl.conf", p=profile)
         if eth.nic_qos is not None and profile.nics:
             files[f"hosts/{profile.node_model}/roce-qos.sh"] = render_template(
-                "hosts/roce-qos.sh", p=profile, q=eth.nic_qos, plan_name=plan.inventory.name)
+                "hosts/roce-qos.sh", p=profile, q=eth.nic_qos, plan_name=plan.inventory.name
+            )
             if profile.checks is not None:
                 files[f"hosts/{profile.node_model}/host-check.sh"] = render_template(
-                    "hosts/roce-host-check.sh", p=profile, q=eth.nic_qos, plan_name=plan.inventory.name,
-                    numa_affinity={n.id: n.affinity for n in profile.numa_nodes})
+                    "hosts/roce-host-check.sh",
+                    p=profile,
+                    q=eth.nic_qos,
+                    plan_name=plan.inventory.name,
+                    numa_affinity={n.id: n.affinity for n in profile.numa_nodes},
+                )
     by_host: dict[str, list[HostInterface]] = {}
     for interface in eth.hosts:
         by_host.setdefault(interface.hostname, []).append(interface)
     if eth.host_pool is not None:
         for hostname, interfaces in by_host.items():
             files[f"hosts/{hostname}/roce-net.sh"] = render_template(
-                "hosts/roce-net.sh", hostname=hostname, plan_name=plan.inventory.name, pool=eth.host_pool,
-                interfaces=interfaces)
+                "hosts/roce-net.sh",
+                hostname=hostname,
+                plan_name=plan.inventory.name,
+                pool=eth.host_pool,
+                interfaces=interfaces,
+            )
     return files

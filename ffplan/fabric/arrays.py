@@ -120,9 +120,13 @@ class Channels:
         out.switches, out.ends, out.peer_of, out.src_of = self.switches, self.ends, self.peer_of, self.src_of
         out.dest_switch, out.dest_port, out.sources = self.dest_switch, self.dest_port, self.sources
         out.next, out.chan = self.next.copy(), self.chan.copy()
-        dead = [c for c, (i, p) in enumerate(self.ends)
-                if self.switches[i] in topo.failed_switches or self.switches[self.peer_of[c]] in topo.failed_switches
-                or topo.port_label[(self.switches[i], p)] in topo.failed_cables]
+        dead = [
+            c
+            for c, (i, p) in enumerate(self.ends)
+            if self.switches[i] in topo.failed_switches
+            or self.switches[self.peer_of[c]] in topo.failed_switches
+            or topo.port_label[(self.switches[i], p)] in topo.failed_cables
+        ]
         for c in dead:
             i, p = self.ends[c]
             out.next[i, p] = out.chan[i, p] = -1

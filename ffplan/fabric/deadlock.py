@@ -28,10 +28,16 @@ from ffplan.fabric.walk import walk
 from ffplan.plan.model import DeadlockProof
 from ffplan.plan.topology import Topology
 
-SCOPE = ("every route from a CA port (to every LID) and from a switch's port 0 to every CA port (data VLs); "
-         "switch-to-switch routes (VL15) checked loop-free")
+SCOPE = (
+    "every route from a CA port (to every LID) and from a switch's port 0 to every CA port (data VLs); "
+    "switch-to-switch routes (VL15) checked loop-free"
+)
+
+
 def channel_dependencies(
-    topo: Topology, tables: Tables, ch: Channels | None = None,
+    topo: Topology,
+    tables: Tables,
+    ch: Channels | None = None,
 ) -> tuple[Channels, np.ndarray]:
     """(channels, dependency edges as an (E, 2) array of channel ids) of every route in the data-VL scope. The LIDs
     are independent of each other: they are walked in blocks of about BLOCK entries, so memory stays flat."""
@@ -43,16 +49,17 @@ def channel_dependencies(
     has_cas = np.array([bool(topo.cas.get(s)) for s in ch.switches], dtype=bool)
     count = max(len(ch.ends), 1)
     step = max(1, BLOCK // max(n, 1))
-    codes = [_dependencies(ch, lft, a, is_switch_lid[a:a + step], has_cas, count) for a in range(0, width, step)]
+    codes = [_dependencies(ch, lft, a, is_switch_lid[a : a + step], has_cas, count) for a in range(0, width, step)]
     code = _distinct(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
     return ch, np.stack([code // count, code % count], axis=1)
 
 
-def _dependencies(ch: Channels, full: np.ndarray, first: int, is_switch_lid: np.ndarray, has_cas: np.ndarray,
-                  count: int) -> np.ndarray:
+def _dependencies(
+    ch: Channels, full: np.ndarray, first: int, is_switch_lid: np.ndarray, has_cas: np.ndarray, count: int
+) -> np.ndarray:
     """The dependencies of one block of LID columns of `full` (from `first` on), each (c1, c2) as the integer
     c1 * count + c2."""
-    lft = full[:, first:first + len(is_switch_lid)]
+    lft = full[:, first : first + len(is_switch_lid)]
     n, width = lft.shape
     rows = np.arange(n)[:, None]
     nxt = ch.next[rows, lft]  # next switch per (switch, LID), -1 at the end of the route or a dead end
@@ -143,12 +150,20 @@ def prove_deadlock_free(topo: Topology, tables: Tables, ch: Channels | None = No
     c = Collector("<plan>")
     if len(left):
         ring = " -> ".join(ch.name(x) for x in find_cycle(ch, edges, left))
-        c.error(ROUTING_DEADLOCK, ("routing",), f"the routes have a credit loop (channel dependency cycle): {ring}",
-                "the plan was not written; report this with the inventory (it is a routing bug), or remove the failed links that force it")
+        c.error(
+            ROUTING_DEADLOCK,
+            ("routing",),
+            f"the routes have a credit loop (channel dependency cycle): {ring}",
+            "the plan was not written; report this with the inventory (it is a routing bug), or remove the failed links that force it",
+        )
     loops = switch_route_loops(topo, table_array(topo, tables), ch)
     if loops:
-        c.error(SWITCH_ROUTE_LOOP, ("routing",), f"{len(loops)} switch-to-switch routes loop, e.g. {loops[0][0]} -> {loops[0][1]}",
-                "the plan was not written; report this with the inventory (it is a routing bug)")
+        c.error(
+            SWITCH_ROUTE_LOOP,
+            ("routing",),
+            f"{len(loops)} switch-to-switch routes loop, e.g. {loops[0][0]} -> {loops[0][1]}",
+            "the plan was not written; report this with the inventory (it is a routing bug)",
+        )
     if c.items:
         raise StageError(c.items)
     rank = ranking(topo)
@@ -157,5 +172,11 @@ def prove_deadlock_free(topo: Topology, tables: Tables, ch: Channels | None = No
     a, b = edges[:, 0], edges[:, 1]
     v, w, x = ch.src_of[a], ch.peer_of[a], ch.peer_of[b]
     valleys = int(np.count_nonzero((key[w] > key[v]) & (key[x] < key[w]))) if len(edges) else 0
-    return DeadlockProof(method="channel dependency graph", scope=SCOPE, channels=len(ch.ends), dependencies=len(edges),
-                         acyclic=True, valley_turns=valleys)
+    return DeadlockProof(
+        method="channel dependency graph",
+        scope=SCOPE,
+        channels=len(ch.ends),
+        dependencies=len(edges),
+        acyclic=True,
+        valley_turns=valleys,
+    )

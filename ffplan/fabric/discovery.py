@@ -17,21 +17,23 @@ from ffplan.diagnostics import Collector, InputError
 
 # Numbers are bounded (a GUID has 16 hex digits, a port number 3 digits, a LID 5): longer ones are not ibnetdiscover
 # output, and int() of a 5000-digit decimal raises
-_GUID_ID = re.compile(r'^[SH]-([0-9a-fA-F]{16})$')
+_GUID_ID = re.compile(r"^[SH]-([0-9a-fA-F]{16})$")
 _PORT_LINE = re.compile(r'^\[(\d{1,3})\](?:\(([0-9a-fA-F]{1,16})\))?\s+"([^"]+)"\[(\d{1,3})\]')
-_LID_TAIL = re.compile(r'#.*?\blid (\d+)')
-_RATE_TAIL = re.compile(r'.*\blid \d{1,5} (\d+x[A-Za-z0-9]+)')  # the last `lid N <width>x<speed>`: the link's active rate
+_LID_TAIL = re.compile(r"#.*?\blid (\d+)")
+_RATE_TAIL = re.compile(
+    r".*\blid \d{1,5} (\d+x[A-Za-z0-9]+)"
+)  # the last `lid N <width>x<speed>`: the link's active rate
 _HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d{1,3})\s+"([^"]+)"(.*)$')
-_HEADER_WORD = re.compile(r'^(Switch|Ca|Hca|Rt)\s')
+_HEADER_WORD = re.compile(r"^(Switch|Ca|Hca|Rt)\s")
 _DESC = re.compile(r'#\s*"([^"]*)"')
-_SWITCH_LID = re.compile(r'\blid (\d+)')
-_GUID_KEY = re.compile(r'^(switchguid|caguid|hcaguids?|rtguid)=0x([0-9a-fA-F]{1,16})(?:\([0-9a-fA-F]{1,16}\))?$')
-_GUID_KEY_WORD = re.compile(r'^(switchguid|caguid|hcaguids?|rtguid)=')
-_NODE_KEY = re.compile(r'^(vendid|devid|sysimgguid)=0x([0-9a-fA-F]{1,16})$')
+_SWITCH_LID = re.compile(r"\blid (\d+)")
+_GUID_KEY = re.compile(r"^(switchguid|caguid|hcaguids?|rtguid)=0x([0-9a-fA-F]{1,16})(?:\([0-9a-fA-F]{1,16}\))?$")
+_GUID_KEY_WORD = re.compile(r"^(switchguid|caguid|hcaguids?|rtguid)=")
+_NODE_KEY = re.compile(r"^(vendid|devid|sysimgguid)=0x([0-9a-fA-F]{1,16})$")
 # What may never reach a terminal: C0 and C1 controls but tab (ESC starts the escape sequences), DEL, and Unicode's
 # format characters that reorder text (bidi overrides). ibnetdiscover prints a node description's control
 # characters as spaces, so a dump holding one was edited.
-_CONTROL = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]')
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 MAX_LINE = 4096  # characters; ibnetdiscover's lines are under 300 (a node description is at most 64 bytes)
 MAX_NODES = 0xBFFF  # a subnet has 49,151 unicast LIDs, one per switch and per CA port: no fabric has more nodes
 
@@ -62,7 +64,9 @@ class DiscoveredFabric:
     kind: dict[str, str] = field(default_factory=dict)  # node GUID -> Switch / Ca
     nports: dict[str, int] = field(default_factory=dict)
     desc: dict[str, str] = field(default_factory=dict)
-    links: set[tuple[tuple[str, int], tuple[str, int]]] = field(default_factory=set)  # ((guid, port), (guid, port)) sorted
+    links: set[tuple[tuple[str, int], tuple[str, int]]] = field(
+        default_factory=set
+    )  # ((guid, port), (guid, port)) sorted
     port_lid: dict[tuple[str, int], int] = field(default_factory=dict)  # (node guid, port) -> LID (switches: port 0)
     port_guid: dict[tuple[str, int], str] = field(default_factory=dict)  # CA (node guid, port) -> port GUID
     rate: dict[tuple[str, int], str] = field(default_factory=dict)  # (node guid, port) -> active rate, "4xHDR"
@@ -113,12 +117,17 @@ def parse_topology(text: str) -> DiscoveredFabric:
     current: str | None = None
     for no, raw in enumerate(lines(text), 1):
         if len(raw) > MAX_LINE:
-            raise TopologyError(no, f"a line of {len(raw):,} characters (ibnetdiscover's are under 300): not "
-                                    "ibnetdiscover output")
+            raise TopologyError(
+                no, f"a line of {len(raw):,} characters (ibnetdiscover's are under 300): not ibnetdiscover output"
+            )
         bad = _CONTROL.search(raw)
         if bad:
-            raise TopologyError(no, f"control character {bad.group()!r} (ibnetdiscover prints a node description's "
-                                    "control characters as spaces): the file was edited", bad.start() + 1)
+            raise TopologyError(
+                no,
+                f"control character {bad.group()!r} (ibnetdiscover prints a node description's "
+                "control characters as spaces): the file was edited",
+                bad.start() + 1,
+            )
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -127,7 +136,9 @@ def parse_topology(text: str) -> DiscoveredFabric:
             pending_guid = guid(m.group(2))
             continue
         if _GUID_KEY_WORD.match(line):
-            raise TopologyError(no, f"not a GUID line (0x and at most 16 hex digits, then its port GUID): {line[:80]!r}")
+            raise TopologyError(
+                no, f"not a GUID line (0x and at most 16 hex digits, then its port GUID): {line[:80]!r}"
+            )
         m = _NODE_KEY.match(line)
         if m:
             pending_ids[m.group(1)] = f"0x{int(m.group(2), 16):x}"
@@ -139,23 +150,35 @@ def parse_topology(text: str) -> DiscoveredFabric:
             idm = _GUID_ID.match(node_id)
             g = guid(idm.group(1)) if idm else pending_guid
             if g is None:
-                raise TopologyError(no, f"no GUID for node {node_id!r} (neither an S-/H-<guid> id nor a guid= line before it)")
+                raise TopologyError(
+                    no, f"no GUID for node {node_id!r} (neither an S-/H-<guid> id nor a guid= line before it)"
+                )
             dm = _DESC.search(rest)
             desc = dm.group(1) if dm else node_id
             if g in topo.kind:
-                raise TopologyError(no, f"node GUID {g} has a second record ({kind} {desc!r}; the first, at line "
-                                        f"{topo.line[g]}, is {topo.kind[g]} {topo.desc[g]!r}): ibnetdiscover lists "
-                                        "each node once, so this dump is forged or merged from two")
+                raise TopologyError(
+                    no,
+                    f"node GUID {g} has a second record ({kind} {desc!r}; the first, at line "
+                    f"{topo.line[g]}, is {topo.kind[g]} {topo.desc[g]!r}): ibnetdiscover lists "
+                    "each node once, so this dump is forged or merged from two",
+                )
             if node_id in ids:
-                raise TopologyError(no, f"node {node_id!r} has a second record (the first is at line "
-                                        f"{topo.line[ids[node_id]]})")
+                raise TopologyError(
+                    no, f"node {node_id!r} has a second record (the first is at line {topo.line[ids[node_id]]})"
+                )
             if len(topo.kind) == MAX_NODES:
-                raise TopologyError(no, f"more than {MAX_NODES:,} node records, more than a subnet's unicast LIDs "
-                                        "can address: not the dump of one fabric")
+                raise TopologyError(
+                    no,
+                    f"more than {MAX_NODES:,} node records, more than a subnet's unicast LIDs "
+                    "can address: not the dump of one fabric",
+                )
             if g in guid_at:
                 h, p = guid_at[g]
-                raise TopologyError(no, f"node GUID {g} of {desc!r} is also the port GUID of {topo.desc[h]!r} port [{p}]: "
-                                        "GUIDs are unique, so this dump is forged or merged from two")
+                raise TopologyError(
+                    no,
+                    f"node GUID {g} of {desc!r} is also the port GUID of {topo.desc[h]!r} port [{p}]: "
+                    "GUIDs are unique, so this dump is forged or merged from two",
+                )
             pending_guid = None
             ids[node_id] = g
             topo.kind[g] = kind
@@ -169,18 +192,27 @@ def parse_topology(text: str) -> DiscoveredFabric:
             current = g
             continue
         if _HEADER_WORD.match(line):
-            raise TopologyError(no, f"not a node record (Switch|Ca N \"id\", at most 255 ports): {line[:80]!r}")
+            raise TopologyError(no, f'not a node record (Switch|Ca N "id", at most 255 ports): {line[:80]!r}')
         m = _PORT_LINE.match(line) if line.startswith("[") else None
         if line.startswith("[") and (m is None or current is None):
-            raise TopologyError(no, f"not a port line of a node record ([port](portguid) \"peer\"[port], numbers "
-                                    f"bounded): {line[:80]!r}" if m is None else "a port line before any node record")
+            raise TopologyError(
+                no,
+                f'not a port line of a node record ([port](portguid) "peer"[port], numbers bounded): {line[:80]!r}'
+                if m is None
+                else "a port line before any node record",
+            )
         if m and current is not None:
             port, rport = int(m.group(1)), int(m.group(4))
             if not 1 <= port <= topo.nports[current]:
-                raise TopologyError(no, f"port [{port}] of {topo.desc[current]!r}, which has {topo.nports[current]} ports")
+                raise TopologyError(
+                    no, f"port [{port}] of {topo.desc[current]!r}, which has {topo.nports[current]} ports"
+                )
             if (current, port) in port_line:
-                raise TopologyError(no, f"port [{port}] of {topo.desc[current]!r} is listed twice (also at line "
-                                        f"{port_line[(current, port)]})")
+                raise TopologyError(
+                    no,
+                    f"port [{port}] of {topo.desc[current]!r} is listed twice (also at line "
+                    f"{port_line[(current, port)]})",
+                )
             port_line[(current, port)] = no
             rm = _RATE_TAIL.match(line)
             if rm:
@@ -200,53 +232,79 @@ def _lid(m: re.Match[str], no: int) -> int:
     return int(digits)
 
 
-def _take_lid(topo: DiscoveredFabric, lid_at: dict[int, tuple[str, int, int]], lid: int, g: str, port: int, no: int) -> None:
+def _take_lid(
+    topo: DiscoveredFabric, lid_at: dict[int, tuple[str, int, int]], lid: int, g: str, port: int, no: int
+) -> None:
     """Record port `port` of node `g` (0: a switch) at LID `lid`; LID 0 (not yet assigned) may repeat, no other."""
     if lid and lid in lid_at:
         h, p, at = lid_at[lid]
-        raise TopologyError(no, f"LID {lid} of {topo.desc[g]!r} port [{port}] is also the LID of {topo.desc[h]!r} "
-                                f"port [{p}] (line {at}): a forged or merged dump")
+        raise TopologyError(
+            no,
+            f"LID {lid} of {topo.desc[g]!r} port [{port}] is also the LID of {topo.desc[h]!r} "
+            f"port [{p}] (line {at}): a forged or merged dump",
+        )
     if lid:
         lid_at[lid] = (g, port, no)
     topo.port_lid[(g, port)] = lid
 
 
-def _ca_port(topo: DiscoveredFabric, lid_at: dict[int, tuple[str, int, int]], guid_at: dict[str, tuple[str, int]],
-             g: str, port: int, pguid: str | None, lid: re.Match[str] | None, no: int) -> None:
+def _ca_port(
+    topo: DiscoveredFabric,
+    lid_at: dict[int, tuple[str, int, int]],
+    guid_at: dict[str, tuple[str, int]],
+    g: str,
+    port: int,
+    pguid: str | None,
+    lid: re.Match[str] | None,
+    no: int,
+) -> None:
     """A CA port line's own port GUID (unique: no other port's, no other node's) and LID."""
     if pguid:
         pg = guid(pguid)
         taken = guid_at.get(pg) or ((pg, 0) if pg in topo.kind and pg != g else None)
         if taken is not None:
             what = f"port [{taken[1]}] of {topo.desc[taken[0]]!r}" if taken[1] else f"the node {topo.desc[pg]!r}"
-            raise TopologyError(no, f"port GUID {pg} of {topo.desc[g]!r} port [{port}] is also the GUID of {what}: "
-                                    "GUIDs are unique, so this dump is forged or merged from two")
+            raise TopologyError(
+                no,
+                f"port GUID {pg} of {topo.desc[g]!r} port [{port}] is also the GUID of {what}: "
+                "GUIDs are unique, so this dump is forged or merged from two",
+            )
         guid_at[pg] = (g, port)
         topo.port_guid[(g, port)] = pg
     if lid and _lid(lid, no):
         _take_lid(topo, lid_at, _lid(lid, no), g, port, no)
 
 
-def _link(topo: DiscoveredFabric, ids: dict[str, str], ports: list[_Port], port_line: dict[tuple[str, int], int]) -> None:
+def _link(
+    topo: DiscoveredFabric, ids: dict[str, str], ports: list[_Port], port_line: dict[tuple[str, int], int]
+) -> None:
     """The port lines as links: every port names a node with a record, and every cable is listed from both its ends,
     alike (a cut dump lacks the records or port lines of what it cut)."""
     peer: dict[tuple[str, int], tuple[str, int]] = {}
     for g, port, remote, rport, no in ports:
         rg = ids.get(remote)
         if rg is None:
-            raise TopologyError(no, f"port [{port}] of {topo.desc[g]!r} names node {remote!r}, which has no record: {CUT}")
+            raise TopologyError(
+                no, f"port [{port}] of {topo.desc[g]!r} names node {remote!r}, which has no record: {CUT}"
+            )
         a, b = (g, port), (rg, rport)
         for end, other in ((a, b), (b, a)):  # ibnetdiscover writes each cable from both ends: they must agree
             if peer.setdefault(end, other) != other:
-                raise TopologyError(no, f"port [{port}] of {topo.desc[g]!r} names {remote!r} port [{rport}], but "
-                                        f"{topo.desc.get(end[0], end[0])!r} port [{end[1]}] is also cabled to "
-                                        f"{topo.desc.get(peer[end][0], peer[end][0])!r} port [{peer[end][1]}]: "
-                                        "the two ends disagree")
+                raise TopologyError(
+                    no,
+                    f"port [{port}] of {topo.desc[g]!r} names {remote!r} port [{rport}], but "
+                    f"{topo.desc.get(end[0], end[0])!r} port [{end[1]}] is also cabled to "
+                    f"{topo.desc.get(peer[end][0], peer[end][0])!r} port [{peer[end][1]}]: "
+                    "the two ends disagree",
+                )
     for g, port, remote, rport, no in ports:
         rg = ids[remote]
         if (rg, rport) not in port_line:
-            raise TopologyError(no, f"port [{port}] of {topo.desc[g]!r} names {topo.desc[rg]!r} port [{rport}], which "
-                                    f"its record (line {topo.line[rg]}) does not list: {CUT}")
+            raise TopologyError(
+                no,
+                f"port [{port}] of {topo.desc[g]!r} names {topo.desc[rg]!r} port [{rport}], which "
+                f"its record (line {topo.line[rg]}) does not list: {CUT}",
+            )
         a, b = (g, port), (rg, rport)
         topo.links.add((min(a, b), max(a, b)))
 
@@ -258,8 +316,12 @@ def read_fabric(path: Path) -> DiscoveredFabric:
     """Parse a saved `ibnetdiscover` output; anything else is refused with its file and line (exit 2)."""
     from ffplan.inventory.source import read_text  # the inventory loader's size-limited, encoding-checked read
 
-    text = read_text(path, MAX_FABRIC_BYTES, hint="the largest subnet (49,151 LIDs) prints well under this: is it "
-                                                  "the dump of one fabric, saved with `ibnetdiscover > fabric.txt`?")
+    text = read_text(
+        path,
+        MAX_FABRIC_BYTES,
+        hint="the largest subnet (49,151 LIDs) prints well under this: is it "
+        "the dump of one fabric, saved with `ibnetdiscover > fabric.txt`?",
+    )
     try:
         topo = parse_topology(text)
     except TopologyError as exc:
@@ -272,8 +334,12 @@ def read_fabric(path: Path) -> DiscoveredFabric:
 def _refuse(file: str, line: int, message: str, col: int = 1) -> InputError:
     c = Collector(file)
     c.positions[()] = (max(line, 1), col)
-    c.error(FABRIC_NOT_IBNETDISCOVER_OUTPUT, (), message,
-            "save the fabric with `ibnetdiscover > fabric.txt` (optionally with --node-name-map) and pass that file")
+    c.error(
+        FABRIC_NOT_IBNETDISCOVER_OUTPUT,
+        (),
+        message,
+        "save the fabric with `ibnetdiscover > fabric.txt` (optionally with --node-name-map) and pass that file",
+    )
     return InputError(c.items)
 
 

@@ -23,9 +23,9 @@ from ffplan.fabric.discovery import guid, lines
 HEADER, ENTRY, JUNK = 0, 1, 2
 # bounded: a GUID has 16 hex digits, a LID 4, a port 3 (at most 255); longer numbers are not entries (a 5000-digit
 # decimal would make int() raise)
-_HEADER = re.compile(r'^Unicast lids \[[^\]]*\] of switch .*? guid (0x[0-9a-fA-F]{1,16})(?:\s|$)')
-_ENTRY = re.compile(r'^0x([0-9a-fA-F]{1,4})\s+([0-9]{1,3})(?:\s|$)')
-_PORTGUID = re.compile(r'portguid (0x[0-9a-fA-F]{1,16})\b')
+_HEADER = re.compile(r"^Unicast lids \[[^\]]*\] of switch .*? guid (0x[0-9a-fA-F]{1,16})(?:\s|$)")
+_ENTRY = re.compile(r"^0x([0-9a-fA-F]{1,4})\s+([0-9]{1,3})(?:\s|$)")
+_PORTGUID = re.compile(r"portguid (0x[0-9a-fA-F]{1,16})\b")
 MAX_PORT = 255
 # A record: (line number, HEADER, switch node GUID, line), (line number, ENTRY, LID, port, line) or
 # (line number, JUNK, line): a line inside a block that looks like an entry but does not parse.
@@ -52,8 +52,16 @@ def scan_lfts(text: str) -> Iterator[Record]:
         elif line.startswith("Unicast lids"):
             orphan = True
             yield no, JUNK, line
-        elif orphan or in_block and (line.startswith("0x") or line[:1].isdigit() and "valid lids dumped" not in line
-                                     and "lids listed" not in line):
+        elif (
+            orphan
+            or in_block
+            and (
+                line.startswith("0x")
+                or line[:1].isdigit()
+                and "valid lids dumped" not in line
+                and "lids listed" not in line
+            )
+        ):
             yield no, JUNK, line
 
 

@@ -35,8 +35,15 @@ class Walked:
         return load
 
 
-def walk(ch: Channels, lft: np.ndarray, start: np.ndarray, lid: np.ndarray, max_hops: int = MAX_HOPS,
-         trace: bool = False, dest: tuple[np.ndarray, np.ndarray] | None = None) -> Walked:
+def walk(
+    ch: Channels,
+    lft: np.ndarray,
+    start: np.ndarray,
+    lid: np.ndarray,
+    max_hops: int = MAX_HOPS,
+    trace: bool = False,
+    dest: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Walked:
     """Walk from switch `start[k]` towards `lid[k]` for every k over `lft` ((switches x LIDs) ports, `ch.switches`
     order); with `trace`, the channel each walk takes at each step. `dest`: (switch, port) where each column of `lft`
     is delivered, instead of the fabric's (for a router's candidate column)."""
@@ -67,8 +74,9 @@ def walk(ch: Channels, lft: np.ndarray, start: np.ndarray, lid: np.ndarray, max_
     return Walked(reached, links, pos, looping, steps)
 
 
-def route_lengths(ch: Channels, lft: np.ndarray, dest: tuple[np.ndarray, np.ndarray], max_hops: int = MAX_HOPS
-                  ) -> np.ndarray:
+def route_lengths(
+    ch: Channels, lft: np.ndarray, dest: tuple[np.ndarray, np.ndarray], max_hops: int = MAX_HOPS
+) -> np.ndarray:
     """Links of the route from every switch (the rows of `lft`) to each column's destination (`dest`: the switch and
     port where column j is delivered), -1 where it does not arrive: what `walk` from every switch gives
     (`reached`, `links`), without walking. The routes to one column form an in-tree, so a switch's route is one link
@@ -80,10 +88,10 @@ def route_lengths(ch: Channels, lft: np.ndarray, dest: tuple[np.ndarray, np.ndar
     step = max(1, BLOCK // max(n, 1))
     rows = np.arange(n)[:, None]
     for a in range(0, m, step):
-        port = lft[:, a:a + step].astype(np.intp)
+        port = lft[:, a : a + step].astype(np.intp)
         cols = np.arange(port.shape[1])
-        hops = out[:, a:a + port.shape[1]]
-        at, home_port = dest[0][a:a + step], dest[1][a:a + step]
+        hops = out[:, a : a + port.shape[1]]
+        at, home_port = dest[0][a : a + step], dest[1][a : a + step]
         has = at >= 0
         home = np.zeros(port.shape, dtype=bool)
         home[at[has], cols[has]] = port[at[has], cols[has]] == home_port[has]

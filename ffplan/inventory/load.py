@@ -69,25 +69,36 @@ def _schema_diagnostics(exc: ValidationError, collector: Collector) -> None:
         value = err.get("input")
         if kind == "extra_forbidden":
             key = loc[-1]
-            hint = did_you_mean(str(key), _allowed_keys(Inventory, loc)) or "remove the key; `ffplan schema` lists the allowed ones"
+            hint = (
+                did_you_mean(str(key), _allowed_keys(Inventory, loc))
+                or "remove the key; `ffplan schema` lists the allowed ones"
+            )
             collector.error(UNKNOWN_KEY, loc, f"unknown key '{key}'", hint)
         elif kind == "missing":
-            collector.error(MISSING_KEY, loc, f"missing required key '{loc[-1]}'", "add it; `ffplan schema` describes it")
+            collector.error(
+                MISSING_KEY, loc, f"missing required key '{loc[-1]}'", "add it; `ffplan schema` describes it"
+            )
         elif kind == "string_pattern_mismatch":
             pattern = err.get("ctx", {}).get("pattern", "")
             collector.error(
-                UNSAFE_STRING, loc,
+                UNSAFE_STRING,
+                loc,
                 f"value {_short(value)} is not allowed here: it must match {pattern}",
                 "values here reach hostnames, XML and shell scripts; "
                 + PATTERN_HINTS.get(pattern, f"write a value matching {pattern}"),
             )
         elif kind == "model_type" or kind == "dict_type":
-            collector.error(NOT_A_MAPPING, loc, f"expected a mapping, got {_type_name(value)}", "write key: value pairs here")
+            collector.error(
+                NOT_A_MAPPING, loc, f"expected a mapping, got {_type_name(value)}", "write key: value pairs here"
+            )
         else:
             msg = validation_message(err)
             if kind in ("literal_error", "enum"):
                 expected = err.get("ctx", {}).get("expected", "")
-                hint = did_you_mean(str(value), [e.strip(" '") for e in str(expected).replace(" or ", ",").split(",")]) or f"expected {expected}"
+                hint = (
+                    did_you_mean(str(value), [e.strip(" '") for e in str(expected).replace(" or ", ",").split(",")])
+                    or f"expected {expected}"
+                )
             else:
                 hint = "see `ffplan schema` for the expected type"
             collector.error(BAD_VALUE, loc, f"{msg.lower().rstrip('.')} (got {_short(value)})", hint)
@@ -99,7 +110,9 @@ def _short(value: object) -> str:
 
 
 def _type_name(value: object) -> str:
-    return {list: "a list", str: "a string", int: "a number", float: "a number", type(None): "nothing"}.get(type(value), type(value).__name__)
+    return {list: "a list", str: "a string", int: "a number", float: "a number", type(None): "nothing"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def load_inventory(path: Path | str, text: str | None = None) -> LoadedInventory:
@@ -112,8 +125,12 @@ def load_inventory(path: Path | str, text: str | None = None) -> LoadedInventory
     source = load_source(path, text)
     collector = source.collector
     if not isinstance(source.data, dict):
-        collector.error(NOT_A_MAPPING, (), f"an inventory is a YAML mapping, got {_type_name(source.data)}",
-                        "start with `name:`, `models:`, `fabric:` and `groups:`")
+        collector.error(
+            NOT_A_MAPPING,
+            (),
+            f"an inventory is a YAML mapping, got {_type_name(source.data)}",
+            "start with `name:`, `models:`, `fabric:` and `groups:`",
+        )
         raise StageError(collector.items)
     try:
         inventory = Inventory.model_validate(source.data)
@@ -145,7 +162,7 @@ def _to_draft07(node: object) -> None:
             node["definitions"] = node.pop("$defs")
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            node["$ref"] = "#/definitions/" + ref[len("#/$defs/"):]
+            node["$ref"] = "#/definitions/" + ref[len("#/$defs/") :]
         if "prefixItems" in node:  # tuples
             node["items"] = node.pop("prefixItems")
         for value in node.values():

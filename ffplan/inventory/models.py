@@ -95,24 +95,40 @@ class EthernetSwitch(Strict):
     """What a RoCE fabric needs to know of an Ethernet switch: its ports' speed, how they split, its packet buffer."""
 
     speed_gbps: EthernetGbps = Field(description="Speed of each of the model's `ports` (the cage's full rate), Gb/s.")
-    breakout: list[Breakout] = Field(default=[1], min_length=1, description="Ways a port may be split: 2 gives two "
-                                     "ports of half the speed (an 800G port as 2x400G); 1 is the port unsplit.")
-    buffer_mb: float = Field(gt=0, le=1024, allow_inf_nan=False, description="Shared packet buffer of the ASIC in MB "
-                             "(10^6 bytes), as the vendor publishes it.")
+    breakout: list[Breakout] = Field(
+        default=[1],
+        min_length=1,
+        description="Ways a port may be split: 2 gives two "
+        "ports of half the speed (an 800G port as 2x400G); 1 is the port unsplit.",
+    )
+    buffer_mb: float = Field(
+        gt=0,
+        le=1024,
+        allow_inf_nan=False,
+        description="Shared packet buffer of the ASIC in MB (10^6 bytes), as the vendor publishes it.",
+    )
     asic: Name = Field(description="ASIC family (spectrum-4, tomahawk-5, ...): written into the switch's metadata.")
 
 
 class SwitchModel(Strict):
-    ports: int = Field(ge=4, le=256, description="External ports (radix); for an Ethernet switch, its cages at speed_gbps.")
+    ports: int = Field(
+        ge=4, le=256, description="External ports (radix); for an Ethernet switch, its cages at speed_gbps."
+    )
     speed: LinkSpeed = LinkSpeed.HDR
     data_vls: int = Field(default=8, ge=1, le=15, description="Data virtual lanes the switch supports (VL0..n-1).")
     power_w: float = Field(default=0, ge=0, allow_inf_nan=False, description="Typical power draw in watts.")
     rack_units: int = Field(default=1, ge=1, le=48)
     form_factor: Literal["1U", "2U", "chassis"] = "1U"
     vendor_part: Text = ""
-    vendor_id: IbVendorId = Field(default="0x02c9", description="NodeInfo VendorID (IEEE OUI) the switch reports: Mellanox/NVIDIA 0x02c9.")
-    device_id: IbDeviceId = Field(default="0xd2f0", description="NodeInfo DeviceID the switch reports: Quantum (QM8700/QM8790) 0xd2f0.")
-    ethernet: EthernetSwitch | None = Field(default=None, description="The switch as an Ethernet switch (RoCE fabrics).")
+    vendor_id: IbVendorId = Field(
+        default="0x02c9", description="NodeInfo VendorID (IEEE OUI) the switch reports: Mellanox/NVIDIA 0x02c9."
+    )
+    device_id: IbDeviceId = Field(
+        default="0xd2f0", description="NodeInfo DeviceID the switch reports: Quantum (QM8700/QM8790) 0xd2f0."
+    )
+    ethernet: EthernetSwitch | None = Field(
+        default=None, description="The switch as an Ethernet switch (RoCE fabrics)."
+    )
 
 
 class PcieLink(Strict):
@@ -122,19 +138,31 @@ class PcieLink(Strict):
 
 class NicModel(Strict):
     ports: int = Field(default=1, ge=1, le=2)
-    planes: int = Field(default=1, ge=1, le=4, description="Planes the NIC's cage feeds (a multi-planar NIC such as a "
-                        "ConnectX-8 SuperNIC as 2 x 400G): each plane's link is a PCI function and InfiniBand device of "
-                        "its own (0000:19:00.0 mlx5_0, 0000:19:00.1 mlx5_1), listed as a device each, function f in "
-                        "plane f, each at `speed`; 1 is an ordinary NIC.")
-    speed: LinkSpeed = Field(default=LinkSpeed.HDR, description="Speed of each port (of each plane's link on a multi-planar NIC).")
+    planes: int = Field(
+        default=1,
+        ge=1,
+        le=4,
+        description="Planes the NIC's cage feeds (a multi-planar NIC such as a "
+        "ConnectX-8 SuperNIC as 2 x 400G): each plane's link is a PCI function and InfiniBand device of "
+        "its own (0000:19:00.0 mlx5_0, 0000:19:00.1 mlx5_1), listed as a device each, function f in "
+        "plane f, each at `speed`; 1 is an ordinary NIC.",
+    )
+    speed: LinkSpeed = Field(
+        default=LinkSpeed.HDR, description="Speed of each port (of each plane's link on a multi-planar NIC)."
+    )
     data_vls: int = Field(default=8, ge=1, le=15)
     pcie: PcieLink = PcieLink()
     pci_id: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4}:0x[0-9a-f]{4}$")] = "0x15b3:0x101b"
     power_w: float = Field(default=0, ge=0, allow_inf_nan=False)
-    vendor_id: IbVendorId = Field(default="0x02c9", description="NodeInfo VendorID (IEEE OUI) each port reports: Mellanox/NVIDIA 0x02c9. "
-                                  "The NodeInfo DeviceID is the PCI device ID of pci_id (ConnectX-6: 0x101b).")
-    ethernet_gbps: list[EthernetGbps] = Field(default=[], description="Ethernet speeds a port takes (RoCE fabrics), "
-                                              "e.g. [400, 200, 100]; empty: an InfiniBand-only NIC.")
+    vendor_id: IbVendorId = Field(
+        default="0x02c9",
+        description="NodeInfo VendorID (IEEE OUI) each port reports: Mellanox/NVIDIA 0x02c9. "
+        "The NodeInfo DeviceID is the PCI device ID of pci_id (ConnectX-6: 0x101b).",
+    )
+    ethernet_gbps: list[EthernetGbps] = Field(
+        default=[],
+        description="Ethernet speeds a port takes (RoCE fabrics), e.g. [400, 200, 100]; empty: an InfiniBand-only NIC.",
+    )
 
     @model_validator(mode="after")
     def _one_cage_per_planar_card(self) -> NicModel:
@@ -158,7 +186,9 @@ class Cpu(Strict):
     sockets: int = Field(default=2, ge=1, le=8)
     cores_per_socket: int = Field(default=32, ge=1, le=512)
     threads_per_core: int = Field(default=2, ge=1, le=4)
-    nps: Literal[0, 1, 2, 4] = Field(default=1, description="AMD NUMA nodes per socket (NPS); 0 = one node for the whole system.")
+    nps: Literal[0, 1, 2, 4] = Field(
+        default=1, description="AMD NUMA nodes per socket (NPS); 0 = one node for the whole system."
+    )
 
 
 class RootPort(Strict):
@@ -172,7 +202,9 @@ class PcieSwitch(Strict):
 
     name: DeviceName
     upstream: DeviceName = Field(description="The root port, or the switch, its upstream port connects to.")
-    bus_id: BusId = Field(description="Bus id of the switch's upstream port (lspci -D): the bridge NCCL names the switch by.")
+    bus_id: BusId = Field(
+        description="Bus id of the switch's upstream port (lspci -D): the bridge NCCL names the switch by."
+    )
     pcie: PcieLink = Field(default=PcieLink(), description="The upstream link (gen and lanes).")
 
 
@@ -198,10 +230,14 @@ Version = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,6}(\.[0-9]{1,6}){0
 class Versions(Strict):
     """The software the hosts of a node model run; host-check.sh checks each is at least this (docs/hosts.md)."""
 
-    nvidia_driver: Version | None = Field(default=None, description="NVIDIA driver, e.g. 580.82.07 (CUDA 13.x needs >= 580).")
+    nvidia_driver: Version | None = Field(
+        default=None, description="NVIDIA driver, e.g. 580.82.07 (CUDA 13.x needs >= 580)."
+    )
     cuda: Version | None = Field(default=None, description="CUDA toolkit, e.g. 13.0 (/usr/local/cuda/version.json).")
-    ofed: Version | None = Field(default=None, description="MLNX_OFED / DOCA-OFED mlx5_core version, e.g. 24.10-1.1.4 "
-                                 "(/sys/module/mlx5_core/version).")
+    ofed: Version | None = Field(
+        default=None,
+        description="MLNX_OFED / DOCA-OFED mlx5_core version, e.g. 24.10-1.1.4 (/sys/module/mlx5_core/version).",
+    )
 
 
 class NodeModel(Strict):
@@ -247,12 +283,25 @@ Cooling = Literal["air", "rear-door", "direct-liquid"]
 class RackFacility(Strict):
     """What the room gives a rack: a power budget and a cooling type (with its heat limit). None: not checked."""
 
-    power_kw: float | None = Field(default=None, gt=0, le=1000, allow_inf_nan=False,
-                                   description="Power budget of the rack's feeds in kW; its peak draw must stay within it.")
-    cooling: Cooling | None = Field(default=None, description="How the rack is cooled: air, rear-door (heat exchanger) "
-                                    "or direct-liquid (cold plates); its peak draw must stay within the cooling's limit.")
-    cooling_kw: float | None = Field(default=None, gt=0, le=1000, allow_inf_nan=False,
-                                     description="Heat the cooling removes in kW (default: the cooling type's limit, docs/facility.md).")
+    power_kw: float | None = Field(
+        default=None,
+        gt=0,
+        le=1000,
+        allow_inf_nan=False,
+        description="Power budget of the rack's feeds in kW; its peak draw must stay within it.",
+    )
+    cooling: Cooling | None = Field(
+        default=None,
+        description="How the rack is cooled: air, rear-door (heat exchanger) "
+        "or direct-liquid (cold plates); its peak draw must stay within the cooling's limit.",
+    )
+    cooling_kw: float | None = Field(
+        default=None,
+        gt=0,
+        le=1000,
+        allow_inf_nan=False,
+        description="Heat the cooling removes in kW (default: the cooling type's limit, docs/facility.md).",
+    )
 
 
 class Rack(RackFacility):
@@ -275,10 +324,13 @@ class Zone(Strict):
     """One fat tree: a zone (it shares the subnet with the other zones) or a plane (a subnet of its own)."""
 
     name: Name
-    leaf_racks: list[Name] = Field(min_length=1, description="Racks that hold this tree's leaf switches (filled in order).")
+    leaf_racks: list[Name] = Field(
+        min_length=1, description="Racks that hold this tree's leaf switches (filled in order)."
+    )
     spine_racks: list[Name] = Field(min_length=1, description="Racks that hold this tree's spine switches.")
-    core_racks: list[Name] = Field(default=[], description="Racks that hold a three-layer tree's core switches "
-                                   "(default: the spine racks).")
+    core_racks: list[Name] = Field(
+        default=[], description="Racks that hold a three-layer tree's core switches (default: the spine racks)."
+    )
 
 
 class InterZoneLinks(Strict):
@@ -298,12 +350,20 @@ class RoceBgp(Strict):
     """eBGP underlay per RFC 7938: the top tier of a plane shares one ASN, so do the spines of each pod of a
     three-tier tree, and every leaf has its own."""
 
-    spine_asn: int = Field(default=PRIVATE_ASN_FIRST, description="ASN of the top tier: the spines, or a three-tier "
-                           "tree's super-spines (one per plane: spine_asn + plane index).")
-    pod_asn_base: int = Field(default=PRIVATE_ASN_FIRST + 100, description="Three-tier trees: ASN of the first pod's "
-                              "spines; pod i of the fabric (all planes, in order) gets pod_asn_base + i.")
-    leaf_asn_base: int = Field(default=PRIVATE_ASN_FIRST + 1000, description="ASN of the first leaf; "
-                               "leaf i of the fabric (all planes, in order) gets leaf_asn_base + i.")
+    spine_asn: int = Field(
+        default=PRIVATE_ASN_FIRST,
+        description="ASN of the top tier: the spines, or a three-tier "
+        "tree's super-spines (one per plane: spine_asn + plane index).",
+    )
+    pod_asn_base: int = Field(
+        default=PRIVATE_ASN_FIRST + 100,
+        description="Three-tier trees: ASN of the first pod's "
+        "spines; pod i of the fabric (all planes, in order) gets pod_asn_base + i.",
+    )
+    leaf_asn_base: int = Field(
+        default=PRIVATE_ASN_FIRST + 1000,
+        description="ASN of the first leaf; leaf i of the fabric (all planes, in order) gets leaf_asn_base + i.",
+    )
 
 
 class RoceAddressing(Strict):
@@ -315,10 +375,15 @@ class RoceAddressing(Strict):
 
 
 class PfcWatchdog(Strict):
-    action: Literal["drop", "forward", "alert"] = Field(default="drop", description="What SONiC's PFC watchdog does to a "
-                                                       "queue stuck in PFC pause (a PFC storm).")
-    detection_ms: int = Field(default=200, ge=100, le=5000, description="Time a queue may stay paused before the action.")
-    restoration_ms: int = Field(default=200, ge=100, le=60000, description="Time without pause before the queue is restored.")
+    action: Literal["drop", "forward", "alert"] = Field(
+        default="drop", description="What SONiC's PFC watchdog does to a queue stuck in PFC pause (a PFC storm)."
+    )
+    detection_ms: int = Field(
+        default=200, ge=100, le=5000, description="Time a queue may stay paused before the action."
+    )
+    restoration_ms: int = Field(
+        default=200, ge=100, le=60000, description="Time without pause before the queue is restored."
+    )
 
 
 class RoceQos(Strict):
@@ -328,38 +393,68 @@ class RoceQos(Strict):
     roce_priority: Priority = Field(default=3, description="Priority / traffic class / queue of RoCE data; lossless.")
     cnp_dscp: Dscp = Field(default=48, description="DSCP of congestion notification packets (CNP).")
     cnp_priority: Priority = Field(default=6, description="Priority / traffic class / queue of CNPs; strict priority.")
-    lossless_priorities: list[Priority] = Field(default=[3], description="Priorities with PFC (the RoCE one among them). "
-                                                "Switch buffers hold headroom for at most two.")
-    roce_weight: int = Field(default=50, ge=1, le=99, description="ETS (DWRR) weight of the RoCE queue, percent; the "
-                             "default queue gets 100 minus this (SONiC's DWRR weights are 1-100).")
-    ecn_min_kb: int | None = Field(default=None, ge=1, description="WRED/ECN marking starts (Kmin), KB per port "
-                                   "(default: 20 % of the port's share of the buffer, the article's rule).")
-    ecn_max_kb: int | None = Field(default=None, ge=1, description="WRED/ECN marks every packet from here (Kmax), KB per "
-                                   "port (default: 50 % of the port's share of the buffer).")
+    lossless_priorities: list[Priority] = Field(
+        default=[3],
+        description="Priorities with PFC (the RoCE one among them). Switch buffers hold headroom for at most two.",
+    )
+    roce_weight: int = Field(
+        default=50,
+        ge=1,
+        le=99,
+        description="ETS (DWRR) weight of the RoCE queue, percent; the "
+        "default queue gets 100 minus this (SONiC's DWRR weights are 1-100).",
+    )
+    ecn_min_kb: int | None = Field(
+        default=None,
+        ge=1,
+        description="WRED/ECN marking starts (Kmin), KB per port "
+        "(default: 20 % of the port's share of the buffer, the article's rule).",
+    )
+    ecn_max_kb: int | None = Field(
+        default=None,
+        ge=1,
+        description="WRED/ECN marks every packet from here (Kmax), KB per "
+        "port (default: 50 % of the port's share of the buffer).",
+    )
     ecn_probability: int = Field(default=10, ge=1, le=100, description="Marking probability at Kmax, percent.")
-    headroom_share: int = Field(default=50, ge=1, le=100, description="Percent of the switch buffer the lossless "
-                                "headroom of all ports may take (the rest is the shared pool).")
+    headroom_share: int = Field(
+        default=50,
+        ge=1,
+        le=100,
+        description="Percent of the switch buffer the lossless "
+        "headroom of all ports may take (the rest is the shared pool).",
+    )
     pfc_watchdog: PfcWatchdog = PfcWatchdog()
 
 
 class Roce(Strict):
     """A RoCEv2 fabric: link speed, MTUs, addressing, BGP and QoS intent."""
 
-    link_gbps: EthernetGbps | None = Field(default=None, description="Speed of every fabric link; default: the fastest "
-                                           "speed of the NICs that the switch ports (or their breakouts) take.")
+    link_gbps: EthernetGbps | None = Field(
+        default=None,
+        description="Speed of every fabric link; default: the fastest "
+        "speed of the NICs that the switch ports (or their breakouts) take.",
+    )
     switch_mtu: int = Field(default=9216, ge=1500, le=9216, description="MTU of every switch port (L2 payload bytes).")
-    host_mtu: int = Field(default=9000, ge=1500, le=9216, description="MTU of the hosts' RoCE interfaces; at most switch_mtu.")
+    host_mtu: int = Field(
+        default=9000, ge=1500, le=9216, description="MTU of the hosts' RoCE interfaces; at most switch_mtu."
+    )
     bgp: RoceBgp = RoceBgp()
     addressing: RoceAddressing = RoceAddressing()
     qos: RoceQos = RoceQos()
-    dual_tor: bool = Field(default=False, description="Non-stacked dual-ToR (Alibaba HPN): every NIC card's links "
-                           "(a multi-planar NIC's PCI functions, `planes: 2`) land on different leaves (ToRs), which are "
-                           "independent (no link, MLAG or stacking between them); lint FF712 refuses a fabric that "
-                           "cannot guarantee it.")
+    dual_tor: bool = Field(
+        default=False,
+        description="Non-stacked dual-ToR (Alibaba HPN): every NIC card's links "
+        "(a multi-planar NIC's PCI functions, `planes: 2`) land on different leaves (ToRs), which are "
+        "independent (no link, MLAG or stacking between them); lint FF712 refuses a fabric that "
+        "cannot guarantee it.",
+    )
     path_selection: Literal["ecmp", "pinned"] = Field(
-        default="ecmp", description="ecmp: every switch hashes each flow onto its equal-cost next hops; pinned: one path "
+        default="ecmp",
+        description="ecmp: every switch hashes each flow onto its equal-cost next hops; pinned: one path "
         "per destination port, as InfiniBand's static routes (an analysis option: SONiC and FRR cannot render it, "
-        "docs/ethernet.md).")
+        "docs/ethernet.md).",
+    )
 
 
 Transport = Literal["infiniband", "roce"]
@@ -370,36 +465,60 @@ Placement = Literal["balanced", "rail-optimized"]
 
 
 class Fabric(Strict):
-    transport: Transport = Field(default="infiniband", description="infiniband: OpenSM-routed subnets; roce: RoCEv2 "
-                                 "over a routed Ethernet Clos (eBGP, lossless QoS; the `roce:` block).")
-    topology: Topology = Field(default="two-layer-fat-tree", description="Shape of every zone or plane: leaves and "
-                               "spines, or pods of leaves and spines joined by core switches.")
-    switch_model: Name
-    zones: list[Zone] = Field(default=[], description="Fat trees that share one subnet (one subnet manager), "
-                              "joined by inter_zone_links. Give zones or planes.")
-    planes: list[Zone] = Field(default=[], description="Fat trees that are independent subnets (one subnet manager "
-                               "each, no links between them); NIC i of a node goes to plane i. Give zones or planes.")
-    ports_per_zone: int | None = Field(
-        default=None, ge=1, description="Endpoint ports per zone or plane; default: what the switch radix gives "
-        "(k*k/2 for two layers, k*k*k/4 for three, when non-blocking), or with rail-optimized placement the whole "
-        "scalable units the nodes need."
+    transport: Transport = Field(
+        default="infiniband",
+        description="infiniband: OpenSM-routed subnets; roce: RoCEv2 "
+        "over a routed Ethernet Clos (eBGP, lossless QoS; the `roce:` block).",
     )
-    oversubscription: float = Field(default=1.0, ge=1.0, le=8.0, allow_inf_nan=False, description="Leaf down:up port ratio; 1.0 is non-blocking.")
-    placement: Placement = Field(default="balanced", description="balanced: the placement ILP spreads every role "
-                                 "evenly over the leaves; rail-optimized: NIC i of each node of a scalable unit goes "
-                                 "to the unit's rail-i leaf (a unit is as many nodes as a leaf has down-ports).")
+    topology: Topology = Field(
+        default="two-layer-fat-tree",
+        description="Shape of every zone or plane: leaves and "
+        "spines, or pods of leaves and spines joined by core switches.",
+    )
+    switch_model: Name
+    zones: list[Zone] = Field(
+        default=[],
+        description="Fat trees that share one subnet (one subnet manager), "
+        "joined by inter_zone_links. Give zones or planes.",
+    )
+    planes: list[Zone] = Field(
+        default=[],
+        description="Fat trees that are independent subnets (one subnet manager "
+        "each, no links between them); NIC i of a node goes to plane i. Give zones or planes.",
+    )
+    ports_per_zone: int | None = Field(
+        default=None,
+        ge=1,
+        description="Endpoint ports per zone or plane; default: what the switch radix gives "
+        "(k*k/2 for two layers, k*k*k/4 for three, when non-blocking), or with rail-optimized placement the whole "
+        "scalable units the nodes need.",
+    )
+    oversubscription: float = Field(
+        default=1.0, ge=1.0, le=8.0, allow_inf_nan=False, description="Leaf down:up port ratio; 1.0 is non-blocking."
+    )
+    placement: Placement = Field(
+        default="balanced",
+        description="balanced: the placement ILP spreads every role "
+        "evenly over the leaves; rail-optimized: NIC i of each node of a scalable unit goes "
+        "to the unit's rail-i leaf (a unit is as many nodes as a leaf has down-ports).",
+    )
     inter_zone_links: list[InterZoneLinks] = []
     guid_prefix: Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{6}$")] = Field(
         default="0x0002c9", description="OUI used for synthetic (placeholder) GUIDs."
     )
-    switch_guids: dict[Name, Guid] = Field(default={}, description="Node GUIDs of installed switches, by switch name (z1-leaf01).")
+    switch_guids: dict[Name, Guid] = Field(
+        default={}, description="Node GUIDs of installed switches, by switch name (z1-leaf01)."
+    )
     failed_links: list[FailedItem] = Field(
         default=[], description="Cable labels or switch names known to be bad; routing avoids them."
     )
     roce: Roce = Field(default=Roce(), description="RoCE settings (used when transport is roce).")
     subnet_managers: list[Hostname] = Field(
-        default=[], max_length=8, description="Hosts that run the subnet managers (UFM appliances or OpenSM hosts), the "
-        "master first, then the standbys; default: the first two management nodes, else the first two nodes.")
+        default=[],
+        max_length=8,
+        description="Hosts that run the subnet managers (UFM appliances or OpenSM hosts), the "
+        "master first, then the standbys; default: the first two management nodes, else the first two nodes.",
+    )
 
     @property
     def trees(self) -> list[Zone]:
@@ -465,20 +584,32 @@ Software = Literal["nccl", "hfreduce", "ucx", "3fs"]
 class Carries(Strict):
     """What a traffic class carries: the purpose ffplan acts on, never guessed from the class's name."""
 
-    software: list[Software] = Field(default=[], description="Software whose host settings use this class's SL: nccl, hfreduce, ucx, 3fs.")
-    roles: list[tuple[Role, Role]] = Field(default=[], description="Pairs of node roles whose traffic (both directions) "
-                                           "OpenSM's QoS policy answers with this class's SL, e.g. [compute, storage].")
-    unmatched: bool = Field(default=False, description="The class of PathRecord queries no other rule matches (OpenSM's DEFAULT level).")
+    software: list[Software] = Field(
+        default=[], description="Software whose host settings use this class's SL: nccl, hfreduce, ucx, 3fs."
+    )
+    roles: list[tuple[Role, Role]] = Field(
+        default=[],
+        description="Pairs of node roles whose traffic (both directions) "
+        "OpenSM's QoS policy answers with this class's SL, e.g. [compute, storage].",
+    )
+    unmatched: bool = Field(
+        default=False, description="The class of PathRecord queries no other rule matches (OpenSM's DEFAULT level)."
+    )
 
 
 class TrafficClass(Strict):
     name: Name
     sl: int | None = Field(default=None, description="Service level 0-15.")
-    vl: int | None = Field(default=None, description="Data VL the SL maps to (below the data VLs of switches and NICs; 15 is reserved).")
+    vl: int | None = Field(
+        default=None, description="Data VL the SL maps to (below the data VLs of switches and NICs; 15 is reserved)."
+    )
     weight: int | None = Field(default=None, description="VL arbitration weight 0-255 (units of 64 bytes).")
     priority: Literal["high", "low"] | None = None
-    carries: Carries | None = Field(default=None, description="What the class carries; default classes (other, hfreduce, "
-                                    "nccl, storage) have built-in values, any other class carries only what it names here.")
+    carries: Carries | None = Field(
+        default=None,
+        description="What the class carries; default classes (other, hfreduce, "
+        "nccl, storage) have built-in values, any other class carries only what it names here.",
+    )
     description: Text = ""
 
 
@@ -493,8 +624,13 @@ class Catalog(Strict):
 
 
 class StorageTarget(Strict):
-    gib_s_per_gpu: float = Field(gt=0, le=1000, allow_inf_nan=False, description="Storage read throughput each GPU "
-                                 "should get, GiB/s (without this block: about 1 GiB/s, the GPU-server hardware guide's).")
+    gib_s_per_gpu: float = Field(
+        gt=0,
+        le=1000,
+        allow_inf_nan=False,
+        description="Storage read throughput each GPU "
+        "should get, GiB/s (without this block: about 1 GiB/s, the GPU-server hardware guide's).",
+    )
 
 
 class Inventory(Strict):
@@ -542,6 +678,15 @@ def expand_rack_block(block: RackBlock) -> list[Rack]:
     racks = []
     for row in range(block.rows[0], block.rows[1] + 1):
         for slot in range(block.slots[0], block.slots[1] + 1):
-            racks.append(Rack(name=block.name.format(row=row, slot=slot), row=row, slot=slot, units=block.units,
-                              power_kw=block.power_kw, cooling=block.cooling, cooling_kw=block.cooling_kw))
+            racks.append(
+                Rack(
+                    name=block.name.format(row=row, slot=slot),
+                    row=row,
+                    slot=slot,
+                    units=block.units,
+                    power_kw=block.power_kw,
+                    cooling=block.cooling,
+                    cooling_kw=block.cooling_kw,
+                )
+            )
     return racks

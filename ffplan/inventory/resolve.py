@@ -84,8 +84,10 @@ class ResolvedHost:
         NIC's function f in plane f; else every port is in the host's zone, or "*" where the planner chooses."""
         ports = sum(nic.ports for nic in self.nics)
         if self.settings.attach is Attach.EVERY_ZONE:
-            return [zones[nic.plane % len(zones)] if nic.plane is not None else zones[k % len(zones)]
-                    for k, nic in enumerate(nic for nic in self.nics for _ in range(nic.ports))]
+            return [
+                zones[nic.plane % len(zones)] if nic.plane is not None else zones[k % len(zones)]
+                for k, nic in enumerate(nic for nic in self.nics for _ in range(nic.ports))
+            ]
         return [self.settings.zone or "*"] * ports
 
 
@@ -106,8 +108,12 @@ def _host_nics(model: NodeModel | None, inv: Inventory, guids: dict[str, str]) -
             continue
         nic_model = inv.models.nics.get(dev.model)
         if nic_model and nic_model.planes > 1:  # function f of the card is its link in plane f
-            card = next((d.name for d in model.devices if d.kind == "nic" and d.bus_id == dev.bus_id[:-1] + "0"), dev.name)
-            nics.append(ResolvedNic(dev.name, dev.model, nic_model.ports, guids.get(dev.name), int(dev.bus_id[-1]), card))
+            card = next(
+                (d.name for d in model.devices if d.kind == "nic" and d.bus_id == dev.bus_id[:-1] + "0"), dev.name
+            )
+            nics.append(
+                ResolvedNic(dev.name, dev.model, nic_model.ports, guids.get(dev.name), int(dev.bus_id[-1]), card)
+            )
         else:
             nics.append(ResolvedNic(dev.name, dev.model, nic_model.ports if nic_model else 1, guids.get(dev.name)))
     return tuple(nics)
@@ -117,16 +123,31 @@ def _rack_block_problem(block: RackBlock, budget: int) -> tuple[str, str, str] |
     """(field, message, hint) when the block cannot be expanded: bad pattern, reversed range, too many racks."""
     problem = pattern_problem(block.name, ("row", "slot"))
     if problem:
-        return "name", f"rack name pattern '{block.name}' cannot be expanded: {problem}", "use {row} and {slot}, optionally with a width such as {row:02d}"
+        return (
+            "name",
+            f"rack name pattern '{block.name}' cannot be expanded: {problem}",
+            "use {row} and {slot}, optionally with a width such as {row:02d}",
+        )
     for axis, (first, last) in (("rows", block.rows), ("slots", block.slots)):
         if first > last:
-            return axis, f"{axis} range [{first}, {last}] is reversed: it generates no racks", f"write [{last}, {first}]"
+            return (
+                axis,
+                f"{axis} range [{first}, {last}] is reversed: it generates no racks",
+                f"write [{last}, {first}]",
+            )
         if first < 0 or last > MAX_RACK_POSITION:
-            return axis, f"{axis} range [{first}, {last}] is outside 0-{MAX_RACK_POSITION}", "rows and slots of racks are 0-999"
+            return (
+                axis,
+                f"{axis} range [{first}, {last}] is outside 0-{MAX_RACK_POSITION}",
+                "rows and slots of racks are 0-999",
+            )
     count = (block.rows[1] - block.rows[0] + 1) * (block.slots[1] - block.slots[0] + 1)
     if count > budget:
-        return "rows", (f"the block generates {count:,} racks, over the {MAX_GENERATED_RACKS:,} racks all blocks may generate"), \
-            "check the row and slot ranges: they are inclusive [first, last]"
+        return (
+            "rows",
+            (f"the block generates {count:,} racks, over the {MAX_GENERATED_RACKS:,} racks all blocks may generate"),
+            "check the row and slot ranges: they are inclusive [first, last]",
+        )
     return None
 
 
@@ -167,35 +188,52 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
             settings = merge_settings(host.settings, base, HostSettings(attach=default_attach(inv, group.role)))
             resolved.hosts.append(
                 ResolvedHost(
-                    host.hostname, group.name, group.role, group.model, host.rack, host.u,
-                    _host_nics(model, inv, dict(host.guids)), settings, gi, hi, order,
+                    host.hostname,
+                    group.name,
+                    group.role,
+                    group.model,
+                    host.rack,
+                    host.u,
+                    _host_nics(model, inv, dict(host.guids)),
+                    settings,
+                    gi,
+                    hi,
+                    order,
                 )
             )
             order += 1
         if group.count is None:
             if not group.hosts:
                 collector.error(
-                    EMPTY_GROUP, ("groups", gi),
+                    EMPTY_GROUP,
+                    ("groups", gi),
                     f"group '{group.name}' has no hosts: no count (or count: null) and no hosts list",
-                    "give it count and hostname: \"cn{index:04d}\", or list its hosts, or remove the group",
+                    'give it count and hostname: "cn{index:04d}", or list its hosts, or remove the group',
                 )
             continue
         if not group.hostname:
             collector.error(
-                PATTERN_EXPANSION, ("groups", gi, "count"),
+                PATTERN_EXPANSION,
+                ("groups", gi, "count"),
                 f"group '{group.name}' has a count but no hostname pattern",
-                "add hostname: \"cn{index:04d}\" or list the hosts explicitly",
+                'add hostname: "cn{index:04d}" or list the hosts explicitly',
             )
             continue
         if pattern_error := pattern_problem(group.hostname, ("index",)):
-            collector.error(PATTERN_EXPANSION, ("groups", gi, "hostname"),
-                            f"hostname pattern '{group.hostname}' cannot be expanded: {pattern_error}",
-                            "use {index} or a width such as {index:04d}")
+            collector.error(
+                PATTERN_EXPANSION,
+                ("groups", gi, "hostname"),
+                f"hostname pattern '{group.hostname}' cannot be expanded: {pattern_error}",
+                "use {index} or a width such as {index:04d}",
+            )
             continue
         if order + group.count > MAX_HOSTS:
-            collector.error(PATTERN_EXPANSION, ("groups", gi, "count"),
-                            f"group '{group.name}' would bring the inventory to {order + group.count:,} hosts, over the limit of {MAX_HOSTS:,}",
-                            "an InfiniBand subnet holds at most 49,151 LIDs; split the cluster into several inventories")
+            collector.error(
+                PATTERN_EXPANSION,
+                ("groups", gi, "count"),
+                f"group '{group.name}' would bring the inventory to {order + group.count:,} hosts, over the limit of {MAX_HOSTS:,}",
+                "an InfiniBand subnet holds at most 49,151 LIDs; split the cluster into several inventories",
+            )
             continue
         per_rack = group.per_rack or 1
         units = model.rack_units if model else 1
@@ -206,7 +244,8 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
                 hostname = group.hostname.format(index=index)
             except (KeyError, IndexError, ValueError) as exc:
                 collector.error(
-                    PATTERN_EXPANSION, ("groups", gi, "hostname"),
+                    PATTERN_EXPANSION,
+                    ("groups", gi, "hostname"),
                     f"hostname pattern '{group.hostname}' cannot be expanded: {exc}",
                     "use {index} or a width such as {index:04d}",
                 )
@@ -215,7 +254,9 @@ def resolve(inv: Inventory, collector: Collector) -> ResolvedInventory:
             rack_name = group.racks[slot] if slot < len(group.racks) else ""
             u = group.first_u + ((index - 1) % per_rack) * units
             resolved.hosts.append(
-                ResolvedHost(hostname, group.name, group.role, group.model, rack_name, u, nics, settings, gi, None, order)
+                ResolvedHost(
+                    hostname, group.name, group.role, group.model, rack_name, u, nics, settings, gi, None, order
+                )
             )
             order += 1
     return resolved

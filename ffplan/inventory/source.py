@@ -30,7 +30,6 @@ MAX_NODES = 2_000_000
 MAX_DEPTH = 64  # an inventory needs about eight levels; deeper nesting only exhausts the stack
 
 
-
 @dataclass
 class Source:
     """A loaded YAML document: its data, where each path sits in the file, and load-time findings."""
@@ -67,9 +66,15 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES, hint: str = SIZE_HINT) ->
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise _refuse(shown, f"{shown} is a folder", "name a YAML file, e.g. an inventory in it (a design folder's plan.yaml is read by render, report, analyze, verify)")
+            raise _refuse(
+                shown,
+                f"{shown} is a folder",
+                "name a YAML file, e.g. an inventory in it (a design folder's plan.yaml is read by render, report, analyze, verify)",
+            )
         if not stat.S_ISREG(info.st_mode):
-            raise _refuse(shown, f"{shown} is not a regular file", "point ffplan at a plain file (not a FIFO, device or socket)")
+            raise _refuse(
+                shown, f"{shown} is not a regular file", "point ffplan at a plain file (not a FIFO, device or socket)"
+            )
         with os.fdopen(fd, "rb", closefd=False) as fh:
             raw = fh.read(limit + 1)
     except OSError as exc:
@@ -89,7 +94,9 @@ def read_stream(stream: BinaryIO, shown: str = STDIN_NAME, limit: int = MAX_FILE
     """Standard input (`ffplan lint -`), with the same size limit and encoding as a file."""
     data = stream.read(limit + 1)
     if len(data) > limit:
-        raise _refuse(shown, f"input is over the {limit:,}-byte limit", "an inventory this large is almost certainly not one")
+        raise _refuse(
+            shown, f"input is over the {limit:,}-byte limit", "an inventory this large is almost certainly not one"
+        )
     return _decode(data, shown)
 
 
@@ -98,7 +105,9 @@ def _decode(data: bytes, shown: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = data.count(b"\n", 0, exc.start) + 1, exc.start - data.rfind(b"\n", 0, exc.start)
-        raise _refuse(shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8", line, col) from None
+        raise _refuse(
+            shown, f"file is not UTF-8 text (byte {exc.start})", "save the inventory as UTF-8", line, col
+        ) from None
 
 
 class _Builder:
@@ -143,10 +152,19 @@ class _Builder:
     def _bad_tag(self, node: yaml.Node, path: YamlPath) -> Any:
         """A finding at the node's place; the text itself stands in, so the rest of the file is still checked."""
         tag = node.tag.removeprefix("tag:yaml.org,2002:")
-        shown = f"'{node.value}'" if isinstance(node, yaml.ScalarNode) else "this " + ("mapping" if isinstance(node, yaml.MappingNode) else "list")
+        shown = (
+            f"'{node.value}'"
+            if isinstance(node, yaml.ScalarNode)
+            else "this " + ("mapping" if isinstance(node, yaml.MappingNode) else "list")
+        )
         self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
-        self.collector.error(BAD_VALUE, path, f"{shown} is not a valid !!{tag}" if tag != node.tag else f"{shown} has the unknown tag {tag}",
-                             f"remove the {'!!' + tag if tag != node.tag else tag} tag" + (f" or write a valid {tag}" if tag != node.tag else ""))
+        self.collector.error(
+            BAD_VALUE,
+            path,
+            f"{shown} is not a valid !!{tag}" if tag != node.tag else f"{shown} has the unknown tag {tag}",
+            f"remove the {'!!' + tag if tag != node.tag else tag} tag"
+            + (f" or write a valid {tag}" if tag != node.tag else ""),
+        )
         return node.value if isinstance(node, yaml.ScalarNode) else None
 
     def _mapping(self, node: yaml.MappingNode, path: YamlPath) -> dict:
@@ -156,9 +174,15 @@ class _Builder:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 merged = self.build(value_node, path)
                 if not all(isinstance(part, dict) for part in (merged if isinstance(merged, list) else [merged])):
-                    self.positions.setdefault(path + ("<<",), (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
-                    self.collector.error(BAD_VALUE, path + ("<<",), "'<<' merges a mapping or a list of mappings",
-                                         "merge an alias of a mapping: <<: *defaults")
+                    self.positions.setdefault(
+                        path + ("<<",), (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                    )
+                    self.collector.error(
+                        BAD_VALUE,
+                        path + ("<<",),
+                        "'<<' merges a mapping or a list of mappings",
+                        "merge an alias of a mapping: <<: *defaults",
+                    )
                 for part in merged if isinstance(merged, list) else [merged]:
                     if isinstance(part, dict):
                         for k, v in part.items():
@@ -208,6 +232,7 @@ def construct_scalar(node: yaml.ScalarNode) -> Any:
     except _CONSTRUCTOR_ERRORS:
         raise BadTaggedValue(node.tag) from None
 
+
 _MAPPING_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:set"}  # a set is a mapping of keys to null
 _SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp", "str")}
 
@@ -215,15 +240,21 @@ _SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float
 def _measure(node: yaml.Node, depth: int, memo: dict, file: str) -> tuple[int, int]:
     """(nodes, height) of `node` with aliases expanded, memoized per node: a bomb is measured in the
     time its text takes, not its expansion. Refuses cycles and nesting past MAX_DEPTH."""
+
     def refuse(message: str, hint: str) -> InputError:
         return _refuse(file, message, hint, node.start_mark.line + 1, node.start_mark.column + 1)
 
     key = id(node)
     if key in memo and memo[key] is None:
-        raise refuse("an alias refers to a node that contains it (a self-referencing structure)", "remove the recursive alias")
+        raise refuse(
+            "an alias refers to a node that contains it (a self-referencing structure)", "remove the recursive alias"
+        )
     if key not in memo:
         if depth > MAX_DEPTH:
-            raise refuse(f"document nests deeper than {MAX_DEPTH} levels", "an inventory needs only a few levels; look for runaway brackets")
+            raise refuse(
+                f"document nests deeper than {MAX_DEPTH} levels",
+                "an inventory needs only a few levels; look for runaway brackets",
+            )
         memo[key] = None  # in progress
         if isinstance(node, yaml.MappingNode):
             children = [child for pair in node.value for child in pair]
@@ -233,9 +264,14 @@ def _measure(node: yaml.Node, depth: int, memo: dict, file: str) -> tuple[int, i
         memo[key] = (1 + sum(n for n, _ in measured), 1 + max((h for _, h in measured), default=0))
     nodes, height = memo[key]
     if depth + height > MAX_DEPTH:
-        raise refuse(f"document nests deeper than {MAX_DEPTH} levels", "an inventory needs only a few levels; look for runaway brackets")
+        raise refuse(
+            f"document nests deeper than {MAX_DEPTH} levels",
+            "an inventory needs only a few levels; look for runaway brackets",
+        )
     if nodes > MAX_NODES:
-        raise refuse(f"document expands to more than {MAX_NODES:,} nodes (alias expansion bomb?)", "remove deeply nested aliases")
+        raise refuse(
+            f"document expands to more than {MAX_NODES:,} nodes (alias expansion bomb?)", "remove deeply nested aliases"
+        )
     return nodes, height
 
 
@@ -267,7 +303,13 @@ def load_source(path: Path | str, text: str | None = None) -> Source:
     except yaml.reader.ReaderError as exc:  # a control character: located by its offset in the text
         line = text.count("\n", 0, exc.position) + 1
         col = exc.position - text.rfind("\n", 0, exc.position)
-        raise _refuse(shown, f"character #x{exc.character:04x} is not allowed in YAML", "remove control characters from the file", line, col) from None
+        raise _refuse(
+            shown,
+            f"character #x{exc.character:04x} is not allowed in YAML",
+            "remove control characters from the file",
+            line,
+            col,
+        ) from None
     except yaml.YAMLError as exc:
         raise _refuse(shown, f"YAML error: {' '.join(str(exc).split())}", "check the file is a YAML mapping") from None
     if root is None:

@@ -8,4 +8,14 @@ from ffplan.lint.registry import all_rules, find_rule
 from ffplan.lint.runner import FileResult, LintReport, lint_file, lint_paths
 from ffplan.lint.summary import summarize
 
-__all__ = ["FileResult", "Finding", "LintReport", "Rule", "all_rules", "find_rule", "lint_file", "lint_paths", "summarize"]
+__all__ = [
+    "FileResult",
+    "Finding",
+    "LintReport",
+    "Rule",
+    "all_rules",
+    "find_rule",
+    "lint_file",
+    "lint_paths",
+    "summarize",
+]

@@ -53,8 +53,9 @@ class LintConfig:
         """Whether a finding of `rule` in `file` is reported under these settings."""
         if self.select and not _matches_any(rule, self.select):
             return False
-        ignored = self.ignore + tuple(code for pattern, codes in self.per_file_ignores if self._matches(file, pattern)
-                                      for code in codes)
+        ignored = self.ignore + tuple(
+            code for pattern, codes in self.per_file_ignores if self._matches(file, pattern) for code in codes
+        )
         return not _matches_any(rule, ignored)
 
     def is_inventory(self, path: Path) -> bool:
@@ -63,7 +64,9 @@ class LintConfig:
     def inventory_files(self) -> list[Path]:
         """The files the `inventories` patterns match below the config's folder, sorted."""
         found = (p for p in self.root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-        return sorted(p.relative_to(Path.cwd()) if p.is_relative_to(Path.cwd()) else p for p in found if self.is_inventory(p))
+        return sorted(
+            p.relative_to(Path.cwd()) if p.is_relative_to(Path.cwd()) else p for p in found if self.is_inventory(p)
+        )
 
     def _matches(self, file: str, pattern: str) -> bool:
         path = Path(os.path.abspath(file))
@@ -118,7 +121,9 @@ def load_config(path: Path) -> LintConfig:
         except InputError as exc:
             d = exc.diagnostics[0]
             raise ConfigError(f"{d.file}:{d.line}:{d.col}", d.message, d.hint) from None
-        if source.collector.has_errors:  # a duplicate key or a tag its value does not fit: the value is not the one read
+        if (
+            source.collector.has_errors
+        ):  # a duplicate key or a tag its value does not fit: the value is not the one read
             d = source.collector.items[0]
             raise ConfigError(f"{d.file}:{d.line}:{d.col}", d.message, d.hint)
         table = source.data if source.data is not None else {}
@@ -127,31 +132,46 @@ def load_config(path: Path) -> LintConfig:
         where = lambda key: "{}:{}:{}".format(path, *source.positions.get((key,), (1, 1)))  # noqa: E731
         prefix = ""
     from ffplan.lint.registry import all_rules
+
     known = [r.id for r in all_rules()]
 
     def codes(key: str, value: object) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(where(key), f"{prefix}{key}: expected a list of rule ids, got {value!r}", 'e.g. ["FF501", "FF1"]')
+            raise ConfigError(
+                where(key), f"{prefix}{key}: expected a list of rule ids, got {value!r}", 'e.g. ["FF501", "FF1"]'
+            )
         for code in value:
             if not any(rule.startswith(code.upper()) for rule in known) or not code:
-                raise ConfigError(where(key), f"{prefix}{key}: '{code}' is no rule id or prefix of one",
-                                  did_you_mean(code, known) or "`ffplan rules` lists them")
+                raise ConfigError(
+                    where(key),
+                    f"{prefix}{key}: '{code}' is no rule id or prefix of one",
+                    did_you_mean(code, known) or "`ffplan rules` lists them",
+                )
         return tuple(code.upper() for code in value)
 
     def patterns(key: str, value: object) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise ConfigError(where(key), f"{prefix}{key}: expected a list of file patterns, got {value!r}",
-                              'e.g. ["inventories/*.yaml"]')
+            raise ConfigError(
+                where(key),
+                f"{prefix}{key}: expected a list of file patterns, got {value!r}",
+                'e.g. ["inventories/*.yaml"]',
+            )
         return tuple(value)
 
     unknown = [k for k in table if k not in KEYS]
     if unknown:
-        raise ConfigError(where(unknown[0]), f"{prefix}{unknown[0]}: unknown setting",
-                          did_you_mean(unknown[0], KEYS) or f"settings: {', '.join(KEYS)}")
+        raise ConfigError(
+            where(unknown[0]),
+            f"{prefix}{unknown[0]}: unknown setting",
+            did_you_mean(unknown[0], KEYS) or f"settings: {', '.join(KEYS)}",
+        )
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
-        raise ConfigError(where("per-file-ignores"), f"{prefix}per-file-ignores: expected a mapping of file pattern to rule ids",
-                          '{"inventories/lab*.yaml" = ["FF103"]}')
+        raise ConfigError(
+            where("per-file-ignores"),
+            f"{prefix}per-file-ignores: expected a mapping of file pattern to rule ids",
+            '{"inventories/lab*.yaml" = ["FF103"]}',
+        )
     return LintConfig(
         file=path,
         root=path.resolve().parent,

@@ -75,9 +75,15 @@ class LintContext:
         for host in self.resolved.hosts:
             nodes[host.rack] = nodes.get(host.rack, 0) + 1
         switches: dict[str, int] = {}
-        named = {r for tree in self.inventory.fabric.trees for r in tree.leaf_racks + tree.spine_racks + tree.core_racks}
+        named = {
+            r for tree in self.inventory.fabric.trees for r in tree.leaf_racks + tree.spine_racks + tree.core_racks
+        }
         racked = []
-        if self.switch_model is not None and isinstance(self.zone_shape, TreeSize) and named <= set(self.resolved.racks):
+        if (
+            self.switch_model is not None
+            and isinstance(self.zone_shape, TreeSize)
+            and named <= set(self.resolved.racks)
+        ):
             try:
                 racked = rack_switches(self.loaded, self.zone_shape)
             except InfeasibleError:

@@ -44,11 +44,22 @@ class Suppression(str, Enum):
 
 
 # Reference errors name something that does not exist: nothing downstream can be built from them.
-_REFERENCE_RULES = {codes.UNKNOWN_MODEL, codes.UNKNOWN_RACK, codes.UNKNOWN_ZONE, codes.GUID_FOR_UNKNOWN_NIC,
-                    codes.UNKNOWN_ROOT_PORT, codes.UNKNOWN_DEVICE_MODEL, codes.NVLINK_PAIR_INVALID}
+_REFERENCE_RULES = {
+    codes.UNKNOWN_MODEL,
+    codes.UNKNOWN_RACK,
+    codes.UNKNOWN_ZONE,
+    codes.GUID_FOR_UNKNOWN_NIC,
+    codes.UNKNOWN_ROOT_PORT,
+    codes.UNKNOWN_DEVICE_MODEL,
+    codes.NVLINK_PAIR_INVALID,
+}
 # Physical layout and PCIe findings: the plan is still exactly what the inventory says.
-_LAYOUT_RULES = {codes.DUPLICATE_RACK_POSITION, codes.RACK_UNIT_OVERLAP, codes.RACK_HEIGHT_EXCEEDED,
-                 codes.ROOT_PORT_LANES_OVERSUBSCRIBED}
+_LAYOUT_RULES = {
+    codes.DUPLICATE_RACK_POSITION,
+    codes.RACK_UNIT_OVERLAP,
+    codes.RACK_HEIGHT_EXCEEDED,
+    codes.ROOT_PORT_LANES_OVERSUBSCRIBED,
+}
 
 
 def default_suppression(rule_id: str, severity: Severity) -> Suppression:
@@ -110,8 +121,18 @@ def rule(code: Code, severity: Severity, *, bad: str, good: str) -> Callable[[Ch
     """Register a check function; its docstring is the long explanation that `ffplan explain` prints."""
 
     def decorate(check: Check) -> Check:
-        _register(Rule(code, code.name, severity, code.summary, inspect.cleandoc(check.__doc__ or ""), _example(bad),
-                       _example(good), check))
+        _register(
+            Rule(
+                code,
+                code.name,
+                severity,
+                code.summary,
+                inspect.cleandoc(check.__doc__ or ""),
+                _example(bad),
+                _example(good),
+                check,
+            )
+        )
         return check
 
     return decorate
@@ -119,13 +140,28 @@ def rule(code: Code, severity: Severity, *, bad: str, good: str) -> Callable[[Ch
 
 def loader_rule(code: Code, severity: Severity, *, explanation: str, bad: str, good: str) -> None:
     """Register a rule whose findings come from the loader (YAML reading, schema), for docs and suppression."""
-    _register(Rule(code, code.name, severity, code.summary, inspect.cleandoc(explanation), _example(bad),
-                   _example(good), None))
+    _register(
+        Rule(
+            code, code.name, severity, code.summary, inspect.cleandoc(explanation), _example(bad), _example(good), None
+        )
+    )
 
 
-def stage_code(code: Code, stage: str, *, explanation: str, bad: str, good: str,
-               severity: Severity = Severity.ERROR) -> None:
+def stage_code(
+    code: Code, stage: str, *, explanation: str, bad: str, good: str, severity: Severity = Severity.ERROR
+) -> None:
     """Register a code a stage after lint emits (`bad`/`good`: the command or input that triggers it and the one
     that does not), so `ffplan explain` documents every code ffplan can print."""
-    _register(Rule(code, code.name, severity, code.summary, inspect.cleandoc(explanation), _example(bad),
-                   _example(good), None, stage))
+    _register(
+        Rule(
+            code,
+            code.name,
+            severity,
+            code.summary,
+            inspect.cleandoc(explanation),
+            _example(bad),
+            _example(good),
+            None,
+            stage,
+        )
+    )

@@ -7,6 +7,7 @@ from typing import Hashable, Iterable, Iterator, TypeVar
 
 from ffplan.diagnostics import YamlPath, did_you_mean
 from ffplan.lint.declare import Finding
+
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 

@@ -37,8 +37,9 @@ def suggest_rule(key: str) -> str:
     """A hint for an unknown id or name: ids and names that start with it first (`FF10` -> FF101), then the
     closest spelling."""
     rules = all_rules()
-    started = [r.id for r in rules if r.id.startswith(key.strip().upper())] or \
-        [r.name for r in rules if r.name.startswith(key.strip().lower())]
+    started = [r.id for r in rules if r.id.startswith(key.strip().upper())] or [
+        r.name for r in rules if r.name.startswith(key.strip().lower())
+    ]
     if started:
         shown = ", ".join(started[:5]) + (f" (and {len(started) - 5} more)" if len(started) > 5 else "")
         return f"did you mean {shown}?"

@@ -60,8 +60,10 @@ class LintReport:
             return f"no findings in {files}"
         by_rule = Counter(d.rule for d in self.diagnostics)
         rules = ", ".join(f"{rule} x{n}" for rule, n in sorted(by_rule.items()))
-        return (f"{errors} error{'' if errors == 1 else 's'}, {warnings} warning{'' if warnings == 1 else 's'} "
-                f"in {files} ({rules})")
+        return (
+            f"{errors} error{'' if errors == 1 else 's'}, {warnings} warning{'' if warnings == 1 else 's'} "
+            f"in {files} ({rules})"
+        )
 
 
 def run_rules(loaded: LoadedInventory) -> list[Diagnostic]:
@@ -137,7 +139,9 @@ def lint_paths(paths: Iterable[Path], config: LintConfig = LintConfig(), stdin: 
         elif path.is_dir():
             files = inventory_files(path)
             if not files:
-                report.files.append(_refused(path, f"no *.yaml or *.yml files in {path}", "point ffplan lint at inventories"))
+                report.files.append(
+                    _refused(path, f"no *.yaml or *.yml files in {path}", "point ffplan lint at inventories")
+                )
             report.files += [lint_file(f, config=config) for f in files]
         else:
             report.files.append(lint_file(path, config=config))
@@ -156,7 +160,8 @@ def looks_like_inventory(path: Path) -> bool:
     try:
         for node in yaml.compose_all(text, Loader=FastLoader):  # nodes only: no value is built, no alias expanded
             if isinstance(node, yaml.MappingNode) and any(
-                    isinstance(key, yaml.ScalarNode) and key.value in INVENTORY_KEYS for key, _ in node.value):
+                isinstance(key, yaml.ScalarNode) and key.value in INVENTORY_KEYS for key, _ in node.value
+            ):
                 return True
         return False
     except yaml.YAMLError:

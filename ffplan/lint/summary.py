@@ -21,7 +21,11 @@ def summarize(loaded: LoadedInventory) -> list[str]:
         model = ctx.switch_model
         speed = link_speed(inv, used_nics(inv)) if inv.fabric.transport == "roce" else None
         rate = f"{speed.gbps}G Ethernet" if speed else model.speed.value
-        cores = f" + {plural(shape.cores, 'core')} in {plural(shape.pods, 'pod')}" if isinstance(shape, ThreeLayerTree) else ""
+        cores = (
+            f" + {plural(shape.cores, 'core')} in {plural(shape.pods, 'pod')}"
+            if isinstance(shape, ThreeLayerTree)
+            else ""
+        )
         lines.append(
             f"  {inv.fabric.tree_key:<7} {len(zones)} ({', '.join(zones)}), each {plural(shape.leaves, 'leaf', 'leaves')} + "
             f"{plural(shape.spines, 'spine')}{cores} of "

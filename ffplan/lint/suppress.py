@@ -44,7 +44,9 @@ def _scalar_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     try:
         for token in yaml.scan(text, Loader=FastLoader):
             if isinstance(token, yaml.ScalarToken):
-                spans.append(((token.start_mark.line, token.start_mark.column), (token.end_mark.line, token.end_mark.column)))
+                spans.append(
+                    ((token.start_mark.line, token.start_mark.column), (token.end_mark.line, token.end_mark.column))
+                )
     except yaml.YAMLError:
         pass
     return spans
@@ -73,17 +75,31 @@ def parse_suppressions(file: str, text: str) -> Suppressions:
             rule_id = token.group(0).upper()
             col = match.start(2) + token.start() + 1
             if rule_id not in known:
-                found.problems.append(Diagnostic(
-                    file, number, col, UNKNOWN_RULE_IN_SUPPRESSION, Severity.WARNING,
-                    f"suppression names unknown rule '{token.group(0)}'", "",
-                    "use the ids that `ffplan rules` lists, e.g. # ffplan: disable=FF201",
-                ))
+                found.problems.append(
+                    Diagnostic(
+                        file,
+                        number,
+                        col,
+                        UNKNOWN_RULE_IN_SUPPRESSION,
+                        Severity.WARNING,
+                        f"suppression names unknown rule '{token.group(0)}'",
+                        "",
+                        "use the ids that `ffplan rules` lists, e.g. # ffplan: disable=FF201",
+                    )
+                )
             elif known[rule_id].suppression is Suppression.FORBIDDEN:
-                found.problems.append(Diagnostic(
-                    file, number, col, UNSUPPRESSIBLE_RULE, Severity.WARNING,
-                    f"{rule_id} ({known[rule_id].name}) cannot be suppressed: its findings are still reported", "",
-                    "fix the inventory; reading, schema, safety and reference errors are never silenced",
-                ))
+                found.problems.append(
+                    Diagnostic(
+                        file,
+                        number,
+                        col,
+                        UNSUPPRESSIBLE_RULE,
+                        Severity.WARNING,
+                        f"{rule_id} ({known[rule_id].name}) cannot be suppressed: its findings are still reported",
+                        "",
+                        "fix the inventory; reading, schema, safety and reference errors are never silenced",
+                    )
+                )
             else:
                 ids.add(rule_id)
         if match.group(1) == "disable-file":
@@ -93,7 +109,9 @@ def parse_suppressions(file: str, text: str) -> Suppressions:
     return found
 
 
-def apply_suppressions(diagnostics: Iterable[Diagnostic], suppressions: Suppressions) -> tuple[list[Diagnostic], list[Diagnostic]]:
+def apply_suppressions(
+    diagnostics: Iterable[Diagnostic], suppressions: Suppressions
+) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(what the report shows, what the suppressions hide): the designer re-checks the hidden ones."""
     kept: list[Diagnostic] = []
     hidden: list[Diagnostic] = []

@@ -8,5 +8,18 @@ from ffplan.opensm.conf import expected_conf, expected_path_sls
 from ffplan.opensm.layout import DEFAULT_PREFIX, PATH_KEYS, SmInstance, View, subnet_folders
 from ffplan.opensm.subnet import Ca, Subnet, SubnetPort, build_fabric, ibsim_ca_guid, link_rate
 
-__all__ = ["Ca", "DEFAULT_PREFIX", "PATH_KEYS", "SmInstance", "Subnet", "SubnetPort", "View", "build_fabric",
-           "expected_conf", "expected_path_sls", "ibsim_ca_guid", "link_rate", "subnet_folders"]
+__all__ = [
+    "Ca",
+    "DEFAULT_PREFIX",
+    "PATH_KEYS",
+    "SmInstance",
+    "Subnet",
+    "SubnetPort",
+    "View",
+    "build_fabric",
+    "expected_conf",
+    "expected_path_sls",
+    "ibsim_ca_guid",
+    "link_rate",
+    "subnet_folders",
+]

@@ -58,27 +58,31 @@ def expected_conf(plan: Plan, prefix: str, engine: str = "file", instance: SmIns
         kv["cn_guid_file"] = str(p / CN_GUIDS)
         if any(n.role != "compute" for n in plan.nodes):  # ftree refuses an I/O GUID file without GUIDs (AB29)
             kv["io_guid_file"] = str(p / IO_GUIDS)
-    kv.update({
-        "lmc": "0",
-        "reassign_lids": "FALSE",
-        "honor_guid2lid_file": "TRUE",
-        "sweep_interval": "10",
-        "sweep_on_trap": "TRUE",
-        "max_op_vls": str(op_vls),
-        "partition_config_file": str(p / PARTITIONS),
-        "node_name_map_name": str(p / NODE_NAME_MAP),
-        "log_flags": "0x03",
-        "force_log_flush": "TRUE",
-        "log_file": instance.log_file if instance else "/var/log/opensm.log",
-        "log_max_size": "1024",
-        "accum_log_file": "TRUE",
-    })
+    kv.update(
+        {
+            "lmc": "0",
+            "reassign_lids": "FALSE",
+            "honor_guid2lid_file": "TRUE",
+            "sweep_interval": "10",
+            "sweep_on_trap": "TRUE",
+            "max_op_vls": str(op_vls),
+            "partition_config_file": str(p / PARTITIONS),
+            "node_name_map_name": str(p / NODE_NAME_MAP),
+            "log_flags": "0x03",
+            "force_log_flush": "TRUE",
+            "log_file": instance.log_file if instance else "/var/log/opensm.log",
+            "log_max_size": "1024",
+            "accum_log_file": "TRUE",
+        }
+    )
     if instance is not None:
         kv["dump_files_dir"] = instance.dump_dir
-    kv.update({
-        "qos": "TRUE",
-        "qos_policy_file": str(p / QOS_POLICY),
-    })
+    kv.update(
+        {
+            "qos": "TRUE",
+            "qos_policy_file": str(p / QOS_POLICY),
+        }
+    )
     for cls in ("default", "ca", "swe", "sw0"):
         pc = qos.port_classes.get(cls)
         if pc is None:
@@ -88,7 +92,6 @@ def expected_conf(plan: Plan, prefix: str, engine: str = "file", instance: SmIns
     return kv
 
 
-
 def qos_classes(plan: Plan) -> dict:
     """Levels, the class of unmatched queries and the class of each role pair, as the plan records them (verify
     checks the same facts)."""
@@ -96,7 +99,9 @@ def qos_classes(plan: Plan) -> dict:
     assert qos is not None
     classes = list(qos.classes)
     default = next((c for c in classes if c.carries and c.carries.unmatched), None)
-    pairs: dict[tuple[str, ...], TrafficClassPlan] = {}  # (role, role) in ROLES order -> class; both directions of the pair
+    pairs: dict[
+        tuple[str, ...], TrafficClassPlan
+    ] = {}  # (role, role) in ROLES order -> class; both directions of the pair
     for c in classes:
         for a, b in c.carries.roles if c.carries else ():
             pairs.setdefault(tuple(sorted((a.value, b.value), key=ROLES.index)), c)
@@ -106,7 +111,6 @@ def qos_classes(plan: Plan) -> dict:
 def directions(a: str, b: str) -> tuple[tuple[str, str], ...]:
     """A role pair carries traffic both ways: a -> b and b -> a (once when a == b)."""
     return ((a, b), (b, a)) if a != b else ((a, b),)
-
 
 
 def expected_path_sls(fab: Subnet) -> list[dict]:
@@ -130,13 +134,25 @@ def expected_path_sls(fab: Subnet) -> list[dict]:
                 ends = by_role.get(src, []), by_role.get(dst, [])
                 if not ends[0] or not ends[1] or (src == dst and len(ends[0]) < 2):
                     continue
-                out.append({"what": f"{src} -> {dst} ({cls.name if cls else 'DEFAULT: ' + default_name})",
-                            "src": lid(ends[0][0]), "dst": lid(ends[1][-1]), "qos_class": None,
-                            "sl": cls.sl if cls else default_sl})
+                out.append(
+                    {
+                        "what": f"{src} -> {dst} ({cls.name if cls else 'DEFAULT: ' + default_name})",
+                        "src": lid(ends[0][0]),
+                        "dst": lid(ends[1][-1]),
+                        "qos_class": None,
+                        "sl": cls.sl if cls else default_sl,
+                    }
+                )
     comp = by_role.get("compute", [])
     if len(comp) >= 2:
         for c in qc["classes"]:
-            out.append({"what": f"QoS class {c.sl} ({c.name})", "src": lid(comp[0]), "dst": lid(comp[-1]),
-                        "qos_class": c.sl, "sl": c.sl})
+            out.append(
+                {
+                    "what": f"QoS class {c.sl} ({c.name})",
+                    "src": lid(comp[0]),
+                    "dst": lid(comp[-1]),
+                    "qos_class": c.sl,
+                    "sl": c.sl,
+                }
+            )
     return out
-

@@ -25,8 +25,22 @@ import numpy as np
 from ffplan.codes.render import PLAN_VALUE_NOT_RENDERABLE
 from ffplan.diagnostics import Collector, InputError
 from ffplan.opensm.conf import QOS_PREFIX, ROLES, directions, expected_conf, qos_classes
-from ffplan.opensm.layout import (CN_GUIDS, CONF, DEFAULT_PREFIX, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS, NODE_NAME_MAP,
-                                  PARTITIONS, QOS_POLICY, ROOT_GUIDS, TOPOLOGY, SmInstance, View)
+from ffplan.opensm.layout import (
+    CN_GUIDS,
+    CONF,
+    DEFAULT_PREFIX,
+    FTREE_CONF,
+    GUID2LID,
+    IO_GUIDS,
+    LFTS,
+    NODE_NAME_MAP,
+    PARTITIONS,
+    QOS_POLICY,
+    ROOT_GUIDS,
+    TOPOLOGY,
+    SmInstance,
+    View,
+)
 from ffplan.opensm.subnet import Subnet, build_fabric, ibsim_ca_guid, link_rate, unwritable
 from ffplan.plan.model import Plan
 from ffplan.templating import render_template, stream_template
@@ -37,7 +51,6 @@ _SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/+-]*$")
 def _hex(value: str) -> str:
     """A GUID or id as ibnetdiscover prints it in `switchguid=`, `vendid=`, port GUIDs: no zero padding."""
     return f"{int(value, 16):x}"
-
 
 
 def topology_model(fab: Subnet, simulator: bool = False) -> dict:
@@ -69,8 +82,10 @@ def topology_model(fab: Subnet, simulator: bool = False) -> dict:
     def remote(name: str, rport: int) -> tuple[str, str]:
         """The remote end of a port line and the comment's remote part: `"id"[p](guid) ` / `"desc" lid N`."""
         if name in ca_port_guid:
-            return (f'"{node_id[name]}"[{rport}]({_hex(ca_port_guid[name])}) ',
-                    f'"{name}" lid {lid_of[(name, rport)]} {rate}')
+            return (
+                f'"{node_id[name]}"[{rport}]({_hex(ca_port_guid[name])}) ',
+                f'"{name}" lid {lid_of[(name, rport)]} {rate}',
+            )
         return f'"{node_id[name]}"[{rport}]', f'"{name}" lid {lid_of[(name, 0)]} {rate}'
 
     records = []
@@ -80,12 +95,16 @@ def topology_model(fab: Subnet, simulator: bool = False) -> dict:
         for port, rname, rport in sorted(by_node[s.name]):
             end, comment = remote(rname, rport)
             lines.append(f"[{port}]\t{end}\t\t# {comment}")
-        records.append({
-            "vendid": f"0x{_hex(model.vendor_id)}", "devid": f"0x{_hex(model.device_id)}", "sysimgguid": f"0x{_hex(s.sysimg_guid)}",
-            "guid_line": f"switchguid=0x{_hex(s.node_guid)}({_hex(s.port_guid)})",
-            "header": f'Switch\t{s.ports} "{node_id[s.name]}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0',
-            "ports": lines,
-        })
+        records.append(
+            {
+                "vendid": f"0x{_hex(model.vendor_id)}",
+                "devid": f"0x{_hex(model.device_id)}",
+                "sysimgguid": f"0x{_hex(s.sysimg_guid)}",
+                "guid_line": f"switchguid=0x{_hex(s.node_guid)}({_hex(s.port_guid)})",
+                "header": f'Switch\t{s.ports} "{node_id[s.name]}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0',
+                "ports": lines,
+            }
+        )
     for ca in fab.cas:
         own = ca.ports[0]  # an mlx5 device has one port
         lines = []
@@ -93,12 +112,16 @@ def topology_model(fab: Subnet, simulator: bool = False) -> dict:
             end, comment = remote(rname, rport)
             lines.append(f"[{port}]({_hex(own.port_guid)}) \t{end}\t\t# lid {own.lid} lmc 0 {comment}")
         guid = ibsim_ca_guid(own.port_guid) if simulator else ca.node_guid
-        records.append({
-            "vendid": f"0x{_hex(ca.vendor_id)}", "devid": f"0x{_hex(ca.device_id)}", "sysimgguid": f"0x{_hex(ca.sysimg_guid)}",
-            "guid_line": f"caguid=0x{_hex(guid)}",
-            "header": f'Ca\t{ca.nports} "{node_id[ca.id]}"\t\t# "{ca.id}"',
-            "ports": lines,
-        })
+        records.append(
+            {
+                "vendid": f"0x{_hex(ca.vendor_id)}",
+                "devid": f"0x{_hex(ca.device_id)}",
+                "sysimgguid": f"0x{_hex(ca.sysimg_guid)}",
+                "guid_line": f"caguid=0x{_hex(guid)}",
+                "header": f'Ca\t{ca.nports} "{node_id[ca.id]}"\t\t# "{ca.id}"',
+                "ports": lines,
+            }
+        )
     sm = fab.sm_ca() if fab.cas else None
     return {
         "title": f"{plan.inventory.name} ({fab.view.describe()})",
@@ -126,7 +149,9 @@ def node_name_map_model(fab: Subnet) -> dict:
 
 
 def guid2lid_model(fab: Subnet) -> dict:
-    records = [{"guid": guid, "lid": f"0x{lid:04x}", "name": name} for lid, (guid, name) in sorted(fab.lid_owner.items())]
+    records = [
+        {"guid": guid, "lid": f"0x{lid:04x}", "name": name} for lid, (guid, name) in sorted(fab.lid_owner.items())
+    ]
     return {"records": records}
 
 
@@ -142,8 +167,11 @@ def lft_model(fab: Subnet) -> dict:
     lfts = {lft.switch: lft.ports for lft in routing.lfts}
     missing = [s.name for s in fab.switches if s.name not in lfts]
     if missing:
-        raise unwritable(f"the plan's routing has no table for switch(es) {', '.join(missing[:5])}",
-                    "re-run `ffplan design` so every switch is routed", ("routing", "lfts"))
+        raise unwritable(
+            f"the plan's routing has no table for switch(es) {', '.join(missing[:5])}",
+            "re-run `ffplan design` so every switch is routed",
+            ("routing", "lfts"),
+        )
     is_switch = {s.node_guid for s in plan.switches}
     lids = np.array(sorted(fab.lid_owner), dtype=np.int64)
     max_lid = int(lids[-1]) if lids.size else 0
@@ -167,8 +195,11 @@ def lft_model(fab: Subnet) -> dict:
             listed = present[routed]
             pieces = np.empty(3 * len(listed), dtype=object)
             pieces[0::3], pieces[1::3], pieces[2::3] = before[listed], port_field[ports[routed]], after[listed]
-            yield {"header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
-                   "entries": "".join(pieces.tolist())[:-1], "count": len(listed)}
+            yield {
+                "header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
+                "entries": "".join(pieces.tolist())[:-1],
+                "count": len(listed),
+            }
 
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks()}
 
@@ -185,19 +216,25 @@ def lfts_text(fab: Subnet) -> str:
     """lfts_chunks as one string."""
     return "".join(lfts_chunks(fab))
 
+
 _CONF_GROUPS = [
     ("The port this OpenSM manages its subnet through", ("guid",)),
-    ("Routing: the tables come from the plan; never fall back to another engine", (
-        "routing_engine", "lfts_file", "root_guid_file", "cn_guid_file", "io_guid_file")),
-    ("Addressing", (
-        "lmc", "reassign_lids", "honor_guid2lid_file")),
+    (
+        "Routing: the tables come from the plan; never fall back to another engine",
+        ("routing_engine", "lfts_file", "root_guid_file", "cn_guid_file", "io_guid_file"),
+    ),
+    ("Addressing", ("lmc", "reassign_lids", "honor_guid2lid_file")),
     ("Sweeps", ("sweep_interval", "sweep_on_trap")),
     ("Virtual lanes in operation (4 = VL0-7)", ("max_op_vls",)),
     ("Partitions and node names", ("partition_config_file", "node_name_map_name")),
-    ("Logging: flushed per line, so 'SUBNET UP' is visible at once", (
-        "log_flags", "force_log_flush", "log_file", "log_max_size", "accum_log_file", "dump_files_dir")),
-    ("QoS: the policy file maps PathRecord queries to SLs; SL2VL and VL arbitration follow per port class", (
-        "qos", "qos_policy_file")),
+    (
+        "Logging: flushed per line, so 'SUBNET UP' is visible at once",
+        ("log_flags", "force_log_flush", "log_file", "log_max_size", "accum_log_file", "dump_files_dir"),
+    ),
+    (
+        "QoS: the policy file maps PathRecord queries to SLs; SL2VL and VL arbitration follow per port class",
+        ("qos", "qos_policy_file"),
+    ),
 ]
 _QOS_TITLES = {
     "default": "QoS default set (used where no class set applies)",
@@ -210,9 +247,13 @@ _QOS_TITLES = {
 def conf_model(plan: Plan, prefix: str, engine: str, instance: SmInstance | None = None) -> dict:
     kv = expected_conf(plan, prefix, engine, instance)
     cache = instance.cache_dir if instance else "/var/cache/opensm"
-    titles = {"guid": f"Subnet {instance.subnet}: one OpenSM per subnet, bound to {instance.port}; run it with "
-                      f"OSM_CACHE_DIR={cache}" if instance else "",
-              "lmc": f"Addressing: the planned LIDs are pinned by guid2lid (copy it to {cache}/guid2lid)"}
+    titles = {
+        "guid": f"Subnet {instance.subnet}: one OpenSM per subnet, bound to {instance.port}; run it with "
+        f"OSM_CACHE_DIR={cache}"
+        if instance
+        else "",
+        "lmc": f"Addressing: the planned LIDs are pinned by guid2lid (copy it to {cache}/guid2lid)",
+    }
     groups = []
     for title, keys in _CONF_GROUPS:
         title = titles.get(keys[0], title)
@@ -221,19 +262,26 @@ def conf_model(plan: Plan, prefix: str, engine: str, instance: SmInstance | None
             groups.append({"title": title, "items": items})
     for cls, title in _QOS_TITLES.items():
         pfx = QOS_PREFIX[cls]
-        items = [{"key": k, "value": v} for k, v in kv.items() if k.startswith(pfx) and k.count("_") - pfx.count("_") <= 1
-                 and k[len(pfx):] in ("max_vls", "high_limit", "vlarb_high", "vlarb_low", "sl2vl")]
+        items = [
+            {"key": k, "value": v}
+            for k, v in kv.items()
+            if k.startswith(pfx)
+            and k.count("_") - pfx.count("_") <= 1
+            and k[len(pfx) :] in ("max_vls", "high_limit", "vlarb_high", "vlarb_low", "sl2vl")
+        ]
         if items:
             groups.append({"title": title, "items": items})
-    variant = ("OpenSM's own fat-tree engine with ffplan's GUID files (LIDs still pinned by guid2lid)"
-               if engine == "ftree" else "routing tables precomputed by ffplan (file engine)")
+    variant = (
+        "OpenSM's own fat-tree engine with ffplan's GUID files (LIDs still pinned by guid2lid)"
+        if engine == "ftree"
+        else "routing tables precomputed by ffplan (file engine)"
+    )
     title = f"{plan.inventory.name} subnet {instance.subnet}" if instance else plan.inventory.name
     return {"title": title, "variant": variant, "groups": groups}
 
 
-
 def _chunks(items: list[str], n: int) -> list[str]:
-    return [", ".join(items[i:i + n]) for i in range(0, len(items), n)]
+    return [", ".join(items[i : i + n]) for i in range(0, len(items), n)]
 
 
 def qos_policy_model(fab: Subnet) -> dict:
@@ -254,22 +302,36 @@ def qos_policy_model(fab: Subnet) -> dict:
             name = f"{role}-{zone}"
             role_groups[role].append(name)
             groups.append({"name": name, "use": f"{role} ports in zone {zone}", "lines": _chunks(guids, 4)})
-    levels = [{"name": "DEFAULT", "use": f"unmatched queries: {qc['default'].name if qc['default'] else 'SL 0'}",
-               "sl": qc["default"].sl if qc["default"] else 0}]
+    levels = [
+        {
+            "name": "DEFAULT",
+            "use": f"unmatched queries: {qc['default'].name if qc['default'] else 'SL 0'}",
+            "sl": qc["default"].sl if qc["default"] else 0,
+        }
+    ]
     for c in qc["classes"]:
         levels.append({"name": c.name, "use": _one_line(c.description), "sl": c.sl})
     rules = []
     for c in qc["classes"]:
-        rules.append({"use": f"{c.name}: applications that ask for QoS class {c.sl}", "match": [("qos-class", str(c.sl))],
-                      "level": c.name})
+        rules.append(
+            {
+                "use": f"{c.name}: applications that ask for QoS class {c.sl}",
+                "match": [("qos-class", str(c.sl))],
+                "level": c.name,
+            }
+        )
     for (a, b), c in qc["pairs"].items():
         if not (role_groups[a] and role_groups[b]):
             continue
         for src, dst in directions(a, b):
-            rules.append({"use": f"{c.name}: {src} -> {dst} ports", "level": c.name,
-                          "match": [("source", ", ".join(role_groups[src])), ("destination", ", ".join(role_groups[dst]))]})
+            rules.append(
+                {
+                    "use": f"{c.name}: {src} -> {dst} ports",
+                    "level": c.name,
+                    "match": [("source", ", ".join(role_groups[src])), ("destination", ", ".join(role_groups[dst]))],
+                }
+            )
     return {"title": plan.inventory.name, "groups": groups, "levels": levels, "rules": rules}
-
 
 
 def _one_line(text: str) -> str:
@@ -304,16 +366,25 @@ def ipoib_rate(plan: Plan) -> tuple[int, int]:
 
 def partitions_model(fab: Subnet) -> dict:
     gbps, rate = ipoib_rate(fab.plan)
-    return {"title": fab.plan.inventory.name, "ports": sum(len(ca.ports) for ca in fab.cas), "rate": rate,
-            "gbps": gbps, "mtu": IPOIB_MTU_CODE, "mtu_bytes": 128 << IPOIB_MTU_CODE}
-
+    return {
+        "title": fab.plan.inventory.name,
+        "ports": sum(len(ca.ports) for ca in fab.cas),
+        "rate": rate,
+        "gbps": gbps,
+        "mtu": IPOIB_MTU_CODE,
+        "mtu_bytes": 128 << IPOIB_MTU_CODE,
+    }
 
 
 def check_prefix(prefix: str) -> str:
     if not _SAFE_PATH.fullmatch(prefix) or "//" in prefix:
         c = Collector("--prefix")  # a bad option is a usage error (exit 2), not a plan finding
-        c.error(PLAN_VALUE_NOT_RENDERABLE, (), f"--prefix {prefix!r} is not an absolute path of plain characters",
-                "use a path like /etc/opensm (letters, digits, . _ / + -)")
+        c.error(
+            PLAN_VALUE_NOT_RENDERABLE,
+            (),
+            f"--prefix {prefix!r} is not an absolute path of plain characters",
+            "use a path like /etc/opensm (letters, digits, . _ / + -)",
+        )
         raise InputError(c.items)
     return prefix.rstrip("/") or "/"
 
@@ -321,17 +392,28 @@ def check_prefix(prefix: str) -> str:
 def require_complete(plan: Plan) -> None:
     missing = [name for name in ("routing", "qos") if getattr(plan, name) is None]
     if missing:
-        raise unwritable(f"the plan has no {' and no '.join(missing)}: OpenSM files need the routing tables and the QoS plan",
-                    "re-run `ffplan design` with a version of ffplan that routes and plans QoS", (missing[0],))
+        raise unwritable(
+            f"the plan has no {' and no '.join(missing)}: OpenSM files need the routing tables and the QoS plan",
+            "re-run `ffplan design` with a version of ffplan that routes and plans QoS",
+            (missing[0],),
+        )
     assert plan.qos is not None, "refused above when missing"
     unknown = [c.name for c in plan.qos.classes if c.carries is None]
     if unknown:
-        raise unwritable(f"the plan does not say what traffic classes {', '.join(unknown)} carry (written by an older ffplan)",
-                    "re-run `ffplan design`: the QoS policy is built from what each class carries", ("qos", "classes"))
+        raise unwritable(
+            f"the plan does not say what traffic classes {', '.join(unknown)} carry (written by an older ffplan)",
+            "re-run `ffplan design`: the QoS policy is built from what each class carries",
+            ("qos", "classes"),
+        )
 
 
-def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(),
-                 engines: Collection[str] = ("file", "ftree"), subnet: str | None = None) -> dict[str, str]:
+def opensm_files(
+    plan: Plan,
+    prefix: str = DEFAULT_PREFIX,
+    view: View = View(),
+    engines: Collection[str] = ("file", "ftree"),
+    subnet: str | None = None,
+) -> dict[str, str]:
     """File name (no folder) -> text for the given view of the plan. `subnet` names the subnet when `plan` is
     one subnet's view of a plan with several: its opensm.conf then binds to the SM port in that subnet."""
     prefix = check_prefix(prefix)
@@ -342,8 +424,9 @@ def opensm_files(plan: Plan, prefix: str = DEFAULT_PREFIX, view: View = View(),
 LftBody = TypeVar("LftBody", str, Iterator[str])
 
 
-def subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: str | None,
-                  lfts: Callable[[Subnet], LftBody]) -> dict[str, str | LftBody]:
+def subnet_files(
+    fab: Subnet, prefix: str, engines: Collection[str], subnet: str | None, lfts: Callable[[Subnet], LftBody]
+) -> dict[str, str | LftBody]:
     plan = fab.plan
     if not fab.cas:
         raise unwritable(f"{fab.view.describe()}: no CA ports to render", "check the zone name")
@@ -356,9 +439,11 @@ def subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: str
         PARTITIONS: render_template("opensm/partitions.conf.j2", **partitions_model(fab)),
     }
     guids = guid_files_model(fab)
-    for fname, key, what in ((ROOT_GUIDS, "root", f"{guids['root_tier']} (root) switch node GUIDs"),
-                             (CN_GUIDS, "cn", "compute node port GUIDs"),
-                             (IO_GUIDS, "io", "storage and management port GUIDs")):
+    for fname, key, what in (
+        (ROOT_GUIDS, "root", f"{guids['root_tier']} (root) switch node GUIDs"),
+        (CN_GUIDS, "cn", "compute node port GUIDs"),
+        (IO_GUIDS, "io", "storage and management port GUIDs"),
+    ):
         files[fname] = render_template("opensm/guids.txt.j2", what=what, title=plan.inventory.name, entries=guids[key])
     if "file" in engines:
         files[CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "file", instance))
@@ -366,4 +451,3 @@ def subnet_files(fab: Subnet, prefix: str, engines: Collection[str], subnet: str
     if "ftree" in engines:
         files[FTREE_CONF] = render_template("opensm/opensm.conf.j2", **conf_model(plan, prefix, "ftree", instance))
     return files
-

@@ -7,9 +7,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_PREFIX", "CONF", "FTREE_CONF", "LFTS", "GUID2LID", "QOS_POLICY", "PARTITIONS", "ROOT_GUIDS",
-           "CN_GUIDS", "IO_GUIDS", "TOPOLOGY", "NODE_NAME_MAP", "README", "PATH_KEYS", "View", "SmInstance",
-           "subnet_folders"]
+__all__ = [
+    "DEFAULT_PREFIX",
+    "CONF",
+    "FTREE_CONF",
+    "LFTS",
+    "GUID2LID",
+    "QOS_POLICY",
+    "PARTITIONS",
+    "ROOT_GUIDS",
+    "CN_GUIDS",
+    "IO_GUIDS",
+    "TOPOLOGY",
+    "NODE_NAME_MAP",
+    "README",
+    "PATH_KEYS",
+    "View",
+    "SmInstance",
+    "subnet_folders",
+]
 
 DEFAULT_PREFIX = "/etc/opensm"  # where the files live on the SM host unless `render --prefix` says otherwise
 

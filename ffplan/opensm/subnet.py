@@ -17,6 +17,7 @@ from ffplan.plan.model import Plan
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/+ -]*$")
 _GUID = re.compile(r"^0x[0-9a-f]{16}$")
 
+
 @dataclass
 class SubnetPort:
     port: int
@@ -86,8 +87,10 @@ def unwritable(message: str, hint: str, path: tuple = ()) -> InputError:
 def _check_name(kind: str, name: str) -> str:
     # Names reach the topology file inside double quotes and after '#': no quoting exists there, so refuse.
     if not _SAFE_NAME.fullmatch(name) or "#" in name or "@" in name or '"' in name:
-        raise unwritable(f"{kind} name {name!r} cannot be written to the OpenSM files",
-                    "names may hold letters, digits and . _ : / + - and spaces; fix the inventory and re-run design")
+        raise unwritable(
+            f"{kind} name {name!r} cannot be written to the OpenSM files",
+            "names may hold letters, digits and . _ : / + - and spaces; fix the inventory and re-run design",
+        )
     return name
 
 
@@ -101,8 +104,12 @@ def build_fabric(plan: Plan, view: View = View()) -> Subnet:
     zone = view.zone
     if zone is not None and zone not in {z.name for z in plan.zones}:
         zones = [z.name for z in plan.zones]
-        raise option_error(OPTION_VALUE_NOT_IN_PLAN, "--zone", f"zone {zone!r} is not in the plan",
-                           " ".join(filter(None, [did_you_mean(zone, zones), "zones: " + ", ".join(zones)])))
+        raise option_error(
+            OPTION_VALUE_NOT_IN_PLAN,
+            "--zone",
+            f"zone {zone!r} is not in the plan",
+            " ".join(filter(None, [did_you_mean(zone, zones), "zones: " + ", ".join(zones)])),
+        )
     switches = [s for s in plan.switches if zone is None or s.zone == zone]
     for s in switches:
         _check_name("switch", s.name)
@@ -124,14 +131,34 @@ def build_fabric(plan: Plan, view: View = View()) -> Subnet:
             _check_name("NIC", p.nic)
             nic_model = nic_models.get(p.nic_model)
             if nic_model is None:
-                raise unwritable(f"NIC model {p.nic_model!r} of {node.hostname} {p.nic} is not in the plan's nic_models",
-                            "re-run `ffplan design`")
+                raise unwritable(
+                    f"NIC model {p.nic_model!r} of {node.hostname} {p.nic} is not in the plan's nic_models",
+                    "re-run `ffplan design`",
+                )
             ca_id = f"{node.hostname} {p.nic}" if p.port == 1 else f"{node.hostname} {p.nic} p{p.port}"
-            ca = cas.setdefault(p.node_guid, Ca(id=ca_id, hostname=node.hostname, nic=p.nic, role=node.role,
-                                                 node_guid=_check_guid(p.node_guid), sysimg_guid=_check_guid(p.sysimg_guid),
-                                                 vendor_id=nic_model.vendor_id, device_id=nic_model.device_id))
-            ca.ports.append(SubnetPort(port=1, port_guid=_check_guid(p.port_guid), lid=p.lid, leaf=p.leaf,
-                                   leaf_port=p.leaf_port, zone=p.zone))
+            ca = cas.setdefault(
+                p.node_guid,
+                Ca(
+                    id=ca_id,
+                    hostname=node.hostname,
+                    nic=p.nic,
+                    role=node.role,
+                    node_guid=_check_guid(p.node_guid),
+                    sysimg_guid=_check_guid(p.sysimg_guid),
+                    vendor_id=nic_model.vendor_id,
+                    device_id=nic_model.device_id,
+                ),
+            )
+            ca.ports.append(
+                SubnetPort(
+                    port=1,
+                    port_guid=_check_guid(p.port_guid),
+                    lid=p.lid,
+                    leaf=p.leaf,
+                    leaf_port=p.leaf_port,
+                    zone=p.zone,
+                )
+            )
     links: list[tuple[str, int, str, int]] = []
     inter = 0
     dropped = 0
@@ -155,8 +182,9 @@ def build_fabric(plan: Plan, view: View = View()) -> Subnet:
     links.sort()
     if zone is not None:
         others = [z.name for z in plan.zones if z.name != zone]
-        excluded.append(f"{len(plan.switches) - len(switches)} switches and {skipped_ports} CA ports of "
-                        f"zone(s) {', '.join(others)}")
+        excluded.append(
+            f"{len(plan.switches) - len(switches)} switches and {skipped_ports} CA ports of zone(s) {', '.join(others)}"
+        )
         excluded.append(f"{inter} inter-zone/cross-zone links")
     if view.drop_cables:
         excluded.append(f"{dropped} cable(s) taken out: {', '.join(sorted(view.drop_cables))}")
@@ -170,8 +198,9 @@ def build_fabric(plan: Plan, view: View = View()) -> Subnet:
     for ca in ordered:
         for ca_port in ca.ports:
             lid_owner[ca_port.lid] = (ca_port.port_guid, ca.id)
-    return Subnet(plan=plan, view=view, switches=switches, cas=ordered, links=links, lid_owner=lid_owner,
-                  excluded=excluded)
+    return Subnet(
+        plan=plan, view=view, switches=switches, cas=ordered, links=links, lid_owner=lid_owner, excluded=excluded
+    )
 
 
 def _subnet_manager_ca(plan: Plan, in_order: list[Ca]) -> Ca | None:
@@ -184,12 +213,10 @@ def _subnet_manager_ca(plan: Plan, in_order: list[Ca]) -> Ca | None:
     return next((ca for ca in in_order if ca.role == "management"), in_order[0] if in_order else None)
 
 
-
 def link_rate(plan: Plan) -> str:
     """Width and speed as ibnetdiscover prints an active link: 4xHDR."""
     speed = next((m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model), None) or "HDR"
     return f"4x{speed}"
-
 
 
 def ibsim_ca_guid(port_guid: str) -> str:

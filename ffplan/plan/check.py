@@ -51,7 +51,9 @@ def plan_problems(plan: Plan) -> list[Problem]:
         p.add(("zones",), "the plan has no zones")
     for i, z in enumerate(plan.zones):
         if plan.layout == "planes" and z.subnet != z.name:
-            p.add(("zones", i, "subnet"), f"plane {z.name} is in subnet {z.subnet}: a plane is a subnet of its own name")
+            p.add(
+                ("zones", i, "subnet"), f"plane {z.name} is in subnet {z.subnet}: a plane is a subnet of its own name"
+            )
     if plan.layout == "zones" and len(plan.subnets) > 1:
         p.add(("zones",), f"zones share one subnet, but the plan names {len(plan.subnets)}: {', '.join(plan.subnets)}")
     models = {m.name: m for m in plan.switch_models}
@@ -82,12 +84,22 @@ def _check_switches(p: _Problems, plan: Plan, zones: set[str], models: dict) -> 
     for i, s in enumerate(plan.switches):
         p.known(("switches", i, "zone"), s.zone, zones, "zone")
         if p.known(("switches", i, "model"), s.model, models, "switch model") and s.ports != models[s.model].ports:
-            p.add(("switches", i, "ports"), f"switch {s.name} has {s.ports} ports, its model {s.model} {models[s.model].ports}")
+            p.add(
+                ("switches", i, "ports"),
+                f"switch {s.name} has {s.ports} ports, its model {s.model} {models[s.model].ports}",
+            )
         tiers[s.zone, s.tier] += 1
     for i, z in enumerate(plan.zones):
-        for tier, field, planned in (("leaf", "leaves", z.leaves), ("spine", "spines", z.spines), ("core", "cores", z.cores)):
+        for tier, field, planned in (
+            ("leaf", "leaves", z.leaves),
+            ("spine", "spines", z.spines),
+            ("core", "cores", z.cores),
+        ):
             if tiers[z.name, tier] != planned:
-                p.add(("zones", i, field), f"zone {z.name} plans {planned} {tier} switches, the switch list has {tiers[z.name, tier]}")
+                p.add(
+                    ("zones", i, field),
+                    f"zone {z.name} plans {planned} {tier} switches, the switch list has {tiers[z.name, tier]}",
+                )
     return {s.name: s for s in plan.switches}
 
 
@@ -121,8 +133,12 @@ def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> N
 
 _Key = TypeVar("_Key", int, str, tuple[str, int])
 
-_CABLE_ENDS = {"node-leaf": ("node", "leaf"), "leaf-spine": ("leaf", "spine"), "spine-core": ("spine", "core"),
-               "inter-zone": ("leaf", "leaf")}
+_CABLE_ENDS = {
+    "node-leaf": ("node", "leaf"),
+    "leaf-spine": ("leaf", "spine"),
+    "spine-core": ("spine", "core"),
+    "inter-zone": ("leaf", "leaf"),
+}
 
 
 def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
@@ -139,10 +155,15 @@ def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> 
             else:
                 switch = switches.get(end.device)
                 if switch is None or switch.tier != want:
-                    p.add(at + ("device",), f"a {c.kind} cable's end {side} must be a {want} switch, not '{end.device}'")
+                    p.add(
+                        at + ("device",), f"a {c.kind} cable's end {side} must be a {want} switch, not '{end.device}'"
+                    )
                 elif (switch.zone == c.zone) != (c.kind != "inter-zone" or side == "a"):  # `zone` is end a's
                     where = "zone" if switch.zone != c.zone else "a zone other than"
-                    p.add(at + ("device",), f"a {c.kind} cable's end {side} must be in {where} {c.zone}; {end.device} is in {switch.zone}")
+                    p.add(
+                        at + ("device",),
+                        f"a {c.kind} cable's end {side} must be in {where} {c.zone}; {end.device} is in {switch.zone}",
+                    )
                 elif not isinstance(end.port, int) or end.port > switch.ports:
                     p.add(at + ("port",), f"{end.device} has {switch.ports} ports, not port {end.port}")
                 elif (end.device, end.port) in used:
@@ -152,8 +173,14 @@ def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> 
     for i, n in enumerate(plan.nodes):
         for j, pt in enumerate(n.ports):
             cable = by_label.get(pt.cable)
-            if cable is not None and ((cable.a.device, cable.a.port), (cable.b.device, cable.b.port)) != ((n.hostname, pt.nic), (pt.leaf, pt.leaf_port)):
-                p.add(("nodes", i, "ports", j, "cable"), f"cable {pt.cable} does not join {n.hostname} {pt.nic} and {pt.leaf} port {pt.leaf_port}")
+            if cable is not None and ((cable.a.device, cable.a.port), (cable.b.device, cable.b.port)) != (
+                (n.hostname, pt.nic),
+                (pt.leaf, pt.leaf_port),
+            ):
+                p.add(
+                    ("nodes", i, "ports", j, "cable"),
+                    f"cable {pt.cable} does not join {n.hostname} {pt.nic} and {pt.leaf} port {pt.leaf_port}",
+                )
 
 
 def _check_tree_links(p: _Problems, plan: Plan) -> None:
@@ -176,16 +203,22 @@ def _check_tree_links(p: _Problems, plan: Plan) -> None:
         if s.tier == "leaf":
             for spine in spines[s.zone, s.pod]:
                 if links[s.name, spine] != z.links_per_leaf_spine:
-                    p.add(("switches", i, "name"), f"leaf {s.name} has {links[s.name, spine]} cable(s) to spine {spine}; "
-                          f"zone {z.name} plans {z.links_per_leaf_spine} between each leaf and spine")
+                    p.add(
+                        ("switches", i, "name"),
+                        f"leaf {s.name} has {links[s.name, spine]} cable(s) to spine {spine}; "
+                        f"zone {z.name} plans {z.links_per_leaf_spine} between each leaf and spine",
+                    )
         elif s.tier == "spine" and z.cores:
             group = z.cores * z.pods // max(z.spines, 1)  # cores per spine position
             reached = [core for core in cores_of[s.name] if links[s.name, core]]
             wrong = [core for core in reached if links[s.name, core] != z.links_per_spine_core]
             if len(reached) != group or wrong:
-                p.add(("switches", i, "name"), f"spine {s.name} has cables to {len(reached)} core(s)"
-                      + (f", {links[s.name, wrong[0]]} to {wrong[0]}" if wrong else "")
-                      + f"; zone {z.name} plans {z.links_per_spine_core} to each of {group}")
+                p.add(
+                    ("switches", i, "name"),
+                    f"spine {s.name} has cables to {len(reached)} core(s)"
+                    + (f", {links[s.name, wrong[0]]} to {wrong[0]}" if wrong else "")
+                    + f"; zone {z.name} plans {z.links_per_spine_core} to each of {group}",
+                )
 
 
 def _subnet_of(plan: Plan) -> dict[str, str]:
@@ -246,7 +279,9 @@ def _check_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_li
         p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {top}")
 
 
-def _check_routing(p: _Problems, plan: Plan, switches: dict, subnet_of: dict[str, str], max_lid: dict[str, int]) -> None:
+def _check_routing(
+    p: _Problems, plan: Plan, switches: dict, subnet_of: dict[str, str], max_lid: dict[str, int]
+) -> None:
     if plan.routing is None:
         return
     r = plan.routing
@@ -258,20 +293,29 @@ def _check_routing(p: _Problems, plan: Plan, switches: dict, subnet_of: dict[str
             continue
         top = max_lid[subnet_of[switches[t.switch].zone]]
         if len(t.ports) != top + 1:
-            p.add(("routing", "lfts", i, "ports"), f"{t.switch}'s table has {len(t.ports)} entries, not its subnet's "
-                  f"highest LID + 1 = {top + 1}")
+            p.add(
+                ("routing", "lfts", i, "ports"),
+                f"{t.switch}'s table has {len(t.ports)} entries, not its subnet's highest LID + 1 = {top + 1}",
+            )
         radix = switches[t.switch].ports
         beyond = np.flatnonzero((t.ports > radix) & (t.ports != r.unrouted_port))  # entries are 0-255 by type
         if beyond.size:
             lid, port = int(beyond[0]), int(t.ports[beyond[0]])
-            p.add(("routing", "lfts", i, "ports"),
-                  f"{t.switch} forwards LID {lid} to port {port}; it has ports 0-{radix} ({r.unrouted_port} = unrouted)")
+            p.add(
+                ("routing", "lfts", i, "ports"),
+                f"{t.switch} forwards LID {lid} to port {port}; it has ports 0-{radix} ({r.unrouted_port} = unrouted)",
+            )
     labels = {c.label for c in plan.cables}
     for i, item in enumerate(r.failed):
         name, _, port_suffix = item.partition("[")  # "switch[port]" -> "port]"
-        known = item in labels or (name in switches and (not port_suffix or int(port_suffix[:-1]) <= switches[name].ports))
+        known = item in labels or (
+            name in switches and (not port_suffix or int(port_suffix[:-1]) <= switches[name].ports)
+        )
         if not known:
-            p.add(("routing", "failed", i), f"failed link '{item}' is neither a cable label, a switch nor a switch port of the plan")
+            p.add(
+                ("routing", "failed", i),
+                f"failed link '{item}' is neither a cable label, a switch nor a switch port of the plan",
+            )
 
 
 def _check_qos(p: _Problems, plan: Plan) -> None:
@@ -281,7 +325,10 @@ def _check_qos(p: _Problems, plan: Plan) -> None:
     p.unique(("qos", "classes"), (c.name for c in q.classes), "traffic class")
     for i, c in enumerate(q.classes):
         if c.vl >= q.data_vls:
-            p.add(("qos", "classes", i, "vl"), f"traffic class {c.name} uses VL {c.vl}; the plan has data VLs 0-{q.data_vls - 1}")
+            p.add(
+                ("qos", "classes", i, "vl"),
+                f"traffic class {c.name} uses VL {c.vl}; the plan has data VLs 0-{q.data_vls - 1}",
+            )
     for port_class, pc in q.port_classes.items():
         at = ("qos", "port_classes", port_class)
         for i, vl in enumerate(pc.sl2vl):
@@ -290,7 +337,10 @@ def _check_qos(p: _Problems, plan: Plan) -> None:
         for table in ("vlarb_high", "vlarb_low"):
             for i, e in enumerate(getattr(pc, table)):
                 if e.vl >= q.data_vls:
-                    p.add(at + (table, i, "vl"), f"VL arbitration entry for VL {e.vl}; the plan has data VLs 0-{q.data_vls - 1}")
+                    p.add(
+                        at + (table, i, "vl"),
+                        f"VL arbitration entry for VL {e.vl}; the plan has data VLs 0-{q.data_vls - 1}",
+                    )
 
 
 def _check_hosts(p: _Problems, plan: Plan) -> None:
@@ -311,7 +361,10 @@ def _check_hosts(p: _Problems, plan: Plan) -> None:
             if profile_of.setdefault(hostname, h.name) != h.name:
                 p.add(at, f"host {hostname} is in profiles {profile_of[hostname]} and {h.name}")
             if (node.model, node.role) != (h.node_model, h.role):
-                p.add(at, f"host {hostname} is a {node.role} {node.model}, profile {h.name} is for a {h.role} {h.node_model}")
+                p.add(
+                    at,
+                    f"host {hostname} is a {node.role} {node.model}, profile {h.name} is for a {h.role} {h.node_model}",
+                )
             missing = sorted({pt.nic for pt in node.ports} - nic_names)
             if missing:
                 p.add(at, f"host {hostname} has NIC(s) {', '.join(missing)} that profile {h.name} does not describe")
@@ -356,9 +409,11 @@ def _check_subnet_managers(p: _Problems, plan: Plan, subnet_of: dict[str, str], 
                 top = max_lid[subnet_of[pt.zone]]
                 if pt.lid // LID_BLOCK != top // LID_BLOCK:
                     node_index = plan.nodes.index(nodes[hostname])
-                    p.add(("nodes", node_index, "ports", j, "lid"),
-                          f"LID {pt.lid} of subnet manager host {hostname} is not in the {LID_BLOCK}-LID block of the "
-                          f"highest LID of its subnet ({top}): a cold-started OpenSM would size its tables too small")
+                    p.add(
+                        ("nodes", node_index, "ports", j, "lid"),
+                        f"LID {pt.lid} of subnet manager host {hostname} is not in the {LID_BLOCK}-LID block of the "
+                        f"highest LID of its subnet ({top}): a cold-started OpenSM would size its tables too small",
+                    )
 
 
 def _check_catalog(p: _Problems, plan: Plan) -> None:

@@ -48,7 +48,9 @@ class PlanDiff:
     failed_added: list[str] = field(default_factory=list)  # cables/switches the new plan routes around
     failed_removed: list[str] = field(default_factory=list)  # back in use
     failed_where: dict[str, str] = field(default_factory=dict)  # failed item -> its cable ends or switch
-    routing: dict[str, list[tuple[int, int | None, int | None]]] = field(default_factory=dict)  # switch -> (lid, old, new)
+    routing: dict[str, list[tuple[int, int | None, int | None]]] = field(
+        default_factory=dict
+    )  # switch -> (lid, old, new)
     qos: list[FieldChange] = field(default_factory=list)
     hosts: list[FieldChange] = field(default_factory=list)
     other: list[FieldChange] = field(default_factory=list)  # inventory hash, solver, zones
@@ -162,7 +164,9 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
         else:
             for name in _CABLE_FIELDS:
                 if getattr(old_cable, name) != getattr(new_cable, name):
-                    d.cables_changed.append(FieldChange(old_cable.label, name, getattr(old_cable, name), getattr(new_cable, name)))
+                    d.cables_changed.append(
+                        FieldChange(old_cable.label, name, getattr(old_cable, name), getattr(new_cable, name))
+                    )
     d.other += _order("cables", [cable_key(c) for c in old.cables], [cable_key(c) for c in new.cables])
 
     old_nodes = {n.hostname: n for n in old.nodes}
@@ -209,10 +213,18 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
         d.other += _order("routing.failed", old.routing.failed, new.routing.failed)
         d.other += _order("routing.lfts", [t.switch for t in old.routing.lfts], [t.switch for t in new.routing.lfts])
         for name in _ROUTING_FIELDS:
-            d.other += _field_changes(_dump(getattr(old.routing, name)), _dump(getattr(new.routing, name)), f"routing.{name}")
+            d.other += _field_changes(
+                _dump(getattr(old.routing, name)), _dump(getattr(new.routing, name)), f"routing.{name}"
+            )
     elif old.routing is not new.routing:  # one plan has no routing section
-        d.other.append(FieldChange("plan", "routing", "absent" if old.routing is None else "present",
-                                   "absent" if new.routing is None else "present"))
+        d.other.append(
+            FieldChange(
+                "plan",
+                "routing",
+                "absent" if old.routing is None else "present",
+                "absent" if new.routing is None else "present",
+            )
+        )
     d.qos = _field_changes(_dump(old.qos), _dump(new.qos), "qos")
     d.hosts = _field_changes(_dump(old.hosts), _dump(new.hosts), "hosts")
     for name in Plan.model_fields:
@@ -225,6 +237,7 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
 
 def _whole_difference(old: Plan, new: Plan) -> list[FieldChange]:
     """The first place where the two plans' data differ, or nothing: a field no group above compares still shows."""
+
     def walk(a: Any, b: Any, path: str) -> FieldChange | None:
         if type(a) is not type(b) or not isinstance(a, (dict, list)):
             return None if a == b else FieldChange(path.rpartition(".")[0] or path, path.rpartition(".")[2], a, b)
@@ -292,12 +305,21 @@ def sections(d: PlanDiff, verbose: bool = False) -> list[tuple[str, list[str]]]:
         if lines:
             out.append((f"{title} ({count or len(lines)})", lines))
 
-    add("cables to remove", [f"{c.label}: {_end(c, 'a')} <-> {_end(c, 'b')} ({c.type} {c.length_m:g} m)" for c in d.cables_removed])
-    add("cables to move", [
-        f"{m.old.label} -> {m.new.label}: {_end(m.new, 'a')} from {_end(m.old, 'b')} to {_end(m.new, 'b')} ({m.new.type} {m.new.length_m:g} m)"
-        for m in d.cables_moved
-    ])
-    add("cables to add", [f"{c.label}: {_end(c, 'a')} <-> {_end(c, 'b')} ({c.type} {c.length_m:g} m)" for c in d.cables_added])
+    add(
+        "cables to remove",
+        [f"{c.label}: {_end(c, 'a')} <-> {_end(c, 'b')} ({c.type} {c.length_m:g} m)" for c in d.cables_removed],
+    )
+    add(
+        "cables to move",
+        [
+            f"{m.old.label} -> {m.new.label}: {_end(m.new, 'a')} from {_end(m.old, 'b')} to {_end(m.new, 'b')} ({m.new.type} {m.new.length_m:g} m)"
+            for m in d.cables_moved
+        ],
+    )
+    add(
+        "cables to add",
+        [f"{c.label}: {_end(c, 'a')} <-> {_end(c, 'b')} ({c.type} {c.length_m:g} m)" for c in d.cables_added],
+    )
     add("cables relabelled or re-specified", [f"{f.item}: {f.field} {f.old} -> {f.new}" for f in d.cables_changed])
     add("nodes added", d.nodes_added)
     add("nodes removed", d.nodes_removed)
@@ -314,7 +336,11 @@ def sections(d: PlanDiff, verbose: bool = False) -> list[tuple[str, list[str]]]:
             routing += [f"    lid {lid}: port {old} -> {new}" for lid, old, new in rows]
     # the count is of entries (what --verbose lists), not of switches
     entries, switches = sum(len(rows) for rows in d.routing.values()), len(d.routing)
-    add("routing", routing, f"{entries:,} entr{'y' if entries == 1 else 'ies'} on {switches} switch{'' if switches == 1 else 'es'}")
+    add(
+        "routing",
+        routing,
+        f"{entries:,} entr{'y' if entries == 1 else 'ies'} on {switches} switch{'' if switches == 1 else 'es'}",
+    )
     add("qos", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.qos])
     add("host settings", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.hosts])
     add("plan", [f"{f.item}.{f.field}: {f.old} -> {f.new}" for f in d.other])
@@ -365,8 +391,11 @@ def as_json(d: PlanDiff, verbose: bool = False) -> dict:
         "failed_added": d.failed_added,
         "failed_removed": d.failed_removed,
         "routing": {
-            s: ({"changed": len(rows), "entries": [{"lid": lid, "old": o, "new": n} for lid, o, n in rows]}
-                if verbose else {"changed": len(rows)})
+            s: (
+                {"changed": len(rows), "entries": [{"lid": lid, "old": o, "new": n} for lid, o, n in rows]}
+                if verbose
+                else {"changed": len(rows)}
+            )
             for s, rows in d.routing.items()
         },
         "qos": [change(f) for f in d.qos],

@@ -17,8 +17,20 @@ ETHERNET_CONNECTOR = {100: "QSFP28", 200: "QSFP56", 400: "OSFP", 800: "OSFP"}
 NETBOX_CABLE_TYPE = {"DAC": "dac-passive", "AOC": "aoc"}
 # The columns of NetBox's cable import (dcim CableImportForm): an unknown header fails the whole file.
 CABLE_COLUMNS = [
-    "side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device", "side_b_type",
-    "side_b_name", "type", "status", "label", "length", "length_unit", "description",
+    "side_a_site",
+    "side_a_device",
+    "side_a_type",
+    "side_a_name",
+    "side_b_site",
+    "side_b_device",
+    "side_b_type",
+    "side_b_name",
+    "type",
+    "status",
+    "label",
+    "length",
+    "length_unit",
+    "description",
 ]
 
 
@@ -51,11 +63,24 @@ def cables_csv(plan: Plan) -> str:
     names = switch_port_names(plan)
     rows = []
     for c in plan.cables:
-        rows.append([
-            site, c.a.device, "dcim.interface", interface_name(c.a, names), site, c.b.device, "dcim.interface",
-            interface_name(c.b, names),
-            NETBOX_CABLE_TYPE[c.type], "planned", c.label, f"{c.length_m:g}", "m", f"ffplan {c.kind}, zone {c.zone}",
-        ])
+        rows.append(
+            [
+                site,
+                c.a.device,
+                "dcim.interface",
+                interface_name(c.a, names),
+                site,
+                c.b.device,
+                "dcim.interface",
+                interface_name(c.b, names),
+                NETBOX_CABLE_TYPE[c.type],
+                "planned",
+                c.label,
+                f"{c.length_m:g}",
+                "m",
+                f"ffplan {c.kind}, zone {c.zone}",
+            ]
+        )
     return csv_text(rows, CABLE_COLUMNS)
 
 
@@ -82,7 +107,9 @@ def bom_rows(plan: Plan) -> list[list]:
         for kind, length, n in cable_counts(plan.cables):
             rows.append(["cable", f"{kind} {length:g} m", n, connector])
         aoc = sum(1 for c in plan.cables if c.type == "AOC")
-        rows.append(["transceiver", f"{connector} (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"])
+        rows.append(
+            ["transceiver", f"{connector} (separate)", 0, f"none: the {aoc} AOCs have theirs built in, DACs need none"]
+        )
     for model, n in sorted(Counter(nd.model for nd in plan.nodes).items()):
         rows.append(["node", model, n, ""])
     return rows
@@ -103,22 +130,42 @@ def _twin_port_optics(plan: Plan, speed: str) -> list[list]:
             continue
         run = medium(speed, length)
         name = (run or longest(speed)).name
-        rows.append(["cable", named(f"fibre {length:g} m", name), n,
-                     f"{named(speed, name)}: between the transceivers below (optical runs the plan lists as AOC)"
-                     + ("" if run else f"; beyond the {longest(speed).reach_m:g} m {name} reach (FF156)")])
+        rows.append(
+            [
+                "cable",
+                named(f"fibre {length:g} m", name),
+                n,
+                f"{named(speed, name)}: between the transceivers below (optical runs the plan lists as AOC)"
+                + ("" if run else f"; beyond the {longest(speed).reach_m:g} m {name} reach (FF156)"),
+            ]
+        )
     t = twin_port_transceivers(plan, speed)
     for m in OPTICAL_MEDIA[speed]:
         cages, ports = t.switch_cages.get(m.name, 0), t.switch_ports.get(m.name, 0)
         if cages or m.name == first:
-            rows.append(["transceiver", named(f"{speed} twin-port OSFP", m.name) + " (switch)", cages,
-                         f"one per cage of 2 ports: {ports} optical switch ports in {cages} cages"])
+            rows.append(
+                [
+                    "transceiver",
+                    named(f"{speed} twin-port OSFP", m.name) + " (switch)",
+                    cages,
+                    f"one per cage of 2 ports: {ports} optical switch ports in {cages} cages",
+                ]
+            )
         nics = t.nic_cages.get(m.name, 0)
         if nics or (m.name == first and not t.card_cages):
-            rows.append(["transceiver", named(f"{speed} OSFP", m.name) + " (NIC)", nics, f"one per optical NIC port ({nics})"])
+            rows.append(
+                ["transceiver", named(f"{speed} OSFP", m.name) + " (NIC)", nics, f"one per optical NIC port ({nics})"]
+            )
         cards, links = t.card_cages.get(m.name, 0), t.card_links.get(m.name, 0)
         if cards:
-            rows.append(["transceiver", named(f"{speed} twin-port OSFP", m.name) + " (multi-planar NIC)", cards,
-                         f"one per multi-planar NIC's cage: {links} optical links of {cards} cards, a plane each"])
+            rows.append(
+                [
+                    "transceiver",
+                    named(f"{speed} twin-port OSFP", m.name) + " (multi-planar NIC)",
+                    cards,
+                    f"one per multi-planar NIC's cage: {links} optical links of {cards} cards, a plane each",
+                ]
+            )
     return rows
 
 
@@ -127,20 +174,35 @@ def _ethernet_optics(plan: Plan, gbps: int, breakout: int) -> list[list]:
     (one module for the cage's `breakout` ports, as a 2 x 400G OSFP in an 800G cage) and one per optical NIC port."""
     form = ETHERNET_CONNECTOR[gbps]
     cage = gbps * breakout
-    split = f"; a {cage}G cage split {breakout} ways: 1:{breakout} splitter DACs where one cage's ports are copper" \
-        if breakout > 1 else ""
+    split = (
+        f"; a {cage}G cage split {breakout} ways: 1:{breakout} splitter DACs where one cage's ports are copper"
+        if breakout > 1
+        else ""
+    )
     rows: list[list] = []
     for kind, length, n in cable_counts(plan.cables):
-        item, note = (f"DAC {length:g} m", f"{gbps}GbE {form} passive copper{split}") if kind == "DAC" else (
-            f"fibre {length:g} m", f"{gbps}GbE: between the transceivers below (optical runs the plan lists as AOC)")
+        item, note = (
+            (f"DAC {length:g} m", f"{gbps}GbE {form} passive copper{split}")
+            if kind == "DAC"
+            else (
+                f"fibre {length:g} m",
+                f"{gbps}GbE: between the transceivers below (optical runs the plan lists as AOC)",
+            )
+        )
         rows.append(["cable", item, n, note])
     optical = [end for c in plan.cables if c.type == "AOC" for end in (c.a, c.b)]
     switch_ports = [(end.device, end.port) for end in optical if isinstance(end.port, int)]
     cages = {(device, (port - 1) // breakout) for device, port in switch_ports}
     nic_ports = len(optical) - len(switch_ports)
     module = f"{cage}G {ETHERNET_CONNECTOR[cage]} ({breakout} x {gbps}G)" if breakout > 1 else f"{gbps}G {form}"
-    rows.append(["transceiver", f"{module} (switch)", len(cages),
-                 f"one per cage: {len(switch_ports)} optical switch ports in {len(cages)} cages"])
+    rows.append(
+        [
+            "transceiver",
+            f"{module} (switch)",
+            len(cages),
+            f"one per cage: {len(switch_ports)} optical switch ports in {len(cages)} cages",
+        ]
+    )
     rows.append(["transceiver", f"{gbps}G {form} (NIC)", nic_ports, f"one per optical NIC port ({nic_ports})"])
     return rows
 

@@ -45,8 +45,11 @@ _YAML_STYLE: dict[str, Any] = {"sort_keys": False, "width": (1 << 31) - 1, "allo
 def dump_plan(plan: Plan) -> str:
     # An InfiniBand plan has no `ethernet:` key at all, so its file is what it was before RoCE existed.
     # A RoCE plan has `path_selection` only when pinned, so ECMP plans are what they were before the option existed.
-    exclude: dict[str, Any] | None = {"ethernet": True} if plan.ethernet is None else (
-        {"ethernet": {"path_selection"}} if plan.ethernet.path_selection == "ecmp" else None)
+    exclude: dict[str, Any] | None = (
+        {"ethernet": True}
+        if plan.ethernet is None
+        else ({"ethernet": {"path_selection"}} if plan.ethernet.path_selection == "ecmp" else None)
+    )
     data = plan.model_dump(mode="json", exclude=exclude)
     for nic_model in data["nic_models"]:  # an ordinary NIC's entry is what it was before multi-planar NICs
         if nic_model["planes"] == 1:
@@ -96,8 +99,11 @@ class _PlanWriter:
         pad = " " * indent
         keys, values = self.block_keys, self.block_values
         for i, (key, value) in enumerate(data.items()):
-            head = (first_prefix if i == 0 and first_prefix is not None else pad) \
-                + (keys.get(key) or self.word(key, keys, False, True)) + ":"
+            head = (
+                (first_prefix if i == 0 and first_prefix is not None else pad)
+                + (keys.get(key) or self.word(key, keys, False, True))
+                + ":"
+            )
             kind = value.__class__
             if (kind is dict or kind is list) and not self.flat(value):
                 out.append(head)
@@ -135,12 +141,33 @@ class _PlanWriter:
         lookup per string (an integer is its digits)."""
         keys, values = self.flow_keys, self.flow_values
         if value.__class__ is dict:
-            return "{" + ", ".join([(keys.get(k) or self.word(k, keys, True, True)) + ": "
-                                    + (int.__repr__(v) if v.__class__ is int else values.get(v) or self.word(v, values, True, False))
-                                    for k, v in value.items()]) + "}"
+            return (
+                "{"
+                + ", ".join(
+                    [
+                        (keys.get(k) or self.word(k, keys, True, True))
+                        + ": "
+                        + (
+                            int.__repr__(v)
+                            if v.__class__ is int
+                            else values.get(v) or self.word(v, values, True, False)
+                        )
+                        for k, v in value.items()
+                    ]
+                )
+                + "}"
+            )
         if value.__class__ is list:
-            return "[" + ", ".join([int.__repr__(v) if v.__class__ is int else values.get(v) or self.word(v, values, True, False)
-                                    for v in value]) + "]"
+            return (
+                "["
+                + ", ".join(
+                    [
+                        int.__repr__(v) if v.__class__ is int else values.get(v) or self.word(v, values, True, False)
+                        for v in value
+                    ]
+                )
+                + "]"
+            )
         return self.scalar(value, False)
 
     def word(self, value: object, spellings: dict[object, str], flow: bool, key: bool) -> str:
@@ -177,7 +204,7 @@ class _PlanWriter:
         else:
             doc, start, end = ([value], "[", "]\n") if flow else ({"k": value}, "k: ", "\n")
         text: str = yaml.dump(doc, Dumper=_Dumper, default_flow_style=flow, **_YAML_STYLE)
-        spelled = text[len(start):len(text) - len(end)]
+        spelled = text[len(start) : len(text) - len(end)]
         if not text.startswith(start) or not text.endswith(end) or "\n" in spelled:
             raise _Unusual
         return spelled
@@ -227,8 +254,11 @@ def _scalar_value(node: yaml.ScalarNode) -> Any:
     except BadTaggedValue:
         tag = node.tag.removeprefix("tag:yaml.org,2002:")
         shown = f"!!{tag}" if tag != node.tag else f"the unknown tag {tag}"
-        raise _Refused(node.start_mark, f"{node.value[:60]!r} is not a valid {shown}" if tag != node.tag
-                       else f"{node.value[:60]!r} has {shown}", "remove the tag; ffplan writes none") from None
+        raise _Refused(
+            node.start_mark,
+            f"{node.value[:60]!r} is not a valid {shown}" if tag != node.tag else f"{node.value[:60]!r} has {shown}",
+            "remove the tag; ffplan writes none",
+        ) from None
 
 
 def _read_yaml(text: str) -> object:
@@ -254,7 +284,9 @@ def _build_from_events(text: str) -> tuple[object, bool]:
     unusual = False
     no_key: Any = anchors  # a sentinel no key can equal
     root: list[object] = []
-    stack: list[tuple[Any, Any, int, Any]] = []  # (collection, pending key, nodes before it, its anchor) of each open one
+    stack: list[
+        tuple[Any, Any, int, Any]
+    ] = []  # (collection, pending key, nodes before it, its anchor) of each open one
     container: Any = None  # the open collection; None at the document's top
     key: Any = no_key  # in a mapping, its key waiting for a value
     nodes = 0  # nodes so far, each alias counted as the nodes it stands for
@@ -284,7 +316,9 @@ def _build_from_events(text: str) -> tuple[object, bool]:
                     else:
                         value = event.value  # quoted, or tagged `!`: a string
                 else:
-                    value = _scalar_value(yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
+                    value = _scalar_value(
+                        yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+                    )
                 if event.anchor is not None:
                     anchors[event.anchor], sizes[event.anchor] = value, 1
             elif kind is map_start or kind is seq_start:
@@ -292,8 +326,11 @@ def _build_from_events(text: str) -> tuple[object, bool]:
                 if event.tag is not None and event.tag != "!":
                     unusual = True
                 if len(stack) >= MAX_PLAN_DEPTH:
-                    raise _Refused(event.start_mark, f"the plan nests deeper than {MAX_PLAN_DEPTH} levels (a designed plan: 6)",
-                                   "the plan was edited or generated wrongly; re-run `ffplan design`")
+                    raise _Refused(
+                        event.start_mark,
+                        f"the plan nests deeper than {MAX_PLAN_DEPTH} levels (a designed plan: 6)",
+                        "the plan was edited or generated wrongly; re-run `ffplan design`",
+                    )
                 value = {} if kind is map_start else []
                 if event.anchor is not None:
                     anchors[event.anchor] = value  # its size when it ends: an alias to it before then is a cycle
@@ -306,8 +343,11 @@ def _build_from_events(text: str) -> tuple[object, bool]:
                 if event.anchor not in anchors:
                     unusual, value = True, None  # the full loader reports the undefined alias
                 elif event.anchor not in sizes:
-                    raise _Refused(event.start_mark, f"alias *{event.anchor} refers to a collection that contains it",
-                                   "a plan is a tree: remove the alias")
+                    raise _Refused(
+                        event.start_mark,
+                        f"alias *{event.anchor} refers to a collection that contains it",
+                        "a plan is a tree: remove the alias",
+                    )
                 else:
                     value = anchors[event.anchor]
                     nodes += sizes[event.anchor]
@@ -316,9 +356,13 @@ def _build_from_events(text: str) -> tuple[object, bool]:
                     unusual = True  # a second document: the full loader refuses it
                 continue
             if nodes > MAX_PLAN_NODES:
-                raise _Refused(event.start_mark, f"the plan expands to more than {MAX_PLAN_NODES:,} YAML nodes"
-                               f"{' at this alias' if kind is alias_event else ''} (the largest designed plan has "
-                               f"{LARGEST_PLAN_NODES:,})", "the plan was edited or generated wrongly; re-run `ffplan design`")
+                raise _Refused(
+                    event.start_mark,
+                    f"the plan expands to more than {MAX_PLAN_NODES:,} YAML nodes"
+                    f"{' at this alias' if kind is alias_event else ''} (the largest designed plan has "
+                    f"{LARGEST_PLAN_NODES:,})",
+                    "the plan was edited or generated wrongly; re-run `ffplan design`",
+                )
             if container is None:
                 root.append(value)
             elif container.__class__ is list:
@@ -381,14 +425,23 @@ def read_plan(path: Path | str, needs: tuple[str, ...] = ()) -> tuple[Plan, str]
         if mark is not None:
             c.positions[()] = (mark.line + 1, mark.column + 1)
         problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        c.error(NOT_A_PLAN, (), f"plan is not valid YAML: {problem}", "the plan is truncated or was edited; re-run `ffplan design`")
+        c.error(
+            NOT_A_PLAN,
+            (),
+            f"plan is not valid YAML: {problem}",
+            "the plan is truncated or was edited; re-run `ffplan design`",
+        )
         raise InputError(c.items) from None
     if not isinstance(data, dict) or "plan_version" not in data:
         c.error(NOT_A_PLAN, (), "not an ffplan plan (no plan_version)", "pass the plan.yaml written by `ffplan design`")
         raise InputError(c.items)
     if data["plan_version"] != PLAN_VERSION:
-        c.error(UNSUPPORTED_PLAN_VERSION, ("plan_version",), f"plan version {data['plan_version']!r} is not supported (this ffplan reads {PLAN_VERSION})",
-                "re-run `ffplan design` with this version of ffplan")
+        c.error(
+            UNSUPPORTED_PLAN_VERSION,
+            ("plan_version",),
+            f"plan version {data['plan_version']!r} is not supported (this ffplan reads {PLAN_VERSION})",
+            "re-run `ffplan design` with this version of ffplan",
+        )
         raise InputError(c.items)
     try:
         plan = Plan.model_validate(data)
@@ -396,8 +449,11 @@ def read_plan(path: Path | str, needs: tuple[str, ...] = ()) -> tuple[Plan, str]
         problems = _schema_problems(exc, data)
     else:
         problems = plan_problems(plan)
-        problems += [((name,), f"the plan has no {name} section (written by an older ffplan?)") for name in needs
-                     if getattr(plan, name) is None and not (plan.ethernet is not None and name in INFINIBAND_SECTIONS)]
+        problems += [
+            ((name,), f"the plan has no {name} section (written by an older ffplan?)")
+            for name in needs
+            if getattr(plan, name) is None and not (plan.ethernet is not None and name in INFINIBAND_SECTIONS)
+        ]
     if problems:
         raise _refuse(c, text, problems)
     return plan, text
@@ -418,7 +474,13 @@ def _data_path(loc: tuple, data: object, missing: bool) -> YamlPath:
     plus the key itself when it is missing."""
     path: list = []
     for part in loc:
-        if isinstance(data, dict) and part in data or isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+        if (
+            isinstance(data, dict)
+            and part in data
+            or isinstance(data, list)
+            and isinstance(part, int)
+            and 0 <= part < len(data)
+        ):
             path.append(part)
             data = data[part]
         else:
@@ -437,7 +499,17 @@ def _refuse(c: Collector, text: str, problems: list[Problem]) -> InputError:
     assert root is not None, "only a plan read as a mapping is refused here"
     _Builder(c, MAX_PLAN_NODES).build(root, ())
     for path, message in problems[:MAX_SHOWN_PROBLEMS]:
-        c.error(PLAN_SCHEMA_MISMATCH, path, f"invalid plan: {message}", "the plan was edited or is damaged; re-run `ffplan design`")
+        c.error(
+            PLAN_SCHEMA_MISMATCH,
+            path,
+            f"invalid plan: {message}",
+            "the plan was edited or is damaged; re-run `ffplan design`",
+        )
     if len(problems) > MAX_SHOWN_PROBLEMS:
-        c.error(PLAN_SCHEMA_MISMATCH, (), f"invalid plan: {len(problems):,} problems, the first {MAX_SHOWN_PROBLEMS} shown", "")
+        c.error(
+            PLAN_SCHEMA_MISMATCH,
+            (),
+            f"invalid plan: {len(problems):,} problems, the first {MAX_SHOWN_PROBLEMS} shown",
+            "",
+        )
     return InputError(c.items)

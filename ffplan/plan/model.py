@@ -15,7 +15,17 @@ from pydantic import ConfigDict, Field, PlainSerializer, PlainValidator, StringC
 
 from ffplan.frozen import Frozen as BaseFrozen
 from ffplan.inventory.models import (
-    BusId, Carries, Catalog, DeviceName, FailedItem, Hostname, Name, SafePath, SpeedName, Text, Version,
+    BusId,
+    Carries,
+    Catalog,
+    DeviceName,
+    FailedItem,
+    Hostname,
+    Name,
+    SafePath,
+    SpeedName,
+    Text,
+    Version,
 )
 
 # 2: GUIDs as the hardware reports them (mlx5 port: node GUID = port GUID; system image GUIDs; NIC models with
@@ -48,7 +58,9 @@ Line = Annotated[str, StringConstraints(pattern=r"^[\x20-\x7e]{0,1000}$")]
 EnvComment = Annotated[str, StringConstraints(pattern=r"^[\x20-\x5b\x5d-\x7e]{0,1000}$")]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 HexId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{4,6}$")]  # PCI vendor, device and class ids
-NodeInfoId = Annotated[str, StringConstraints(pattern=r"^0x[0-9a-f]{1,8}$")]  # VendorID, DeviceID as ibnetdiscover prints them
+NodeInfoId = Annotated[
+    str, StringConstraints(pattern=r"^0x[0-9a-f]{1,8}$")
+]  # VendorID, DeviceID as ibnetdiscover prints them
 Hex4 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{4}$")]
 # The inventory's GUID as the designer writes it: lower case, so one GUID has one spelling in every file (OpenSM's
 # guid2lid and topology files, the NetBox rows, the diff); 0 and all-ones are refused by ffplan.plan.check.
@@ -409,7 +421,9 @@ class PcieDevice(Frozen):
     ib_ports: list[PortNumber]  # NIC ports (1-based); empty for GPUs
     ib_rate: Text  # NICs: the sysfs rate suffix, "4X HDR"; "" for GPUs
     nearest_nic: DeviceName | Literal[""]  # GPUs: the NIC NCCL pairs it with (nearest path first); "" for NICs
-    nic_path: NcclPath  # GPUs: NCCL path type to that NIC: PIX, PXB (switches), PHB (same NUMA node) or SYS; "" for NICs
+    nic_path: (
+        NcclPath  # GPUs: NCCL path type to that NIC: PIX, PXB (switches), PHB (same NUMA node) or SYS; "" for NICs
+    )
     gdr: bool  # GPUs: GPUDirect RDMA allowed by NCCL_NET_GDR_LEVEL for that path
 
 
@@ -444,14 +458,18 @@ class RelaxedOrdering(Frozen):
     nic_bus_ids: list[BusId]
     devctl_value: Hex4  # setpci value for CAP_EXP+8.w under devctl_mask: "0010" (RO on) or "0000"
     devctl_mask: Hex4  # "0010": Device Control bit 4, Enable Relaxed Ordering
-    pci_wr_ordering: Annotated[int, Field(ge=0, le=1)]  # mlxconfig PCI_WR_ORDERING: 0 = per_mkey (the application's MR flag decides)
+    pci_wr_ordering: Annotated[
+        int, Field(ge=0, le=1)
+    ]  # mlxconfig PCI_WR_ORDERING: 0 = per_mkey (the application's MR flag decides)
     pci_wr_ordering_name: Name  # per_mkey
     iommu_modes: list[Name]  # accepted kernel IOMMU modes: iommu=pt (identity domains) or off
 
 
 class ProfileFile(Frozen):
     name: Name  # file name in the profile folder
-    install_path: SafePath | Literal[""]  # where it goes on the host; "" when it is run in place (scripts) or merged by hand
+    install_path: (
+        SafePath | Literal[""]
+    )  # where it goes on the host; "" when it is run in place (scripts) or merged by hand
     purpose: Line
 
 
@@ -676,11 +694,15 @@ class Plan(Frozen):
     sm_hosts: list[str] = []
     cables: list[Cable]
     racks: list[RackPower] = []  # every rack of the inventory by row and slot; empty in plans of older ffplan
-    storage_target: StorageTargetPlan | None = None  # storage read GiB/s per GPU analyze compares with; None: older plan
+    storage_target: StorageTargetPlan | None = (
+        None  # storage read GiB/s per GPU analyze compares with; None: older plan
+    )
     design: Design
     routing: Routing | None = None
     qos: Qos | None = None
-    hosts: list[HostProfile] | None = None  # per node model and role host profiles (NUMA, PCIe, NCCL); see ffplan.design.hosts
+    hosts: list[HostProfile] | None = (
+        None  # per node model and role host profiles (NUMA, PCIe, NCCL); see ffplan.design.hosts
+    )
     ethernet: EthernetPlan | None = None  # RoCE plans only (left out of InfiniBand plans' files); see ffplan.ethernet
 
     def node_model(self, name: str) -> NodeModelSpec | None:

@@ -28,21 +28,37 @@ class Medium:
     source: str
 
 
-_AOC_100 = Medium("AOC", 100.0, "assumption: the longest EDR/HDR AOC the catalog lists (NVIDIA MFA1A00 / MFS1S00 "
-                                "families); the spec pages read here give no length table")
+_AOC_100 = Medium(
+    "AOC",
+    100.0,
+    "assumption: the longest EDR/HDR AOC the catalog lists (NVIDIA MFA1A00 / MFS1S00 "
+    "families); the spec pages read here give no length table",
+)
 # Per speed, the media an optical run may take, shortest reach (cheapest) first.
 OPTICAL_MEDIA: dict[str, tuple[Medium, ...]] = {
     "EDR": (_AOC_100,),
     "HDR": (_AOC_100,),
     "NDR": (
-        Medium("multimode", 50.0, "NVIDIA MMA4Z00-NS twin-port OSFP 2x400G multimode 2xSR4: 50 m over OM4 "
-                                  "(docs.nvidia.com/networking/display/800GMMA4Z00NS)"),
-        Medium("single-mode", 500.0, "NVIDIA MMS4X00-NM twin-port OSFP 2x400G single-mode 2xDR4: 500 m "
-                                     "(docs.nvidia.com/networking/display/mms4x00nmhgx500)"),
+        Medium(
+            "multimode",
+            50.0,
+            "NVIDIA MMA4Z00-NS twin-port OSFP 2x400G multimode 2xSR4: 50 m over OM4 "
+            "(docs.nvidia.com/networking/display/800GMMA4Z00NS)",
+        ),
+        Medium(
+            "single-mode",
+            500.0,
+            "NVIDIA MMS4X00-NM twin-port OSFP 2x400G single-mode 2xDR4: 500 m "
+            "(docs.nvidia.com/networking/display/mms4x00nmhgx500)",
+        ),
     ),
     "XDR": (
-        Medium("single-mode", 500.0, "assumption: NDR's single-mode DR4 reach (MMS4X00-NM, 500 m); no XDR "
-                                     "transceiver spec among the sources read"),
+        Medium(
+            "single-mode",
+            500.0,
+            "assumption: NDR's single-mode DR4 reach (MMS4X00-NM, 500 m); no XDR "
+            "transceiver spec among the sources read",
+        ),
     ),
 }
 
@@ -117,7 +133,9 @@ def _planar_cards(plan: Plan) -> dict[tuple[str, object], tuple[str, str]]:
     """(host, NIC device) -> (host, card's system image GUID) for the functions of multi-planar NICs: a card's planes
     leave through its one cage."""
     planar = {m.name for m in plan.nic_models if m.planes > 1}
-    return {(n.hostname, p.nic): (n.hostname, p.sysimg_guid) for n in plan.nodes for p in n.ports if p.nic_model in planar}
+    return {
+        (n.hostname, p.nic): (n.hostname, p.sysimg_guid) for n in plan.nodes for p in n.ports if p.nic_model in planar
+    }
 
 
 def estimated_transceivers(speed: str | None, lots: Iterable[tuple[str, str, float, int]]) -> int:

@@ -30,16 +30,22 @@ def subnet_view(plan: Plan, subnet: str) -> Plan:
     cables = [c for c in plan.cables if c.zone in names]
     hostnames = {n.hostname for n in nodes}
     update: dict[str, object] = {
-        "zones": zones, "switches": switches, "nodes": nodes, "cables": cables,
+        "zones": zones,
+        "switches": switches,
+        "nodes": nodes,
+        "cables": cables,
         "sm_hosts": [h for h in plan.sm_hosts if h in hostnames],
     }
     if plan.routing is not None:
         lfts = [t for t in plan.routing.lfts if t.switch in in_subnet]
         known = in_subnet | {c.label for c in cables}  # what a failed item of this subnet names
-        update["routing"] = plan.routing.model_copy(update={
-            "lfts": lfts, "max_lid": max(len(t.ports) for t in lfts) - 1 if lfts else plan.routing.max_lid,
-            "failed": [f for f in plan.routing.failed if item_name(f) in known],
-        })
+        update["routing"] = plan.routing.model_copy(
+            update={
+                "lfts": lfts,
+                "max_lid": max(len(t.ports) for t in lfts) - 1 if lfts else plan.routing.max_lid,
+                "failed": [f for f in plan.routing.failed if item_name(f) in known],
+            }
+        )
     return plan.model_copy(update=update)
 
 
@@ -50,9 +56,13 @@ def plane_view(plan: Plan, plane: str | None, command: str) -> Plan:
     if plane is None and len(subnets) == 1:
         return plan
     if plane is None:
-        raise option_error(OPTION_VALUE_NOT_IN_PLAN, "--plane", f"the plan has {len(subnets)} subnets (planes) and {command} works on "
-                           "one: each has its own subnet manager, LIDs and routing tables",
-                           f"add --plane NAME (planes: {', '.join(subnets)})")
+        raise option_error(
+            OPTION_VALUE_NOT_IN_PLAN,
+            "--plane",
+            f"the plan has {len(subnets)} subnets (planes) and {command} works on "
+            "one: each has its own subnet manager, LIDs and routing tables",
+            f"add --plane NAME (planes: {', '.join(subnets)})",
+        )
     check_plane(plan, plane)
     return subnet_view(plan, plane)
 
@@ -61,8 +71,12 @@ def check_plane(plan: Plan, plane: str) -> None:
     """--plane must name one of the plan's subnets (a usage error, exit 2, naming them otherwise)."""
     subnets = plan.subnets
     if plane not in subnets:
-        raise option_error(OPTION_VALUE_NOT_IN_PLAN, "--plane", f"plane {plane!r} is not in the plan",
-                           " ".join(filter(None, [did_you_mean(plane, subnets), "planes: " + ", ".join(subnets)])))
+        raise option_error(
+            OPTION_VALUE_NOT_IN_PLAN,
+            "--plane",
+            f"plane {plane!r} is not in the plan",
+            " ".join(filter(None, [did_you_mean(plane, subnets), "planes: " + ", ".join(subnets)])),
+        )
 
 
 def subnet_views(plan: Plan) -> list[tuple[str, Plan]]:

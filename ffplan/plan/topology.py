@@ -172,9 +172,30 @@ def build_topology(plan: Plan) -> Topology:
     for lst in cas.values():
         lst.sort(key=lambda c: c.leaf_port)
     inter_zone.sort(key=lambda link: link.label)
-    return Topology(plan, zones, spines, leaves, zone_of, tier, index, lid, guid, nports, uplinks, downlinks,
-                    inter_zone, cas, ca_by_lid, peer, cores=cores, pod=pod, core_uplinks=core_uplinks,
-                    core_downlinks=core_downlinks, by_label=by_label, port_label=port_label)
+    return Topology(
+        plan,
+        zones,
+        spines,
+        leaves,
+        zone_of,
+        tier,
+        index,
+        lid,
+        guid,
+        nports,
+        uplinks,
+        downlinks,
+        inter_zone,
+        cas,
+        ca_by_lid,
+        peer,
+        cores=cores,
+        pod=pod,
+        core_uplinks=core_uplinks,
+        core_downlinks=core_downlinks,
+        by_label=by_label,
+        port_label=port_label,
+    )
 
 
 def resolve_failed(topo: Topology, items: list[str]) -> tuple[set[str], set[str], list[int]]:

@@ -31,8 +31,9 @@ def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallbac
     return _render(plan, lambda: render_opensm(plan, prefix), on_stage)
 
 
-def render_plan_chunked(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress,
-                        plan_text: str | None = None) -> dict[str, str | Iterator[str]]:
+def render_plan_chunked(
+    plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress, plan_text: str | None = None
+) -> dict[str, str | Iterator[str]]:
     """render_plan, each LFT file an iterator of its text's pieces, made as `ffplan.outdir.write_folder` writes it
     (so the "OpenSM files" stage leaves the LFT files' work to the writing). `plan_text`: the file `plan` was read
     and validated from (`ffplan.plan.read_plan`), written as plan.yaml as it is instead of writing the plan again
@@ -42,8 +43,9 @@ def render_plan_chunked(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: Stag
     return _render(plan, lambda: render_opensm_chunked(plan, prefix), on_stage, plan_text)
 
 
-def _render(plan: Plan, opensm: Callable[[], Mapping[str, Body]], on_stage: StageCallback,
-            plan_text: str | None = None) -> dict[str, Body]:
+def _render(
+    plan: Plan, opensm: Callable[[], Mapping[str, Body]], on_stage: StageCallback, plan_text: str | None = None
+) -> dict[str, Body]:
     # Imported here: the CLI imports this package for DEFAULT_PREFIX, and `ffplan lint` need not load jinja2.
     from ffplan.plan import dump_plan
     from ffplan.render.exports import render_exports
@@ -51,7 +53,10 @@ def _render(plan: Plan, opensm: Callable[[], Mapping[str, Body]], on_stage: Stag
 
     files: dict[str, Body] = {"plan.yaml": dump_plan(plan) if plan_text is None else plan_text}
     parts: tuple[tuple[str, Callable[[], Mapping[str, Body]]], ...] = (
-        ("OpenSM files", opensm), ("host profiles", lambda: render_hosts(plan)), ("exports", lambda: render_exports(plan)))
+        ("OpenSM files", opensm),
+        ("host profiles", lambda: render_hosts(plan)),
+        ("exports", lambda: render_exports(plan)),
+    )
     if plan.ethernet is not None:  # RoCE: SONiC and FRR per switch instead of OpenSM and the InfiniBand host files
         from ffplan.ethernet.sonic import render_switches
 

@@ -26,8 +26,15 @@ MARGIN = 24
 CHAR_W = 7  # average width of a 12 px sans-serif character, for laying out labels
 SMALL_W = 6.5  # the same at 11 px
 DOWN_KINDS = ("compute", "storage", "management", "inter-zone", "free")
-COLORS = {"compute": "#4e79a7", "storage": "#f28e2b", "management": "#59a14f", "inter-zone": "#d62728",
-          "free": "#ffffff", "uplink": "#9aa7b8", "downlink": "#c5b0d5"}
+COLORS = {
+    "compute": "#4e79a7",
+    "storage": "#f28e2b",
+    "management": "#59a14f",
+    "inter-zone": "#d62728",
+    "free": "#ffffff",
+    "uplink": "#9aa7b8",
+    "downlink": "#c5b0d5",
+}
 OUTLINES = {"free": "#999999"}  # a free port is an empty cell
 LETTERS = {"compute": "C", "storage": "S", "management": "M", "inter-zone": "I", "free": "F"}
 INK, MUTED, LINE = "#222222", "#555555", "#34495e"  # INK and 12 px: the SVG root's defaults (diagram.svg)
@@ -77,15 +84,25 @@ class Shapes:
     lines: list[Polyline] = field(default_factory=list)
     texts: list[Label] = field(default_factory=list)
 
-    def rect(self, x: float, y: float, w: float, h: float, fill: str, stroke: str = "none", title: str = "",
-             rx: int = 0) -> None:
+    def rect(
+        self, x: float, y: float, w: float, h: float, fill: str, stroke: str = "none", title: str = "", rx: int = 0
+    ) -> None:
         self.rects.append(Rect(x, y, w, h, fill, stroke, title, rx))
 
     def line(self, points: Iterable[tuple[float, float]], color: str, width: int, title: str = "") -> None:
         self.lines.append(Polyline(" ".join(f"{x},{y}" for x, y in points), color, width, title))
 
-    def text(self, x: float, y: float, text: str, size: int = 12, weight: str = "normal", anchor: str = "start",
-             fill: str = INK, on_line: bool = False) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: int = 12,
+        weight: str = "normal",
+        anchor: str = "start",
+        fill: str = INK,
+        on_line: bool = False,
+    ) -> None:
         self.texts.append(Label(x, y, text, size, weight, anchor, fill, on_line))
 
     def badge(self, cx: float, cy: float, text: str, color: str) -> None:
@@ -165,12 +182,20 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
     uplinks = Counter(c.a.device for c in plan.cables if c.kind == "leaf-spine" and c.zone == zone)
 
     d = Shapes()
-    d.title = (f"{plan.inventory.name}, zone {zone}: " + (f"{_plural(len(cores), 'core')}, " if cores else "")
-               + f"{_plural(len(spines), 'spine')}, "
-               f"{_plural(len(leaves), 'leaf', 'leaves')} in {_plural(len(groups), 'rack')}")
+    d.title = (
+        f"{plan.inventory.name}, zone {zone}: "
+        + (f"{_plural(len(cores), 'core')}, " if cores else "")
+        + f"{_plural(len(spines), 'spine')}, "
+        f"{_plural(len(leaves), 'leaf', 'leaves')} in {_plural(len(groups), 'rack')}"
+    )
     d.text(MARGIN, 30, d.title, size=17, weight="bold")
-    d.text(MARGIN, 52, f"leaf down-ports ({down} per leaf, {down * len(leaves)} in all): "
-           + ", ".join(f"{k} {total[k]}" for k in DOWN_KINDS if total.get(k)), fill=MUTED)
+    d.text(
+        MARGIN,
+        52,
+        f"leaf down-ports ({down} per leaf, {down * len(leaves)} in all): "
+        + ", ".join(f"{k} {total[k]}" for k in DOWN_KINDS if total.get(k)),
+        fill=MUTED,
+    )
     d.legend(64, DOWN_KINDS)
 
     # Spines (and cores above them in a three-layer tree): one block across the width each, a cell per switch.
@@ -178,9 +203,13 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
     leaf_links = f"{spec.links_per_leaf_spine} link{'s' if spec.links_per_leaf_spine != 1 else ''} from every leaf to every spine"
     if cores:
         spine_core = sum(1 for c in plan.cables if c.kind == "spine-core" and c.zone == zone)
-        _tier_block(d, spine_y, "cores", cores, "spine position j of every pod to the cores of group j", switch_ids(plan))
+        _tier_block(
+            d, spine_y, "cores", cores, "spine position j of every pod to the cores of group j", switch_ids(plan)
+        )
         spine_y += BLOCK_H + 50
-        d.line([(WIDTH // 2, spine_y), (WIDTH // 2, spine_y - 50)], COLORS["uplink"], 8, f"{spine_core} spine-core links")
+        d.line(
+            [(WIDTH // 2, spine_y), (WIDTH // 2, spine_y - 50)], COLORS["uplink"], 8, f"{spine_core} spine-core links"
+        )
         d.badge(WIDTH // 2, spine_y - 25, _plural(spine_core, "link"), LINE)
         leaf_links += f" of its pod ({_plural(spec.pods, 'pod')})"
     _tier_block(d, spine_y, "spines", spines, leaf_links, switch_ids(plan))
@@ -201,7 +230,7 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
             break
         gap = needed
     step = (gap - 10) / max(n_rows - 2, 1)  # between the bundles of successive rows in one gutter
-    rows = [groups[start:start + per_row] for start in range(0, len(groups), per_row)]
+    rows = [groups[start : start + per_row] for start in range(0, len(groups), per_row)]
     row_h, head_h = 18, 30
     spines_bottom = spine_y + spine_h
     y = spines_bottom + 70
@@ -214,25 +243,42 @@ def zone_view(plan: Plan, zone: str, uses: dict[str, dict[int, PortUse]] | None 
             heading = f"{rack}: {_plural(len(group), 'leaf', 'leaves')}, {_plural(links, 'uplink')}"
             title = f"rack {heading} to the spines"
             if row_index == 0:  # straight up, as thick as its share, with its count on it
-                d.line([(x + panel_w // 2, y), (x + panel_w // 2, spines_bottom)], COLORS["uplink"],
-                       2 + round(10 * links / bundle_max), title)
+                d.line(
+                    [(x + panel_w // 2, y), (x + panel_w // 2, spines_bottom)],
+                    COLORS["uplink"],
+                    2 + round(10 * links / bundle_max),
+                    title,
+                )
                 d.badge(x + panel_w // 2, (spines_bottom + y) // 2, _plural(links, "link"), LINE)
             else:  # up the gutter left of its column, deeper rows further left so no bundle crosses another
                 gutter_x = round(x - 5 - step * (row_index - 1))
-                d.line([(x + panel_w // 2, y), (x + panel_w // 2, y - 8), (gutter_x, y - 8), (gutter_x, spines_bottom)],
-                       COLORS["uplink"], 3, title)
+                d.line(
+                    [(x + panel_w // 2, y), (x + panel_w // 2, y - 8), (gutter_x, y - 8), (gutter_x, spines_bottom)],
+                    COLORS["uplink"],
+                    3,
+                    title,
+                )
                 d.badge(x + panel_w // 2, y - 8, _plural(links, "link"), LINE)  # on its own elbow: gutters are shared
-            _leaf_panel(d, x, y, panel_w, heading, group, uses, counts, down, cell,
-                        label_w, head_h, row_h)
+            _leaf_panel(d, x, y, panel_w, heading, group, uses, counts, down, cell, label_w, head_h, row_h)
         y += head_h + max(len(g) for _, g in row) * row_h + 8 + gap
 
     inter = [c for c in plan.cables if c.kind == "inter-zone" and zone in (c.zone, _zone_of(plan, c.b.device))]
     if inter:
-        d.text(MARGIN, y + 4, f"inter-zone links ({len(inter)}), highlighted in the port bars:", weight="bold",
-               fill=COLORS["inter-zone"])
+        d.text(
+            MARGIN,
+            y + 4,
+            f"inter-zone links ({len(inter)}), highlighted in the port bars:",
+            weight="bold",
+            fill=COLORS["inter-zone"],
+        )
         for i, c in enumerate(inter):
-            d.text(MARGIN + 16, y + 24 + 18 * i, f"{c.label}: {c.a.device} port {c.a.port}  <->  {c.b.device} port {c.b.port}"
-                   f"  ({c.type} {c.length_m:g} m)", fill=COLORS["inter-zone"])
+            d.text(
+                MARGIN + 16,
+                y + 24 + 18 * i,
+                f"{c.label}: {c.a.device} port {c.a.port}  <->  {c.b.device} port {c.b.port}"
+                f"  ({c.type} {c.length_m:g} m)",
+                fill=COLORS["inter-zone"],
+            )
         y += 24 + 18 * len(inter)
     d.height = y + MARGIN
     return d
@@ -268,9 +314,21 @@ def _zone_of(plan: Plan, switch: str) -> str:
     return next((s.zone for s in plan.switches if s.name == switch), "")
 
 
-def _leaf_panel(d: Shapes, x: float, y: float, w: float, heading: str, group: list[Switch],
-                uses: dict[str, dict[int, PortUse]], counts: dict[str, Counter], down: int, cell: int, label_w: int,
-                head_h: int, row_h: int) -> None:
+def _leaf_panel(
+    d: Shapes,
+    x: float,
+    y: float,
+    w: float,
+    heading: str,
+    group: list[Switch],
+    uses: dict[str, dict[int, PortUse]],
+    counts: dict[str, Counter],
+    down: int,
+    cell: int,
+    label_w: int,
+    head_h: int,
+    row_h: int,
+) -> None:
     d.rect(x, y, w, head_h + len(group) * row_h + 8, "#fafafa", LINE, rx=6)
     d.text(x + 10, y + 20, f"rack {heading}", weight="bold")
     for i, leaf in enumerate(group):
@@ -280,11 +338,23 @@ def _leaf_panel(d: Shapes, x: float, y: float, w: float, heading: str, group: li
         for p in range(1, down + 1):
             use = uses[leaf.name].get(p)
             kind = use.kind if use else "free"
-            d.rect(bx + (p - 1) * cell, ry + 1, cell - 1, 12, COLORS[kind], OUTLINES.get(kind, "none"),
-                   title=f"{leaf.name} port {p}: {use.peer + ' (' + kind + ')' if use else 'free'}")
+            d.rect(
+                bx + (p - 1) * cell,
+                ry + 1,
+                cell - 1,
+                12,
+                COLORS[kind],
+                OUTLINES.get(kind, "none"),
+                title=f"{leaf.name} port {p}: {use.peer + ' (' + kind + ')' if use else 'free'}",
+            )
         c = counts[leaf.name]
-        d.text(bx + down * cell + 8, ry + 11, _counts_text(c), size=11,
-               fill=COLORS["inter-zone"] if c.get("inter-zone") else MUTED)
+        d.text(
+            bx + down * cell + 8,
+            ry + 11,
+            _counts_text(c),
+            size=11,
+            fill=COLORS["inter-zone"] if c.get("inter-zone") else MUTED,
+        )
 
 
 # ---------------------------------------------------------------- rack elevation
@@ -298,15 +368,17 @@ def elevation_view(plan: Plan, zone: str, sheet: "_Elevation | None" = None) -> 
         names += [rack for rack, _ in _rack_groups([s for s in switches if s.tier == tier]) if rack not in names]
     sheet = sheet or _Elevation(plan)
     racks = [sheet.layout(name) for name in names]
-    d = sheet.heading(f"{plan.inventory.name}, zone {zone}: elevation of the switch racks ({', '.join(names)})",
-                      "each switch at its U with one cell per port (hover: the peer)",
-                      ("compute", "storage", "management", "inter-zone", "uplink", "downlink", "free"))
+    d = sheet.heading(
+        f"{plan.inventory.name}, zone {zone}: elevation of the switch racks ({', '.join(names)})",
+        "each switch at its U with one cell per port (hover: the peer)",
+        ("compute", "storage", "management", "inter-zone", "uplink", "downlink", "free"),
+    )
     rack_w = max(sheet.width(r) for r in racks)
     gap = 28
     per_row = max(1, (WIDTH - 2 * MARGIN + gap) // (rack_w + gap))
     y = 100
     for start in range(0, len(racks), per_row):
-        row = racks[start:start + per_row]
+        row = racks[start : start + per_row]
         for column, rack in enumerate(row):
             sheet.draw(d, MARGIN + column * (rack_w + gap), y, rack, rack_w)
         y += 44 + max(len(r.rows) for r in row) * UNIT_H + gap
@@ -318,8 +390,11 @@ def rack_view(plan: Plan, rack: str, sheet: "_Elevation | None" = None) -> Shape
     """One rack, U by U: its switches with every port, its nodes with the leaf port of every NIC."""
     sheet = sheet or _Elevation(plan)
     layout = sheet.layout(rack)
-    d = sheet.heading(f"{plan.inventory.name}: rack {rack}", "each node with the leaf port of every NIC",
-                      ("compute", "storage", "management"))
+    d = sheet.heading(
+        f"{plan.inventory.name}: rack {rack}",
+        "each node with the leaf port of every NIC",
+        ("compute", "storage", "management"),
+    )
     rack_w = sheet.width(layout)
     sheet.draw(d, MARGIN, 100, layout, rack_w)
     d.width = max(MARGIN * 2 + rack_w, 640)  # the subtitle's width
@@ -423,23 +498,51 @@ class _Elevation:
         for s in rack.switches:
             units = self.units.get(s.model, 1)
             sy = top + rack.row_of[s.u + units - 1] * UNIT_H
-            d.rect(x + 22, sy + 1, rack_w - 24, units * UNIT_H - 2, "#eef2f7", LINE, title=f"{s.name}: {s.tier}, U{s.u}, {self.ids[s.name]}",
-                   rx=2)
+            d.rect(
+                x + 22,
+                sy + 1,
+                rack_w - 24,
+                units * UNIT_H - 2,
+                "#eef2f7",
+                LINE,
+                title=f"{s.name}: {s.tier}, U{s.u}, {self.ids[s.name]}",
+                rx=2,
+            )
             d.text(x + 26, sy + 12, s.name, size=11)
             for p in range(1, s.ports + 1):
                 use = self.uses[s.name].get(p)
                 kind = use.kind if use else "free"
-                d.rect(px + (p - 1) * self.cell, sy + 3, self.cell - 1, units * UNIT_H - 6, COLORS[kind], OUTLINES.get(kind, "none"),
-                       title=f"{s.name} port {p}: {use.peer + ' (' + kind + ')' if use else 'free'}")
+                d.rect(
+                    px + (p - 1) * self.cell,
+                    sy + 3,
+                    self.cell - 1,
+                    units * UNIT_H - 6,
+                    COLORS[kind],
+                    OUTLINES.get(kind, "none"),
+                    title=f"{s.name} port {p}: {use.peer + ' (' + kind + ')' if use else 'free'}",
+                )
         for n in rack.nodes:
             units = self.node_units.get(n.model, 1)
             ny = top + rack.row_of[n.u + units - 1] * UNIT_H
             lines = self._node_lines(n)
-            d.rect(x + 22, ny + 1, rack_w - 24, units * UNIT_H - 2, COLORS[n.role], title=f"{n.hostname}: {n.role}, U{n.u}",
-                   rx=2)
+            d.rect(
+                x + 22,
+                ny + 1,
+                rack_w - 24,
+                units * UNIT_H - 2,
+                COLORS[n.role],
+                title=f"{n.hostname}: {n.role}, U{n.u}",
+                rx=2,
+            )
             for k, line in enumerate(lines):
-                d.text(x + 26, ny + 12 + 13 * k, line, size=11, weight="bold" if k == 0 and len(lines) > 1 else "normal",
-                       fill="#ffffff")
+                d.text(
+                    x + 26,
+                    ny + 12 + 13 * k,
+                    line,
+                    size=11,
+                    weight="bold" if k == 0 and len(lines) > 1 else "normal",
+                    fill="#ffffff",
+                )
 
 
 def render_diagrams(plan: Plan) -> dict[str, str]:

@@ -97,16 +97,28 @@ def topology_conf(plan: Plan) -> str:
                     listed.add(s.name)
         top_tier = "core" if any(s.tier == "core" and s.name in listed for s in switches) else "spine"
         tops = [s.name for s in switches if s.tier == top_tier and s.name in listed] or leaves
-        zones.append({
-            "name": z.name,
-            "leaves": [{"name": leaf, "nodes": hostlist(leaf_nodes[leaf]), "count": len(leaf_nodes[leaf])} for leaf in leaves],
-            "uppers": uppers,
-            "top": {"name": z.name, "switches": hostlist(tops)},
-        })
+        zones.append(
+            {
+                "name": z.name,
+                "leaves": [
+                    {"name": leaf, "nodes": hostlist(leaf_nodes[leaf]), "count": len(leaf_nodes[leaf])}
+                    for leaf in leaves
+                ],
+                "uppers": uppers,
+                "top": {"name": z.name, "switches": hostlist(tops)},
+            }
+        )
     planes = plan.subnets if plan.layout == "planes" and len(plan.subnets) > 1 else []
-    return render_template("exports/topology.conf", plan_name=plan.inventory.name, zones=zones, planes=planes,
-                           stands_for=stands_for, rail_optimized=plan.placement == "rail-optimized", root_example=hostlist([z["name"] for z in zones]),
-                           compute_count=len(compute))
+    return render_template(
+        "exports/topology.conf",
+        plan_name=plan.inventory.name,
+        zones=zones,
+        planes=planes,
+        stands_for=stands_for,
+        rail_optimized=plan.placement == "rail-optimized",
+        root_example=hostlist([z["name"] for z in zones]),
+        compute_count=len(compute),
+    )
 
 
 # ---------------------------------------------------------------- Ansible
@@ -137,8 +149,13 @@ def _port_vars(plan: Plan) -> Callable[[Node, NodePort], list[tuple[str, object]
 
     def roce(node: Node, p: NodePort) -> list[tuple[str, object]]:
         h = interface[(node.hostname, p.nic)]
-        return [("address", h.address), ("gateway", h.gateway), ("leaf_asn", asn[p.leaf]), ("table", h.table),
-                ("mtu", h.mtu)]
+        return [
+            ("address", h.address),
+            ("gateway", h.gateway),
+            ("leaf_asn", asn[p.leaf]),
+            ("table", h.table),
+            ("mtu", h.mtu),
+        ]
 
     return roce
 
@@ -153,8 +170,14 @@ def _switch_hosts(plan: Plan) -> list[tuple[_AnsibleHost, str]]:
     for eth in plan.ethernet.switches:
         s = switch[eth.name]
         block: list[tuple[str, object]] = [("ffplan_host_block", eth.host_block)] if eth.host_block else []
-        facts: list[tuple[str, object]] = [("ffplan_tier", s.tier), ("ffplan_zone", s.zone), ("ffplan_rack", s.rack),
-                                           ("ffplan_u", s.u), ("ffplan_asn", eth.asn), ("ffplan_loopback", eth.loopback)]
+        facts: list[tuple[str, object]] = [
+            ("ffplan_tier", s.tier),
+            ("ffplan_zone", s.zone),
+            ("ffplan_rack", s.rack),
+            ("ffplan_u", s.u),
+            ("ffplan_asn", eth.asn),
+            ("ffplan_loopback", eth.loopback),
+        ]
         out.append((_AnsibleHost(eth.name, facts + block, [], None), str(s.tier)))
     return out
 
@@ -169,19 +192,36 @@ def ansible_inventory(plan: Plan) -> str:
     sources: dict[str, set[str]] = defaultdict(set)
     for n in plan.nodes:
         first = n.ports[0] if n.ports else None
-        hosts.append(_AnsibleHost(
-            n.hostname,
-            [("ffplan_role", n.role), ("ffplan_node_model", n.model), ("ffplan_profile", profile_of.get(n.hostname, "")),
-             ("ffplan_rack", n.rack), ("ffplan_u", n.u)]
-            + ([("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port)]
-               + [(f"ffplan_{k}", v) for k, v in port_vars(n, first) if k in first_keys] if first else []),
-            # planes: the NIC each plane reaches the host through (a plane's OpenSM, NCCL_IB_HCA, per-plane tests)
-            [(p.zone, p.nic) for p in n.ports] if planes else [],
-            [[("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port)]
-             + port_vars(n, p) for p in n.ports],
-        ))
-        memberships = ([("role", n.role), ("rack", n.rack)] + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
-                       + [("leaf", leaf) for leaf in dict.fromkeys(p.leaf for p in n.ports)])
+        hosts.append(
+            _AnsibleHost(
+                n.hostname,
+                [
+                    ("ffplan_role", n.role),
+                    ("ffplan_node_model", n.model),
+                    ("ffplan_profile", profile_of.get(n.hostname, "")),
+                    ("ffplan_rack", n.rack),
+                    ("ffplan_u", n.u),
+                ]
+                + (
+                    [("ffplan_zone", first.zone), ("ffplan_leaf", first.leaf), ("ffplan_leaf_port", first.leaf_port)]
+                    + [(f"ffplan_{k}", v) for k, v in port_vars(n, first) if k in first_keys]
+                    if first
+                    else []
+                ),
+                # planes: the NIC each plane reaches the host through (a plane's OpenSM, NCCL_IB_HCA, per-plane tests)
+                [(p.zone, p.nic) for p in n.ports] if planes else [],
+                [
+                    [("nic", p.nic), ("port", p.port), ("zone", p.zone), ("leaf", p.leaf), ("leaf_port", p.leaf_port)]
+                    + port_vars(n, p)
+                    for p in n.ports
+                ],
+            )
+        )
+        memberships = (
+            [("role", n.role), ("rack", n.rack)]
+            + [("zone", z) for z in dict.fromkeys(p.zone for p in n.ports)]
+            + [("leaf", leaf) for leaf in dict.fromkeys(p.leaf for p in n.ports)]
+        )
         if n.hostname in profile_of:
             memberships.append(("profile", profile_of[n.hostname]))
         for kind, name in memberships:
@@ -197,8 +237,14 @@ def ansible_inventory(plan: Plan) -> str:
     if clashes:
         raise ValueError(f"Ansible group names collide after sanitising: {', '.join(clashes)}")
     ordered = sorted(groups.items())
-    return render_template("exports/ansible-inventory.yaml", plan_name=plan.inventory.name, hosts=hosts, planes=planes,
-                           groups=[(g, list(h)) for g, h in ordered], roce=plan.ethernet is not None)
+    return render_template(
+        "exports/ansible-inventory.yaml",
+        plan_name=plan.inventory.name,
+        hosts=hosts,
+        planes=planes,
+        groups=[(g, list(h)) for g, h in ordered],
+        roce=plan.ethernet is not None,
+    )
 
 
 # ---------------------------------------------------------------- all exports

@@ -31,13 +31,35 @@ THREEFS_STORAGE_SECTIONS = [
 ]
 
 MANIFEST_COLUMNS = [
-    "hostname", "profile", "profile_dir", "role", "node_model", "rack", "u",
-    "nic", "port", "zone", "leaf", "leaf_port", "lid", "port_guid", "node_guid", "guid_placeholder",
+    "hostname",
+    "profile",
+    "profile_dir",
+    "role",
+    "node_model",
+    "rack",
+    "u",
+    "nic",
+    "port",
+    "zone",
+    "leaf",
+    "leaf_port",
+    "lid",
+    "port_guid",
+    "node_guid",
+    "guid_placeholder",
 ]
 
 # Render order: host-check.sh comes last because it carries the checksums of the files installed on the host.
-_FILES_FIRST = ["topo.xml", "nccl.conf", "hfreduce.env", "ucx.conf", "3fs-client-sl.toml", "3fs-storage-sl.toml",
-                "relaxed-ordering.sh", "README.md"]
+_FILES_FIRST = [
+    "topo.xml",
+    "nccl.conf",
+    "hfreduce.env",
+    "ucx.conf",
+    "3fs-client-sl.toml",
+    "3fs-storage-sl.toml",
+    "relaxed-ordering.sh",
+    "README.md",
+]
 
 
 def _sha256(text: str) -> str:
@@ -81,25 +103,47 @@ def _context(plan: Plan, p: HostProfile, nodes: dict[str, Node]) -> dict:
     host_ports = []
     for hostname in p.hosts:
         node = nodes[hostname]
-        host_ports.append({
-            "hostname": hostname,
-            "ports": [{"nic": pt.nic, "port": pt.port, "guid": pt.port_guid, "lid": pt.lid,
-                       "kind": "placeholder" if pt.guid_placeholder else "inventory", "rate": rate.get(pt.nic, "")}
-                      for pt in node.ports],
-        })
+        host_ports.append(
+            {
+                "hostname": hostname,
+                "ports": [
+                    {
+                        "nic": pt.nic,
+                        "port": pt.port,
+                        "guid": pt.port_guid,
+                        "lid": pt.lid,
+                        "kind": "placeholder" if pt.guid_placeholder else "inventory",
+                        "rate": rate.get(pt.nic, ""),
+                    }
+                    for pt in node.ports
+                ],
+            }
+        )
     compact = hostlist(p.hosts)
     gdr_level = next((s.value for s in p.nccl if s.name == "NCCL_NET_GDR_LEVEL"), "")
     threefs = [{"path": THREEFS_CLIENT_TOML, "sl": s.sl} for s in p.sls if s.software == "3FS client"]
     threefs += [{"path": THREEFS_STORAGE_TOML, "sl": s.sl} for s in p.sls if s.software == "3FS storage server"]
     return {
-        "p": p, "plan_name": plan.inventory.name, "sls": p.sls, "gpus": gpus, "nics": nics, "numa": numa,
-        "install": INSTALL, "threefs_client": THREEFS_CLIENT_TOML, "threefs_storage": THREEFS_STORAGE_TOML,
-        "threefs_client_sections": THREEFS_CLIENT_SECTIONS, "threefs_storage_sections": THREEFS_STORAGE_SECTIONS,
-        "want_ro": "1" if p.relaxed_ordering.enabled else "0", "ro": p.relaxed_ordering,
+        "p": p,
+        "plan_name": plan.inventory.name,
+        "sls": p.sls,
+        "gpus": gpus,
+        "nics": nics,
+        "numa": numa,
+        "install": INSTALL,
+        "threefs_client": THREEFS_CLIENT_TOML,
+        "threefs_storage": THREEFS_STORAGE_TOML,
+        "threefs_client_sections": THREEFS_CLIENT_SECTIONS,
+        "threefs_storage_sections": THREEFS_STORAGE_SECTIONS,
+        "want_ro": "1" if p.relaxed_ordering.enabled else "0",
+        "ro": p.relaxed_ordering,
         "numa_affinity": {n.id: n.affinity for n in p.numa_nodes},
-        "host_ports": host_ports, "hosts_compact": compact,
+        "host_ports": host_ports,
+        "hosts_compact": compact,
         "hosts_summary": compact if len(compact) <= 60 else compact[:57] + "...",
-        "gdr_level": gdr_level, "threefs": threefs, "switch_bus": {s.name: s.bus_id for s in p.pcie_switches},
+        "gdr_level": gdr_level,
+        "threefs": threefs,
+        "switch_bus": {s.name: s.bus_id for s in p.pcie_switches},
     }
 
 
@@ -124,11 +168,26 @@ def manifest_csv(plan: Plan) -> str:
     for node in plan.nodes:
         profile = profile_of.get(node.hostname, "")
         for pt in node.ports:
-            w.writerow([
-                node.hostname, profile, f"hosts/{profile}/" if profile else "", node.role, node.model, node.rack, node.u,
-                pt.nic, pt.port, pt.zone, pt.leaf, pt.leaf_port, pt.lid, pt.port_guid, pt.node_guid,
-                "yes" if pt.guid_placeholder else "no",
-            ])
+            w.writerow(
+                [
+                    node.hostname,
+                    profile,
+                    f"hosts/{profile}/" if profile else "",
+                    node.role,
+                    node.model,
+                    node.rack,
+                    node.u,
+                    pt.nic,
+                    pt.port,
+                    pt.zone,
+                    pt.leaf,
+                    pt.leaf_port,
+                    pt.lid,
+                    pt.port_guid,
+                    pt.node_guid,
+                    "yes" if pt.guid_placeholder else "no",
+                ]
+            )
     return buf.getvalue()
 
 
@@ -136,8 +195,12 @@ def render_hosts(plan: Plan) -> dict[str, str]:
     """Relative path under the output folder -> text, for hosts/."""
     if plan.hosts is None:
         c = Collector("plan.yaml")
-        c.error(PLAN_SCHEMA_MISMATCH, ("hosts",), "the plan has no host profiles (it was written by an older ffplan)",
-                "re-run `ffplan design` to add them")
+        c.error(
+            PLAN_SCHEMA_MISMATCH,
+            ("hosts",),
+            "the plan has no host profiles (it was written by an older ffplan)",
+            "re-run `ffplan design` to add them",
+        )
         raise InputError(c.items)
     nodes = {n.hostname: n for n in plan.nodes}
     files: dict[str, str] = {}

@@ -67,9 +67,11 @@ def node_labels(plan: Plan) -> list[NodeLabels]:
         out.append(NodeLabels(n.hostname, labels))
     for (key, value), names in sorted(named.items()):
         if len(names) > 1:
-            raise unwritable(f"{' and '.join(sorted(names))} would share the label {key}={value}",
-                             "rename one of them in the inventory (label values end with a letter or digit and hold "
-                             "at most 63 characters) and re-run design")
+            raise unwritable(
+                f"{' and '.join(sorted(names))} would share the label {key}={value}",
+                "rename one of them in the inventory (label values end with a letter or digit and hold "
+                "at most 63 characters) and re-run design",
+            )
     return out
 
 
@@ -87,8 +89,13 @@ def render_kubernetes(plan: Plan) -> dict[str, str]:
     keys = label_keys(plan)
     return {
         "exports/kubernetes/node-labels.yaml": render_template(
-            "exports/kubernetes-node-labels.yaml", plan_name=name, nodes=nodes, keys=keys),
+            "exports/kubernetes-node-labels.yaml", plan_name=name, nodes=nodes, keys=keys
+        ),
         "exports/kubernetes/kueue-topology.yaml": render_template(
-            "exports/kueue-topology.yaml", plan_name=name, api=KUEUE_TOPOLOGY_API, levels=keys + [HOSTNAME_LABEL],
-            compute_count=len(nodes)),
+            "exports/kueue-topology.yaml",
+            plan_name=name,
+            api=KUEUE_TOPOLOGY_API,
+            levels=keys + [HOSTNAME_LABEL],
+            compute_count=len(nodes),
+        ),
     }

@@ -28,11 +28,16 @@ NODE_MANUFACTURER = "Generic"
 RACK_WIDTH_INCHES = 19
 RACK_HEIGHT_U = 42  # a taller rack when a device sits higher
 # Device roles: (name, colour as NetBox stores it, description).
-SWITCH_ROLES = {"leaf": ("InfiniBand leaf", "76b7b2", "fat-tree leaf switch"),
-                "spine": ("InfiniBand spine", "e15759", "fat-tree spine switch"),
-                "core": ("InfiniBand core", "b07aa1", "three-layer fat-tree core switch")}
-NODE_ROLES = {"compute": ("compute", "4e79a7", "GPU compute node"), "storage": ("storage", "f28e2b", "storage server"),
-              "management": ("management", "59a14f", "management node")}
+SWITCH_ROLES = {
+    "leaf": ("InfiniBand leaf", "76b7b2", "fat-tree leaf switch"),
+    "spine": ("InfiniBand spine", "e15759", "fat-tree spine switch"),
+    "core": ("InfiniBand core", "b07aa1", "three-layer fat-tree core switch"),
+}
+NODE_ROLES = {
+    "compute": ("compute", "4e79a7", "GPU compute node"),
+    "storage": ("storage", "f28e2b", "storage server"),
+    "management": ("management", "59a14f", "management node"),
+}
 
 MANUFACTURER_COLUMNS = ["name", "slug", "description"]
 ROLE_COLUMNS = ["name", "slug", "color", "description"]
@@ -67,11 +72,17 @@ def interface_type(speed: str) -> str:
 # NetBox's InterfaceTypeChoices for an Ethernet port by link speed (Gb/s): the pluggable module of the cage that
 # runs it (netbox-community/netbox, netbox/dcim/choices.py at 7f2e159e36ee, "Pluggable transceivers"). 400G and
 # 800G are OSFP, as on Spectrum-4 switches and ConnectX-7 / BlueField-3 NICs.
-ETHERNET_INTERFACE_TYPE = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp",
-                           800: "800gbase-x-osfp"}
-ETHERNET_ROLES = {"leaf": ("Ethernet leaf", "76b7b2", "RoCE Clos leaf switch"),
-                  "spine": ("Ethernet spine", "e15759", "RoCE Clos spine switch"),
-                  "core": ("Ethernet super-spine", "b07aa1", "RoCE Clos third-tier switch")}
+ETHERNET_INTERFACE_TYPE = {
+    100: "100gbase-x-qsfp28",
+    200: "200gbase-x-qsfp56",
+    400: "400gbase-x-osfp",
+    800: "800gbase-x-osfp",
+}
+ETHERNET_ROLES = {
+    "leaf": ("Ethernet leaf", "76b7b2", "RoCE Clos leaf switch"),
+    "spine": ("Ethernet spine", "e15759", "RoCE Clos spine switch"),
+    "core": ("Ethernet super-spine", "b07aa1", "RoCE Clos third-tier switch"),
+}
 
 
 @dataclass(frozen=True)
@@ -89,8 +100,11 @@ def _fabric(plan: Plan, ports: int) -> _Fabric:
         speed = next(m.speed for m in plan.switch_models if m.name == plan.fabric_switch_model)
         assert speed is not None, "only a RoCE plan's switch models have no InfiniBand speed"
         return _Fabric([f"IB1/{i}" for i in range(1, ports + 1)], interface_type(speed), SWITCH_ROLES)
-    return _Fabric([sonic_port(i, eth.breakout)[0] for i in range(1, ports + 1)],
-                   ETHERNET_INTERFACE_TYPE[eth.link_gbps], ETHERNET_ROLES)
+    return _Fabric(
+        [sonic_port(i, eth.breakout)[0] for i in range(1, ports + 1)],
+        ETHERNET_INTERFACE_TYPE[eth.link_gbps],
+        ETHERNET_ROLES,
+    )
 
 
 @dataclass(frozen=True)
@@ -104,7 +118,11 @@ class _DeviceType:
 def _device_types(plan: Plan) -> list[_DeviceType]:
     used_switch = {s.model for s in plan.switches}
     used_node = {n.model for n in plan.nodes}
-    types = [_DeviceType(SWITCH_MANUFACTURER, m.name, m.rack_units, m.ports) for m in plan.switch_models if m.name in used_switch]
+    types = [
+        _DeviceType(SWITCH_MANUFACTURER, m.name, m.rack_units, m.ports)
+        for m in plan.switch_models
+        if m.name in used_switch
+    ]
     types += [_DeviceType(NODE_MANUFACTURER, m.name, m.rack_units, 0) for m in plan.node_models if m.name in used_node]
     return types
 
@@ -119,8 +137,13 @@ def device_types_yaml(plan: Plan) -> str:
     """One YAML document per device type, as NetBox's device-type import (and the community library) reads it."""
     docs = []
     for t in _device_types(plan):
-        doc = {"manufacturer": t.manufacturer, "model": t.model, "slug": slug(f"{t.manufacturer}-{t.model}"),
-               "u_height": t.u_height, "is_full_depth": True}
+        doc = {
+            "manufacturer": t.manufacturer,
+            "model": t.model,
+            "slug": slug(f"{t.manufacturer}-{t.model}"),
+            "u_height": t.u_height,
+            "is_full_depth": True,
+        }
         if t.switch_ports:
             fabric = _fabric(plan, t.switch_ports)
             doc["interfaces"] = [{"name": name, "type": fabric.interface} for name in fabric.port_names]
@@ -131,7 +154,9 @@ def device_types_yaml(plan: Plan) -> str:
 def _rack_heights(plan: Plan) -> dict[str, int]:
     height = {m.name: m.rack_units for m in plan.switch_models} | {m.name: m.rack_units for m in plan.node_models}
     top: dict[str, int] = {}
-    for rack, u, model in [(d.rack, d.u, d.model) for d in plan.switches] + [(d.rack, d.u, d.model) for d in plan.nodes]:
+    for rack, u, model in [(d.rack, d.u, d.model) for d in plan.switches] + [
+        (d.rack, d.u, d.model) for d in plan.nodes
+    ]:
         top[rack] = max(top.get(rack, RACK_HEIGHT_U), u + height[model] - 1)
     return dict(sorted(top.items()))
 
@@ -148,21 +173,36 @@ def netbox_files(plan: Plan) -> dict[str, str]:
     _unique_slugs("device type", [f"{t.manufacturer}-{t.model}" for t in types])
     switch_roles = [fabric.roles[tier] for tier in fabric.roles if any(s.tier == tier for s in plan.switches)]
     node_roles = [NODE_ROLES[role] for role in NODE_ROLES if any(n.role == role for n in plan.nodes)]
-    devices = [[s.name, fabric.roles[s.tier][0], manufacturer_of[s.model], s.model, "planned", site, s.rack, s.u, "front"]
-               for s in plan.switches]
-    devices += [[n.hostname, NODE_ROLES[n.role][0], manufacturer_of[n.model], n.model, "planned", site, n.rack, n.u, "front"]
-                for n in plan.nodes]
-    interfaces = [[n.hostname, p.nic, fabric.interface,
-                   f"port {p.port} to {p.leaf} {interface_name(CableEnd(device=p.leaf, port=p.leaf_port), switch_names)}"]
-                  for n in plan.nodes for p in n.ports]
+    devices = [
+        [s.name, fabric.roles[s.tier][0], manufacturer_of[s.model], s.model, "planned", site, s.rack, s.u, "front"]
+        for s in plan.switches
+    ]
+    devices += [
+        [n.hostname, NODE_ROLES[n.role][0], manufacturer_of[n.model], n.model, "planned", site, n.rack, n.u, "front"]
+        for n in plan.nodes
+    ]
+    interfaces = [
+        [
+            n.hostname,
+            p.nic,
+            fabric.interface,
+            f"port {p.port} to {p.leaf} {interface_name(CableEnd(device=p.leaf, port=p.leaf_port), switch_names)}",
+        ]
+        for n in plan.nodes
+        for p in n.ports
+    ]
     files = {
         "manufacturers.csv": csv_text([[m, slug(m), ""] for m in manufacturers], MANUFACTURER_COLUMNS),
         "device-types.yaml": device_types_yaml(plan),
-        "device-roles.csv": csv_text([[name, slug(name), color, text] for name, color, text in switch_roles + node_roles],
-                                     ROLE_COLUMNS),
-        "sites.csv": csv_text([[site, slug(site), "planned", f"planned by ffplan from {plan.inventory.file}"]], SITE_COLUMNS),
-        "racks.csv": csv_text([[site, rack, "planned", RACK_WIDTH_INCHES, u] for rack, u in _rack_heights(plan).items()],
-                              RACK_COLUMNS),
+        "device-roles.csv": csv_text(
+            [[name, slug(name), color, text] for name, color, text in switch_roles + node_roles], ROLE_COLUMNS
+        ),
+        "sites.csv": csv_text(
+            [[site, slug(site), "planned", f"planned by ffplan from {plan.inventory.file}"]], SITE_COLUMNS
+        ),
+        "racks.csv": csv_text(
+            [[site, rack, "planned", RACK_WIDTH_INCHES, u] for rack, u in _rack_heights(plan).items()], RACK_COLUMNS
+        ),
         "devices.csv": csv_text(devices, DEVICE_COLUMNS),
         "interfaces.csv": csv_text(interfaces, INTERFACE_COLUMNS),
         "cables.csv": cables_csv(plan),
@@ -170,10 +210,14 @@ def netbox_files(plan: Plan) -> dict[str, str]:
     counts = {name: len(text.splitlines()) - 1 for name, text in files.items() if name.endswith(".csv")}
     counts["device-types.yaml"] = len(types)
     files["README.md"] = render_template(
-        "exports/netbox-README.md", plan_name=plan.inventory.name, site=site,
+        "exports/netbox-README.md",
+        plan_name=plan.inventory.name,
+        site=site,
         steps=[{"file": name, "where": where, "rows": counts[name]} for name, where in FILES],
-        switch_manufacturer=SWITCH_MANUFACTURER, node_manufacturer=NODE_MANUFACTURER,
-        port_names=("`IB1/1` ... `IB1/<n>`" if plan.ethernet is None else "as SONiC names them (`Ethernet0`, ...)"))
+        switch_manufacturer=SWITCH_MANUFACTURER,
+        node_manufacturer=NODE_MANUFACTURER,
+        port_names=("`IB1/1` ... `IB1/<n>`" if plan.ethernet is None else "as SONiC names them (`Ethernet0`, ...)"),
+    )
     return files
 
 

@@ -39,9 +39,14 @@ def _render_opensm(plan: Plan, prefix: str, lfts: Callable[[Subnet], LftBody]) -
         fab = build_fabric(view)
         for name, text in subnet_files(fab, where, ("file", "ftree"), subnet, lfts).items():
             files[f"opensm/{folders[subnet]}/{name}"] = text
-        instances.append({"instance": fab.sm_instance(subnet), "prefix": where,
-                          "standby": [{"port": ca.id, "port_guid": ca.ports[0].port_guid}
-                                      for ca in fab.standby_sm_cas()]})
-    files[f"opensm/{README}"] = render_template("opensm/README.md.j2", title=plan.inventory.name,
-                                                subnets=instances, conf=CONF, guid2lid=GUID2LID)
+        instances.append(
+            {
+                "instance": fab.sm_instance(subnet),
+                "prefix": where,
+                "standby": [{"port": ca.id, "port_guid": ca.ports[0].port_guid} for ca in fab.standby_sm_cas()],
+            }
+        )
+    files[f"opensm/{README}"] = render_template(
+        "opensm/README.md.j2", title=plan.inventory.name, subnets=instances, conf=CONF, guid2lid=GUID2LID
+    )
     return dict(sorted(files.items()))

@@ -29,8 +29,9 @@ DEFAULT_PRESET = "paper"
 ROCE_DEFAULT_PRESET = "list-price"  # a RoCE plan's InfiniBand and RoCE builds: the preset that has both (`builds`)
 
 
-def resolve_catalog(plan: Plan, preset: str | None = None, override_file: Path | None = None,
-                    plan_file: Path | None = None) -> PriceCatalog:
+def resolve_catalog(
+    plan: Plan, preset: str | None = None, override_file: Path | None = None, plan_file: Path | None = None
+) -> PriceCatalog:
     """Preset, then the plan's model data, then the inventory's `catalog:` block (as the plan carries it),
     then `--catalog FILE`.
 
@@ -62,16 +63,26 @@ def resolve_preset(preset: str | None = None, override_file: Path | None = None)
     return _with_override_file(catalog, override_file, loaded)
 
 
-def _with_override_file(catalog: PriceCatalog, override_file: Path | None,
-                        loaded: tuple[CatalogOverride, Collector] | None,
-                        known_nodes: Set[str] = frozenset(),
-                        known_switches: Set[str] = frozenset()) -> PriceCatalog:
+def _with_override_file(
+    catalog: PriceCatalog,
+    override_file: Path | None,
+    loaded: tuple[CatalogOverride, Collector] | None,
+    known_nodes: Set[str] = frozenset(),
+    known_switches: Set[str] = frozenset(),
+) -> PriceCatalog:
     """`--catalog FILE`, read into `loaded`, applied last; its errors are located in that file."""
     if loaded is None:
         return catalog
     override, collector = loaded
-    catalog = apply_override(catalog, override, f"--catalog {override_file}", collector, (),
-                             known_nodes=known_nodes, known_switches=known_switches)
+    catalog = apply_override(
+        catalog,
+        override,
+        f"--catalog {override_file}",
+        collector,
+        (),
+        known_nodes=known_nodes,
+        known_switches=known_switches,
+    )
     if collector.has_errors:
         raise InputError(collector.items)
     return catalog
@@ -81,8 +92,11 @@ def _with_model_power(catalog: PriceCatalog, plan: Plan) -> PriceCatalog:
     """The inventory describes its own hardware (the plan carries its models): its power figures beat the preset's."""
     nodes, switches = dict(catalog.nodes), dict(catalog.switches)
     for node in plan.node_models:
-        update = {field: Figure(value=getattr(node, field), source=f"inventory models.nodes.{node.name}.{field}")
-                  for field in ("power_w", "peak_power_w") if getattr(node, field) > 0}
+        update = {
+            field: Figure(value=getattr(node, field), source=f"inventory models.nodes.{node.name}.{field}")
+            for field in ("power_w", "peak_power_w")
+            if getattr(node, field) > 0
+        }
         if update:
             nodes[node.name] = nodes.get(node.name, NodeEntry()).model_copy(update=update)
     for switch in plan.switch_models:

@@ -22,7 +22,6 @@ from ffplan.plan.optics import AOC_OPTICAL_ENDS, TWIN_PORT_SPEEDS, fabric_speed
 from ffplan.report.pricing import Baseline, EnergyOptions, Pricer, design_report, price_design
 
 
-
 class ComparisonError(ValueError):
     """A comparison the command line asked for cannot be built (no plan for it, or too big for the switch)."""
 
@@ -51,16 +50,20 @@ def build_report(
     `where` (default: in the plan, named by `input_name`), in `warnings`. Raises ComparisonError for a
     design that needs a plan without one, or does not fit the switch's radix."""
     if plan is None and compare and (needs := [key for key in compare if key in d.FROM_PLAN]):
-        raise ComparisonError(f"{', '.join(needs)} compare{'s' if len(needs) == 1 else ''} the inventory's own design, "
-                              "and no INPUT was given",
-                              f"give an inventory or plan as INPUT, or compare {', '.join(d.DESIGNS[2:])}")
+        raise ComparisonError(
+            f"{', '.join(needs)} compare{'s' if len(needs) == 1 else ''} the inventory's own design, "
+            "and no INPUT was given",
+            f"give an inventory or plan as INPUT, or compare {', '.join(d.DESIGNS[2:])}",
+        )
     if plan is not None:
         _require_node_models(plan, input_name)
     pricer = Pricer(catalog, plan)
     if plan is None:
         if gpus is None:
-            raise ComparisonError("without a plan, the GPU count sizes the designs, and none was given",
-                                  "give an inventory or plan as INPUT, or --gpus N")
+            raise ComparisonError(
+                "without a plan, the GPU count sizes the designs, and none was given",
+                "give an inventory or plan as INPUT, or --gpus N",
+            )
         switch_model = catalog.fabric_switch
         radix = catalog.fabric_radix
         shape = d.shape_of_reference(catalog, gpus)
@@ -69,16 +72,25 @@ def build_report(
         radix = next(s.ports for s in plan.switch_models if s.name == switch_model)
         shape = d.shape_from_plan(plan) if gpus is None else d.shape_for_gpus(plan, gpus)
     if not compare:
-        compare = (d.DEFAULT_WITHOUT_PLAN if plan is None else d.DEFAULT_WITH_ROCE_PLAN if plan.ethernet is not None else
-                   d.DEFAULT_WITH_MULTI_NIC_PLAN if shape.own_nodes else d.DEFAULT_WITH_PLAN)
+        compare = (
+            d.DEFAULT_WITHOUT_PLAN
+            if plan is None
+            else d.DEFAULT_WITH_ROCE_PLAN
+            if plan.ethernet is not None
+            else d.DEFAULT_WITH_MULTI_NIC_PLAN
+            if shape.own_nodes
+            else d.DEFAULT_WITH_PLAN
+        )
     fire_flyer_plan = plan is not None and d.is_fire_flyer(plan)
     counts = [_counts(key, plan, shape, switch_model, radix, catalog, from_plan=gpus is None) for key in compare]
     ref = catalog.reference
     priced = {c.key: price_design(c, pricer) for c in counts}
     ref_price = pricer.node_price(catalog.reference_node)
     three_layer = priced.get(d.THREE_LAYER)
-    base = Baseline(None if ref_price is None else ref_price / ref.gpus,
-                     three_layer.money.total / three_layer.counts.gpus if three_layer and three_layer.money.total else None)
+    base = Baseline(
+        None if ref_price is None else ref_price / ref.gpus,
+        three_layer.money.total / three_layer.counts.gpus if three_layer and three_layer.money.total else None,
+    )
     speeds: dict[str, str] = {m.name: m.speed for m in plan.switch_models if m.speed} if plan else {}
     reports = [design_report(priced[c.key], base, catalog, energy, speeds) for c in counts]
     by_key = {r.key: r for r in reports}
@@ -92,21 +104,37 @@ def build_report(
     fire_flyer = next((c for c in counts if c.key == d.FIRE_FLYER), None)
     return CostReport(
         title=f"Cost: {f'{plan.inventory.name} versus ' if plan and fire_flyer else ''}{others} at {shape.gpus:,} GPUs",
-        input=input_name or (plan.inventory.file if plan else "command line"), inventory=plan.inventory.name if plan else "",
-        basis=shape.basis, gpus=shape.gpus,
-        catalog=catalog.name, currency=catalog.currency, relative_units=catalog.relative_units,
-        designs=reports, ratios=ratios(by_key, plan), paper_checks=checks,
-        notes=_unpriced_notes(pricer) + _notes(catalog, shape, fire_flyer, by_key, gpus is None, energy,
-                                               fabric_speed(plan) if plan else None) + sorted(set(pricer.notes)),
+        input=input_name or (plan.inventory.file if plan else "command line"),
+        inventory=plan.inventory.name if plan else "",
+        basis=shape.basis,
+        gpus=shape.gpus,
+        catalog=catalog.name,
+        currency=catalog.currency,
+        relative_units=catalog.relative_units,
+        designs=reports,
+        ratios=ratios(by_key, plan),
+        paper_checks=checks,
+        notes=_unpriced_notes(pricer)
+        + _notes(catalog, shape, fire_flyer, by_key, gpus is None, energy, fabric_speed(plan) if plan else None)
+        + sorted(set(pricer.notes)),
         unpriced=[message for _, message, _ in pricer.missing],
         warnings=pricer.warnings(where or _default_location(plan, input_name)) if pricer.missing else [],
-        sources=[SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
-                 for key, f in catalog.figures()],
+        sources=[
+            SourceLine(key=key, value=f.value, source=f.source, assumption=f.assumption, note=f.note)
+            for key, f in catalog.figures()
+        ],
     )
 
 
-def _counts(key: str, plan: Plan | None, shape: d.ClusterShape, switch_model: str, radix: int,
-            catalog: PriceCatalog, from_plan: bool) -> d.DesignCounts:
+def _counts(
+    key: str,
+    plan: Plan | None,
+    shape: d.ClusterShape,
+    switch_model: str,
+    radix: int,
+    catalog: PriceCatalog,
+    from_plan: bool,
+) -> d.DesignCounts:
     """One design, counted; a SizingError (the GPUs do not fit the radix) becomes a ComparisonError."""
     try:
         if key == d.FIRE_FLYER:
@@ -115,7 +143,9 @@ def _counts(key: str, plan: Plan | None, shape: d.ClusterShape, switch_model: st
         if key == d.PCIE_THREE_LAYER:
             node_cables = None
             if from_plan:
-                assert plan is not None, "build_report refuses the designs FROM_PLAN without a plan"  # same nodes, same leaves: the plan's node cables
+                assert plan is not None, (
+                    "build_report refuses the designs FROM_PLAN without a plan"
+                )  # same nodes, same leaves: the plan's node cables
                 node_cables = [lot for lot in d.plan_design(plan, shape).fabrics[0].cables if lot.kind == "node-leaf"]
             return d.pcie_three_layer(shape, switch_model, radix, catalog, node_cables)
         if key in d.TRANSPORT_OF:
@@ -139,22 +169,34 @@ def _require_node_models(plan: Plan, input_name: str) -> None:
     missing = sorted({n.model for n in plan.nodes} - {m.name for m in plan.node_models})
     if missing:
         c = Collector(input_name or f"plan of {plan.inventory.file}")
-        c.error(PLAN_WITHOUT_NODE_MODELS, ("node_models",),
-                f"the plan does not describe node model{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                "(a plan written by an older ffplan?)",
-                "re-run `ffplan design`: the report reads GPUs and power of the node models from the plan")
+        c.error(
+            PLAN_WITHOUT_NODE_MODELS,
+            ("node_models",),
+            f"the plan does not describe node model{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            "(a plan written by an older ffplan?)",
+            "re-run `ffplan design`: the report reads GPUs and power of the node models from the plan",
+        )
         raise InputError(c.items)
 
 
 def _unpriced_notes(pricer: Pricer) -> list[str]:
     if not pricer.missing:
         return []
-    return [f"Unpriced: {'; '.join(message for _, message, _ in pricer.missing)}. Totals that need these figures show "
-            f"n/a; {pricer.missing[0][2]}."]
+    return [
+        f"Unpriced: {'; '.join(message for _, message, _ in pricer.missing)}. Totals that need these figures show "
+        f"n/a; {pricer.missing[0][2]}."
+    ]
 
 
-def _notes(catalog: PriceCatalog, shape: d.ClusterShape, fire_flyer: d.DesignCounts | None,
-           by_key: dict[str, DesignReport], from_plan: bool, energy: EnergyOptions | None, speed: str | None) -> list[str]:
+def _notes(
+    catalog: PriceCatalog,
+    shape: d.ClusterShape,
+    fire_flyer: d.DesignCounts | None,
+    by_key: dict[str, DesignReport],
+    from_plan: bool,
+    energy: EnergyOptions | None,
+    speed: str | None,
+) -> list[str]:
     lengths = catalog.sized_lengths
     _, node = d.comparison_node(shape, catalog)
     pcie_keeps_cables = from_plan and d.PCIE_THREE_LAYER in by_key
@@ -163,15 +205,19 @@ def _notes(catalog: PriceCatalog, shape: d.ClusterShape, fire_flyer: d.DesignCou
         "left out of cost and power, as in the paper's Table III.",
         f"Cables: DAC up to {catalog.cables.dac_max_m.value:g} m, AOC beyond. An AOC has its transceivers built in, so "
         f"none are priced separately; 'transceivers' counts those built-in optical ends ({AOC_OPTICAL_ENDS} per AOC)."
-        if speed not in TWIN_PORT_SPEEDS else
-        f"Cables: DAC up to {catalog.cables.dac_max_m.value:g} m, optical beyond, priced as the catalog's AOC. At {speed} an "
+        if speed not in TWIN_PORT_SPEEDS
+        else f"Cables: DAC up to {catalog.cables.dac_max_m.value:g} m, optical beyond, priced as the catalog's AOC. At {speed} an "
         "optical run is fibre between twin-port transceivers: 'transceivers' counts one per switch cage of 2 ports and "
         "one per NIC cage (a multi-planar NIC's planes share one), for the plan's design from its cables as bom.csv "
         "does, for the sized designs two optical switch ends to a cage.",
         "Switch power is the switch model's rated figure, counted for average and peak alike.",
         f"Sized designs assume cable lengths of {lengths.node_leaf_m.value:g} m node-leaf, "
         f"{lengths.leaf_spine_m.value:g} m leaf-spine and {lengths.spine_core_m.value:g} m spine-core"
-        + (" (the PCIe three-layer tree keeps the plan's node cables: same nodes, same leaves)." if pcie_keeps_cables else "."),
+        + (
+            " (the PCIe three-layer tree keeps the plan's node cables: same nodes, same leaves)."
+            if pcie_keeps_cables
+            else "."
+        ),
         "Endpoints are the NIC ports a design connects; 'network per endpoint' is its network price over them "
         "(DeepSeek-V3 Table 3's cost per endpoint). 'Switch-to-switch links' are the cables between switches, "
         "the links Table 3 counts.",
@@ -180,31 +226,51 @@ def _notes(catalog: PriceCatalog, shape: d.ClusterShape, fire_flyer: d.DesignCou
     ]
     if {d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE} & by_key.keys():
         storage = any(len(r.fabrics) > 1 for key, r in by_key.items() if key in d.LAYOUTS)
-        whose = (f"{node.title}: the plan's own compute nodes, their {node.compute_nics} NICs on the compute fabric "
-                 "(one per rail or plane); " if shape.own_nodes else
-                 f"{node.title}: {node.compute_nics} compute NICs per node on the compute fabric (three-layer: the "
-                 "Fire-Flyer paper's access points); ")
-        notes.append(whose + ("a storage fabric connects its storage NICs and the plan's storage and management ports, "
-                              "which the Fire-Flyer paper does not count." if storage
-                              else "no storage fabric is counted (as Table 3)."))
+        whose = (
+            f"{node.title}: the plan's own compute nodes, their {node.compute_nics} NICs on the compute fabric "
+            "(one per rail or plane); "
+            if shape.own_nodes
+            else f"{node.title}: {node.compute_nics} compute NICs per node on the compute fabric (three-layer: the "
+            "Fire-Flyer paper's access points); "
+        )
+        notes.append(
+            whose
+            + (
+                "a storage fabric connects its storage NICs and the plan's storage and management ports, "
+                "which the Fire-Flyer paper does not count."
+                if storage
+                else "no storage fabric is counted (as Table 3)."
+            )
+        )
     if by_kind := catalog.cables.kind_prices():
-        notes.append("Cables priced by kind, whatever their type and length: " + ", ".join(
-            f"{kind} {price:,g}" for kind, price in by_kind.items()) + f" {catalog.currency} each.")
+        notes.append(
+            "Cables priced by kind, whatever their type and length: "
+            + ", ".join(f"{kind} {price:,g}" for kind, price in by_kind.items())
+            + f" {catalog.currency} each."
+        )
     if d.RAIL_OPTIMIZED in by_key:
-        notes.append("Rail-optimized: scalable units of k/2 nodes (32 with 64-port switches, as the DGX SuperPOD); a "
-                     "partial unit still gets its rail leaves.")
+        notes.append(
+            "Rail-optimized: scalable units of k/2 nodes (32 with 64-port switches, as the DGX SuperPOD); a "
+            "partial unit still gets its rail leaves."
+        )
     if d.MULTI_PLANE in by_key:
-        notes.append("Multi-plane: one independent fat-tree per compute NIC of a node (its own subnet, no links between "
-                     "planes), two layers while a plane's nodes fit k*k/2.")
+        notes.append(
+            "Multi-plane: one independent fat-tree per compute NIC of a node (its own subnet, no links between "
+            "planes), two layers while a plane's nodes fit k*k/2."
+        )
     if d.TRANSPORT_OF.keys() & by_key.keys():
-        notes.append("InfiniBand and RoCE builds: the plan's layout for the same NIC ports, each sized for its own "
-                     "switch's radix with the assumed cable lengths; a NIC per NIC port; optical runs (the 'AOC "
-                     "cables') are fibre, priced per metre, between separately priced transceivers, one per switch "
-                     "cage with an optical port and one per optical NIC port. Their network is switches, cables, "
-                     "optics and NICs.")
+        notes.append(
+            "InfiniBand and RoCE builds: the plan's layout for the same NIC ports, each sized for its own "
+            "switch's radix with the assumed cable lengths; a NIC per NIC port; optical runs (the 'AOC "
+            "cables') are fibre, priced per metre, between separately priced transceivers, one per switch "
+            "cage with an optical port and one per optical NIC port. Their network is switches, cables, "
+            "optics and NICs."
+        )
     if fire_flyer:
         notes += fire_flyer.notes
     if energy and catalog.relative_units:
-        notes.append(f"Energy cost is in the currency of the price per kWh; the catalog is in relative "
-                     f"{catalog.currency}, so it is not added to the total.")
+        notes.append(
+            f"Energy cost is in the currency of the price per kWh; the catalog is in relative "
+            f"{catalog.currency}, so it is not added to the total."
+        )
     return notes

@@ -33,7 +33,12 @@ DESIGNS = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLAN
 FROM_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER, ROCE_BUILD, IB_BUILD)
 DEFAULT_WITH_ROCE_PLAN = (ROCE_BUILD, IB_BUILD)  # a RoCE plan: its InfiniBand and RoCE builds side by side
 DEFAULT_WITH_PLAN = (FIRE_FLYER, PCIE_THREE_LAYER, THREE_LAYER)  # the Fire-Flyer paper's Table III
-DEFAULT_WITH_MULTI_NIC_PLAN = (FIRE_FLYER, THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)  # nodes with a NIC per plane or rail
+DEFAULT_WITH_MULTI_NIC_PLAN = (
+    FIRE_FLYER,
+    THREE_LAYER,
+    RAIL_OPTIMIZED,
+    MULTI_PLANE,
+)  # nodes with a NIC per plane or rail
 DEFAULT_WITHOUT_PLAN = (THREE_LAYER, RAIL_OPTIMIZED, MULTI_PLANE)
 LAYER_WORDS = {2: "two-layer", 3: "three-layer"}
 
@@ -104,8 +109,18 @@ def shape_from_plan(plan: Plan) -> ClusterShape:
     gpus = sum(count * gpus_of(plan, model) for model, count in compute.items())
     per_node = max((gpus_of(plan, m) for m in compute), default=0)
     model, nics = _main_compute_model(plan)
-    return ClusterShape(gpus, dict(sorted(compute.items())), per_node, ports["compute"], ports["storage"],
-                        ports["management"], "plan", model, nics, nics > 1)
+    return ClusterShape(
+        gpus,
+        dict(sorted(compute.items())),
+        per_node,
+        ports["compute"],
+        ports["storage"],
+        ports["management"],
+        "plan",
+        model,
+        nics,
+        nics > 1,
+    )
 
 
 def _main_compute_model(plan: Plan) -> tuple[str, int]:
@@ -125,16 +140,36 @@ def shape_for_gpus(plan: Plan, gpus: int) -> ClusterShape:
     def ports(role: str) -> int:
         return sum(len(n.ports) for n in plan.nodes if n.role == role)
 
-    return ClusterShape(gpus, {model: nodes}, per_node, nodes * nic_ports, ports("storage"),
-                        ports("management"), "sizing", model, nic_ports, nic_ports > 1)
+    return ClusterShape(
+        gpus,
+        {model: nodes},
+        per_node,
+        nodes * nic_ports,
+        ports("storage"),
+        ports("management"),
+        "sizing",
+        model,
+        nic_ports,
+        nic_ports > 1,
+    )
 
 
 def shape_of_reference(catalog: PriceCatalog, gpus: int) -> ClusterShape:
     """No plan: the catalog's reference node for `gpus`, no storage or management ports."""
     ref = catalog.reference
     nodes = math.ceil(gpus / ref.gpus)
-    return ClusterShape(gpus, {catalog.reference_node: nodes}, ref.gpus, nodes * ref.compute_nics, 0, 0, "sizing",
-                        catalog.reference_node, ref.compute_nics, False)
+    return ClusterShape(
+        gpus,
+        {catalog.reference_node: nodes},
+        ref.gpus,
+        nodes * ref.compute_nics,
+        0,
+        0,
+        "sizing",
+        catalog.reference_node,
+        ref.compute_nics,
+        False,
+    )
 
 
 def _lot(kind: CableKind, count: int, length_m: float, catalog: PriceCatalog) -> CableLot:
@@ -146,14 +181,20 @@ def _merge(lots: list[CableLot]) -> list[CableLot]:
     for lot in lots:
         counts[(lot.kind, lot.type, lot.length_m)] += lot.count
     order = {"node-leaf": 0, "leaf-spine": 1, "spine-core": 2, "inter-zone": 3}
-    return [CableLot(kind=k, type=t, length_m=m, count=n)
-            for (k, t, m), n in sorted(counts.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2])) if n]
+    return [
+        CableLot(kind=k, type=t, length_m=m, count=n)
+        for (k, t, m), n in sorted(counts.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2]))
+        if n
+    ]
 
 
 def is_fire_flyer(plan: Plan) -> bool:
     """Fire-Flyer 2's shape: two-layer zones of one subnet, one NIC port per compute node."""
-    return (plan.layout == "zones" and all(z.layers == 2 for z in plan.zones)
-            and all(len(n.ports) == 1 for n in plan.nodes if n.role == "compute"))
+    return (
+        plan.layout == "zones"
+        and all(z.layers == 2 for z in plan.zones)
+        and all(len(n.ports) == 1 for n in plan.nodes if n.role == "compute")
+    )
 
 
 def is_multi_plane(plan: Plan) -> bool:
@@ -162,7 +203,7 @@ def is_multi_plane(plan: Plan) -> bool:
 
 
 def layout_name(plan: Plan) -> str:
-    """"8 two-layer planes of 2,048 ports", "1 three-layer zone, 4 pods": what the plan's trees are."""
+    """ "8 two-layer planes of 2,048 ports", "1 three-layer zone, 4 pods": what the plan's trees are."""
     trees = plan.zones
     word = "plane" if plan.layout == "planes" else "zone"
     layers = " and ".join(LAYER_WORDS[n] for n in sorted({z.layers for z in trees}))
@@ -181,13 +222,18 @@ def _plan_title(plan: Plan, fabric: Network, sized: bool) -> str:
 
 
 def _plan_description(plan: Plan, shape: ClusterShape, fabric: Network, sized: bool) -> str:
-    subnets = ("a subnet each, NIC i of a node in plane i" if plan.layout == "planes"
-               else "one subnet" + (", dual-homed storage" if shape.storage_ports else ""))
+    subnets = (
+        "a subnet each, NIC i of a node in plane i"
+        if plan.layout == "planes"
+        else "one subnet" + (", dual-homed storage" if shape.storage_ports else "")
+    )
     nics = f"{shape.nics_per_node} NIC port{'' if shape.nics_per_node == 1 else 's'} per compute node"
     planes = {m.name: m.planes for m in plan.nic_models}
     node = next((n for n in plan.nodes if n.role == "compute" and n.model == shape.node_model), None)
     cards = {p.sysimg_guid for p in node.ports} if node else set()
-    if node and any(planes.get(p.nic_model, 1) > 1 for p in node.ports):  # a multi-planar NIC is one card, a port per plane
+    if node and any(
+        planes.get(p.nic_model, 1) > 1 for p in node.ports
+    ):  # a multi-planar NIC is one card, a port per plane
         nics += f" on {len(cards)} multi-planar NICs (one cage and transceiver each)"
     basis = "sized for the GPUs, not placed" if sized else "counted from the plan"
     return f"{fabric.name} ({subnets}), {nics}, {plan.placement} placement; {basis}"
@@ -200,13 +246,29 @@ def plan_design(plan: Plan, shape: ClusterShape) -> DesignCounts:
     tiers = Counter(s.tier for s in plan.switches)
     lots = _merge([CableLot(kind=c.kind, type=c.type, length_m=c.length_m, count=1) for c in plan.cables])
     layers = max(z.layers for z in plan.zones)
-    fabric = Network(name=layout_name(plan), topology=LAYER_WORDS[layers], basis="plan",
-                     access_points=shape.access_points, switch_model=model, radix=radix,
-                     switches={layer: tiers[layer] for layer in ("leaf", "spine", "core")}, cables=lots)
+    fabric = Network(
+        name=layout_name(plan),
+        topology=LAYER_WORDS[layers],
+        basis="plan",
+        access_points=shape.access_points,
+        switch_model=model,
+        radix=radix,
+        switches={layer: tiers[layer] for layer in ("leaf", "spine", "core")},
+        cables=lots,
+    )
     speed = fabric_speed(plan)
     transceivers = twin_port_transceivers(plan, speed).total if speed in TWIN_PORT_SPEEDS else None
-    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=False), _plan_description(plan, shape, fabric, sized=False),
-                        "plan", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric], transceivers=transceivers)
+    return DesignCounts(
+        FIRE_FLYER,
+        _plan_title(plan, fabric, sized=False),
+        _plan_description(plan, shape, fabric, sized=False),
+        "plan",
+        shape.gpus,
+        shape.compute_nodes,
+        shape.gpus_per_node,
+        [fabric],
+        transceivers=transceivers,
+    )
 
 
 def plan_design_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
@@ -223,12 +285,22 @@ def plan_design_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) ->
         notes = ()
     else:
         fabric, notes = _zones_sized(plan, shape, model, radix, catalog)
-    return DesignCounts(FIRE_FLYER, _plan_title(plan, fabric, sized=True), _plan_description(plan, shape, fabric, sized=True),
-                        "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric], notes)
+    return DesignCounts(
+        FIRE_FLYER,
+        _plan_title(plan, fabric, sized=True),
+        _plan_description(plan, shape, fabric, sized=True),
+        "sizing",
+        shape.gpus,
+        shape.compute_nodes,
+        shape.gpus_per_node,
+        [fabric],
+        notes,
+    )
 
 
-def _zones_sized(plan: Plan, shape: ClusterShape, model: str, radix: int,
-                 catalog: PriceCatalog) -> tuple[Network, tuple[str, ...]]:
+def _zones_sized(
+    plan: Plan, shape: ClusterShape, model: str, radix: int, catalog: PriceCatalog
+) -> tuple[Network, tuple[str, ...]]:
     """Two-layer zones of the plan's shape, as many as the ports (NICs and inter-zone link ends) need."""
     zone = plan.zones[0]  # every zone of a plan has the same shape
     planned = len(plan.zones)
@@ -237,22 +309,39 @@ def _zones_sized(plan: Plan, shape: ClusterShape, model: str, radix: int,
     zones = max(planned, math.ceil(ports / zone.endpoint_ports))
     notes: tuple[str, ...] = ()
     if zones > planned:
-        notes = (f"This plan's layout: {ports:,} ports (NICs and inter-zone link ends) exceed the plan's "
-                 f"{planned} zones of {zone.endpoint_ports:,}, so the sized design has {zones} zones.",)
+        notes = (
+            f"This plan's layout: {ports:,} ports (NICs and inter-zone link ends) exceed the plan's "
+            f"{planned} zones of {zone.endpoint_ports:,}, so the sized design has {zones} zones.",
+        )
     lengths = catalog.sized_lengths
     lots = [
         _lot("node-leaf", shape.access_points, lengths.node_leaf_m.value, catalog),
         _lot("leaf-spine", zones * zone.leaves * zone.up_ports, lengths.leaf_spine_m.value, catalog),
         _lot("inter-zone", inter_zone, lengths.leaf_spine_m.value, catalog),
     ]
-    fabric = Network(name=f"{zones} two-layer zones of {zone.endpoint_ports:,} ports", topology="two-layer",
-                     basis="sizing", access_points=shape.access_points, switch_model=model, radix=radix,
-                     switches={"leaf": zones * zone.leaves, "spine": zones * zone.spines, "core": 0}, cables=_merge(lots))
+    fabric = Network(
+        name=f"{zones} two-layer zones of {zone.endpoint_ports:,} ports",
+        topology="two-layer",
+        basis="sizing",
+        access_points=shape.access_points,
+        switch_model=model,
+        radix=radix,
+        switches={"leaf": zones * zone.leaves, "spine": zones * zone.spines, "core": 0},
+        cables=_merge(lots),
+    )
     return fabric, notes
 
 
-def tree(name: str, switch_model: str, radix: int, access_points: int, catalog: PriceCatalog,
-         node_leaf: list[CableLot] | None = None, three_layers: bool = False, sized_ports: int | None = None) -> Network:
+def tree(
+    name: str,
+    switch_model: str,
+    radix: int,
+    access_points: int,
+    catalog: PriceCatalog,
+    node_leaf: list[CableLot] | None = None,
+    three_layers: bool = False,
+    sized_ports: int | None = None,
+) -> Network:
     """A non-blocking fat-tree for `access_points`: two layers when one zone holds them (unless
     `three_layers`), else three. `node_leaf` replaces the assumed node cables with known ones; `sized_ports`
     (default `access_points`) is what the leaves are sized for, when whole units are built (rail-optimized)."""
@@ -271,43 +360,68 @@ def tree(name: str, switch_model: str, radix: int, access_points: int, catalog: 
             _lot("spine-core", three.links["spine-core"], lengths.spine_core_m.value, catalog),
         ]
     topology = "three-layer" if switches["core"] else "two-layer"
-    return Network(name=name, topology=topology, basis="sizing", access_points=access_points,
-                  switch_model=switch_model, radix=radix, switches=switches, cables=_merge(lots))
+    return Network(
+        name=name,
+        topology=topology,
+        basis="sizing",
+        access_points=access_points,
+        switch_model=switch_model,
+        radix=radix,
+        switches=switches,
+        cables=_merge(lots),
+    )
 
 
-def pcie_three_layer(shape: ClusterShape, switch_model: str, radix: int, catalog: PriceCatalog,
-                     node_leaf: list[CableLot] | None) -> DesignCounts:
+def pcie_three_layer(
+    shape: ClusterShape, switch_model: str, radix: int, catalog: PriceCatalog, node_leaf: list[CableLot] | None
+) -> DesignCounts:
     """The same nodes and NIC ports on one three-layer tree. With a plan, the node cables are the plan's:
     same nodes, same leaf positions; only the layers above the leaves change."""
     fabric = tree("three-layer tree", switch_model, radix, shape.access_points, catalog, node_leaf, three_layers=True)
     own = shape.own_nodes  # HGX-class nodes are not the paper's PCIe nodes
-    return DesignCounts(PCIE_THREE_LAYER, "same nodes, three-layer" if own else "PCIe three-layer",
-                        f"the same {'' if own else 'PCIe '}nodes and NIC ports on one three-layer fat-tree",
-                        "sizing", shape.gpus, shape.compute_nodes, shape.gpus_per_node, [fabric])
+    return DesignCounts(
+        PCIE_THREE_LAYER,
+        "same nodes, three-layer" if own else "PCIe three-layer",
+        f"the same {'' if own else 'PCIe '}nodes and NIC ports on one three-layer fat-tree",
+        "sizing",
+        shape.gpus,
+        shape.compute_nodes,
+        shape.gpus_per_node,
+        [fabric],
+    )
 
 
 def multi_plane(switch_model: str, radix: int, planes: int, nodes: int, catalog: PriceCatalog) -> Network:
     """`planes` independent fat-trees (NIC i of every node in plane i, no links between planes), each
     sized for `nodes` endpoints: two layers while they fit (k*k/2), else three."""
     plane = tree("plane", switch_model, radix, nodes, catalog)
-    return plane.model_copy(update={
-        "name": f"{planes} {plane.topology} planes of {nodes:,} ports",
-        "access_points": planes * nodes,
-        "switches": {layer: planes * count for layer, count in plane.switches.items()},
-        "cables": [lot.model_copy(update={"count": planes * lot.count}) for lot in plane.cables],
-    })
+    return plane.model_copy(
+        update={
+            "name": f"{planes} {plane.topology} planes of {nodes:,} ports",
+            "access_points": planes * nodes,
+            "switches": {layer: planes * count for layer, count in plane.switches.items()},
+            "cables": [lot.model_copy(update={"count": planes * lot.count}) for lot in plane.cables],
+        }
+    )
 
 
-def rail_optimized(switch_model: str, radix: int, rails: int, nodes: int, catalog: PriceCatalog,
-                   extra_ports: int = 0) -> Network:
+def rail_optimized(
+    switch_model: str, radix: int, rails: int, nodes: int, catalog: PriceCatalog, extra_ports: int = 0
+) -> Network:
     """DGX SuperPOD style: scalable units of k/2 nodes, NIC i of every node in a unit to the unit's rail-i
     leaf (rails leaves per unit, one down-port per node); above the leaves one fat-tree, two layers while
     the leaves fit (at most k), else three. Leaves come in whole units, a partial unit included; `extra_ports`
     (storage and management ports, rail_free_ports) sit in the units' free places."""
     unit = radix // 2
     units = math.ceil(nodes / unit)
-    return tree(f"rail-optimized tree, {units} scalable units of {unit} nodes x {rails} rails", switch_model, radix,
-                nodes * rails + extra_ports, catalog, sized_ports=units * unit * rails)
+    return tree(
+        f"rail-optimized tree, {units} scalable units of {unit} nodes x {rails} rails",
+        switch_model,
+        radix,
+        nodes * rails + extra_ports,
+        catalog,
+        sized_ports=units * unit * rails,
+    )
 
 
 def rail_free_ports(radix: int, rails: int, nodes: int) -> int:
@@ -319,7 +433,10 @@ def rail_free_ports(radix: int, rails: int, nodes: int) -> int:
 
 LAYOUTS = {  # layout -> (title, description)
     THREE_LAYER: ("three-layer", "one three-layer fat-tree of all compute NICs"),
-    RAIL_OPTIMIZED: ("rail-optimized", "rail-optimized, scalable units of k/2 nodes with NIC i on the unit's rail-i leaf"),
+    RAIL_OPTIMIZED: (
+        "rail-optimized",
+        "rail-optimized, scalable units of k/2 nodes with NIC i on the unit's rail-i leaf",
+    ),
     MULTI_PLANE: ("multi-plane", "multi-plane, NIC i in plane i, each plane an independent fat-tree"),
 }
 
@@ -334,8 +451,9 @@ def comparison_node(shape: ClusterShape, catalog: PriceCatalog) -> tuple[str, Re
     return shape.node_model, ReferenceNode(title, shape.gpus_per_node, shape.nics_per_node, 0)
 
 
-def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix: int,
-                     catalog: PriceCatalog) -> DesignCounts:
+def reference_design(
+    layout: str, shape: ClusterShape, switch_model: str, radix: int, catalog: PriceCatalog
+) -> DesignCounts:
     """The comparison node (`comparison_node`: DGX-A100, HGX-H800, or the plan's own) for the same GPUs,
     its compute NICs in `layout`, and a storage fabric for its storage NICs plus the shape's storage and
     management ports (the Fire-Flyer fabric carries storage in-band, so the other cluster must carry it
@@ -350,8 +468,7 @@ def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix:
         # the plan's own rail-optimized nodes: its storage and management ports fill the units' free places, as
         # the plan puts them (a separate fabric for them counted switches the plan does not have)
         shared = shape.own_nodes and 0 < storage_points <= rail_free_ports(radix, ref.compute_nics, nodes)
-        compute = rail_optimized(switch_model, radix, ref.compute_nics, nodes, catalog,
-                                 storage_points if shared else 0)
+        compute = rail_optimized(switch_model, radix, ref.compute_nics, nodes, catalog, storage_points if shared else 0)
         storage_points = 0 if shared else storage_points
     else:
         compute = multi_plane(switch_model, radix, ref.compute_nics, nodes, catalog)
@@ -360,10 +477,16 @@ def reference_design(layout: str, shape: ClusterShape, switch_model: str, radix:
         fabrics.append(tree("storage fabric", switch_model, radix, storage_points, catalog))
     title, description = LAYOUTS[layout]
     return DesignCounts(
-        layout, f"{ref.title} {title}",
+        layout,
+        f"{ref.title} {title}",
         ("the plan's nodes, " if shape.own_nodes else "") + f"{ref.gpus} GPUs, {ref.compute_nics} compute + "
-        f"{ref.storage_nics} storage NICs per node; {description}" + ("; separate storage fabric" if storage_points else ""),
-        "sizing", nodes * ref.gpus, {model: nodes}, ref.gpus, fabrics,
+        f"{ref.storage_nics} storage NICs per node; {description}"
+        + ("; separate storage fabric" if storage_points else ""),
+        "sizing",
+        nodes * ref.gpus,
+        {model: nodes},
+        ref.gpus,
+        fabrics,
     )
 
 
@@ -382,13 +505,17 @@ def transport_build(key: str, plan: Plan, shape: ClusterShape, catalog: PriceCat
     The RoCE and InfiniBand builds follow the same rules, so they differ only in what they are built of."""
     transport = TRANSPORT_OF[key]
     if plan.ethernet is None:
-        raise BuildError(f"the {key} build compares a RoCE plan's transports, and this plan is InfiniBand",
-                         "compare it with plan, plan-ft3, ft3, rail-optimized or mpft")
+        raise BuildError(
+            f"the {key} build compares a RoCE plan's transports, and this plan is InfiniBand",
+            "compare it with plan, plan-ft3, ft3, rail-optimized or mpft",
+        )
     gbps = plan.ethernet.link_gbps
     build = catalog.builds.get(transport, {}).get(gbps)
     if build is None:
-        raise BuildError(f"catalog '{catalog.name}' has no {transport} build at {gbps}G",
-                         "use --preset list-price, whose builds give both transports at 400G")
+        raise BuildError(
+            f"catalog '{catalog.name}' has no {transport} build at {gbps}G",
+            "use --preset list-price, whose builds give both transports at 400G",
+        )
     radix = catalog.switches[build.switch].ports
     assert radix is not None  # PriceCatalog._builds_are_complete
     planes = len(plan.zones) if plan.layout == "planes" else 1
@@ -396,14 +523,32 @@ def transport_build(key: str, plan: Plan, shape: ClusterShape, catalog: PriceCat
         fabric = multi_plane(build.switch, radix, planes, math.ceil(shape.access_points / planes), catalog)
     else:
         fabric = tree(f"{LAYER_WORDS[2]} tree", build.switch, radix, shape.access_points, catalog)
-    optical = {kind: sum(lot.count for lot in fabric.cables if lot.type == "AOC" and lot.kind == kind)
-               for kind in ("node-leaf", "leaf-spine", "spine-core", "inter-zone")}
+    optical = {
+        kind: sum(lot.count for lot in fabric.cables if lot.type == "AOC" and lot.kind == kind)
+        for kind in ("node-leaf", "leaf-spine", "spine-core", "inter-zone")
+    }
     nic_optics = optical["node-leaf"]
     switch_ports = nic_optics + 2 * (optical["leaf-spine"] + optical["spine-core"] + optical["inter-zone"])
-    parts = BuildParts(transport, build.nic, shape.access_points, build.switch_optic,
-                       math.ceil(switch_ports / build.ports_per_cage), build.nic_optic, nic_optics)
+    parts = BuildParts(
+        transport,
+        build.nic,
+        shape.access_points,
+        build.switch_optic,
+        math.ceil(switch_ports / build.ports_per_cage),
+        build.nic_optic,
+        nic_optics,
+    )
     name = "RoCE" if transport == "roce" else "InfiniBand"
     return DesignCounts(
-        key, f"{name} build: {build.switch}", f"{fabric.name} of {build.switch} ({radix} ports at {gbps}G), "
-        f"{build.nic} NICs, optics per cage; the plan's layout, sized", "sizing", shape.gpus, shape.compute_nodes,
-        shape.gpus_per_node, [fabric], transceivers=parts.switch_optics + parts.nic_optics, parts=parts)
+        key,
+        f"{name} build: {build.switch}",
+        f"{fabric.name} of {build.switch} ({radix} ports at {gbps}G), "
+        f"{build.nic} NICs, optics per cage; the plan's layout, sized",
+        "sizing",
+        shape.gpus,
+        shape.compute_nodes,
+        shape.gpus_per_node,
+        [fabric],
+        transceivers=parts.switch_optics + parts.nic_optics,
+        parts=parts,
+    )

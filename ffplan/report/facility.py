@@ -79,27 +79,44 @@ def build_facility(plan: Plan) -> FacilityReport:
     by_row: dict[int, list[RackPower]] = defaultdict(list)
     for r in plan.racks:
         limit = _limit_w(r)
-        racks.append(RackLine(
-            name=r.name, row=r.row, slot=r.slot, cooling=r.cooling or "-", nodes=r.nodes, switches=r.switches,
-            typical_kw=_kw(r.typical_w), peak_kw=_kw(r.peak_w), limit_kw=None if limit is None else _kw(limit),
-            headroom_kw=None if limit is None else _kw(limit - r.peak_w),
-        ))
+        racks.append(
+            RackLine(
+                name=r.name,
+                row=r.row,
+                slot=r.slot,
+                cooling=r.cooling or "-",
+                nodes=r.nodes,
+                switches=r.switches,
+                typical_kw=_kw(r.typical_w),
+                peak_kw=_kw(r.peak_w),
+                limit_kw=None if limit is None else _kw(limit),
+                headroom_kw=None if limit is None else _kw(limit - r.peak_w),
+            )
+        )
         by_row[r.row].append(r)
     rows = []
     for row, members in sorted(by_row.items()):
         limits = [_limit_w(r) for r in members]
         known = [w for w in limits if w is not None]
         limited_peak = sum(r.peak_w for r, w in zip(members, limits) if w is not None)
-        rows.append(RowLine(
-            row=row, racks=len(members), cooling=", ".join(sorted({r.cooling for r in members if r.cooling})) or "-",
-            typical_kw=_kw(sum(r.typical_w for r in members)), peak_kw=_kw(sum(r.peak_w for r in members)),
-            limit_kw=_kw(sum(known)) if known else None,
-            headroom_kw=_kw(sum(known) - limited_peak) if known else None,
-            racks_without_limit=len(limits) - len(known),
-        ))
+        rows.append(
+            RowLine(
+                row=row,
+                racks=len(members),
+                cooling=", ".join(sorted({r.cooling for r in members if r.cooling})) or "-",
+                typical_kw=_kw(sum(r.typical_w for r in members)),
+                peak_kw=_kw(sum(r.peak_w for r in members)),
+                limit_kw=_kw(sum(known)) if known else None,
+                headroom_kw=_kw(sum(known) - limited_peak) if known else None,
+                racks_without_limit=len(limits) - len(known),
+            )
+        )
     return FacilityReport(
-        plan=plan.inventory.name, racks=racks, rows=rows,
-        total_typical_kw=_kw(sum(r.typical_w for r in plan.racks)), total_peak_kw=_kw(sum(r.peak_w for r in plan.racks)),
+        plan=plan.inventory.name,
+        racks=racks,
+        rows=rows,
+        total_typical_kw=_kw(sum(r.typical_w for r in plan.racks)),
+        total_peak_kw=_kw(sum(r.peak_w for r in plan.racks)),
         over=[line.name for line in racks if line.headroom_kw is not None and line.headroom_kw < 0],
     )
 
@@ -108,13 +125,34 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
-_RACK_COLUMNS = ("rack", "row", "slot", "cooling", "nodes", "switches", "typical kW", "peak kW", "limit kW", "headroom kW")
+_RACK_COLUMNS = (
+    "rack",
+    "row",
+    "slot",
+    "cooling",
+    "nodes",
+    "switches",
+    "typical kW",
+    "peak kW",
+    "limit kW",
+    "headroom kW",
+)
 _ROW_COLUMNS = ("row", "racks", "cooling", "typical kW", "peak kW", "limit kW", "headroom kW")
 
 
 def _rack_cells(r: RackLine) -> list[str]:
-    return [r.name, str(r.row), str(r.slot), r.cooling, str(r.nodes), str(r.switches), _num(r.typical_kw),
-            _num(r.peak_kw), _num(r.limit_kw), _num(r.headroom_kw)]
+    return [
+        r.name,
+        str(r.row),
+        str(r.slot),
+        r.cooling,
+        str(r.nodes),
+        str(r.switches),
+        _num(r.typical_kw),
+        _num(r.peak_kw),
+        _num(r.limit_kw),
+        _num(r.headroom_kw),
+    ]
 
 
 def _row_cells(r: RowLine) -> list[str]:
@@ -124,14 +162,17 @@ def _row_cells(r: RowLine) -> list[str]:
 
 def _summary(report: FacilityReport) -> str:
     over = f"; over their limit: {', '.join(report.over)}" if report.over else "; every rack within its limits"
-    return (f"{report.plan}: {len(report.racks)} racks in {len(report.rows)} rows, {_num(report.total_typical_kw)} kW "
-            f"typical, {_num(report.total_peak_kw)} kW peak{over}")
+    return (
+        f"{report.plan}: {len(report.racks)} racks in {len(report.rows)} rows, {_num(report.total_typical_kw)} kW "
+        f"typical, {_num(report.total_peak_kw)} kW peak{over}"
+    )
 
 
 def _markdown(report: FacilityReport) -> str:
     def table(columns: tuple[str, ...], lines: list[list[str]]) -> list[str]:
-        return ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"] + \
-            ["| " + " | ".join(cells) + " |" for cells in lines]
+        return ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"] + [
+            "| " + " | ".join(cells) + " |" for cells in lines
+        ]
 
     out = [f"# Facility: {report.plan}", "", _summary(report), "", "## Rows", ""]
     out += table(_ROW_COLUMNS, [_row_cells(r) for r in report.rows])
@@ -143,17 +184,33 @@ def _markdown(report: FacilityReport) -> str:
 def _csv(report: FacilityReport) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["rack", "row", "slot", "cooling", "nodes", "switches", "typical_kw", "peak_kw", "limit_kw", "headroom_kw"])
+    writer.writerow(
+        ["rack", "row", "slot", "cooling", "nodes", "switches", "typical_kw", "peak_kw", "limit_kw", "headroom_kw"]
+    )
     for r in report.racks:
-        writer.writerow([r.name, r.row, r.slot, r.cooling, r.nodes, r.switches, r.typical_kw, r.peak_kw,
-                         "" if r.limit_kw is None else r.limit_kw, "" if r.headroom_kw is None else r.headroom_kw])
+        writer.writerow(
+            [
+                r.name,
+                r.row,
+                r.slot,
+                r.cooling,
+                r.nodes,
+                r.switches,
+                r.typical_kw,
+                r.peak_kw,
+                "" if r.limit_kw is None else r.limit_kw,
+                "" if r.headroom_kw is None else r.headroom_kw,
+            ]
+        )
     return buf.getvalue()
 
 
 def table_renderables(report: FacilityReport) -> Group:
     tables = []
-    for title, columns, lines in (("Rows", _ROW_COLUMNS, [_row_cells(r) for r in report.rows]),
-                                  ("Racks", _RACK_COLUMNS, [_rack_cells(r) for r in report.racks])):
+    for title, columns, lines in (
+        ("Rows", _ROW_COLUMNS, [_row_cells(r) for r in report.rows]),
+        ("Racks", _RACK_COLUMNS, [_rack_cells(r) for r in report.racks]),
+    ):
         table = Table(title=title, title_justify="left")
         for i, col in enumerate(columns):
             table.add_column(col, justify="left" if i == 0 or col in ("rack", "cooling") else "right")
@@ -202,24 +259,39 @@ def floor_map(report: FacilityReport, path: Path) -> None:
     for r in report.racks:
         x, y = r.slot - lo_slot, row_y[r.row]
         over = r.headroom_kw is not None and r.headroom_kw < 0
-        ax.add_patch(Rectangle((x + 0.04, y + 0.06), 0.92, 0.88, facecolor=cmap(norm(r.peak_kw)),
-                               edgecolor="red" if over else "0.35", linewidth=3 if over else 0.8))
+        ax.add_patch(
+            Rectangle(
+                (x + 0.04, y + 0.06),
+                0.92,
+                0.88,
+                facecolor=cmap(norm(r.peak_kw)),
+                edgecolor="red" if over else "0.35",
+                linewidth=3 if over else 0.8,
+            )
+        )
         dark = norm(r.peak_kw) > 0.6
         ink = "white" if dark else INK
         ax.text(x + 0.5, y + 0.27, r.name, ha="center", va="center", fontsize=8, color=ink)
-        ax.text(x + 0.5, y + 0.5, f"{r.peak_kw:.1f} kW", ha="center", va="center", fontsize=9, fontweight="bold", color=ink)
+        ax.text(
+            x + 0.5, y + 0.5, f"{r.peak_kw:.1f} kW", ha="center", va="center", fontsize=9, fontweight="bold", color=ink
+        )
         left = "" if r.headroom_kw is None else f", {r.headroom_kw:+.1f}"
         ax.text(x + 0.5, y + 0.73, f"{r.cooling}{left}", ha="center", va="center", fontsize=7, color=ink)
     ax.set_xlim(0, hi_slot - lo_slot + 1)
     ax.set_ylim(len(rows), 0)  # row 0 at the top, as a floor plan reads from the head of the hall
-    ax.set_xticks([s - lo_slot + 0.5 for s in range(lo_slot, hi_slot + 1)], [str(s) for s in range(lo_slot, hi_slot + 1)])
+    ax.set_xticks(
+        [s - lo_slot + 0.5 for s in range(lo_slot, hi_slot + 1)], [str(s) for s in range(lo_slot, hi_slot + 1)]
+    )
     ax.set_yticks([i + 0.5 for i in range(len(rows))], [f"row {row}" for row in rows])
     ax.set_xlabel("slot")
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
-    ax.set_title(f"{report.plan}: rack name, peak draw (kW), cooling and headroom (kW) to the lower of power budget "
-                 "and cooling limit; red outline: over it",
-                 loc="left", fontsize=11)
+    ax.set_title(
+        f"{report.plan}: rack name, peak draw (kW), cooling and headroom (kW) to the lower of power budget "
+        "and cooling limit; red outline: over it",
+        loc="left",
+        fontsize=11,
+    )
     fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, fraction=0.02, pad=0.01, label="peak kW")
     png(fig, str(path))  # no version stamp: the same plan, the same bytes

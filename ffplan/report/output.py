@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
 
-
 class ReportFormat(str, Enum):
     TABLE = "table"
     MARKDOWN = "markdown"
@@ -99,9 +98,11 @@ def _exact(value: float | str | None, exponent: int) -> str:
 
 
 def table_renderables(report: CostReport) -> Group:
-    meta = (f"[bold]{report.title}[/]\ninput {report.input}, counted from "
-            f"{'the plan' if report.basis == 'plan' else 'sizing only (no placement)'}; catalog {report.catalog}, "
-            f"prices in {report.currency}{' (relative units)' if report.relative_units else ''}")
+    meta = (
+        f"[bold]{report.title}[/]\ninput {report.input}, counted from "
+        f"{'the plan' if report.basis == 'plan' else 'sizing only (no placement)'}; catalog {report.catalog}, "
+        f"prices in {report.currency}{' (relative units)' if report.relative_units else ''}"
+    )
     designs = Table(title="Designs", title_justify="left", show_lines=False)
     designs.add_column("")
     for d in report.designs:
@@ -116,13 +117,24 @@ def table_renderables(report: CostReport) -> Group:
     names = titles(report)
     ratios = Table(title="Against the paper", title_justify="left")
     ratio_columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("ratio", "left"), ("designs", "left"), ("ffplan", "right"), ("paper", "right"), ("diff", "right"),
-        ("paper's numbers", "left"))
+        ("ratio", "left"),
+        ("designs", "left"),
+        ("ffplan", "right"),
+        ("paper", "right"),
+        ("diff", "right"),
+        ("paper's numbers", "left"),
+    )
     for col, justify in ratio_columns:
         ratios.add_column(col, justify=justify)
     for r in report.ratios:
-        ratios.add_row(r.name, f"{names[r.numerator]} / {names[r.denominator]}", fmt(r.computed, "fraction"),
-                       fmt(r.paper, "fraction"), deviation(r.computed, r.paper), r.paper_basis)
+        ratios.add_row(
+            r.name,
+            f"{names[r.numerator]} / {names[r.denominator]}",
+            fmt(r.computed, "fraction"),
+            fmt(r.paper, "fraction"),
+            deviation(r.computed, r.paper),
+            r.paper_basis,
+        )
     checks = Table(title="Published counts, recomputed by ffplan", title_justify="left")
     for col in ("configuration", "paper", "ffplan", "why"):
         checks.add_column(col)

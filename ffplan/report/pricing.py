@@ -42,9 +42,14 @@ class Pricer:
         """An unpriced figure: the totals that need it become None, and the report says which one it is."""
         if (kind, name, what) not in self._reported:  # every design asks again; say it once
             self._reported.add((kind, name, what))
-            self.missing.append(((kind, name), f"no {what} for '{name}' in catalog '{self.catalog.name}'",
-                                 f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to "
-                                 "the inventory (and design again) or pass --catalog FILE"))
+            self.missing.append(
+                (
+                    (kind, name),
+                    f"no {what} for '{name}' in catalog '{self.catalog.name}'",
+                    f"add `catalog: {{{'prices' if what == 'price' else 'power_w'}: {{{name}: ...}}}}` to "
+                    "the inventory (and design again) or pass --catalog FILE",
+                )
+            )
 
     def warnings(self, where: Location) -> list:
         collector = Collector(where.file, where.positions())
@@ -145,18 +150,37 @@ def network_price(fabrics: Iterable[Network], pricer: Pricer, fibre: bool = Fals
     switch_prices, cable_price = [], 0.0
     for fabric in fabrics:
         switch_prices.append(_times(sum(fabric.switches.values()), pricer.switch_price(fabric.switch_model)))
-        cable_price += sum(lot.count * (cables.aoc_per_m.value * lot.length_m if fibre and lot.type == "AOC"
-                                        else cables.price_of(lot.kind, lot.type, lot.length_m)) for lot in fabric.cables)
+        cable_price += sum(
+            lot.count
+            * (
+                cables.aoc_per_m.value * lot.length_m
+                if fibre and lot.type == "AOC"
+                else cables.price_of(lot.kind, lot.type, lot.length_m)
+            )
+            for lot in fabric.cables
+        )
     return _sum(switch_prices), cable_price
 
 
 def _build_cost(parts: d.BuildParts, pricer: Pricer) -> BuildCost:
     nic = _times(parts.nics, pricer.part_price("nics", parts.nic))
-    optics = _sum([_times(parts.switch_optics, pricer.part_price("optics", parts.switch_optic)),
-                   _times(parts.nic_optics, pricer.part_price("optics", parts.nic_optic))])
-    return BuildCost(transport=parts.transport, nic=parts.nic, nics=parts.nics, switch_optic=parts.switch_optic,
-                     switch_optics=parts.switch_optics, nic_optic=parts.nic_optic, nic_optics=parts.nic_optics,
-                     nics_price=nic, optics_price=optics)
+    optics = _sum(
+        [
+            _times(parts.switch_optics, pricer.part_price("optics", parts.switch_optic)),
+            _times(parts.nic_optics, pricer.part_price("optics", parts.nic_optic)),
+        ]
+    )
+    return BuildCost(
+        transport=parts.transport,
+        nic=parts.nic,
+        nics=parts.nics,
+        switch_optic=parts.switch_optic,
+        switch_optics=parts.switch_optics,
+        nic_optic=parts.nic_optic,
+        nic_optics=parts.nic_optics,
+        nics_price=nic,
+        optics_price=optics,
+    )
 
 
 def price_design(counts: d.DesignCounts, pricer: Pricer) -> Priced:
@@ -169,11 +193,22 @@ def price_design(counts: d.DesignCounts, pricer: Pricer) -> Priced:
     network = _sum([switch_price, cable_price] + ([build.nics_price, build.optics_price] if build else []))
     total = _sum([network, servers])
     endpoints = sum(f.access_points for f in counts.fabrics)
-    money = Money(switches=switch_price, cables=cable_price, network=network, servers=servers, total=total,
-                  per_gpu=None if total is None else total / counts.gpus if counts.gpus else 0.0,
-                  network_per_endpoint=None if network is None else network / endpoints)
-    power = Power(nodes_average_w=average, nodes_peak_w=peak, switches_w=switch_power,
-                  average_w=_sum([average, switch_power]), peak_w=_sum([peak, switch_power]))
+    money = Money(
+        switches=switch_price,
+        cables=cable_price,
+        network=network,
+        servers=servers,
+        total=total,
+        per_gpu=None if total is None else total / counts.gpus if counts.gpus else 0.0,
+        network_per_endpoint=None if network is None else network / endpoints,
+    )
+    power = Power(
+        nodes_average_w=average,
+        nodes_peak_w=peak,
+        switches_w=switch_power,
+        average_w=_sum([average, switch_power]),
+        peak_w=_sum([peak, switch_power]),
+    )
     perf = [(count * pricer.gpus(model), pricer.relative_performance(model)) for model, count in counts.nodes.items()]
     weighted = _sum(_times(g, p) for g, p in perf)
     relative = None if weighted is None else weighted / max(1, sum(g for g, _ in perf))
@@ -189,8 +224,9 @@ class Baseline:
     total_per_gpu: float | None
 
 
-def design_report(p: Priced, base: Baseline, catalog: PriceCatalog, energy: EnergyOptions | None,
-                  speeds: dict[str, str]) -> DesignReport:
+def design_report(
+    p: Priced, base: Baseline, catalog: PriceCatalog, energy: EnergyOptions | None, speeds: dict[str, str]
+) -> DesignReport:
     """`speeds`: link speed of the plan's switch models (their optics: ffplan.plan.optics); a catalog model's
     optical runs count as AOCs."""
     c = p.counts
@@ -211,17 +247,39 @@ def design_report(p: Priced, base: Baseline, catalog: PriceCatalog, energy: Ener
     spent = None
     if energy and p.power.average_w is not None:
         kwh = p.power.average_w / 1000 * HOURS_PER_YEAR * energy.years * energy.pue
-        spent = Energy(years=energy.years, pue=energy.pue, kwh_price=energy.kwh_price, kwh=kwh, cost=kwh * energy.kwh_price)
+        spent = Energy(
+            years=energy.years, pue=energy.pue, kwh_price=energy.kwh_price, kwh=kwh, cost=kwh * energy.kwh_price
+        )
     return DesignReport(
-        key=c.key, title=c.title, description=c.description, basis=c.basis, gpus=c.gpus, nodes=c.nodes,
-        gpus_per_node=c.gpus_per_node, fabrics=c.fabrics, endpoints=sum(f.access_points for f in c.fabrics),
-        switches=switches, switch_total=sum(switches.values()),
+        key=c.key,
+        title=c.title,
+        description=c.description,
+        basis=c.basis,
+        gpus=c.gpus,
+        nodes=c.nodes,
+        gpus_per_node=c.gpus_per_node,
+        fabrics=c.fabrics,
+        endpoints=sum(f.access_points for f in c.fabrics),
+        switches=switches,
+        switch_total=sum(switches.values()),
         switch_links=sum(n for kind, n in by_kind.items() if kind != "node-leaf"),
-        cables={t: by_type[t] for t in ("DAC", "AOC")}, cables_by_kind=dict(by_kind), cable_total=sum(by_type.values()),
-        transceivers=c.transceivers if c.transceivers is not None else sum(
-            estimated_transceivers(speeds.get(f.switch_model), ((lot.kind, lot.type, lot.length_m, lot.count) for lot in f.cables))
-            for f in c.fabrics), cost=p.money, power=p.power, relative_performance=perf,
-        cost_performance=cost_perf, cost_performance_total=cost_perf_total, energy=spent,
+        cables={t: by_type[t] for t in ("DAC", "AOC")},
+        cables_by_kind=dict(by_kind),
+        cable_total=sum(by_type.values()),
+        transceivers=c.transceivers
+        if c.transceivers is not None
+        else sum(
+            estimated_transceivers(
+                speeds.get(f.switch_model), ((lot.kind, lot.type, lot.length_m, lot.count) for lot in f.cables)
+            )
+            for f in c.fabrics
+        ),
+        cost=p.money,
+        power=p.power,
+        relative_performance=perf,
+        cost_performance=cost_perf,
+        cost_performance_total=cost_perf_total,
+        energy=spent,
         tco=p.money.total + spent.cost if spent and p.money.total is not None and not catalog.relative_units else None,
         build=p.build,
     )

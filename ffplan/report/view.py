@@ -23,7 +23,9 @@ METRICS: tuple[Metric, ...] = (
     Metric("Hardware", "GPUs", "count", lambda r: r.gpus),
     Metric("Hardware", "compute nodes", "count", lambda r: sum(r.nodes.values())),
     Metric("Hardware", "node model", "text", lambda r: ", ".join(r.nodes)),
-    Metric("Network", "fabrics", "text", lambda r: "; ".join(f"{f.name} ({f.access_points:,} ports)" for f in r.fabrics)),
+    Metric(
+        "Network", "fabrics", "text", lambda r: "; ".join(f"{f.name} ({f.access_points:,} ports)" for f in r.fabrics)
+    ),
     Metric("Network", "endpoints (NIC ports)", "count", lambda r: r.endpoints),
     Metric("Network", "leaf switches", "count", lambda r: r.switches["leaf"]),
     Metric("Network", "spine switches", "count", lambda r: r.switches["spine"]),
@@ -64,13 +66,23 @@ ENERGY_METRICS: tuple[Metric, ...] = (
 BUILD_METRICS: dict[str, tuple[Metric, ...]] = {
     "optical transceivers": (
         Metric("Network", "NICs", "text", lambda r: f"{r.build.nics:,} x {r.build.nic}" if r.build else None),
-        Metric("Network", "switch transceivers", "text",
-               lambda r: f"{r.build.switch_optics:,} x {r.build.switch_optic}" if r.build else None),
-        Metric("Network", "NIC transceivers", "text",
-               lambda r: f"{r.build.nic_optics:,} x {r.build.nic_optic}" if r.build else None)),
+        Metric(
+            "Network",
+            "switch transceivers",
+            "text",
+            lambda r: f"{r.build.switch_optics:,} x {r.build.switch_optic}" if r.build else None,
+        ),
+        Metric(
+            "Network",
+            "NIC transceivers",
+            "text",
+            lambda r: f"{r.build.nic_optics:,} x {r.build.nic_optic}" if r.build else None,
+        ),
+    ),
     "cables": (
         Metric("Cost", "optics", "money", lambda r: r.build.optics_price if r.build else None),
-        Metric("Cost", "NICs", "money", lambda r: r.build.nics_price if r.build else None)),
+        Metric("Cost", "NICs", "money", lambda r: r.build.nics_price if r.build else None),
+    ),
 }
 
 

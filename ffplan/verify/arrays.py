@@ -47,8 +47,9 @@ class Reach:
         return self.pairs - self.reachable
 
 
-def _reach(ch: Channels, lft: np.ndarray, dests: np.ndarray, extra: int, fab: Subnet, names: list[str],
-           max_failures: int = 8) -> Reach:
+def _reach(
+    ch: Channels, lft: np.ndarray, dests: np.ndarray, extra: int, fab: Subnet, names: list[str], max_failures: int = 8
+) -> Reach:
     """Pairs (source, destination LID) for every LID of `dests`: at each switch its CA ports (`ch.sources`) and
     `extra` more (the switch itself), less the destination's own port at its switch. The routes' lengths come from
     the in-trees (fabric.walk.route_lengths); a route takes at most as many hops as there are switches (more is a
@@ -57,7 +58,7 @@ def _reach(ch: Channels, lft: np.ndarray, dests: np.ndarray, extra: int, fab: Su
     res = Reach(0, 0, {}, [])
     hops_count = np.zeros(n + 2, dtype=np.int64)  # a walk traverses at most every switch once
     for a in range(0, len(dests), LID_BLOCK):
-        lids = dests[a:a + LID_BLOCK]
+        lids = dests[a : a + LID_BLOCK]
         cols = np.arange(len(lids))
         at = ch.dest_switch[lids]
         links = route_lengths(ch, lft[:, lids], (at, ch.dest_port[lids]), max_hops=n).astype(np.int64)
@@ -68,11 +69,13 @@ def _reach(ch: Channels, lft: np.ndarray, dests: np.ndarray, extra: int, fab: Su
         res.reachable += int(n_src[ok].sum())
         hops_count += np.bincount(links[ok] + 1, weights=n_src[ok], minlength=len(hops_count)).astype(np.int64)
         j, i = np.nonzero((~ok & (n_src > 0)).T)  # by LID, then switch
-        j, i = j[:max_failures - len(res.failures)], i[:max_failures - len(res.failures)]
+        j, i = j[: max_failures - len(res.failures)], i[: max_failures - len(res.failures)]
         if len(i):
             end = walk(ch, lft, i, lids[j], max_hops=n).end
-            res.failures += [f"{names[s]} -> {lid_name(fab, int(lids[k]))}: dropped at {names[int(e)]}"
-                             for s, k, e in zip(i.tolist(), j.tolist(), end.tolist())]
+            res.failures += [
+                f"{names[s]} -> {lid_name(fab, int(lids[k]))}: dropped at {names[int(e)]}"
+                for s, k, e in zip(i.tolist(), j.tolist(), end.tolist())
+            ]
     res.hops = {h: int(c) for h, c in enumerate(hops_count.tolist()) if c}
     return res
 
@@ -83,12 +86,15 @@ def reachability(fab: Subnet, topo: DiscoveredFabric, lft: np.ndarray) -> tuple[
     names = [s.name for s in fab.switches]
     ch = Channels.discovered(topo, [s.node_guid for s in fab.switches])
     delivered = ch.dest_switch >= 0
-    return (_reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), 0, fab, names),
-            _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port == 0)), 1, fab, names))
+    return (
+        _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), 0, fab, names),
+        _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port == 0)), 1, fab, names),
+    )
 
 
-def table_checks(fab: Subnet, topo: DiscoveredFabric, dump_fts: str,
-                 max_items: int = 12) -> list[tuple[str, bool, str, list[str]]]:
+def table_checks(
+    fab: Subnet, topo: DiscoveredFabric, dump_fts: str, max_items: int = 12
+) -> list[tuple[str, bool, str, list[str]]]:
     """(check, passed, detail, items) for a booted (sub-)fabric: its discovered topology and `dump_fts -n` output;
     the details read as the walk's (checks.check_reachability)."""
     routing = fab.plan.routing
@@ -103,22 +109,46 @@ def table_checks(fab: Subnet, topo: DiscoveredFabric, dump_fts: str,
     rows, cols = np.nonzero(installed[:, valid] != planned[:, valid])
     items = [f"{names[i]}: no table in installed" for i in np.flatnonzero(entries < 0).tolist()]
     empty = (entries == 0) & (planned_entries > 0)
-    items += [f"{names[i]}: EMPTY table in installed ({planned_entries[i]} planned entries; is its block missing "
-              f"from {L.LFTS}?)" for i in np.flatnonzero(empty).tolist()]
+    items += [
+        f"{names[i]}: EMPTY table in installed ({planned_entries[i]} planned entries; is its block missing "
+        f"from {L.LFTS}?)"
+        for i in np.flatnonzero(empty).tolist()
+    ]
     listed = entries > 0
     shown = listed[rows]
-    items += [f"{names[i]} {lid_name(fab, int(valid[j]))}: plan port {planned[i, valid[j]]}, installed port "
-              f"{installed[i, valid[j]]}" for i, j in zip(rows[shown][:max_items].tolist(), cols[shown][:max_items].tolist())]
-    out = [("LFTs installed == plan", not len(rows),
+    items += [
+        f"{names[i]} {lid_name(fab, int(valid[j]))}: plan port {planned[i, valid[j]]}, installed port "
+        f"{installed[i, valid[j]]}"
+        for i, j in zip(rows[shown][:max_items].tolist(), cols[shown][:max_items].tolist())
+    ]
+    out = [
+        (
+            "LFTs installed == plan",
+            not len(rows),
             f"{int(entries[entries > 0].sum())} entries on {int((entries >= 0).sum())} switches; {len(rows)} "
-            "differences", items)]
+            "differences",
+            items,
+        )
+    ]
     ca, sw = reachability(fab, topo, installed)
     hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(ca.hops.items()))
-    out.append(("every CA pair reachable", ca.broken == 0,
-                f"{ca.reachable}/{ca.pairs} pairs by walking the installed tables ({hops})", ca.failures))
-    out.append(("every switch LID reachable", sw.broken == 0,
-                f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port by "
-                "walking the installed tables", sw.failures))
+    out.append(
+        (
+            "every CA pair reachable",
+            ca.broken == 0,
+            f"{ca.reachable}/{ca.pairs} pairs by walking the installed tables ({hops})",
+            ca.failures,
+        )
+    )
+    out.append(
+        (
+            "every switch LID reachable",
+            sw.broken == 0,
+            f"{sw.reachable}/{sw.pairs} (source, switch LID) pairs from every other switch and every CA port by "
+            "walking the installed tables",
+            sw.failures,
+        )
+    )
     return out
 
 
@@ -146,9 +176,11 @@ def read_lft_file(text: str, fab: Subnet) -> LftFileArrays:
     owner = [""] * width
     for lid, (g, _name) in fab.lid_owner.items():
         owner[lid] = g
-    out = LftFileArrays(ports=np.full((len(row), width), -1, dtype=np.int16),
-                        lines=np.zeros((len(row), width), dtype=np.int32),
-                        header_line=np.zeros(len(row), dtype=np.int64))
+    out = LftFileArrays(
+        ports=np.full((len(row), width), -1, dtype=np.int16),
+        lines=np.zeros((len(row), width), dtype=np.int32),
+        header_line=np.zeros(len(row), dtype=np.int64),
+    )
     current = -1  # row of the block being read; -2: a block of a switch not in the fabric
     seen: set[str] = set()
     ports, lines = out.ports, out.lines

@@ -81,13 +81,23 @@ class Boot:
     @cached_property
     def tables(self) -> dict[str, dict[int, int]]:
         """Routed entries per switch (`-a` lists the unrouted ones too, as port 255)."""
-        return {sw: {lid: port for lid, port in table.items() if port != UNROUTED}
-                for sw, table in parse_lfts(self.lft_text).tables.items()}
+        return {
+            sw: {lid: port for lid, port in table.items() if port != UNROUTED}
+            for sw, table in parse_lfts(self.lft_text).tables.items()
+        }
 
 
-def boot(fab: Subnet, tools: dict[str, str], workdir: Path, conf_name: str, timeout: float, files: dict[str, str],
-         qos_of: Plan | None = None, sim_hook: Callable[[Simulation], None] | None = None,
-         progress: Callable[[str], None] = lambda s: None) -> Boot:
+def boot(
+    fab: Subnet,
+    tools: dict[str, str],
+    workdir: Path,
+    conf_name: str,
+    timeout: float,
+    files: dict[str, str],
+    qos_of: Plan | None = None,
+    sim_hook: Callable[[Simulation], None] | None = None,
+    progress: Callable[[str], None] = lambda s: None,
+) -> Boot:
     """Start ibsim + OpenSM with `conf_name`, wait for SUBNET UP, read back; with `qos_of`, also check the
     installed QoS tables and path SLs against that plan's (Boot.qos_checks)."""
     workdir.mkdir(parents=True, exist_ok=True)

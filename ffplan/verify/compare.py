@@ -29,10 +29,17 @@ from ffplan.verify.walk import WalkResult, walk_ca_pairs
 
 
 def _row(case: str, who: str, r: PatternResult, reach: str, route_s: float | None) -> dict:
-    return {"case": case, "routing": who, "pattern": r.pattern, "max flows/link": r.max_load,
-            "mean flows/link": round(r.mean_load, 1), "lower bound": r.bound,
-            "max/bound": round(r.ratio, 2) if r.ratio != float("inf") else "inf", "reachable": reach,
-            "route s": round(route_s, 3) if isinstance(route_s, float) else route_s}
+    return {
+        "case": case,
+        "routing": who,
+        "pattern": r.pattern,
+        "max flows/link": r.max_load,
+        "mean flows/link": round(r.mean_load, 1),
+        "lower bound": r.bound,
+        "max/bound": round(r.ratio, 2) if r.ratio != float("inf") else "inf",
+        "reachable": reach,
+        "route s": round(route_s, 3) if isinstance(route_s, float) else route_s,
+    }
 
 
 def _ffplan_routes(plan: Plan, fab: Subnet, failed: str | None) -> tuple[Plan, dict[str, dict[int, int]], float]:
@@ -66,8 +73,11 @@ def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, np.ndarray] | N
             if ports:
                 nodes.append(n.model_copy(update={"ports": ports}))
         hosts = {n.hostname for n in nodes}
-        cables = [c for c in plan.cables if c.kind != "inter-zone"
-                  and (c.a.device in names or c.a.device in hosts) and c.b.device in names]
+        cables = [
+            c
+            for c in plan.cables
+            if c.kind != "inter-zone" and (c.a.device in names or c.a.device in hosts) and c.b.device in names
+        ]
         labels = {p.cable for n in nodes for p in n.ports} | {c.label for c in cables if c.kind != "node-leaf"}
         cables = [c for c in cables if c.label in labels]
         zones = [z for z in plan.zones if z.name == zone]
@@ -76,8 +86,9 @@ def sub_plan(plan: Plan, view: L.View, tables_by_name: dict[str, np.ndarray] | N
     if tables_by_name is not None:
         lfts = [lft.model_copy(update={"ports": tables_by_name[lft.switch]}) for lft in lfts]
     new_routing = routing.model_copy(update={"failed": failed, "lfts": lfts})
-    return plan.model_copy(update={"switches": switches, "nodes": nodes, "cables": cables, "zones": zones,
-                                   "routing": new_routing})
+    return plan.model_copy(
+        update={"switches": switches, "nodes": nodes, "cables": cables, "zones": zones, "routing": new_routing}
+    )
 
 
 def _by_name(plan: Plan, fab: Subnet, tables: dict[str, dict[int, int]]) -> dict[str, np.ndarray]:
@@ -104,11 +115,15 @@ def _reach(res: WalkResult) -> str:
     return f"{res.reachable}/{res.pairs}"
 
 
-def compare_case(case: str, plan: Plan, fab: Subnet, booted: Boot, ftree_res: WalkResult, failed: str | None = None) -> list[dict]:
+def compare_case(
+    case: str, plan: Plan, fab: Subnet, booted: Boot, ftree_res: WalkResult, failed: str | None = None
+) -> list[dict]:
     topo = fabric_topo(fab)
     ours_plan, tables, route_s = _ffplan_routes(plan, fab, failed)
-    sides = [("ffplan", ours_plan, tables, walk_ca_pairs(topo, tables), route_s),
-             ("OpenSM ftree", plan, booted.tables, ftree_res, booted.timings.get("route compute s"))]
+    sides = [
+        ("ffplan", ours_plan, tables, walk_ca_pairs(topo, tables), route_s),
+        ("OpenSM ftree", plan, booted.tables, ftree_res, booted.timings.get("route compute s")),
+    ]
     rows: list[dict] = []
     for who, p, tabs, res, secs in sides:
         for r in _analyze(p, fab, tabs):
@@ -125,14 +140,27 @@ def failed_link_case(fab: Subnet) -> str | None:
     leaves = {s.name for s in fab.switches if s.tier == "leaf"}
     spines = {s.name for s in fab.switches if s.tier == "spine"}
     for c in fab.plan.cables:
-        if c.kind == "leaf-spine" and c.a.device in leaves | spines and c.b.device in leaves | spines \
-                and c.label not in fab.view.drop_cables:
+        if (
+            c.kind == "leaf-spine"
+            and c.a.device in leaves | spines
+            and c.b.device in leaves | spines
+            and c.label not in fab.view.drop_cables
+        ):
             return c.label
     return None
 
 
-def ftree_comparison(report: Report, inp: Inputs, fab: Subnet, tools: dict[str, str], base: Path, timeout: float,
-                     b: Boot, ftree_res: WalkResult, progress: Callable[[str], None]) -> None:
+def ftree_comparison(
+    report: Report,
+    inp: Inputs,
+    fab: Subnet,
+    tools: dict[str, str],
+    base: Path,
+    timeout: float,
+    b: Boot,
+    ftree_res: WalkResult,
+    progress: Callable[[str], None],
+) -> None:
     """ffplan's routes next to the ftree run `b`, intact and without one leaf-spine cable (report.comparison)."""
     rows = compare_case("intact", inp.plan, fab, b, ftree_res)
     cable = failed_link_case(fab)
@@ -140,8 +168,13 @@ def ftree_comparison(report: Report, inp: Inputs, fab: Subnet, tools: dict[str, 
         view = L.View(zone=fab.view.zone, drop_cables=fab.view.drop_cables | {cable})
         sub = build_fabric(inp.plan, view)
         files = dict(inp.files)
-        files.update({k: v for k, v in opensm_files(inp.plan, L.DEFAULT_PREFIX, view, engines=()).items()
-                      if k in (L.TOPOLOGY, L.GUID2LID, L.ROOT_GUIDS, L.CN_GUIDS, L.IO_GUIDS)})
+        files.update(
+            {
+                k: v
+                for k, v in opensm_files(inp.plan, L.DEFAULT_PREFIX, view, engines=()).items()
+                if k in (L.TOPOLOGY, L.GUID2LID, L.ROOT_GUIDS, L.CN_GUIDS, L.IO_GUIDS)
+            }
+        )
         progress(f"failed-link case: without {cable}")
         try:
             b2 = boot(sub, tools, base / "ftree-failed", L.FTREE_CONF, timeout, files, progress=progress)

@@ -38,8 +38,9 @@ def planned_tables(fab: Subnet) -> dict[str, dict[int, int]]:
     out: dict[str, dict[int, int]] = {}
     for s in fab.switches:
         table = lfts.get(s.name, [])
-        out[s.node_guid] = {lid: table[lid] for lid in fab.lid_owner
-                            if lid < len(table) and table[lid] != routing.unrouted_port}
+        out[s.node_guid] = {
+            lid: table[lid] for lid in fab.lid_owner if lid < len(table) and table[lid] != routing.unrouted_port
+        }
     return out
 
 

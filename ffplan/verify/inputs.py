@@ -41,12 +41,14 @@ def plan_file_of(target: Path, plan_path: Path | None) -> Path:
     if plan_file is None and target.is_dir():
         raise VerifyInputError(
             f"no plan.yaml in or next to {target}: verify compares what OpenSM installs with the plan; "
-            f"pass --plan with the plan (or the folder `ffplan design` wrote)")
+            f"pass --plan with the plan (or the folder `ffplan design` wrote)"
+        )
     return plan_file or target
 
 
-def load_inputs(target: Path, plan_path: Path | None, view: L.View, subnet: str | None = None,
-                whole_plan: Plan | None = None) -> Inputs:
+def load_inputs(
+    target: Path, plan_path: Path | None, view: L.View, subnet: str | None = None, whole_plan: Plan | None = None
+) -> Inputs:
     """The inputs of one subnet: `subnet` (with `whole_plan`, loaded once for all of them) when the plan has
     several, whose files are under opensm/<subnet>/; None for a single-subnet plan."""
     target = Path(target)

@@ -66,7 +66,7 @@ def remove_stale_work_folders(folder: Path) -> list[Path]:
     """Remove this user's `ffplan-verify-<pid>-*` folders whose process no longer exists."""
     removed = []
     for path in folder.glob(f"{WORKDIR_PREFIX}*-*"):
-        owner = path.name[len(WORKDIR_PREFIX):].split("-", 1)[0]
+        owner = path.name[len(WORKDIR_PREFIX) :].split("-", 1)[0]
         try:
             mine = path.is_dir() and not path.is_symlink() and path.stat().st_uid == os.getuid()
         except OSError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-_SL2VL_ROW = re.compile(r'^ports: in\s+(\d+), out\s+(\d+):\s*\|(.*)\|\s*$')
+_SL2VL_ROW = re.compile(r"^ports: in\s+(\d+), out\s+(\d+):\s*\|(.*)\|\s*$")
 
 
 def parse_sl2vl(text: str) -> dict[tuple[int, int], list[int]]:
@@ -37,7 +37,7 @@ def parse_vlarb(text: str) -> dict[str, list[tuple[int, int]]]:
 
 
 def parse_path_sl(text: str) -> int | None:
-    m = re.search(r'^\s*sl\.+0x([0-9a-fA-F]+)\s*$', text, re.M)
+    m = re.search(r"^\s*sl\.+0x([0-9a-fA-F]+)\s*$", text, re.M)
     return int(m.group(1), 16) if m else None
 
 
@@ -62,7 +62,7 @@ def conf_key_lines(text: str) -> dict[str, int]:
     return out
 
 
-_LINT = re.compile(r'(Unrecognized token|-E-|Invalid Cached Option|Warning: Cached Option)')
+_LINT = re.compile(r"(Unrecognized token|-E-|Invalid Cached Option|Warning: Cached Option)")
 
 
 def lint_messages(opensm_output: str) -> list[str]:
@@ -70,7 +70,7 @@ def lint_messages(opensm_output: str) -> list[str]:
     return [ln.strip() for ln in opensm_output.splitlines() if _LINT.search(ln)]
 
 
-_TS = re.compile(r'^(\w{3}) +(\d+) (\d\d):(\d\d):(\d\d) (\d{6}) ')
+_TS = re.compile(r"^(\w{3}) +(\d+) (\d\d):(\d\d):(\d\d) (\d{6}) ")
 
 
 def log_time(line: str) -> float | None:

@@ -74,14 +74,25 @@ def check_qos(plan: Plan, fab: Subnet, sim: Simulation) -> list[Check]:
         sample("switch", sw.lid, 0, f"{sw.name} (LID {sw.lid})", [], "sw0")
     limits = {cls: pc.high_limit for cls, pc in pcs.items()}
     checks = [
-        new_check("SL2VL per port class", not items_sl2vl,
-                  "CA ports per role; leaf, spine and core: every in port to out ports 0, first and last (in 0 -> out 0 "
-                  f"is sw0, the rest swe); sampled {len(sampled)}: " + "; ".join(sampled), items_sl2vl),
-        new_check("VLArb per port class", not items_vlarb,
-                  "high and low tables (entries beyond the plan's must weigh 0)", items_vlarb),
-        new_check("VLHighLimit", None,
-                  "not checkable in ibsim (its PortInfo Set ignores the field; it reads back 0); plan: "
-                  + ", ".join(f"{k} {v}" for k, v in limits.items())),
+        new_check(
+            "SL2VL per port class",
+            not items_sl2vl,
+            "CA ports per role; leaf, spine and core: every in port to out ports 0, first and last (in 0 -> out 0 "
+            f"is sw0, the rest swe); sampled {len(sampled)}: " + "; ".join(sampled),
+            items_sl2vl,
+        ),
+        new_check(
+            "VLArb per port class",
+            not items_vlarb,
+            "high and low tables (entries beyond the plan's must weigh 0)",
+            items_vlarb,
+        ),
+        new_check(
+            "VLHighLimit",
+            None,
+            "not checkable in ibsim (its PortInfo Set ignores the field; it reads back 0); plan: "
+            + ", ".join(f"{k} {v}" for k, v in limits.items()),
+        ),
     ]
     # Path SLs through the SA (OpenSM is running).
     items = []
@@ -97,7 +108,12 @@ def check_qos(plan: Plan, fab: Subnet, sim: Simulation) -> list[Check]:
             continue
         if sl != q["sl"]:
             items.append(f"{q['what']} LID {q['src']} -> {q['dst']}: policy SL {q['sl']}, SA answered {sl}")
-    checks.append(new_check("path SLs per traffic class", not items and bool(asked),
-                            f"{len(asked) - len(items)}/{len(asked)} PathRecord queries answered with the class's SL",
-                            items))
+    checks.append(
+        new_check(
+            "path SLs per traffic class",
+            not items and bool(asked),
+            f"{len(asked) - len(items)}/{len(asked)} PathRecord queries answered with the class's SL",
+            items,
+        )
+    )
     return checks

@@ -27,9 +27,17 @@ from ffplan.verify.static import static_checks
 __all__ = ["verify", "verify_subnets", "Report", "VerifyInputError"]
 
 
-def verify_subnets(target: Path, *, plan_path: Path | None = None, plane: str | None = None, zone: str | None = None,
-                   engine: str = "file", timeout: float = 60.0, keep: Path | None = None,
-                   progress: Callable[[str], None] = lambda s: None) -> list[Report]:
+def verify_subnets(
+    target: Path,
+    *,
+    plan_path: Path | None = None,
+    plane: str | None = None,
+    zone: str | None = None,
+    engine: str = "file",
+    timeout: float = 60.0,
+    keep: Path | None = None,
+    progress: Callable[[str], None] = lambda s: None,
+) -> list[Report]:
     """One report per subnet, booted one after another (each plane is a fabric of its own, with its own OpenSM);
     `plane` picks one. A single-subnet plan gives one report, as `verify` does."""
     find_tools()  # missing tools first: nothing else can be checked without them
@@ -44,14 +52,35 @@ def verify_subnets(target: Path, *, plan_path: Path | None = None, plane: str | 
     for subnet in picked:
         if subnet:
             progress(f"subnet {subnet}")
-        reports.append(verify(target, plan_path=plan_path, zone=zone, engine=engine, timeout=timeout, keep=keep,
-                              subnet=subnet, whole_plan=plan, progress=progress))
+        reports.append(
+            verify(
+                target,
+                plan_path=plan_path,
+                zone=zone,
+                engine=engine,
+                timeout=timeout,
+                keep=keep,
+                subnet=subnet,
+                whole_plan=plan,
+                progress=progress,
+            )
+        )
     return reports
 
 
-def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = None, engine: str = "file",
-           timeout: float = 60.0, keep: Path | None = None, compare: bool = True, subnet: str | None = None,
-           whole_plan: Plan | None = None, progress: Callable[[str], None] = lambda s: None) -> Report:
+def verify(
+    target: Path,
+    *,
+    plan_path: Path | None = None,
+    zone: str | None = None,
+    engine: str = "file",
+    timeout: float = 60.0,
+    keep: Path | None = None,
+    compare: bool = True,
+    subnet: str | None = None,
+    whole_plan: Plan | None = None,
+    progress: Callable[[str], None] = lambda s: None,
+) -> Report:
     """Run every check on one subnet (`subnet` of a plan with several, with `whole_plan` loaded once); never leaves
     a process behind (stops by PID on errors, Ctrl-C and SIGTERM)."""
     tools = find_tools()
@@ -59,8 +88,9 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
     inp = load_inputs(Path(target), plan_path, view, subnet, whole_plan)
     fab = inp.fab
     described = f"subnet {subnet}: {fab.view.describe()}" if subnet else fab.view.describe()
-    report = Report(target=str(target), source=inp.source, view=described, engine=engine, excluded=fab.excluded,
-                    subnet=subnet or "")
+    report = Report(
+        target=str(target), source=inp.source, view=described, engine=engine, excluded=fab.excluded, subnet=subnet or ""
+    )
     started = time.monotonic()
     try:
         base = work_folder(keep)
@@ -71,28 +101,36 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
         with signals_raise():
             static_checks(report, inp, fab, tools, base, engine)
             if (code := rate_beyond_simulator(inp.plan)) is not None:
-                report.skip("IPoIB group rate (partitions.conf)",
-                            f"cannot be verified here: rate={code} ({ipoib_rate(inp.plan)[0]} Gb/s) is beyond what ibsim "
-                            f"simulates (NDR) and OpenSM 3.3.23 knows (600 Gb/s); booted with rate={SIMULATED_MAX_RATE} "
-                            "(needs OpenSM >= 3.3.24 on the fabric)")
+                report.skip(
+                    "IPoIB group rate (partitions.conf)",
+                    f"cannot be verified here: rate={code} ({ipoib_rate(inp.plan)[0]} Gb/s) is beyond what ibsim "
+                    f"simulates (NDR) and OpenSM 3.3.23 knows (600 Gb/s); booted with rate={SIMULATED_MAX_RATE} "
+                    "(needs OpenSM >= 3.3.24 on the fabric)",
+                )
             # boot even when a config key was refused: OpenSM ignores it, and the run shows what that means
             conf_name = L.CONF if engine == "file" else L.FTREE_CONF
             if conf_name in inp.files and all(n in inp.files for n in (L.TOPOLOGY, L.GUID2LID)):
                 try:
-                    b = boot(fab, tools, base / engine, conf_name, timeout, inp.files, qos_of=inp.plan, progress=progress)
+                    b = boot(
+                        fab, tools, base / engine, conf_name, timeout, inp.files, qos_of=inp.plan, progress=progress
+                    )
                 except SimError as exc:
                     report.add("SUBNET UP", False, str(exc).splitlines()[0], str(exc).splitlines()[1:])
                 else:
-                    report.add("SUBNET UP", True, f"after {b.timings['SUBNET UP s']:.2f} s "
-                               f"(routes {b.timings['route compute s']:.3f} s)")
+                    report.add(
+                        "SUBNET UP",
+                        True,
+                        f"after {b.timings['SUBNET UP s']:.2f} s (routes {b.timings['route compute s']:.3f} s)",
+                    )
                     report.timings.update(b.timings)
                     check_cabling(report, fab, b.topo)
                     if engine == "file":
                         check_routes(report, fab, b)
                     else:
                         report.skip("LFTs installed == plan", "ftree computes its own tables (see the comparison)")
-                        res = check_reachability(report, fab, b.topo, b.tables, "installed ftree tables",
-                                                 switch_lids_required=False)
+                        res = check_reachability(
+                            report, fab, b.topo, b.tables, "installed ftree tables", switch_lids_required=False
+                        )
                     report.checks += b.qos_checks
                     check_log(report, b.log, engine)
                     if engine == "ftree" and compare:
@@ -102,5 +140,3 @@ def verify(target: Path, *, plan_path: Path | None = None, zone: str | None = No
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
     return report
-
-

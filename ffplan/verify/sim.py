@@ -42,7 +42,8 @@ class ToolsMissing(Exception):
         self.missing = missing
         super().__init__(
             f"missing {', '.join(missing)}: ffplan verify needs OpenSM, ibsim and infiniband-diags "
-            f"(Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES})")
+            f"(Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES})"
+        )
 
 
 class SimError(Exception):
@@ -120,12 +121,26 @@ class Simulation:
             env["SIM_HOST"] = self.sm_host
         return env
 
-    def _spawn(self, argv: list[str], stdout: IO[bytes], preload: bool, extra_env: dict[str, str] | None = None,
-               stdin: int = subprocess.DEVNULL) -> subprocess.Popen:
+    def _spawn(
+        self,
+        argv: list[str],
+        stdout: IO[bytes],
+        preload: bool,
+        extra_env: dict[str, str] | None = None,
+        stdin: int = subprocess.DEVNULL,
+    ) -> subprocess.Popen:
         env = self.env(preload)
         env.update(extra_env or {})
-        proc = subprocess.Popen(argv, cwd=self.workdir, env=env, stdin=stdin, stdout=stdout,
-                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent())
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.workdir,
+            env=env,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent(),
+        )
         self.pids.append(proc.pid)
         return proc
 
@@ -142,8 +157,9 @@ class Simulation:
             if "Network simulator ready" in text:
                 return time.monotonic() - started
             if self.ibsim.poll() is not None:
-                raise SimError(f"ibsim exited with code {self.ibsim.returncode} before 'Network simulator ready':\n"
-                               + _tail(log))
+                raise SimError(
+                    f"ibsim exited with code {self.ibsim.returncode} before 'Network simulator ready':\n" + _tail(log)
+                )
             if time.monotonic() - started > timeout:
                 raise SimError(f"ibsim not ready after {timeout:g} s:\n" + _tail(log))
             time.sleep(0.05)
@@ -158,11 +174,23 @@ class Simulation:
     def start_opensm(self, conf: Path, cache: Path, extra: list[str]) -> None:
         dump = self.workdir / "dump"
         dump.mkdir(exist_ok=True)
-        argv = [self.tools["opensm"], "-F", str(conf), "-d", "2", "-e", "-f", str(self.workdir / "osm.log"),
-                "--dump_files_dir", str(dump), *extra]
+        argv = [
+            self.tools["opensm"],
+            "-F",
+            str(conf),
+            "-d",
+            "2",
+            "-e",
+            "-f",
+            str(self.workdir / "osm.log"),
+            "--dump_files_dir",
+            str(dump),
+            *extra,
+        ]
         with open(self.workdir / "opensm.out", "wb") as fh:
-            self.opensm = self._spawn(argv, fh, preload=True,
-                                      extra_env={"OSM_CACHE_DIR": str(cache), "OSM_TMP_DIR": str(dump)})
+            self.opensm = self._spawn(
+                argv, fh, preload=True, extra_env={"OSM_CACHE_DIR": str(cache), "OSM_TMP_DIR": str(dump)}
+            )
 
     # Lines after which OpenSM will not come up on its own with no_fallback (fail fast instead of waiting).
     FATAL = ("No routing engine able to successfully configure", "cannot find or setup routing engine")
@@ -177,15 +205,25 @@ class Simulation:
                 return time.monotonic() - started
             fatal = next((line for line in text.splitlines() if any(f in line for f in self.FATAL)), None)
             if fatal:
-                raise SimError("OpenSM cannot route the fabric: " + " ".join(fatal.split("-> ", 1)[-1].split()) + "\n"
-                               + _relevant(text))
+                raise SimError(
+                    "OpenSM cannot route the fabric: "
+                    + " ".join(fatal.split("-> ", 1)[-1].split())
+                    + "\n"
+                    + _relevant(text)
+                )
             if self.opensm.poll() is not None:
-                raise SimError(f"OpenSM exited with code {self.opensm.returncode} before SUBNET UP:\n"
-                               + _tail(self.workdir / "opensm.out") + "\n" + _tail(log))
+                raise SimError(
+                    f"OpenSM exited with code {self.opensm.returncode} before SUBNET UP:\n"
+                    + _tail(self.workdir / "opensm.out")
+                    + "\n"
+                    + _tail(log)
+                )
             if self.ibsim is not None and self.ibsim.poll() is not None:
                 raise SimError("ibsim exited while OpenSM was sweeping:\n" + _tail(self.workdir / "ibsim.log"))
             if time.monotonic() - started > timeout:
-                raise SimError(f"no SUBNET UP after {timeout:g} s (raise --timeout for large fabrics):\n" + _relevant(text))
+                raise SimError(
+                    f"no SUBNET UP after {timeout:g} s (raise --timeout for large fabrics):\n" + _relevant(text)
+                )
             time.sleep(0.05)
 
     def log_count(self, text: str) -> int:
@@ -198,9 +236,13 @@ class Simulation:
         while self.log_count(text) < count:
             assert self.opensm is not None
             if self.opensm.poll() is not None:
-                raise SimError(f"OpenSM exited with code {self.opensm.returncode}:\n" + _tail(self.workdir / "opensm.out"))
+                raise SimError(
+                    f"OpenSM exited with code {self.opensm.returncode}:\n" + _tail(self.workdir / "opensm.out")
+                )
             if time.monotonic() - started > timeout:
-                raise SimError(f"OpenSM's log has {text!r} {self.log_count(text)} times, not {count}, after {timeout:g} s")
+                raise SimError(
+                    f"OpenSM's log has {text!r} {self.log_count(text)} times, not {count}, after {timeout:g} s"
+                )
             time.sleep(0.05)
         return time.monotonic() - started
 

@@ -45,15 +45,20 @@ class Tables:
                 self.entry[self.index[g], list(table)] = list(table.values())
         self.lft = np.where(self.entry < 0, 255, self.entry).astype(np.uint8)
         dest = np.full(width, -1, dtype=np.int64)
-        dest[:len(self.ch.dest_switch)] = self.ch.dest_switch
+        dest[: len(self.ch.dest_switch)] = self.ch.dest_switch
         self.ch.dest_switch = dest
         port = np.zeros(width, dtype=np.int64)
-        port[:len(self.ch.dest_port)] = self.ch.dest_port
+        port[: len(self.ch.dest_port)] = self.ch.dest_port
         self.ch.dest_port = port
         self.nbr = topo.neighbours()
         # CA ports cabled to a switch, and their LIDs, in record order
-        self.attach = {gp: peer[0] for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"
-                       for peer in [self.nbr.get(gp)] if peer and topo.kind.get(peer[0]) == "Switch"}
+        self.attach = {
+            gp: peer[0]
+            for gp in topo.port_lid
+            if topo.kind.get(gp[0]) == "Ca"
+            for peer in [self.nbr.get(gp)]
+            if peer and topo.kind.get(peer[0]) == "Switch"
+        }
         self.ca_ports = [gp for gp in topo.port_lid if topo.kind.get(gp[0]) == "Ca"]
         self.sources = Counter(self.attach.values())  # in the order of their first CA port
 
@@ -86,7 +91,7 @@ class Tables:
         failures: list[str] = []
         step = LID_BLOCK * max(len(self.switches), 1)
         for a in range(0, len(walks), step):
-            block = walks[a:a + step]
+            block = walks[a : a + step]
             lids = np.array([lid for _, lid, _, _ in block], dtype=np.int64)
             n = np.array([n for _, _, _, n in block], dtype=np.int64)
             w = self.walk(np.array([self.index[g] for g, _, _, _ in block], dtype=np.int64), lids)
@@ -95,28 +100,39 @@ class Tables:
             count = np.bincount(w.links[w.reached] + 1, weights=n[w.reached]).astype(np.int64)
             for h in np.flatnonzero(count).tolist():
                 hops[h] += int(count[h])
-            for k in np.flatnonzero(~w.reached)[:max(0, max_failures - len(failures))].tolist():
+            for k in np.flatnonzero(~w.reached)[: max(0, max_failures - len(failures))].tolist():
                 g, lid, dst, _ = block[k]
                 failures.append(f"{self.names.get(g, g)} -> LID {lid} ({dst}): {self.why(w, k, lid)}")
         return pairs, reachable, hops, failures
 
 
-def walk_ca_pairs(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
-                  max_failures: int = 8) -> WalkResult:
+def walk_ca_pairs(
+    topo: DiscoveredFabric,
+    tables: dict[str, dict[int, int]],
+    names: dict[str, str] | None = None,
+    max_failures: int = 8,
+) -> WalkResult:
     """Every CA port to every other CA port (from the switch it is cabled to)."""
     names = names or topo.desc
     t = Tables(topo, tables, names)
     walks = []
     for dst in t.ca_ports:
         own = t.attach.get(dst)
-        walks += [(g, topo.port_lid[dst], names.get(dst[0], dst[0]), count - (g == own))
-                  for g, count in t.sources.items() if count - (g == own) > 0]
+        walks += [
+            (g, topo.port_lid[dst], names.get(dst[0], dst[0]), count - (g == own))
+            for g, count in t.sources.items()
+            if count - (g == own) > 0
+        ]
     pairs, reachable, hops, failures = t.pairs(walks, max_failures)
     return WalkResult(pairs, reachable, hops, failures)
 
 
-def walk_switch_lids(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], names: dict[str, str] | None = None,
-                     max_failures: int = 8) -> WalkResult:
+def walk_switch_lids(
+    topo: DiscoveredFabric,
+    tables: dict[str, dict[int, int]],
+    names: dict[str, str] | None = None,
+    max_failures: int = 8,
+) -> WalkResult:
     """Switch LIDs (port 0: SMPs, PerfMgt, vendor MADs) from every other switch and every CA port cabled to one."""
     names = names or topo.desc
     t = Tables(topo, tables, names)
@@ -125,7 +141,10 @@ def walk_switch_lids(topo: DiscoveredFabric, tables: dict[str, dict[int, int]], 
         lid = topo.port_lid.get((dst, 0))
         if lid is None:
             continue
-        walks += [(g, lid, names.get(dst, dst), (g != dst) + t.sources.get(g, 0)) for g in t.switches
-                  if (g != dst) + t.sources.get(g, 0) > 0]
+        walks += [
+            (g, lid, names.get(dst, dst), (g != dst) + t.sources.get(g, 0))
+            for g in t.switches
+            if (g != dst) + t.sources.get(g, 0) > 0
+        ]
     pairs, reachable, _, failures = t.pairs(walks, max_failures)
     return WalkResult(pairs, reachable, Counter(), failures)

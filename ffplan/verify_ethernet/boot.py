@@ -36,8 +36,10 @@ IPV4_ICMP_HEADERS = 28  # IPv4 (20) + ICMP (8): `ping -s` is the payload
 class ToolsMissing(Exception):
     def __init__(self, missing: list[str]):
         self.missing = missing
-        super().__init__(f"missing {', '.join(missing)}: ffplan verify of a RoCE plan runs FRR in network namespaces "
-                         f"(Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES}), as root")
+        super().__init__(
+            f"missing {', '.join(missing)}: ffplan verify of a RoCE plan runs FRR in network namespaces "
+            f"(Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES}), as root"
+        )
 
 
 class BootError(Exception):
@@ -68,8 +70,15 @@ class Daemons:
 class Fabric:
     """Use as a context manager: everything started is stopped and every namespace released on exit."""
 
-    def __init__(self, part: Part, files: dict[str, str], workdir: Path, tools: dict[str, str], remove_workdir: bool,
-                 progress: Callable[[str], None] = lambda s: None):
+    def __init__(
+        self,
+        part: Part,
+        files: dict[str, str],
+        workdir: Path,
+        tools: dict[str, str],
+        remove_workdir: bool,
+        progress: Callable[[str], None] = lambda s: None,
+    ):
         self.part = part
         self.files = files
         self.workdir = workdir
@@ -111,21 +120,28 @@ class Fabric:
         for v in part.veths:
             a_mtu = ports[v.a].get(v.a_if, {}).get("mtu")
             b_mtu = ports[v.b].get(v.b_if, {}).get("mtu") if v.between_switches else None
-            create[v.a].append(f"link add {v.a_if}{f' mtu {a_mtu}' if a_mtu else ''} type veth peer name {v.b_if}"
-                               f"{f' mtu {b_mtu}' if b_mtu else ''} netns {self.ns.path(v.b)}")
+            create[v.a].append(
+                f"link add {v.a_if}{f' mtu {a_mtu}' if a_mtu else ''} type veth peer name {v.b_if}"
+                f"{f' mtu {b_mtu}' if b_mtu else ''} netns {self.ns.path(v.b)}"
+            )
         for sw in part.switches:
             create[sw.name] += ["link add Loopback0 type bridge"]
         connected = {(v.b, v.b_if) for v in part.veths if not v.between_switches}
         for host in part.hosts:  # a NIC of another plane: an unconnected stand-in the host script can configure
-            create[host] += [f"link add {name} type bridge" for (h, _), name in part.ifname.items()
-                             if h == host and (h, name) not in connected]
+            create[host] += [
+                f"link add {name} type bridge"
+                for (h, _), name in part.ifname.items()
+                if h == host and (h, name) not in connected
+            ]
         self.ip_many(create, "creating interfaces")
         up: dict[str, list[str]] = {}
         for sw in part.switches:
             ends = {v.a_if for v in part.veths if v.a == sw.name} | {v.b_if for v in part.veths if v.b == sw.name}
             up[sw.name] = ["link set Loopback0 up"] + [
-                f"link set {p.name} up" for p in sw.ports
-                if p.name in ends and ports[sw.name].get(p.name, {}).get("admin_status", "up") == "up"]
+                f"link set {p.name} up"
+                for p in sw.ports
+                if p.name in ends and ports[sw.name].get(p.name, {}).get("admin_status", "up") == "up"
+            ]
         # a switch routes: SONiC's image enables forwarding, a new namespace has it off
         self.ip_many(up, "bringing ports up", then=f"{self.tools['sysctl']} -qw net.ipv4.ip_forward=1")
         self.progress(f"{len(self.ns.fds)} namespaces, {len(part.veths)} veth pairs")
@@ -144,7 +160,9 @@ class Fabric:
                     (folder / "sys" / "class" / "infiniband" / nic / "device" / "net" / name).mkdir(parents=True)
             script = folder / "roce-net.sh"
             script.write_text(self.files[f"hosts/{host}/roce-net.sh"])
-            jobs.append((host, ["env", f"FFPLAN_SYSFS={folder / 'sys'}", self.tools["bash"], str(script), "--apply"], None))
+            jobs.append(
+                (host, ["env", f"FFPLAN_SYSFS={folder / 'sys'}", self.tools["bash"], str(script), "--apply"], None)
+            )
         for host, r in zip(self.part.hosts, self.ns.run_many(jobs, env={**os.environ, "LC_ALL": "C"})):
             self.host_output[host] = r.stdout + r.stderr
             if r.returncode != 0:
@@ -175,8 +193,21 @@ class Fabric:
 
     def _daemon(self, switch: str, name: str) -> None:
         folder = self.frr[switch].folder
-        argv = [self.tools[name], "-f", str(folder / "frr.conf"), "-z", str(folder / "zserv.api"), "--vty_socket",
-                str(folder), "-P", "0", "--log", "stdout", "-i", str(folder / f"{name}.pid")]
+        argv = [
+            self.tools[name],
+            "-f",
+            str(folder / "frr.conf"),
+            "-z",
+            str(folder / "zserv.api"),
+            "--vty_socket",
+            str(folder),
+            "-P",
+            "0",
+            "--log",
+            "stdout",
+            "-i",
+            str(folder / f"{name}.pid"),
+        ]
         with open(folder / f"{name}.log", "ab") as log:
             self.frr[switch].procs.append(self.ns.start(switch, argv, log))
 
@@ -203,8 +234,23 @@ class Fabric:
         jobs: list[tuple[str, list[str], str | None]] = []
         for switch in switches:
             folder = self.frr[switch].folder
-            jobs.append((switch, [self.tools["vtysh"], "--vty_socket", str(folder), "--config_dir", str(folder),
-                                  "-d", "bgpd", "-c", command], None))
+            jobs.append(
+                (
+                    switch,
+                    [
+                        self.tools["vtysh"],
+                        "--vty_socket",
+                        str(folder),
+                        "--config_dir",
+                        str(folder),
+                        "-d",
+                        "bgpd",
+                        "-c",
+                        command,
+                    ],
+                    None,
+                )
+            )
         answers = {}
         for switch, r in zip(switches, self.ns.run_many(jobs, timeout=30)):
             try:
@@ -244,25 +290,49 @@ class Fabric:
         """Ping every pair once at `mtu` with don't-fragment, in batches; one line per pair that got no reply."""
         failures = []
         for start in range(0, len(pairs), PING_BATCH):
-            batch = pairs[start:start + PING_BATCH]
+            batch = pairs[start : start + PING_BATCH]
             running = []
             for src, dst in batch:
-                argv = [self.tools["ping"], "-n", "-q", "-c", "1", "-W", f"{wait:g}", "-M", "do",
-                        "-s", str(mtu - IPV4_ICMP_HEADERS), "-I", src.address.split("/")[0], dst.address.split("/")[0]]
+                argv = [
+                    self.tools["ping"],
+                    "-n",
+                    "-q",
+                    "-c",
+                    "1",
+                    "-W",
+                    f"{wait:g}",
+                    "-M",
+                    "do",
+                    "-s",
+                    str(mtu - IPV4_ICMP_HEADERS),
+                    "-I",
+                    src.address.split("/")[0],
+                    dst.address.split("/")[0],
+                ]
                 running.append((src, dst, self.ns.start(src.hostname, argv, subprocess.PIPE)))
             for src, dst, proc in running:
                 out = proc.communicate(timeout=wait + 10)[0].decode(errors="replace")
                 self.ns.daemons.remove(proc)
                 if proc.returncode != 0:
-                    why = next((ln.strip() for ln in out.splitlines() if "rror" in ln or "mtu" in ln.lower()
-                                or "nreachable" in ln), "no reply")
-                    failures.append(f"{src.hostname} {src.nic} {src.address.split('/')[0]} -> {dst.hostname} {dst.nic} "
-                                    f"{dst.address.split('/')[0]}: {why}")
+                    why = next(
+                        (
+                            ln.strip()
+                            for ln in out.splitlines()
+                            if "rror" in ln or "mtu" in ln.lower() or "nreachable" in ln
+                        ),
+                        "no reply",
+                    )
+                    failures.append(
+                        f"{src.hostname} {src.nic} {src.address.split('/')[0]} -> {dst.hostname} {dst.nic} "
+                        f"{dst.address.split('/')[0]}: {why}"
+                    )
         return failures
 
     # ------------------------------------------------------------------ failures
     def set_link(self, switch: str, port: str, up: bool) -> None:
-        self.ip_many({switch: [f"link set {port} {'up' if up else 'down'}"]}, f"setting {port} {'up' if up else 'down'}")
+        self.ip_many(
+            {switch: [f"link set {port} {'up' if up else 'down'}"]}, f"setting {port} {'up' if up else 'down'}"
+        )
 
     def wait_until(self, done: Callable[[], bool], timeout: float, every: float = 0.05) -> float | None:
         """Seconds until `done()` holds (None after `timeout`)."""

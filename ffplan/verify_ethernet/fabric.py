@@ -79,8 +79,10 @@ def part_of(plan: Plan, zones: list[str] | None, describe: str) -> Part:
         outside = sum(1 for h in eth.hosts if h.hostname in hosts and h.leaf not in names)
         excluded.append(f"zones/planes {', '.join(others)}: their switches and cables")
         if outside:
-            excluded.append(f"{outside} NICs of the booted hosts in other planes: unconnected stand-ins (the host "
-                            "script still configures them)")
+            excluded.append(
+                f"{outside} NICs of the booted hosts in other planes: unconnected stand-ins (the host "
+                "script still configures them)"
+            )
     return Part(describe, switches, hosts, ifname, veths, zone, excluded)
 
 
@@ -105,8 +107,9 @@ def planned_fib(part: Part) -> dict[str, dict[str, set[str]]]:
     return fib
 
 
-def predicted_fib(part: Part, down_cables: frozenset[str] = frozenset(),
-                  down_switches: frozenset[str] = frozenset()) -> dict[str, dict[str, set[str]]]:
+def predicted_fib(
+    part: Part, down_cables: frozenset[str] = frozenset(), down_switches: frozenset[str] = frozenset()
+) -> dict[str, dict[str, set[str]]]:
     """switch -> prefix -> next hops as eBGP computes them over the part's sessions (cables and switches that are
     down removed): every switch keeps the shortest AS paths without its own ASN, over every neighbor offering one
     (multipath, as-path multipath-relax); an unreachable prefix is absent. Intact, this equals `planned_fib`."""
@@ -127,8 +130,13 @@ def predicted_fib(part: Part, down_cables: frozenset[str] = frozenset(),
         while changed:
             changed = False
             for s in sorted(live - {origin}):
-                offers = [(len(path), addr, (asn[s],) + path) for nb, addr in adj[s] if nb in best
-                          for path in best[nb][2] if asn[s] not in path]
+                offers = [
+                    (len(path), addr, (asn[s],) + path)
+                    for nb, addr in adj[s]
+                    if nb in best
+                    for path in best[nb][2]
+                    if asn[s] not in path
+                ]
                 if not offers:
                     continue
                 length = min(o[0] for o in offers)

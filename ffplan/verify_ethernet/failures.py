@@ -87,21 +87,27 @@ def timers(fab: Fabric, switch: str) -> str:
     n: dict = next(iter(neighbors.values()), {})
     if not n:
         return "unknown (bgpd did not answer)"
-    return (f"keepalive {n.get('bgpTimerKeepAliveIntervalMsecs', 0) / 1000:g} s, hold {n.get('bgpTimerHoldTimeMsecs', 0) / 1000:g} s, "
-            f"advertisement interval {n.get('minBtwnAdvertisementRunsTimerMsecs', 0) / 1000:g} s, "
-            f"connect retry {n.get('connectRetryTimer', '?')} s")
+    return (
+        f"keepalive {n.get('bgpTimerKeepAliveIntervalMsecs', 0) / 1000:g} s, hold {n.get('bgpTimerHoldTimeMsecs', 0) / 1000:g} s, "
+        f"advertisement interval {n.get('minBtwnAdvertisementRunsTimerMsecs', 0) / 1000:g} s, "
+        f"connect retry {n.get('connectRetryTimer', '?')} s"
+    )
 
 
 def measure_failures(report: Report, fab: Fabric, timeout: float, progress: Callable[[str], None]) -> None:
     part = fab.part
     planned = planned_fib(part)
     first = part.switches[0].name
-    report.add("BGP timers", None, f"{first}: {timers(fab, first)} (FRR `frr defaults datacenter`; the rendered "
-               "frr.conf sets no timer)")
+    report.add(
+        "BGP timers",
+        None,
+        f"{first}: {timers(fab, first)} (FRR `frr defaults datacenter`; the rendered frr.conf sets no timer)",
+    )
     for failure in chosen_failures(part):
         predicted = predicted_fib(part, failure.cables, failure.switches)
-        expected = {s: {p: predicted.get(s, {}).get(p, set()) for p in planned[s]} for s in planned
-                    if s not in failure.switches}
+        expected = {
+            s: {p: predicted.get(s, {}).get(p, set()) for p in planned[s]} for s in planned if s not in failure.switches
+        }
         changed = {s: r for s, r in expected.items() if r != planned[s]}
         progress(failure.what)
         set_state(fab, failure, up=False)
@@ -112,8 +118,10 @@ def measure_failures(report: Report, fab: Fabric, timeout: float, progress: Call
         set_state(fab, failure, up=True)
         _, back, back_diffs = timed(fab, {s: planned[s] for s in planned}, timeout)
         ok = exact is not None and back is not None and not diffs and not back_diffs
-        changes = (f"{len(changed)} switches' FIBs change ({fewer} next hops fewer, {unreachable} prefixes unreachable "
-                   "as predicted)")
+        changes = (
+            f"{len(changed)} switches' FIBs change ({fewer} next hops fewer, {unreachable} prefixes unreachable "
+            "as predicted)"
+        )
         if failure.hang:  # its kernel keeps forwarding: nothing is black-holed, the peers just stop using it
             detail = f"{changes}; the peers drop it after {_s(exact)} (hold timer)"
         else:

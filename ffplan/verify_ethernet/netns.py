@@ -44,8 +44,9 @@ class Namespaces:
         # the reaper lives in its own session (a Ctrl-C on the terminal is ffplan's to handle) and without a
         # parent-death signal: it must outlive ffplan to clean up after a SIGKILL
         argv = [sys.executable, "-I", "-S", str(REAPER)] + ([str(workdir)] if remove_workdir else [])
-        self.reaper = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL, start_new_session=True)
+        self.reaper = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         assert self.reaper.stdin is not None
         self._report_fd = self.reaper.stdin.fileno()
 
@@ -82,22 +83,48 @@ class Namespaces:
 
         return die_with_parent(enter)
 
-    def run(self, key: str, argv: list[str], *, stdin: str | None = None, timeout: float = 60.0,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self,
+        key: str,
+        argv: list[str],
+        *,
+        stdin: str | None = None,
+        timeout: float = 60.0,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         """Run a command inside namespace `key` and wait for it (killed after `timeout` seconds)."""
         return self.run_many([(key, argv, stdin)], timeout=timeout, env=env)[0]
 
-    def run_many(self, jobs: Sequence[tuple[str, list[str], str | None]], *, timeout: float = 60.0,
-                 env: dict[str, str] | None = None, at_once: int = 16) -> list[subprocess.CompletedProcess[str]]:
+    def run_many(
+        self,
+        jobs: Sequence[tuple[str, list[str], str | None]],
+        *,
+        timeout: float = 60.0,
+        env: dict[str, str] | None = None,
+        at_once: int = 16,
+    ) -> list[subprocess.CompletedProcess[str]]:
         """(namespace, argv, stdin) jobs, `at_once` at a time (forking is most of their cost); results in order."""
         results = []
         for first in range(0, len(jobs), at_once):
             started = []
             try:
-                for key, argv, stdin in jobs[first:first + at_once]:
-                    started.append((argv, stdin, subprocess.Popen(
-                        argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL, stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE, text=True, env=env, preexec_fn=self._enter(key), start_new_session=True)))
+                for key, argv, stdin in jobs[first : first + at_once]:
+                    started.append(
+                        (
+                            argv,
+                            stdin,
+                            subprocess.Popen(
+                                argv,
+                                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                text=True,
+                                env=env,
+                                preexec_fn=self._enter(key),
+                                start_new_session=True,
+                            ),
+                        )
+                    )
                 for argv, stdin, proc in started:
                     try:
                         out, err = proc.communicate(stdin, timeout=timeout)
@@ -114,8 +141,14 @@ class Namespaces:
     def start(self, key: str, argv: list[str], log: IO[bytes] | int) -> subprocess.Popen:
         """Start a command inside namespace `key` without waiting (stdout and stderr to `log`); `close()` stops it
         unless it is removed from `daemons` first."""
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                preexec_fn=self._enter(key), start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=self._enter(key),
+            start_new_session=True,
+        )
         self.daemons.append(proc)
         return proc
 

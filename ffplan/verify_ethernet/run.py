@@ -49,8 +49,10 @@ def rendered_files(target: Path, plan: Plan) -> tuple[dict[str, str], str]:
         if name.startswith(("sonic/", "hosts/")) and name.endswith(("frr.conf", "config_db.json", "roce-net.sh")):
             path = target / name
             if not path.is_file():
-                raise VerifyInputError(f"{path} is missing: verify loads the rendered files unchanged "
-                                       f"(run `ffplan render` into {target}, or pass the plan)")
+                raise VerifyInputError(
+                    f"{path} is missing: verify loads the rendered files unchanged "
+                    f"(run `ffplan render` into {target}, or pass the plan)"
+                )
             files[name] = path.read_text()
     return files, f"rendered folder {target}"
 
@@ -67,9 +69,17 @@ def select_part(plan: Plan, plane: str | None, zone: str | None) -> Part:
     return part_of(plan, None, "the whole plan")
 
 
-def verify_ethernet(target: Path, *, plan_path: Path | None = None, plane: str | None = None, zone: str | None = None,
-                    timeout: float = 60.0, keep: Path | None = None, failures: bool = False,
-                    progress: Callable[[str], None] = lambda s: None) -> Report:
+def verify_ethernet(
+    target: Path,
+    *,
+    plan_path: Path | None = None,
+    plane: str | None = None,
+    zone: str | None = None,
+    timeout: float = 60.0,
+    keep: Path | None = None,
+    failures: bool = False,
+    progress: Callable[[str], None] = lambda s: None,
+) -> Report:
     tools = find_tools()
     plan_file = plan_file_of(Path(target), plan_path)
     plan = load_plan(plan_file)
@@ -77,8 +87,13 @@ def verify_ethernet(target: Path, *, plan_path: Path | None = None, plane: str |
         raise VerifyInputError(f"{plan_file} is not a RoCE plan")
     files, source = rendered_files(Path(target), plan)
     part = select_part(plan, plane, zone)
-    report = Report(target=str(target), source=f"{source} (plan {plan_file})", view=part.describe, engine="frr",
-                    excluded=part.excluded)
+    report = Report(
+        target=str(target),
+        source=f"{source} (plan {plan_file})",
+        view=part.describe,
+        engine="frr",
+        excluded=part.excluded,
+    )
     started = time.monotonic()
     try:
         base = work_folder(keep)
@@ -114,12 +129,21 @@ def check_configs(report: Report, part: Part, files: dict[str, str], vtysh: str,
     for first in range(0, len(names), DRYRUN_AT_ONCE):
         running = []
         try:
-            for name in names[first:first + DRYRUN_AT_ONCE]:
+            for name in names[first : first + DRYRUN_AT_ONCE]:
                 conf = folder / f"{name}.conf"
                 conf.write_text(files[f"sonic/{name}/frr.conf"])
-                running.append((name, subprocess.Popen([vtysh, "--dryrun", "-f", str(conf)], stdout=subprocess.PIPE,
-                                                       stderr=subprocess.STDOUT, text=True,
-                                                       preexec_fn=die_with_parent())))
+                running.append(
+                    (
+                        name,
+                        subprocess.Popen(
+                            [vtysh, "--dryrun", "-f", str(conf)],
+                            stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
+                            text=True,
+                            preexec_fn=die_with_parent(),
+                        ),
+                    )
+                )
             for name, proc in running:
                 out = proc.communicate(timeout=60)[0]
                 if proc.returncode != 0 or out.strip():
@@ -127,19 +151,29 @@ def check_configs(report: Report, part: Part, files: dict[str, str], vtysh: str,
         finally:
             for _, proc in running:
                 kill_process(proc)
-    report.add("frr.conf accepted (vtysh --dryrun)", not refused,
-               f"{len(names) - len(refused)} of {len(names)} switches' files", refused)
+    report.add(
+        "frr.conf accepted (vtysh --dryrun)",
+        not refused,
+        f"{len(names) - len(refused)} of {len(names)} switches' files",
+        refused,
+    )
 
 
 def run_checks(report: Report, fab: Fabric, plan: Plan, timeout: float, progress: Callable[[str], None]) -> None:
     part = fab.part
     eth = plan.ethernet
     assert eth is not None
-    failed_hosts = [f"{h}: " + "; ".join(ln.strip() for ln in fab.host_output[h].splitlines() if ln.startswith("FAIL"))
-                    for h in fab.host_failed]
-    report.add("host network (roce-net.sh --apply)", not failed_hosts,
-               f"{len(part.hosts) - len(failed_hosts)} of {len(part.hosts)} hosts' rendered scripts applied and checked "
-               "clean in their namespaces", failed_hosts)
+    failed_hosts = [
+        f"{h}: " + "; ".join(ln.strip() for ln in fab.host_output[h].splitlines() if ln.startswith("FAIL"))
+        for h in fab.host_failed
+    ]
+    report.add(
+        "host network (roce-net.sh --apply)",
+        not failed_hosts,
+        f"{len(part.hosts) - len(failed_hosts)} of {len(part.hosts)} hosts' rendered scripts applied and checked "
+        "clean in their namespaces",
+        failed_hosts,
+    )
     t0 = time.monotonic()
     pending = {sw.name for sw in part.switches}
     sessions: dict[str, dict] = {}
@@ -152,9 +186,14 @@ def run_checks(report: Report, fab: Fabric, plan: Plan, timeout: float, progress
     waited = fab.wait_until(established, timeout, every=0.2)
     problems = [p for sw in part.switches for p in session_problems(part, sw.name, sessions.get(sw.name, {}))]
     planned = sum(1 for sw in part.switches for n in sw.neighbors if n.name in part.by_name)
-    report.add("BGP sessions == plan", not problems,
-               f"{planned} planned sessions Established after {waited:.2f} s, no unplanned one" if waited is not None
-               else f"not all Established after {timeout:g} s (--timeout)", problems)
+    report.add(
+        "BGP sessions == plan",
+        not problems,
+        f"{planned} planned sessions Established after {waited:.2f} s, no unplanned one"
+        if waited is not None
+        else f"not all Established after {timeout:g} s (--timeout)",
+        problems,
+    )
     if waited is not None:
         report.timings["sessions s"] = round(waited, 3)
     check_addresses(report, fab)
@@ -164,27 +203,41 @@ def run_checks(report: Report, fab: Fabric, plan: Plan, timeout: float, progress
     took = settle(fab, expected, fibs, timeout)
     diffs = fib_differences(expected, fibs)
     prefixes = sum(len(v) for v in expected.values())
-    report.add("kernel FIB == plan's ECMP sets", not diffs,
-               f"{prefixes} (switch, prefix) routes, each with exactly the planned next hops" if not diffs
-               else f"{len(diffs)} of {prefixes} (switch, prefix) routes differ", diffs)
+    report.add(
+        "kernel FIB == plan's ECMP sets",
+        not diffs,
+        f"{prefixes} (switch, prefix) routes, each with exactly the planned next hops"
+        if not diffs
+        else f"{len(diffs)} of {prefixes} (switch, prefix) routes differ",
+        diffs,
+    )
     if not diffs and took is not None:
         report.timings["FIB s"] = round(time.monotonic() - t0, 3)
     pairs = ping_pairs(part)
     mtu = eth.qos.host_mtu.value
     progress(f"ping: {len(pairs)} pairs at MTU {mtu}")
     lost = fab.ping(pairs, mtu)
-    report.add(f"ping at MTU {mtu} with don't-fragment", not lost,
-               f"{len(pairs) - len(lost)} of {len(pairs)} host pairs on different leaves of one plane reply "
-               f"(ping -M do -s {mtu - 28})", lost)
+    report.add(
+        f"ping at MTU {mtu} with don't-fragment",
+        not lost,
+        f"{len(pairs) - len(lost)} of {len(pairs)} host pairs on different leaves of one plane reply "
+        f"(ping -M do -s {mtu - 28})",
+        lost,
+    )
     pss = fab.memory()
     n = max(len(part.switches), 1)
-    report.add("FRR memory", None, f"zebra {pss['zebra'] / n:.1f} MiB + bgpd {pss['bgpd'] / n:.1f} MiB per switch "
-               f"(proportional set size), {sum(pss.values()):.0f} MiB for {len(part.switches)} switches")
+    report.add(
+        "FRR memory",
+        None,
+        f"zebra {pss['zebra'] / n:.1f} MiB + bgpd {pss['bgpd'] / n:.1f} MiB per switch "
+        f"(proportional set size), {sum(pss.values()):.0f} MiB for {len(part.switches)} switches",
+    )
     report.timings["FRR PSS MiB"] = round(sum(pss.values()), 1)
 
 
-def settle(fab: Fabric, expected: dict[str, dict[str, set[str]]], fibs: dict[str, dict[str, set[str]]],
-           timeout: float) -> float | None:
+def settle(
+    fab: Fabric, expected: dict[str, dict[str, set[str]]], fibs: dict[str, dict[str, set[str]]], timeout: float
+) -> float | None:
     """Read every FIB into `fibs` until it equals `expected` (the seconds it took), or has not changed for SETTLE_S
     (eBGP here sends updates at once: advertisement-interval 0), or `timeout` passes (both: None)."""
     started = time.monotonic()
@@ -236,16 +289,26 @@ def check_addresses(report: Report, fab: Fabric) -> None:
     for sw in fab.part.switches:
         have: dict[str, set[str]] = {}
         for link in tables[sw.name]:
-            have[link["ifname"]] = {f"{a['local']}/{a['prefixlen']}" for a in link.get("addr_info", [])
-                                    if a.get("family") == "inet"}
-        want = {"Loopback0": {sw.loopback}} | {p.name: {p.address} for p in sw.ports
-                                               if (sw.name, p.name) in fab_ends(fab)}
+            have[link["ifname"]] = {
+                f"{a['local']}/{a['prefixlen']}" for a in link.get("addr_info", []) if a.get("family") == "inet"
+            }
+        want = {"Loopback0": {sw.loopback}} | {
+            p.name: {p.address} for p in sw.ports if (sw.name, p.name) in fab_ends(fab)
+        }
         for name, addresses in want.items():
             got = have.get(name, set())
             if got != addresses:
-                diffs.append(f"{sw.name} {name}: {', '.join(sorted(got)) or 'no address'}, plan {', '.join(sorted(addresses))}")
-    report.add("addresses == plan", not diffs, f"every port and loopback of {len(fab.part.switches)} switches"
-               if not diffs else f"{len(diffs)} interfaces differ", diffs)
+                diffs.append(
+                    f"{sw.name} {name}: {', '.join(sorted(got)) or 'no address'}, plan {', '.join(sorted(addresses))}"
+                )
+    report.add(
+        "addresses == plan",
+        not diffs,
+        f"every port and loopback of {len(fab.part.switches)} switches"
+        if not diffs
+        else f"{len(diffs)} interfaces differ",
+        diffs,
+    )
 
 
 def fab_ends(fab: Fabric) -> set[tuple[str, str]]:
@@ -272,8 +335,14 @@ def check_mtus(report: Report, fab: Fabric, plan: Plan) -> None:
             name = fab.part.ifname[(host, h.nic)]
             if mtu.get(name) != h.mtu:
                 diffs.append(f"{host} {h.nic} ({name}): MTU {mtu.get(name)}, plan {h.mtu}")
-    report.add("MTU == plan", not diffs, f"switch ports {want_switch}, host NICs {eth.qos.host_mtu.value}"
-               if not diffs else f"{len(diffs)} interfaces differ", diffs)
+    report.add(
+        "MTU == plan",
+        not diffs,
+        f"switch ports {want_switch}, host NICs {eth.qos.host_mtu.value}"
+        if not diffs
+        else f"{len(diffs)} interfaces differ",
+        diffs,
+    )
 
 
 __all__ = ["verify_ethernet", "is_roce_plan"]

@@ -65,7 +65,7 @@ def test_double_binary_tree_matches_nccl_shape():
     for n in (2, 5, 8, 13):
         edges = dtree_edges(n)
         assert len(edges) == 2 * (n - 1)  # two spanning trees
-        for tree in (edges[: n - 1], edges[n - 1:]):
+        for tree in (edges[: n - 1], edges[n - 1 :]):
             children = {c for c, _ in tree}
             assert len(children) == n - 1  # every rank but the root has one parent
 
@@ -79,10 +79,14 @@ def _dump(plan, fmt: str, lid_shift: int = 0) -> str:
     for lft in plan.routing.lfts:
         g = topo.guid[lft.switch]
         if fmt == "dump_fts":
-            lines.append(f"Unicast lids [0x0-0x{len(lft.ports) - 1:x}] of switch DR path slid 0; dlid 0; 0 guid {g} ({lft.switch}):")
+            lines.append(
+                f"Unicast lids [0x0-0x{len(lft.ports) - 1:x}] of switch DR path slid 0; dlid 0; 0 guid {g} ({lft.switch}):"
+            )
             lines.append("  Lid  Out   Destination")
         else:
-            lines.append(f"Unicast lids [0-{len(lft.ports) - 1}] of switch Lid {topo.lid[lft.switch]} guid {g} ('{lft.switch}'):")
+            lines.append(
+                f"Unicast lids [0-{len(lft.ports) - 1}] of switch Lid {topo.lid[lft.switch]} guid {g} ('{lft.switch}'):"
+            )
         for lid, port in enumerate(lft.ports):
             if lid == 0 or port == 255:
                 continue
@@ -98,7 +102,9 @@ def test_opensm_dump_round_trip(lab_plan, fmt):
     topo = topology_for(lab_plan)
     read = read_lfts(_dump(lab_plan, fmt, lid_shift=100), topo)  # other LIDs, mapped back by portguid
     assert not read.missing_switches and not read.unknown_switches and read.unmapped_lids == 0
-    assert {name: table.tolist() for name, table in read.tables.items()} == {lft.switch: lft.ports.tolist() for lft in lab_plan.routing.lfts}
+    assert {name: table.tolist() for name, table in read.tables.items()} == {
+        lft.switch: lft.ports.tolist() for lft in lab_plan.routing.lfts
+    }
     r = by_name(analyze(lab_plan, ["all-to-all"], tables=read.tables, topo=topo))["all-to-all"]
     assert r.max_load == by_name(analyze(lab_plan, ["all-to-all"]))["all-to-all"].max_load
 
@@ -110,10 +116,12 @@ def test_minimal_dump_with_topology(lab_plan):
     text = f"Unicast lids [0x0-0x5] of switch Lid 1 guid {g} ({lft.switch}):\n0x0201 {lft.ports[13]:03d}\n"
     ca = topo.ca_by_lid[13]
     node_guid = f"{int(ca.port_guid, 16) - 1:016x}"
-    ibnet = (f'Switch\t8 "S-{g[2:]}"\t\t# "{lft.switch}" enhanced port 0 lid 1 lmc 0\n'
-             f'[5]\t"H-{node_guid}"[1]({ca.port_guid[2:]}) \t\t# "{ca.host} HCA-1" lid 513 4xHDR\n'
-             f'Ca\t1 "H-{node_guid}"\t\t# "{ca.host} HCA-1"\n'
-             f'[1]({ca.port_guid[2:]}) \t"S-{g[2:]}"[5]\t\t# lid 513 lmc 0 "{lft.switch}" lid 1 4xHDR\n')
+    ibnet = (
+        f'Switch\t8 "S-{g[2:]}"\t\t# "{lft.switch}" enhanced port 0 lid 1 lmc 0\n'
+        f'[5]\t"H-{node_guid}"[1]({ca.port_guid[2:]}) \t\t# "{ca.host} HCA-1" lid 513 4xHDR\n'
+        f'Ca\t1 "H-{node_guid}"\t\t# "{ca.host} HCA-1"\n'
+        f'[1]({ca.port_guid[2:]}) \t"S-{g[2:]}"[5]\t\t# lid 513 lmc 0 "{lft.switch}" lid 1 4xHDR\n'
+    )
     lids = lid_guids(parse_topology(ibnet))
     assert lids[513] == ca.port_guid and lids[1] == g
     read = read_lfts(text, topo, lids)
@@ -168,14 +176,19 @@ def test_all_to_all_bundles_count_every_flow(lab_plan, roles):
     topo = topology_for(lab_plan)
     net = TopologyArrays(topo)
     groups = [_ports(topo, z, roles) for z in topo.zones]
-    flows = [(a, b) for ports in groups for a in ports for b in ports
-             if topo.ca_by_lid[a].host != topo.ca_by_lid[b].host]
+    flows = [
+        (a, b) for ports in groups for a in ports for b in ports if topo.ca_by_lid[a].host != topo.ca_by_lid[b].host
+    ]
     assert any(len({topo.ca_by_lid[p].leaf for p in ports}) < len(ports) for ports in groups)  # leaves share bundles
     agg, listed = all_to_all_demand(net, groups), pair_demand(net, flows)
-    assert (agg.flows, agg.max_inject, agg.max_eject, agg.cross_zone) == \
-        (listed.flows, listed.max_inject, listed.max_eject, listed.cross_zone) == (len(flows), *(agg.max_inject,) * 2, 0)
-    assert list(zip(agg.leaf.tolist(), agg.dst.tolist(), agg.weight.tolist())) == \
-        list(zip(listed.leaf.tolist(), listed.dst.tolist(), listed.weight.tolist()))
+    assert (
+        (agg.flows, agg.max_inject, agg.max_eject, agg.cross_zone)
+        == (listed.flows, listed.max_inject, listed.max_eject, listed.cross_zone)
+        == (len(flows), *(agg.max_inject,) * 2, 0)
+    )
+    assert list(zip(agg.leaf.tolist(), agg.dst.tolist(), agg.weight.tolist())) == list(
+        zip(listed.leaf.tolist(), listed.dst.tolist(), listed.weight.tolist())
+    )
 
 
 def test_a_flow_that_does_not_arrive_loads_no_link(lab_plan):

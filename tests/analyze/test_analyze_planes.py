@@ -91,5 +91,6 @@ def test_the_sweep_of_a_three_layer_tree_fails_cores_and_spine_core_cables(three
     assert kinds == {"cable", "spine", "core"}
     assert any("-spine01-p05" in c["case"] for c in data["cases"])  # a spine-core cable
     assert data["summary"]["core"]["cases"] == 4
-    assert all(c["unreachable_ca_pairs"] == c["unreachable_switch_lids"] == 0 and c["deadlock_free"]
-               for c in data["cases"])
+    assert all(
+        c["unreachable_ca_pairs"] == c["unreachable_switch_lids"] == 0 and c["deadlock_free"] for c in data["cases"]
+    )

@@ -112,15 +112,18 @@ def test_table_names_the_sampler_and_the_bound(two_leaves_dir):
     assert "exact sampler, seed 0" in res.output and "P(>1.5 bound)" in res.output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--qps", "0"], "--qps"),
-    (["--trials", "0"], "--trials"),
-    (["--paths", "sprayed"], "--paths"),
-    (["--sampler", "fast"], "--sampler"),
-    (["--sweep"], "--sweep: InfiniBand only"),
-    (["--lfts", "dump.txt"], "--lfts: InfiniBand only"),
-    (["--plane", "nope"], "no plane 'nope'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--qps", "0"], "--qps"),
+        (["--trials", "0"], "--trials"),
+        (["--paths", "sprayed"], "--paths"),
+        (["--sampler", "fast"], "--sampler"),
+        (["--sweep"], "--sweep: InfiniBand only"),
+        (["--lfts", "dump.txt"], "--lfts: InfiniBand only"),
+        (["--plane", "nope"], "no plane 'nope'"),
+    ],
+)
 def test_bad_options_on_a_roce_plan_are_usage_errors(two_leaves_dir, args, message):
     res = CliRunner().invoke(app, ["analyze", str(two_leaves_dir), *args])
     assert res.exit_code == 2

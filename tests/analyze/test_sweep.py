@@ -20,10 +20,14 @@ def test_cases_cover_every_cable_and_spine_and_random_is_seeded(lab_plan):
     cases = sweep_cases(topo, random_cases=4, cables_per_case=2, seed=7)
     cables = [c for c in cases if c[0].startswith("cable")]
     assert len(cables) == sum(1 for kind, _, _ in topo.by_label.values() if kind == "leaf-spine")
-    assert [c for c in cases if c[0].startswith("spine")] == [(f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]]
+    assert [c for c in cases if c[0].startswith("spine")] == [
+        (f"spine {s}", [s]) for z in topo.zones for s in topo.spines[z]
+    ]
     # the links between zones fail too (the old sweep had no such case)
     inter_zone = sorted(label for label, (kind, _, _) in topo.by_label.items() if kind == "inter-zone")
-    assert len(inter_zone) == 2 and [c for c in cases if c[0].startswith("inter-zone")] == [(f"inter-zone {c}", [c]) for c in inter_zone]
+    assert len(inter_zone) == 2 and [c for c in cases if c[0].startswith("inter-zone")] == [
+        (f"inter-zone {c}", [c]) for c in inter_zone
+    ]
     randoms = [c for c in cases if c[0].startswith("random")]
     assert len(randoms) == 4 and all(len(f) == 2 for _, f in randoms)
     assert randoms == [c for c in sweep_cases(topo, 4, 2, 7) if c[0].startswith("random")]  # same seed, same cases
@@ -70,8 +74,24 @@ def test_sweep_refuses_options_it_does_not_use(tmp_path, lab_plan):
 
 
 def _sweep_cli(plan_dir, *extra):
-    return CliRunner().invoke(app, ["analyze", str(plan_dir), "--sweep", "--random", "3", "--cables", "2", "--seed", "5",
-                                    "-q", "-f", "json", *extra])
+    return CliRunner().invoke(
+        app,
+        [
+            "analyze",
+            str(plan_dir),
+            "--sweep",
+            "--random",
+            "3",
+            "--cables",
+            "2",
+            "--seed",
+            "5",
+            "-q",
+            "-f",
+            "json",
+            *extra,
+        ],
+    )
 
 
 @pytest.fixture
@@ -86,7 +106,9 @@ def test_a_local_dask_cluster_gives_the_single_process_sweep_byte_for_byte(lab_d
     """Two worker processes of a LocalCluster finish chunks in any order; the report is the same bytes, and the
     results file holds every case once."""
     one = _sweep_cli(lab_dir, "-j", "1", "--html", str(tmp_path / "one.html"))
-    two = _sweep_cli(lab_dir, "-j", "2", "--results", str(tmp_path / "results.jsonl"), "--html", str(tmp_path / "two.html"))
+    two = _sweep_cli(
+        lab_dir, "-j", "2", "--results", str(tmp_path / "results.jsonl"), "--html", str(tmp_path / "two.html")
+    )
     assert one.exit_code == two.exit_code == 1  # the lab's seed-5 random cases cut a leaf off (see above)
     assert two.stdout == one.stdout
     assert (tmp_path / "two.html").read_bytes() == (tmp_path / "one.html").read_bytes()
@@ -105,7 +127,9 @@ def test_a_resumed_sweep_measures_only_the_cases_left(lab_dir, tmp_path, monkeyp
     results.write_bytes(b"".join(lines[:8]) + lines[8][:30])  # header, 7 cases and a line cut short
     measured: list[str] = []
     measure = SweepState.measure
-    monkeypatch.setattr(SweepState, "measure", lambda self, cases: measured.extend(n for n, _ in cases) or measure(self, cases))
+    monkeypatch.setattr(
+        SweepState, "measure", lambda self, cases: measured.extend(n for n, _ in cases) or measure(self, cases)
+    )
     again = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
     assert again.stdout == full.stdout and again.exit_code == full.exit_code
     assert len(measured) == len(lines) - 8 and not {json.loads(line)["case"] for line in lines[1:8]} & set(measured)
@@ -123,7 +147,9 @@ def test_a_results_file_of_another_plan_or_damaged_is_refused_at_its_line(lab_di
     assert res.exit_code == 2 and f"{results}:3:1: error FF905 damaged results line" in res.stderr
     results.write_text(text[0].replace('"plan_sha256":"', '"plan_sha256":"0') + "\n")
     res = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
-    assert res.exit_code == 2 and "FF905 these results are of another plan" in res.stderr and "Traceback" not in res.output
+    assert (
+        res.exit_code == 2 and "FF905 these results are of another plan" in res.stderr and "Traceback" not in res.output
+    )
     # results of another build of ffplan (a changed router): the old header reused them; now they are refused
     results.write_text(text[0].replace('"code_sha256":"', '"code_sha256":"0') + "\n")
     res = _sweep_cli(lab_dir, "-j", "1", "--results", str(results))
@@ -142,7 +168,9 @@ def test_an_unreachable_scheduler_is_a_located_error(lab_dir, monkeypatch):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     res = _sweep_cli(lab_dir, "--scheduler", f"tcp://127.0.0.1:{port}")
-    assert res.exit_code == 2 and "FF905 cannot reach the Dask scheduler" in res.stderr and "[--scheduler]" in res.stderr
+    assert (
+        res.exit_code == 2 and "FF905 cannot reach the Dask scheduler" in res.stderr and "[--scheduler]" in res.stderr
+    )
 
 
 def test_the_sweeps_html_report_shows_the_distribution_and_the_worst_cases(lab_dir, tmp_path):

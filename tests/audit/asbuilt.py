@@ -22,8 +22,13 @@ class Faults:
     edr: str  # a cable whose link runs at 4xEDR
 
     def expected(self) -> set[tuple[str, tuple[str, ...]]]:
-        return {("swapped", tuple(sorted(self.swapped))), ("missing", (self.missing,)),
-                ("wrong-switch", (self.wrong_leaf,)), ("guid-differs", ()), ("wrong-rate", (self.edr,))}
+        return {
+            ("swapped", tuple(sorted(self.swapped))),
+            ("missing", (self.missing,)),
+            ("wrong-switch", (self.wrong_leaf,)),
+            ("guid-differs", ()),
+            ("wrong-rate", (self.edr,)),
+        }
 
 
 def as_built(plan: Plan, simulator: bool) -> tuple[str, Faults]:
@@ -58,7 +63,9 @@ def as_built(plan: Plan, simulator: bool) -> tuple[str, Faults]:
             lines[i] = line.replace("4xHDR", "4xEDR")
     text = "\n".join(lines) + "\n"
     assert text.count("4xEDR") == 2
-    return text, Faults((cable[swap_a.id], cable[swap_b.id]), cable[gone.id], cable[moved.id], renamed.id, cable[slow.id])
+    return text, Faults(
+        (cable[swap_a.id], cable[swap_b.id]), cable[gone.id], cable[moved.id], renamed.id, cable[slow.id]
+    )
 
 
 def with_aggregation_nodes(text: str, plan: Plan) -> str:
@@ -67,9 +74,14 @@ def with_aggregation_nodes(text: str, plan: Plan) -> str:
     for i, s in enumerate(plan.switches):
         g, an = int(s.node_guid, 16), int(s.node_guid, 16) + 8
         header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{s.ports} "S-{g:016x}"'))
-        text = text.replace(header, header.replace(f"Switch\t{s.ports}", f"Switch\t{s.ports + 1}") +
-                            f'\n[{s.ports + 1}]\t"H-{an:016x}"[1]({an:x}) \t\t# "Mellanox Technologies Aggregation Node" lid {900 + i} 4xHDR')
-        text += (f"\nvendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x{g:x}\ncaguid=0x{an:x}\n"
-                 f'Ca\t1 "H-{an:016x}"\t\t# "Mellanox Technologies Aggregation Node"\n'
-                 f'[1]({an:x}) \t"S-{g:016x}"[{s.ports + 1}]\t\t# lid {900 + i} lmc 0 "{s.name}" lid {s.lid} 4xHDR\n')
+        text = text.replace(
+            header,
+            header.replace(f"Switch\t{s.ports}", f"Switch\t{s.ports + 1}")
+            + f'\n[{s.ports + 1}]\t"H-{an:016x}"[1]({an:x}) \t\t# "Mellanox Technologies Aggregation Node" lid {900 + i} 4xHDR',
+        )
+        text += (
+            f"\nvendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x{g:x}\ncaguid=0x{an:x}\n"
+            f'Ca\t1 "H-{an:016x}"\t\t# "Mellanox Technologies Aggregation Node"\n'
+            f'[1]({an:x}) \t"S-{g:016x}"[{s.ports + 1}]\t\t# lid {900 + i} lmc 0 "{s.name}" lid {s.lid} 4xHDR\n'
+        )
     return text

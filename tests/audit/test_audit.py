@@ -45,8 +45,7 @@ def run(*args):
 
 def with_new_guid(text: str, old: str, new: str) -> str:
     o, n = int(old, 16), int(new, 16)
-    return (text.replace(f"{o:016x}", f"{n:016x}").replace(f"=0x{o:x}\n", f"=0x{n:x}\n")
-            .replace(f"({o:x})", f"({n:x})"))
+    return text.replace(f"{o:016x}", f"{n:016x}").replace(f"=0x{o:x}\n", f"=0x{n:x}\n").replace(f"({o:x})", f"({n:x})")
 
 
 def test_the_planned_topology_matches(files, lab):
@@ -86,16 +85,21 @@ def test_wrong_port_extra_cable_and_unknown_device(lab):
             lines[i] = line.replace(f"[{uplink.b.port}]", f"[{spine.ports + 1}]", 1)
         if line.startswith(f'[{uplink.a.port}]\t"S-{sg:016x}"[{uplink.b.port}]'):
             lines[i] = line.replace(f'"[{uplink.b.port}]', f'"[{spine.ports + 1}]', 1)
-    stranger = ("\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0xabc0\ncaguid=0xabc0\n"
-                f'Ca\t1 "H-000000000000abc0"\t\t# "laptop mlx5_0"\n'
-                f'[1](abc0) \t"S-{sg:016x}"[{spine.ports + 2}]\t\t# lid 999 lmc 0 "{spine.name}" lid {spine.lid} 4xHDR\n')
+    stranger = (
+        "\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0xabc0\ncaguid=0xabc0\n"
+        f'Ca\t1 "H-000000000000abc0"\t\t# "laptop mlx5_0"\n'
+        f'[1](abc0) \t"S-{sg:016x}"[{spine.ports + 2}]\t\t# lid 999 lmc 0 "{spine.name}" lid {spine.lid} 4xHDR\n'
+    )
     header = lines.index(next(ln for ln in lines if ln.startswith(f'Switch\t{spine.ports} "S-{sg:016x}"')))
     # the spine reports two ports more (a real dump never names a port beyond its node's count)
     lines[header] = lines[header].replace(f"Switch\t{spine.ports}", f"Switch\t{spine.ports + 2}")
     lines.insert(header + 1, f'[{spine.ports + 2}]\t"H-000000000000abc0"[1](abc0) \t\t# "laptop mlx5_0" lid 999 4xHDR')
     found = audit(lab, parse_topology("\n".join(lines) + "\n" + stranger))
     assert [(f.kind, f.cables) for f in found.findings] == [
-        ("wrong-port", [uplink.label]), ("extra", []), ("unknown-device", [])]
+        ("wrong-port", [uplink.label]),
+        ("extra", []),
+        ("unknown-device", []),
+    ]
     assert f"{spine.name} port {spine.ports + 1}" in found.findings[0].detail
     assert "laptop" in found.findings[2].detail
 
@@ -116,12 +120,18 @@ def test_formats(files, lab):
     assert md.stdout == format_markdown(audit(lab, parse_topology(text)), str(files / "fabric.txt"))
 
 
-@pytest.mark.parametrize("content, line, words", [
-    ("hello\nworld\n", 1, "not ibnetdiscover output"),
-    ('vendid=0x2c9\nSwitch\t8 "S-0000000000000001"\t\t# "x" enhanced port 0 lid 1 lmc 0\n[1]\t"leaf9"[1]\n', 3,
-     "has no record"),
-    ('Switch\t8 "leaf"\t\t# "leaf"\n', 1, "no GUID"),
-])
+@pytest.mark.parametrize(
+    "content, line, words",
+    [
+        ("hello\nworld\n", 1, "not ibnetdiscover output"),
+        (
+            'vendid=0x2c9\nSwitch\t8 "S-0000000000000001"\t\t# "x" enhanced port 0 lid 1 lmc 0\n[1]\t"leaf9"[1]\n',
+            3,
+            "has no record",
+        ),
+        ('Switch\t8 "leaf"\t\t# "leaf"\n', 1, "no GUID"),
+    ],
+)
 def test_bad_fabric_file_exit_2_with_line(files, content, line, words):
     (files / "fabric.txt").write_text(content)
     result = run(files / "plan.yaml", files / "fabric.txt")
@@ -159,7 +169,9 @@ def test_write_guids_pins_the_real_hardware_in_the_next_design(files, lab, tmp_p
     (files / "fabric.txt").write_text(text)
     result = run(files / "plan.yaml", files / "fabric.txt", "--write-guids", files / "guids.yaml")
     assert result.exit_code == 1
-    assert {f["kind"] for f in json.loads(run(files / "plan.yaml", files / "fabric.txt", "-f", "json").stdout)["findings"]} == {"guid-differs"}
+    assert {
+        f["kind"] for f in json.loads(run(files / "plan.yaml", files / "fabric.txt", "-f", "json").stdout)["findings"]
+    } == {"guid-differs"}
     fragment = yaml.safe_load((files / "guids.yaml").read_text())
     assert fragment["fabric"]["switch_guids"]["zb-leaf02"] == "0x0002c9eeee000002"
     assert len(fragment["fabric"]["switch_guids"]) == len(lab.switches)
@@ -190,8 +202,11 @@ def test_a_remote_without_its_own_record_is_refused(files, lab):
     spine = next(s for s in lab.switches if s.tier == "spine")
     sg = int(spine.node_guid, 16)
     header = next(ln for ln in text.splitlines() if ln.startswith(f'Switch\t{spine.ports} "S-{sg:016x}"'))
-    cut = text.replace(header, header.replace(f"Switch\t{spine.ports}", f"Switch\t{spine.ports + 1}") +
-                       f'\n[{spine.ports + 1}]\t"S-00000000000000ff"[3]\t\t# "?" lid 7 4xHDR')
+    cut = text.replace(
+        header,
+        header.replace(f"Switch\t{spine.ports}", f"Switch\t{spine.ports + 1}")
+        + f'\n[{spine.ports + 1}]\t"S-00000000000000ff"[3]\t\t# "?" lid 7 4xHDR',
+    )
     (files / "fabric.txt").write_text(cut)
     result = run(files / "plan.yaml", files / "fabric.txt")
     line = cut.splitlines().index(next(ln for ln in cut.splitlines() if '"S-00000000000000ff"' in ln)) + 1
@@ -199,18 +214,23 @@ def test_a_remote_without_its_own_record_is_refused(files, lab):
     assert "'S-00000000000000ff', which has no record" in result.stderr and "cut short" in result.stderr
 
 
-@pytest.mark.parametrize("switch_desc, ca_desc", [
-    ("MF0;zb-leaf02:MQM8700/U1", "gpu04.cluster.example mlx5_0"),  # what the devices name themselves
-    ("zb-leaf02", "gpu04 mlx5_0"),  # a node-name-map or set descriptions
-    ("MF0;zb-leaf02:MQM8700/U1", "gpu04 HCA-1"),  # MLNX_OFED's HCA description
-])
+@pytest.mark.parametrize(
+    "switch_desc, ca_desc",
+    [
+        ("MF0;zb-leaf02:MQM8700/U1", "gpu04.cluster.example mlx5_0"),  # what the devices name themselves
+        ("zb-leaf02", "gpu04 mlx5_0"),  # a node-name-map or set descriptions
+        ("MF0;zb-leaf02:MQM8700/U1", "gpu04 HCA-1"),  # MLNX_OFED's HCA description
+    ],
+)
 def test_devices_with_other_guids_found_by_their_own_descriptions(lab, switch_desc, ca_desc):
     leaf = next(s for s in lab.switches if s.name == "zb-leaf02")
     gpu04 = next(n for n in lab.nodes if n.hostname == "gpu04").ports[0]
     text = render_opensm(lab)["opensm/topology.net"]
     text = with_new_guid(with_new_guid(text, gpu04.port_guid, NEW_GUID), leaf.node_guid, "0x0002c9eeee000002")
     text = text.replace('# "zb-leaf02" enhanced', f'# "{switch_desc}" enhanced').replace(
-        f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "gpu04 mlx5_0"', f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "{ca_desc}"')
+        f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "gpu04 mlx5_0"',
+        f'Ca\t1 "H-{int(NEW_GUID, 16):016x}"\t\t# "{ca_desc}"',
+    )
     found = audit(lab, parse_topology(text))
     assert [f.kind for f in found.findings] == ["guid-differs", "guid-differs"]
     assert found.switch_guids["zb-leaf02"] == "0x0002c9eeee000002"
@@ -248,7 +268,10 @@ def test_sharp_aggregation_nodes_inside_quantum_switches_are_not_cables(lab):
     found = audit(lab, parse_topology(text))
     assert found.matches, [f.detail for f in found.findings]
     assert found.aggregation_nodes == len(lab.switches)
-    assert (found.devices_found, found.links_found) == (len(lab.switches) + sum(len(n.ports) for n in lab.nodes), len(lab.cables))
+    assert (found.devices_found, found.links_found) == (
+        len(lab.switches) + sum(len(n.ports) for n in lab.nodes),
+        len(lab.cables),
+    )
 
 
 def _rendered(fab) -> str:

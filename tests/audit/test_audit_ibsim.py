@@ -65,8 +65,18 @@ def test_audit_finds_exactly_the_faults_built_in(sim_tools, tmp_path, no_leftove
     (tmp_path / "fabric.txt").write_text(real)
     (tmp_path / "plan.yaml").write_text(dump_plan(plan))
     runner = CliRunner()
-    result = runner.invoke(app, ["audit", str(tmp_path / "plan.yaml"), str(tmp_path / "fabric.txt"), "--format", "json",
-                                 "--write-guids", str(tmp_path / "guids.yaml")])
+    result = runner.invoke(
+        app,
+        [
+            "audit",
+            str(tmp_path / "plan.yaml"),
+            str(tmp_path / "fabric.txt"),
+            "--format",
+            "json",
+            "--write-guids",
+            str(tmp_path / "guids.yaml"),
+        ],
+    )
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout)
     assert {(f["kind"], tuple(sorted(f["cables"]))) for f in report["findings"]} == faults.expected()

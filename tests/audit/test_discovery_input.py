@@ -39,7 +39,11 @@ def refused(plan, text: str, command: str = "audit") -> tuple[int, str]:
     fabric = plan.parent / "fabric.txt"
     fabric.write_text(text)
     out = plan.parent / "lfts.dump"
-    args = [command, str(plan), str(fabric)] if command == "audit" else [command, str(plan), "--fabric", str(fabric), "-o", str(out)]
+    args = (
+        [command, str(plan), str(fabric)]
+        if command == "audit"
+        else [command, str(plan), "--fabric", str(fabric), "-o", str(out)]
+    )
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
@@ -54,7 +58,7 @@ def refused(plan, text: str, command: str = "audit") -> tuple[int, str]:
 def test_a_cut_dump_is_refused(plan, dump, fraction, command):
     """Accepted before: reroute wrote tables for the half it saw (1,844,359 of 2,457,056 CA pairs black-holed on
     Fire-Flyer 2 at 50 %; '0 of 0 CA pairs unreachable' at 30 %)."""
-    line, message = refused(plan, dump[:int(len(dump) * fraction)], command)
+    line, message = refused(plan, dump[: int(len(dump) * fraction)], command)
     assert line > 1 and ("cut short" in message or "not a port line" in message or "not a node record" in message)
 
 
@@ -62,7 +66,9 @@ def test_a_record_cut_after_its_header_is_refused_at_the_port_naming_it(plan, du
     """Whole lines only: the last CA record keeps its header and loses its port line, which its leaf names."""
     lines = dump.rstrip("\n").split("\n")
     assert lines[-1].startswith("[1](")
-    leaf_line = next(i for i, s in enumerate(lines) if s.startswith("[") and re.search(r'"H-' + lines[-2].split('"H-')[1][:16], s))
+    leaf_line = next(
+        i for i, s in enumerate(lines) if s.startswith("[") and re.search(r'"H-' + lines[-2].split('"H-')[1][:16], s)
+    )
     line, message = refused(plan, "\n".join(lines[:-1]) + "\n")
     assert line == leaf_line + 1 and "does not list" in message and "cut short" in message
 
@@ -98,7 +104,7 @@ def test_5000_digit_numbers_are_located_errors_not_tracebacks(plan, dump, edit):
     else:
         at = next(i for i, s in enumerate(lines) if s.startswith("switchguid="))
         lines[at] = f"switchguid=0x{'f' * 5000}"
-    line, message = refused(plan, "\n".join(lines[:at]) + "\n" + lines[at][:4000] + "\n" + "\n".join(lines[at + 1:]))
+    line, message = refused(plan, "\n".join(lines[:at]) + "\n" + lines[at][:4000] + "\n" + "\n".join(lines[at + 1 :]))
     assert line == at + 1
 
 

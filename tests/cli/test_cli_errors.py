@@ -32,8 +32,17 @@ def _no_fake_position(text: str) -> None:
 
 
 def test_unknown_exclude_link_names_the_option_and_valid_values(lab, root):
-    result = runner.invoke(app, ["design", str(root / "inventories" / "lab.yaml"), "-o", str(lab[0].parent / "x"),
-                                 "--exclude-link", "za-leaf01-p5"])
+    result = runner.invoke(
+        app,
+        [
+            "design",
+            str(root / "inventories" / "lab.yaml"),
+            "-o",
+            str(lab[0].parent / "x"),
+            "--exclude-link",
+            "za-leaf01-p5",
+        ],
+    )
     assert result.exit_code == 2
     assert result.stderr.startswith("command line: error FF601 --exclude-link 'za-leaf01-p5' is neither")
     assert "lab.yaml" not in result.stderr  # the inventory is not where the mistake is
@@ -46,7 +55,7 @@ def test_unknown_failed_link_in_the_inventory_is_located_there(root, tmp_path):
     inventory.write_text(text.replace("  switch_model: LAB8\n", "  switch_model: LAB8\n  failed_links: [nope]\n", 1))
     result = runner.invoke(app, ["design", str(inventory), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
-    line = text[:text.index("  switch_model: LAB8")].count("\n") + 2
+    line = text[: text.index("  switch_model: LAB8")].count("\n") + 2
     assert re.search(rf"lab\.yaml:{line}:\d+: error FF601 failed link 'nope'", result.stderr), result.stderr
 
 
@@ -67,16 +76,22 @@ def test_unknown_zone_is_a_usage_error_naming_the_zones(lab):
         pytest.skip(str(exc))
     result = runner.invoke(app, ["verify", str(lab[1]), "--zone", "z3"])
     assert result.exit_code == 2
-    assert result.stderr == ("command line: error FF910 zone 'z3' is not in the plan [--zone]\n"
-                             "    hint: zones: za, zb\n")
+    assert result.stderr == (
+        "command line: error FF910 zone 'z3' is not in the plan [--zone]\n    hint: zones: za, zb\n"
+    )
 
 
 def test_a_plan_that_does_not_match_the_schema_exits_2(lab, tmp_path):
     damaged = tmp_path / "plan.yaml"
-    damaged.write_text((lab[0] / "plan.yaml").read_text().replace("fabric_switch_model: LAB8", "fabric_switch_model: [1]"))
+    damaged.write_text(
+        (lab[0] / "plan.yaml").read_text().replace("fabric_switch_model: LAB8", "fabric_switch_model: [1]")
+    )
     result = runner.invoke(app, ["render", str(damaged), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
-    assert f"{damaged}:14:1: error FF903 invalid plan: Input should be a valid string [fabric_switch_model]" in result.stderr
+    assert (
+        f"{damaged}:14:1: error FF903 invalid plan: Input should be a valid string [fabric_switch_model]"
+        in result.stderr
+    )
     _no_fake_position(result.stderr)
 
 
@@ -84,15 +99,19 @@ def test_a_truncated_plan_names_its_line(lab, tmp_path):
     text = (lab[0] / "plan.yaml").read_text()
     cut = text.index("{", text.index("\nswitches:"))
     truncated = tmp_path / "plan.yaml"
-    truncated.write_text(text[:cut + 10])
+    truncated.write_text(text[: cut + 10])
     result = runner.invoke(app, ["render", str(truncated), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
-    last_line = text[:cut + 10].count("\n") + 1
-    assert re.match(rf"{re.escape(str(truncated))}:{last_line + 1}:1: error FF901 plan is not valid YAML: ", result.stderr)
+    last_line = text[: cut + 10].count("\n") + 1
+    assert re.match(
+        rf"{re.escape(str(truncated))}:{last_line + 1}:1: error FF901 plan is not valid YAML: ", result.stderr
+    )
     _no_fake_position(result.stderr)
 
 
-@pytest.mark.parametrize("command", [["render", "{missing}", "-o", "{out}"], ["lint", "{missing}"], ["analyze", "{missing}"]])
+@pytest.mark.parametrize(
+    "command", [["render", "{missing}", "-o", "{out}"], ["lint", "{missing}"], ["analyze", "{missing}"]]
+)
 def test_a_missing_path_has_no_position(tmp_path, command):
     args = [a.format(missing=tmp_path / "nope.yaml", out=tmp_path / "out") for a in command]
     result = runner.invoke(app, args)

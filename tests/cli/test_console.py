@@ -34,17 +34,40 @@ def test_rules_table_keeps_every_summary_whole():
 
 def test_verify_tables_keep_every_cell_whole(capsys):
     long_detail = "OpenSM installed every planned entry; " * 6
-    report = Report(target="out/ff2", source="rendered folder", view="zone z1", engine="ftree", excluded=[],
-                    checks=[Check("LFTs installed == plan", "pass", long_detail.strip())],
-                    comparison=[{"case": "without z1-leaf01-p21", "routing": "OpenSM ftree", "pattern": "double-binary-tree",
-                                 "max flows/link": 1227744, "mean flows/link": 747.2, "lower bound": 780,
-                                 "max/bound": 1.17, "reachable": "1568/1568 CA pairs", "route s": 0.123}])
+    report = Report(
+        target="out/ff2",
+        source="rendered folder",
+        view="zone z1",
+        engine="ftree",
+        excluded=[],
+        checks=[Check("LFTs installed == plan", "pass", long_detail.strip())],
+        comparison=[
+            {
+                "case": "without z1-leaf01-p21",
+                "routing": "OpenSM ftree",
+                "pattern": "double-binary-tree",
+                "max flows/link": 1227744,
+                "mean flows/link": 747.2,
+                "lower bound": 780,
+                "max/bound": 1.17,
+                "reachable": "1568/1568 CA pairs",
+                "route s": 0.123,
+            }
+        ],
+    )
     print_report(report)
     text = capsys.readouterr().out
     assert "…" not in text
     cells = _cells(text)
-    for whole in ("without z1-leaf01-p21", "OpenSM ftree", "double-binary-tree", "1227744", "1568/1568 CA pairs",
-                  "max flows/link", long_detail.strip()):
+    for whole in (
+        "without z1-leaf01-p21",
+        "OpenSM ftree",
+        "double-binary-tree",
+        "1227744",
+        "1568/1568 CA pairs",
+        "max flows/link",
+        long_detail.strip(),
+    ):
         assert whole in cells, whole
 
 

@@ -17,8 +17,21 @@ runner = CliRunner()
 HELP_WIDTH = 80  # click re-flows help paragraphs to at most 80 columns
 LAB = (ROOT / "inventories" / "lab.yaml").read_text(encoding="utf-8")
 QOS_BAD = (ROOT / "tests" / "errors" / "qos.yaml").read_text(encoding="utf-8")  # FF401-FF404 findings
-COMMANDS = [["lint"], ["rules"], ["explain"], ["schema"], ["design"], ["render"], ["diff"], ["verify"], ["analyze"],
-            ["audit"], ["reroute"], ["report", "cost"], ["report", "facility"]]
+COMMANDS = [
+    ["lint"],
+    ["rules"],
+    ["explain"],
+    ["schema"],
+    ["design"],
+    ["render"],
+    ["diff"],
+    ["verify"],
+    ["analyze"],
+    ["audit"],
+    ["reroute"],
+    ["report", "cost"],
+    ["report", "facility"],
+]
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
@@ -38,18 +51,25 @@ def test_shell_completion_is_offered_and_completes_commands_and_options():
     assert runner.invoke(app, [], prog_name="ffplan", env=env).output == "--only-inventories\n"
 
 
-@pytest.mark.parametrize("words, expected", [
-    ("ffplan analyze PLAN --pattern sh", "shift\n"),
-    ("ffplan explain FF10", "".join(f"FF10{i}\n" for i in range(1, 10))),
-    ("ffplan verify PLAN --zone z", "za\nzb\n"),
-    ("ffplan analyze PLAN --plane ", "lab\n"),
-])
+@pytest.mark.parametrize(
+    "words, expected",
+    [
+        ("ffplan analyze PLAN --pattern sh", "shift\n"),
+        ("ffplan explain FF10", "".join(f"FF10{i}\n" for i in range(1, 10))),
+        ("ffplan verify PLAN --zone z", "za\nzb\n"),
+        ("ffplan analyze PLAN --plane ", "lab\n"),
+    ],
+)
 def test_completion_offers_values(tmp_path, words, expected):
     """Patterns, rule ids and the plan's zones and planes are completed (completion offered no values)."""
     design = runner.invoke(app, ["design", str(ROOT / "inventories" / "lab.yaml"), "-o", str(tmp_path / "plan"), "-q"])
     assert design.exit_code == 0, design.output
     line = words.replace("PLAN", str(tmp_path / "plan"))
-    env = {"_FFPLAN_COMPLETE": "complete_bash", "COMP_WORDS": line, "COMP_CWORD": str(len(line.split()) - (0 if line.endswith(" ") else 1))}
+    env = {
+        "_FFPLAN_COMPLETE": "complete_bash",
+        "COMP_WORDS": line,
+        "COMP_CWORD": str(len(line.split()) - (0 if line.endswith(" ") else 1)),
+    }
     assert runner.invoke(app, [], prog_name="ffplan", env=env).output == expected
 
 
@@ -91,14 +111,17 @@ def _write(path, text):
 
 
 def test_pyproject_config_selects_and_ignores_rules_found_from_a_subfolder(tmp_path, monkeypatch):
-    _write(tmp_path / "pyproject.toml", """\
+    _write(
+        tmp_path / "pyproject.toml",
+        """\
         [project]
         name = "cluster"
 
         [tool.ffplan]
         select = ["FF4"]
         ignore = ["FF402"]
-        """)
+        """,
+    )
     _write(tmp_path / "inventories" / "a.yaml", QOS_BAD)
     monkeypatch.chdir(tmp_path / "inventories")
     res = runner.invoke(app, ["lint", "a.yaml"])
@@ -108,11 +131,14 @@ def test_pyproject_config_selects_and_ignores_rules_found_from_a_subfolder(tmp_p
 
 
 def test_ffplan_yaml_per_file_ignores_and_inventories(tmp_path, monkeypatch):
-    _write(tmp_path / ".ffplan.yaml", """\
+    _write(
+        tmp_path / ".ffplan.yaml",
+        """\
         inventories: ["clusters/*.yaml"]
         per-file-ignores:
           "clusters/old-*.yaml": [FF4]
-        """)
+        """,
+    )
     _write(tmp_path / "clusters" / "old-1.yaml", QOS_BAD)
     _write(tmp_path / "clusters" / "new.yaml", QOS_BAD)
     _write(tmp_path / "notes" / "other.yaml", "not: an inventory\n")
@@ -124,11 +150,24 @@ def test_ffplan_yaml_per_file_ignores_and_inventories(tmp_path, monkeypatch):
     assert res.exit_code == 1
 
 
-@pytest.mark.parametrize("config, where, message, hint", [
-    ("ignore: [FF9999]\n", ".ffplan.yaml:1:1", "ignore: 'FF9999' is no rule id or prefix of one", "`ffplan rules` lists them"),
-    ("selcet: [FF1]\n", ".ffplan.yaml:1:1", "selcet: unknown setting", "did you mean 'select'?"),
-    ("select: FF1\n", ".ffplan.yaml:1:1", "select: expected a list of rule ids, got 'FF1'", 'e.g. ["FF501", "FF1"]'),
-])
+@pytest.mark.parametrize(
+    "config, where, message, hint",
+    [
+        (
+            "ignore: [FF9999]\n",
+            ".ffplan.yaml:1:1",
+            "ignore: 'FF9999' is no rule id or prefix of one",
+            "`ffplan rules` lists them",
+        ),
+        ("selcet: [FF1]\n", ".ffplan.yaml:1:1", "selcet: unknown setting", "did you mean 'select'?"),
+        (
+            "select: FF1\n",
+            ".ffplan.yaml:1:1",
+            "select: expected a list of rule ids, got 'FF1'",
+            'e.g. ["FF501", "FF1"]',
+        ),
+    ],
+)
 def test_bad_config_is_an_input_error_located_in_its_file(tmp_path, monkeypatch, config, where, message, hint):
     _write(tmp_path / ".ffplan.yaml", config)
     _write(tmp_path / "a.yaml", LAB)

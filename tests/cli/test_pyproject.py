@@ -33,8 +33,9 @@ def test_typer_major_version_is_capped(root):
 @pytest.mark.parametrize("target, extras", [("run", False), ("test", True)])
 def test_make_run_installs_ffplan_without_the_test_extras(root, tmp_path, target, extras):
     """`make run` installed '.[test]' (pytest, hypothesis, mypy) to run ffplan; only the test targets need them."""
-    dry = subprocess.run(["make", "-n", "-B", target, f"VENV={tmp_path / 'venv'}"], cwd=root, capture_output=True,
-                         text=True, check=True).stdout
+    dry = subprocess.run(
+        ["make", "-n", "-B", target, f"VENV={tmp_path / 'venv'}"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
     installs = [line for line in dry.splitlines() if "pip install" in line and "--upgrade pip" not in line]
     assert installs and any(line.endswith(" -e .") for line in installs)
     assert any("[test]" in line for line in installs) is extras, installs

@@ -56,7 +56,7 @@ def test_every_command_has_an_example_in_the_readme_or_the_docs():
         while words and (*path, words[0]) in COMMANDS:
             path = (*path, words.pop(0))
         shown.add(path)
-    commands = {path for path in COMMANDS if path and not any(p[:len(path)] == path and p != path for p in COMMANDS)}
+    commands = {path for path in COMMANDS if path and not any(p[: len(path)] == path and p != path for p in COMMANDS)}
     assert sorted(commands - shown) == []
 
 
@@ -65,7 +65,9 @@ def test_readme_stays_short_and_shows_one_example_per_command():
     headings = re.findall(r"^### `ffplan ([a-z ]+?)(?: [A-Z\[]|`)", README, flags=re.M)
     shown = [line for name, line in SHOWN if name == "README.md"]
     for heading in headings:
-        assert sum(1 for line in shown if line.startswith(f"ffplan {heading} ") or line == f"ffplan {heading}") >= 1, heading
+        assert sum(1 for line in shown if line.startswith(f"ffplan {heading} ") or line == f"ffplan {heading}") >= 1, (
+            heading
+        )
 
 
 @pytest.mark.parametrize("where, line", SHOWN, ids=[f"{n}: {line[:60]}" for n, line in SHOWN])
@@ -122,47 +124,61 @@ def test_readme_output_folders_are_those_make_run_writes():
     files_dir = re.search(r"FFPLAN\) render \$\(OUT\)/\S+ -o \$\(OUT\)/(\S+)", makefile).group(1)
     assert f"out/{plan_dir}" in README and f"out/{files_dir}" in README
     shown_outputs = set(re.findall(r"\bout/[\w./-]+", README))
-    assert shown_outputs <= {f"out/{plan_dir}", f"out/{plan_dir}-new", f"out/{plan_dir}/plan.yaml", f"out/{files_dir}",
-                             "out/fire-flyer-2"}, shown_outputs
+    assert shown_outputs <= {
+        f"out/{plan_dir}",
+        f"out/{plan_dir}-new",
+        f"out/{plan_dir}/plan.yaml",
+        f"out/{files_dir}",
+        "out/fire-flyer-2",
+    }, shown_outputs
 
 
 def test_commands_doc_cables_csv_columns_are_the_real_header(lab_plan_dir):
     header = cables_csv(load_plan(lab_plan_dir / "plan.yaml")).splitlines()[0].split(",")
     i = COMMANDS_DOC.index("`DIR/cables.csv`")
-    described = COMMANDS_DOC[i:COMMANDS_DOC.index("`DIR/bom.csv`", i)]
+    described = COMMANDS_DOC[i : COMMANDS_DOC.index("`DIR/bom.csv`", i)]
     named = re.findall(r"\b[a-z_]+\b", described.split("columns", 1)[1])
     for column in header:
-        assert column in named or column.startswith("side_b_"), f"docs/commands.md does not name the cables.csv column {column}"
+        assert column in named or column.startswith("side_b_"), (
+            f"docs/commands.md does not name the cables.csv column {column}"
+        )
     assert set(re.findall(r"`(ffplan_\w+)`", described)) == {c for c in header if c.startswith("ffplan_")}
 
 
 def test_design_outputs_the_docs_name_are_what_design_writes(tmp_path):
     from typer.testing import CliRunner
 
-    res = CliRunner().invoke(app, ["design", str(ROOT / "inventories" / "lab.yaml"), "-o", str(tmp_path / "plan"), "-q"])
+    res = CliRunner().invoke(
+        app, ["design", str(ROOT / "inventories" / "lab.yaml"), "-o", str(tmp_path / "plan"), "-q"]
+    )
     assert res.exit_code == 0, res.output
     written = {p.name for p in (tmp_path / "plan").iterdir()}
     i = COMMANDS_DOC.index("Writes `DIR/plan.yaml`")
-    described = COMMANDS_DOC[i:COMMANDS_DOC.index("The output folder is replaced", i)]
+    described = COMMANDS_DOC[i : COMMANDS_DOC.index("The output folder is replaced", i)]
     shown = set(re.findall(r"`(?:DIR/)?([\w-]+\.(?:yaml|csv|json))`", described))
     assert shown == written
     i = README.index("writes `plan.yaml`")
-    assert set(re.findall(r"`([\w-]+\.(?:yaml|csv|json))`", README[i:README.index("`--previous`", i)])) == written
+    assert set(re.findall(r"`([\w-]+\.(?:yaml|csv|json))`", README[i : README.index("`--previous`", i)])) == written
 
 
 def test_the_documented_dac_reach_is_the_catalogs():
     import yaml
 
-    reach = {yaml.safe_load((ROOT / "ffplan" / "catalog" / f"{name}.yaml").read_text())["cables"]["dac_max_m"]["value"]
-             for name in ("paper", "list-price")}
+    reach = {
+        yaml.safe_load((ROOT / "ffplan" / "catalog" / f"{name}.yaml").read_text())["cables"]["dac_max_m"]["value"]
+        for name in ("paper", "list-price")
+    }
     assert len(reach) == 1
     assert f"`cables.dac_max_m` ({reach.pop()} m" in COMMANDS_DOC
     assert "DAC) up to 2 m" not in COMMANDS_DOC
 
 
 def test_files_the_docs_cite_exist():
-    for where, text in [("README.md", README), *DOCS.items(),
-                        ("paper.yaml", (ROOT / "ffplan" / "catalog" / "paper.yaml").read_text(encoding="utf-8"))]:
+    for where, text in [
+        ("README.md", README),
+        *DOCS.items(),
+        ("paper.yaml", (ROOT / "ffplan" / "catalog" / "paper.yaml").read_text(encoding="utf-8")),
+    ]:
         for cited in re.findall(r"\b((?:tests|docs|examples|benchmarks|inventories|templates)/[\w./-]+\.\w+)", text):
             assert (ROOT / cited).exists(), f"{where} cites {cited}, which does not exist"
 
@@ -178,11 +194,17 @@ def test_help_examples_use_real_options_and_the_folders_make_run_writes():
 
     for path in (p for p in COMMANDS if p):
         text = CliRunner().invoke(app, [*path, "--help"]).output
-        for example in (part.strip() for line in re.findall(r"Example: (.*)", text) for part in line.split(";")
-                        if part.strip().startswith("ffplan ")):
+        for example in (
+            part.strip()
+            for line in re.findall(r"Example: (.*)", text)
+            for part in line.split(";")
+            if part.strip().startswith("ffplan ")
+        ):
             test_every_shown_command_and_option_exists("--help", example)
             for folder in re.findall(r"\bout/[\w./-]+", example):
-                assert folder in ("out/fire-flyer-2/plan", "out/fire-flyer-2/plan-new", "out/fire-flyer-2/files"), example
+                assert folder in ("out/fire-flyer-2/plan", "out/fire-flyer-2/plan-new", "out/fire-flyer-2/files"), (
+                    example
+                )
 
 
 def test_readme_headings_name_arguments_and_values_as_the_help_does():

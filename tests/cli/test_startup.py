@@ -48,8 +48,17 @@ def _modules_after(argv: list[str]) -> set[str]:
 def test_lint_loads_neither_other_commands_nor_the_plan_stages():
     loaded = _modules_after(["lint", "inventories/lab.yaml"])
     assert "ffplan.cli.lint" in loaded
-    for module in ("ffplan.cli.report", "ffplan.cli.analyze", "ffplan.cli.render", "ffplan.catalog", "ffplan.plan.model",
-                   "numpy", "jinja2", "pulp", "networkx"):
+    for module in (
+        "ffplan.cli.report",
+        "ffplan.cli.analyze",
+        "ffplan.cli.render",
+        "ffplan.catalog",
+        "ffplan.plan.model",
+        "numpy",
+        "jinja2",
+        "pulp",
+        "networkx",
+    ):
         assert module not in loaded, module
 
 

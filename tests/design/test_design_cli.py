@@ -19,8 +19,10 @@ def test_design_writes_plan_cables_and_bom(root, tmp_path):
     files = sorted(p.name for p in (tmp_path / "lab").iterdir())
     assert files == ["bom.csv", "cables.csv", "manifest.json", "plan.yaml"]
     header = (tmp_path / "lab" / "cables.csv").read_text().splitlines()[0]
-    assert header == ("side_a_site,side_a_device,side_a_type,side_a_name,side_b_site,side_b_device,side_b_type,side_b_name,"
-                      "type,status,label,length,length_unit,description")  # NetBox's cable import columns only
+    assert header == (
+        "side_a_site,side_a_device,side_a_type,side_a_name,side_b_site,side_b_device,side_b_type,side_b_name,"
+        "type,status,label,length,length_unit,description"
+    )  # NetBox's cable import columns only
 
 
 def test_two_runs_are_byte_identical(root, tmp_path):
@@ -46,7 +48,9 @@ def test_zone_too_large_for_radix_exits_3(root, tmp_path):
     result = _design(inv, tmp_path / "o")
     assert result.exit_code == 3
     line = next(i for i, text_line in enumerate(text.splitlines(), 1) if "ports_per_zone: 40" in text_line)
-    assert "FF102" in result.output and "at most 8 leaves (32 ports)" in result.output and f":{line}:3:" in result.output
+    assert (
+        "FF102" in result.output and "at most 8 leaves (32 ports)" in result.output and f":{line}:3:" in result.output
+    )
 
 
 def test_foreign_output_folder_is_not_overwritten(root, tmp_path):
@@ -65,7 +69,11 @@ def test_paper_numbers_exit_3_naming_the_port_budget(root, tmp_path):
 
 
 def test_switches_that_do_not_fit_their_rack_exit_3(root, tmp_path):
-    text = (root / "inventories" / "lab.yaml").read_text().replace("  - {name: net1, row: 1, slot: 1,", "  - {name: net1, row: 1, slot: 1, units: 5,")
+    text = (
+        (root / "inventories" / "lab.yaml")
+        .read_text()
+        .replace("  - {name: net1, row: 1, slot: 1,", "  - {name: net1, row: 1, slot: 1, units: 5,")
+    )
     inv = tmp_path / "small-rack.yaml"
     inv.write_text(text)
     result = _design(inv, tmp_path / "o")

@@ -16,8 +16,10 @@ ONE_DUAL_PORT_NIC = """        - {name: mlx5_0, kind: nic, model: CX6-HDR-2P, ro
 def _dual_port_storage(tmp_path: Path) -> Path:
     """The lab with storage servers on one dual-port NIC (FF104: as many ports as zones, so lint-clean)."""
     text = LAB.read_text()
-    two_nics = ('        - {name: mlx5_0, kind: nic, model: CX6-HDR, root_port: rp0, bus_id: "0000:41:00.0"}\n'
-                '        - {name: mlx5_1, kind: nic, model: CX6-HDR, root_port: rp1, bus_id: "0000:c1:00.0"}\n')
+    two_nics = (
+        '        - {name: mlx5_0, kind: nic, model: CX6-HDR, root_port: rp0, bus_id: "0000:41:00.0"}\n'
+        '        - {name: mlx5_1, kind: nic, model: CX6-HDR, root_port: rp1, bus_id: "0000:c1:00.0"}\n'
+    )
     assert two_nics in text
     text = text.replace(two_nics, ONE_DUAL_PORT_NIC, 1)
     text = text.replace("  nics:\n", "  nics:\n    CX6-HDR-2P: {ports: 2, speed: HDR, data_vls: 8}\n", 1)

@@ -47,12 +47,21 @@ def three_layer_tree(tmp_path: Path, ports: int) -> tuple[SizedFabric, Placement
 
 def planes_of_one_rail(tmp_path: Path) -> tuple[SizedFabric, Placement, Cabling]:
     """Four planes, NIC i of each node in plane i: one rail per plane."""
-    return physical(variant(tmp_path, THREE_RAIL,
-                            ("  topology: three-layer-fat-tree\n", ""),
-                            ("  zones:\n    - {name: z1, leaf_racks: [net1], spine_racks: [net2], core_racks: [net2]}",
-                             "  planes:\n" + "".join(f"    - {{name: p{i}, leaf_racks: [net1], spine_racks: [net2]}}\n"
-                                                     for i in range(4)).rstrip("\n")),
-                            ("ports_per_zone: 32", "ports_per_zone: 16")))
+    return physical(
+        variant(
+            tmp_path,
+            THREE_RAIL,
+            ("  topology: three-layer-fat-tree\n", ""),
+            (
+                "  zones:\n    - {name: z1, leaf_racks: [net1], spine_racks: [net2], core_racks: [net2]}",
+                "  planes:\n"
+                + "".join(f"    - {{name: p{i}, leaf_racks: [net1], spine_racks: [net2]}}\n" for i in range(4)).rstrip(
+                    "\n"
+                ),
+            ),
+            ("ports_per_zone: 32", "ports_per_zone: 16"),
+        )
+    )
 
 
 def zones_with_inter_zone_links(tmp_path: Path) -> tuple[SizedFabric, Placement, Cabling]:
@@ -126,13 +135,24 @@ def test_rail_units_leave_the_inter_zone_ends_their_ports(tmp_path):
 def test_one_nic_nodes_share_a_unit_place(tmp_path):
     """7 nodes of 4 NICs and 4 of one fill the tree's 32 ports: the one-NIC nodes share the 8th place, one rail
     each (each took a whole place, so 11 places were needed of 8 and the design was refused)."""
-    one_nic = ("    hgx:\n", "    one-nic:\n      cpu: {sockets: 1, cores_per_socket: 8, threads_per_core: 2, nps: 1}\n"
-                              "      rack_units: 1\n      root_ports: [{name: rp0, numa: 0, pcie: {lanes: 16}}]\n"
-                              "      devices: [{name: mlx5_0, kind: nic, model: CX7, root_port: rp0, bus_id: \"0000:02:00.0\"}]\n"
-                              "    hgx:\n")
-    path = variant(tmp_path, THREE_RAIL, one_nic, ("count: 8,", "count: 7,"),
-                   ("first_u: 2}", "first_u: 2}\n  - {name: st, role: storage, model: one-nic, count: 4, "
-                                   "hostname: \"st{index}\", racks: [r2], per_rack: 4, first_u: 30}"))
+    one_nic = (
+        "    hgx:\n",
+        "    one-nic:\n      cpu: {sockets: 1, cores_per_socket: 8, threads_per_core: 2, nps: 1}\n"
+        "      rack_units: 1\n      root_ports: [{name: rp0, numa: 0, pcie: {lanes: 16}}]\n"
+        '      devices: [{name: mlx5_0, kind: nic, model: CX7, root_port: rp0, bus_id: "0000:02:00.0"}]\n'
+        "    hgx:\n",
+    )
+    path = variant(
+        tmp_path,
+        THREE_RAIL,
+        one_nic,
+        ("count: 8,", "count: 7,"),
+        (
+            "first_u: 2}",
+            "first_u: 2}\n  - {name: st, role: storage, model: one-nic, count: 4, "
+            'hostname: "st{index}", racks: [r2], per_rack: 4, first_u: 30}',
+        ),
+    )
     loaded = load_inventory(path)
     assert not loaded.collector.items, loaded.collector.items
     plan = design(loaded)
@@ -156,10 +176,13 @@ def test_replanning_keeps_every_remaining_node_on_its_leaf_port(tmp_path):
     full = variant(tmp_path, LAB, RAIL)
     first = design(load_inventory(full))
     (tmp_path / "less").mkdir()
-    less = design(load_inventory(variant(tmp_path / "less", full, ("count: 18", "count: 17"))), DesignOptions(previous=first))
+    less = design(
+        load_inventory(variant(tmp_path / "less", full, ("count: 18", "count: 17"))), DesignOptions(previous=first)
+    )
     where = {n.hostname: [(p.nic, p.leaf, p.leaf_port) for p in n.ports] for n in first.nodes}
-    assert {n.hostname: [(p.nic, p.leaf, p.leaf_port) for p in n.ports] for n in less.nodes} == \
-        {h: ports for h, ports in where.items() if h != "gpu18"}
+    assert {n.hostname: [(p.nic, p.leaf, p.leaf_port) for p in n.ports] for n in less.nodes} == {
+        h: ports for h, ports in where.items() if h != "gpu18"
+    }
     again = design(load_inventory(full), DesignOptions(previous=less))
     assert {n.hostname: [(p.nic, p.leaf, p.leaf_port) for p in n.ports] for n in again.nodes} == where
 
@@ -191,7 +214,7 @@ def test_three_layer_pods_cabled_as_sized(three_layer):
     L = size.links_per_spine_core
     for si, spine in enumerate(spines):
         pod, position = divmod(si, size.spines_per_pod)
-        group = cores[position * size.cores_per_group:(position + 1) * size.cores_per_group]
+        group = cores[position * size.cores_per_group : (position + 1) * size.cores_per_group]
         assert {core for (s, core) in links if s == spine.name} == {c.name for c in group}
         for core in group:
             assert links[(spine.name, core.name)] == L

@@ -121,15 +121,27 @@ def test_dual_port_card_shares_its_system_image_guid(tmp_path):
     mgmt_nic = '{name: mlx5_0, kind: nic, model: CX6-HDR, root_port: rp0, bus_id: "0000:41:00.0"}'
     head, _, tail = text.rpartition(mgmt_nic)  # the management model's NIC becomes a dual-port card
     dual = head + mgmt_nic.replace("CX6-HDR", "CX6-DUAL") + tail
-    dual = dual.replace("    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}",
-                        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}\n    CX6-DUAL: {ports: 2, speed: HDR, data_vls: 8}")
+    dual = dual.replace(
+        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}",
+        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}\n    CX6-DUAL: {ports: 2, speed: HDR, data_vls: 8}",
+    )
     dual = dual.replace("count: 18", "count: 16")  # room for the management nodes' second ports
     (tmp_path / "dual.yaml").write_text(dual)
     plan = design(load_inventory(tmp_path / "dual.yaml"))
     mgmt1 = next(n for n in plan.nodes if n.hostname == "mgmt1")
     p1, p2 = sorted(mgmt1.ports, key=lambda p: p.port)
-    assert (p1.port, p1.node_guid, p1.port_guid, p1.sysimg_guid) == (1, "0x0002c90300aa0001", "0x0002c90300aa0001", "0x0002c90300aa0001")
-    assert (p2.port, p2.node_guid, p2.port_guid, p2.sysimg_guid) == (2, "0x0002c90300aa0002", "0x0002c90300aa0002", "0x0002c90300aa0001")
+    assert (p1.port, p1.node_guid, p1.port_guid, p1.sysimg_guid) == (
+        1,
+        "0x0002c90300aa0001",
+        "0x0002c90300aa0001",
+        "0x0002c90300aa0001",
+    )
+    assert (p2.port, p2.node_guid, p2.port_guid, p2.sysimg_guid) == (
+        2,
+        "0x0002c90300aa0002",
+        "0x0002c90300aa0002",
+        "0x0002c90300aa0001",
+    )
     assert not p2.guid_placeholder
     mgmt2 = next(n for n in plan.nodes if n.hostname == "mgmt2")
     q1, q2 = sorted(mgmt2.ports, key=lambda p: p.port)

@@ -17,7 +17,8 @@ DGX_1SU = Path(__file__).parent / "inventories" / "dgx-h100-1su.yaml"
 def _dgx(tmp_path, nodes: int):
     inv = yaml.safe_load(DGX_1SU.read_text())
     inv["racks"] = [{"name": "net1", "row": 0, "slot": 1, "units": 60}] + [
-        {"name": f"c{i:02d}", "row": 1, "slot": i} for i in range(1, 33)]
+        {"name": f"c{i:02d}", "row": 1, "slot": i} for i in range(1, 33)
+    ]
     group = inv["groups"][0]
     group.update(count=nodes, racks=[f"c{i:02d}" for i in range(1, 33)])
     path = tmp_path / "dgx.yaml"
@@ -37,14 +38,29 @@ def dgx_with_ufm(tmp_path) -> Path:
     """NVIDIA's 4-SU build: 127 DGX H100 and two UFM appliances of one compute-fabric port each."""
     inv = yaml.safe_load(DGX_1SU.read_text())
     inv["models"]["nodes"]["ufm"] = {
-        "cpu": {"sockets": 1, "cores_per_socket": 16, "nps": 1}, "rack_units": 1,
+        "cpu": {"sockets": 1, "cores_per_socket": 16, "nps": 1},
+        "rack_units": 1,
         "root_ports": [{"name": "rp0", "numa": 0}],
-        "devices": [{"name": "mlx5_0", "kind": "nic", "model": "CX7-NDR", "root_port": "rp0", "bus_id": "0000:01:00.0"}]}
+        "devices": [
+            {"name": "mlx5_0", "kind": "nic", "model": "CX7-NDR", "root_port": "rp0", "bus_id": "0000:01:00.0"}
+        ],
+    }
     inv["racks"] = [{"name": "net1", "row": 0, "slot": 1, "units": 60}] + [
-        {"name": f"c{i:02d}", "row": 1, "slot": i} for i in range(1, 34)]
+        {"name": f"c{i:02d}", "row": 1, "slot": i} for i in range(1, 34)
+    ]
     inv["groups"][0].update(count=127, racks=[f"c{i:02d}" for i in range(1, 33)])
-    inv["groups"].append({"name": "ufm", "role": "management", "model": "ufm", "count": 2, "hostname": "ufm{index}",
-                          "racks": ["c33"], "per_rack": 2, "first_u": 1})
+    inv["groups"].append(
+        {
+            "name": "ufm",
+            "role": "management",
+            "model": "ufm",
+            "count": 2,
+            "hostname": "ufm{index}",
+            "racks": ["c33"],
+            "per_rack": 2,
+            "first_u": 1,
+        }
+    )
     path = tmp_path / "dgx-ufm.yaml"
     path.write_text(yaml.safe_dump(inv, sort_keys=False))
     return path

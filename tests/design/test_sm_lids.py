@@ -19,22 +19,30 @@ def previous(**lids: int) -> dict:
 
 def test_fresh_ports_follow_the_highest_lid_in_its_block():
     assert _sm_port_lids(slots("m1", "m2"), set(range(1, 101)), set(), {}) == {
-        ("m1", "mlx5_0", 1): 101, ("m2", "mlx5_0", 1): 102}
+        ("m1", "mlx5_0", 1): 101,
+        ("m2", "mlx5_0", 1): 102,
+    }
 
 
 def test_ports_that_would_straddle_a_block_boundary_all_go_to_the_next_block():
     # LID 127 is the last of block 1: the standby would land in block 2, where a master-only table would end at 127
     assert _sm_port_lids(slots("m1", "m2"), set(range(1, 127)), set(), {}) == {
-        ("m1", "mlx5_0", 1): 128, ("m2", "mlx5_0", 1): 129}
+        ("m1", "mlx5_0", 1): 128,
+        ("m2", "mlx5_0", 1): 129,
+    }
 
 
 def test_re_planning_keeps_lids_in_the_top_block_and_moves_the_others():
     taken = set(range(1, 101))
     assert _sm_port_lids(slots("m1", "m2"), taken, taken | {110, 5}, previous(m1=110, m2=5)) == {
-        ("m1", "mlx5_0", 1): 110, ("m2", "mlx5_0", 1): 101}
+        ("m1", "mlx5_0", 1): 110,
+        ("m2", "mlx5_0", 1): 101,
+    }
     # a fabric that shrank: SM ports already together in a higher block stay there
     assert _sm_port_lids(slots("m1", "m2"), set(range(1, 60)), {200, 201}, previous(m1=200, m2=201)) == {
-        ("m1", "mlx5_0", 1): 200, ("m2", "mlx5_0", 1): 201}
+        ("m1", "mlx5_0", 1): 200,
+        ("m2", "mlx5_0", 1): 201,
+    }
 
 
 def test_more_sm_ports_than_a_block_holds_is_a_design_error():

@@ -18,8 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 B300 = ROOT / "inventories" / "dgx-superpod-b300.yaml"
 
 # Table 3: SU count -> (nodes, GPUs, leaf switches, spine switches, node-leaf cables, leaf-spine cables)
-TABLE_3 = {1: (72, 576, 8, 4, 576, 576), 2: (144, 1152, 16, 8, 1152, 1152), 4: (288, 2304, 32, 18, 2304, 2304),
-           8: (576, 4608, 64, 36, 4608, 4608)}
+TABLE_3 = {
+    1: (72, 576, 8, 4, 576, 576),
+    2: (144, 1152, 16, 8, 1152, 1152),
+    4: (288, 2304, 32, 18, 2304, 2304),
+    8: (576, 4608, 64, 36, 4608, 4608),
+}
 
 
 def _counts(plan):

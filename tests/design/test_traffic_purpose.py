@@ -41,18 +41,24 @@ def test_offset_sync_is_not_storage(tmp_path, root):
     assert ("offset-sync", [("qos-class", "3")]) in rules
     assert _host_sl(plan, "3FS client") == ("other", 0)  # 3FS falls to the class of unmatched traffic
     assert "no class of the plan carries 3FS client" in next(
-        s.comment for p in plan.hosts for s in p.sls if s.software == "3FS client")
+        s.comment for p in plan.hosts for s in p.sls if s.software == "3FS client"
+    )
     policy = render_opensm(plan)["opensm/qos-policy.conf"]
     assert not re.search(r"(source|destination): storage-", policy)
     assert {d.rule for d in lint_file(path).diagnostics} == {"FF405"}
 
 
 def test_a_class_with_any_name_carries_what_it_says(tmp_path, root):
-    _, plan = designed_with(tmp_path, root, "  - {name: other}\n"
-                            "  - {name: bulk, sl: 5, carries: {software: [3fs], roles: [[storage, compute]]}}\n")
+    _, plan = designed_with(
+        tmp_path,
+        root,
+        "  - {name: other}\n  - {name: bulk, sl: 5, carries: {software: [3fs], roles: [[storage, compute]]}}\n",
+    )
     rules = [(level, dict(match)) for level, match in _rules(plan) if match[0][0] != "qos-class"]
-    assert rules == [("bulk", {"source": "compute-za, compute-zb", "destination": "storage-za, storage-zb"}),
-                     ("bulk", {"source": "storage-za, storage-zb", "destination": "compute-za, compute-zb"})]
+    assert rules == [
+        ("bulk", {"source": "compute-za, compute-zb", "destination": "storage-za, storage-zb"}),
+        ("bulk", {"source": "storage-za, storage-zb", "destination": "compute-za, compute-zb"}),
+    ]
     assert _host_sl(plan, "3FS storage server") == ("bulk", 5)
     probes = {p["what"]: p["sl"] for p in expected_path_sls(build_fabric(plan))}
     assert probes["compute -> storage (bulk)"] == probes["storage -> compute (bulk)"] == 5
@@ -64,7 +70,10 @@ def test_the_plan_records_the_defaults(tmp_path, root):
     (storage,) = plan.qos.classes
     assert storage.source == "ffplan default" and storage.carries.software == ["3fs"]
     assert sorted(tuple(r.value for r in pair) for pair in storage.carries.roles) == [
-        ("compute", "storage"), ("management", "storage"), ("storage", "storage")]
+        ("compute", "storage"),
+        ("management", "storage"),
+        ("storage", "storage"),
+    ]
 
 
 def test_two_classes_claiming_one_software_are_refused_by_the_designer(tmp_path, root):

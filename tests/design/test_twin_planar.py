@@ -45,7 +45,9 @@ def test_each_function_lands_in_its_plane_on_its_rail_leaf(plan):
         for rail in range(8):
             a, b = (next(p for p in node.ports if p.nic == f"mlx5_{2 * rail + f}") for f in (0, 1))
             assert [(p.port, p.zone, p.leaf) for p in (a, b)] == [
-                (1, "plane-a", f"plane-a-leaf{rail + 1:02d}"), (1, "plane-b", f"plane-b-leaf{rail + 1:02d}")]
+                (1, "plane-a", f"plane-a-leaf{rail + 1:02d}"),
+                (1, "plane-b", f"plane-b-leaf{rail + 1:02d}"),
+            ]
             assert a.leaf_port == b.leaf_port  # the node's place in its scalable unit, in both planes
             assert a.sysimg_guid == b.sysimg_guid == a.port_guid  # one card, named by function 0
             assert int(b.port_guid, 16) == int(a.port_guid, 16) + 1
@@ -85,7 +87,8 @@ def test_every_cable_end_is_its_own_interface(plan):
     """NetBox takes one cable per interface: the two links of a card end on two devices (mlx5_0, mlx5_1)."""
     rows = list(csv.DictReader(io.StringIO(cables_csv(plan))))
     ends = Counter((r["side_a_device"], r["side_a_name"]) for r in rows) + Counter(
-        (r["side_b_device"], r["side_b_name"]) for r in rows)
+        (r["side_b_device"], r["side_b_name"]) for r in rows
+    )
     assert max(ends.values()) == 1
 
 

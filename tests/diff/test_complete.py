@@ -101,12 +101,15 @@ def test_every_reordered_list_is_a_difference(path):
     assert format_text(diff_plans(PLAN, new)) != "no differences\n", path
 
 
-@pytest.mark.parametrize("path, expected", [
-    (("switches", 0, "port_guid"), "za-spine01: port_guid"),
-    (("switches", 0, "sysimg_guid"), "za-spine01: sysimg_guid"),
-    (("nodes", 0, "ports", 0, "sysimg_guid"), "gpu01/mlx5_0: sysimg_guid"),
-    (("nodes", 0, "ports", 0, "nic_model"), "gpu01/mlx5_0: nic_model"),
-])
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        (("switches", 0, "port_guid"), "za-spine01: port_guid"),
+        (("switches", 0, "sysimg_guid"), "za-spine01: sysimg_guid"),
+        (("nodes", 0, "ports", 0, "sysimg_guid"), "gpu01/mlx5_0: sysimg_guid"),
+        (("nodes", 0, "ports", 0, "nic_model"), "gpu01/mlx5_0: nic_model"),
+    ],
+)
 def test_the_fields_the_issue_found_are_named(path, expected):
     data = copy.deepcopy(BASE)
     parent = _at(data, path)

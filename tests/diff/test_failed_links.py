@@ -26,8 +26,10 @@ def plans(tmp_path_factory, request):
 def test_design_says_the_excluded_cable_is_now_failed(plans):
     lines = plans[2].splitlines()
     at = lines.index("failed links, routed around (1):")
-    assert lines[at + 1] == (f"  {CABLE}: cable za-leaf01:5 <-> za-spine01:1 (leaf-spine) [now failed by --exclude-link; "
-                             "add it to fabric.failed_links to keep it failed in later designs]")
+    assert lines[at + 1] == (
+        f"  {CABLE}: cable za-leaf01:5 <-> za-spine01:1 (leaf-spine) [now failed by --exclude-link; "
+        "add it to fabric.failed_links to keep it failed in later designs]"
+    )
 
 
 def test_diff_reports_failed_links_added_and_removed(plans):

@@ -80,11 +80,13 @@ def test_removing_a_node_frees_its_port_only(tmp_path, base, ff2_text, update_go
 
 def test_replacing_a_leaf_switch_changes_only_that_switch(tmp_path, base, ff2_text, update_golden):
     text = ff2_text.replace(
-        "  inter_zone_links:", "  switch_guids: {z1-leaf07: \"0x98039b0300a1b2c3\"}\n  inter_zone_links:")
+        "  inter_zone_links:", '  switch_guids: {z1-leaf07: "0x98039b0300a1b2c3"}\n  inter_zone_links:'
+    )
     new = replan(tmp_path, text, base)
     d = diff_plans(base, new)
-    assert [(f.item, f.field) for f in d.switch_fields] == [("z1-leaf07", f) for f in ("node_guid", "port_guid", "sysimg_guid",
-                                                                                      "guid_placeholder")]
+    assert [(f.item, f.field) for f in d.switch_fields] == [
+        ("z1-leaf07", f) for f in ("node_guid", "port_guid", "sysimg_guid", "guid_placeholder")
+    ]
     assert not d.cables_moved and not d.cables_added and not d.cables_removed and not d.node_ports and not d.routing
     check_golden("replace-leaf", d, update_golden)
 
@@ -174,12 +176,16 @@ def test_a_moved_spine_cable_is_not_explained_as_a_lost_leaf_port(root, capsys):
 
     old = design(load_inventory(root / "inventories" / "lab.yaml"))
     zone_down = {z.name: z.down_ports for z in old.zones}
-    i, cable = next((i, c) for i, c in enumerate(old.cables)
-                    if c.kind == "leaf-spine" and c.b.port > zone_down[c.zone])  # a spine port above the leaves' down ports
+    i, cable = next(
+        (i, c) for i, c in enumerate(old.cables) if c.kind == "leaf-spine" and c.b.port > zone_down[c.zone]
+    )  # a spine port above the leaves' down ports
     other_spine_port = cable.b.port - 1
     moved = cable.model_copy(update={"b": cable.b.model_copy(update={"port": other_spine_port})})
-    new = old.model_copy(update={"cables": [*old.cables[:i], moved, *old.cables[i + 1:]]})
+    new = old.model_copy(update={"cables": [*old.cables[:i], moved, *old.cables[i + 1 :]]})
     print_changes(old, new)
     printed = capsys.readouterr().out
-    assert f"{cable.b.device}:{cable.b.port} -> {cable.b.device}:{other_spine_port} (the switch-to-switch wiring changed)" in printed
+    assert (
+        f"{cable.b.device}:{cable.b.port} -> {cable.b.device}:{other_spine_port} (the switch-to-switch wiring changed)"
+        in printed
+    )
     assert "no longer exists" not in printed

@@ -42,8 +42,6 @@ printf 'hca_id:\\t%s\\n\\tmax_cqe:\\t\\t\\t4194303\\n' "$4"
 """
 
 
-
-
 @pytest.fixture
 def roce_host(tmp_path):
     """A host the test makes, for a rendered host script: one NIC (mlx5_0 at 0000:21:00.0, netdev rnic0, 400G, MTU
@@ -54,18 +52,36 @@ def roce_host(tmp_path):
 
     sys = tmp_path / "sys"
     (sys / "class/infiniband/mlx5_0/device/net/rnic0").mkdir(parents=True)
-    values = {"roce_np/enable/3": 0, "roce_rp/enable/3": 0, "roce_np/enable/0": 0, "roce_np/cnp_dscp": 48,
-              "roce_np/cnp_802p_prio": 0} | {f"roce_rp/{name}": value for name, value in DCQCN_DEFAULTS}
+    values = {
+        "roce_np/enable/3": 0,
+        "roce_rp/enable/3": 0,
+        "roce_np/enable/0": 0,
+        "roce_np/cnp_dscp": 48,
+        "roce_np/cnp_802p_prio": 0,
+    } | {f"roce_rp/{name}": value for name, value in DCQCN_DEFAULTS}
     values["roce_rp/rpg_min_dec_fac"] = 30
     values = {f"class/net/rnic0/ecn/{k}": v for k, v in values.items()} | {
-        "class/net/rnic0/operstate": "up", "class/net/rnic0/speed": 400000, "class/net/rnic0/mtu": 9000,
+        "class/net/rnic0/operstate": "up",
+        "class/net/rnic0/speed": 400000,
+        "class/net/rnic0/mtu": 9000,
         "devices/system/node/node0/cpumap": "00000000,ffffffff,00000000,ffffffff",
-        "devices/system/node/node1/cpumap": "ffffffff,00000000,ffffffff,00000000", "module/nvidia_peermem/refcnt": 1}
+        "devices/system/node/node1/cpumap": "ffffffff,00000000,ffffffff,00000000",
+        "module/nvidia_peermem/refcnt": 1,
+    }
     pci = {"0000:01:00.0": ("0x030200", "0x10de", "0x20f1"), "0000:21:00.0": ("0x020000", "0x15b3", "0x101b")}
     for bdf, (cls, vendor, device) in pci.items():
-        values |= {f"bus/pci/devices/{bdf}/{k}": v for k, v in {
-            "class": cls, "vendor": vendor, "device": device, "current_link_speed": "16.0 GT/s PCIe",
-            "max_link_speed": "16.0 GT/s PCIe", "current_link_width": 16, "numa_node": 0}.items()}
+        values |= {
+            f"bus/pci/devices/{bdf}/{k}": v
+            for k, v in {
+                "class": cls,
+                "vendor": vendor,
+                "device": device,
+                "current_link_speed": "16.0 GT/s PCIe",
+                "max_link_speed": "16.0 GT/s PCIe",
+                "current_link_width": 16,
+                "numa_node": 0,
+            }.items()
+        }
     for rel, value in values.items():
         (sys / rel).parent.mkdir(parents=True, exist_ok=True)
         (sys / rel).write_text(f"{value}\n")
@@ -89,9 +105,15 @@ def roce_host(tmp_path):
 
     def run(script, *args, path=f"{bin_dir}:/usr/bin:/bin"):
         (tmp_path / "script.sh").write_text(script)
-        env = {"PATH": path, "FFPLAN_SYSFS": str(sys), "FFPLAN_PROC": str(tmp_path / "proc"),
-               "FFPLAN_CONFIGFS": str(tmp_path / "cfg"), "FAKE_QOS": str(qos)}
-        return subprocess.run(["bash", str(tmp_path / "script.sh"), *args], capture_output=True, text=True, env=env,
-                              timeout=60)
+        env = {
+            "PATH": path,
+            "FFPLAN_SYSFS": str(sys),
+            "FFPLAN_PROC": str(tmp_path / "proc"),
+            "FFPLAN_CONFIGFS": str(tmp_path / "cfg"),
+            "FAKE_QOS": str(qos),
+        }
+        return subprocess.run(
+            ["bash", str(tmp_path / "script.sh"), *args], capture_output=True, text=True, env=env, timeout=60
+        )
 
     return tmp_path, run

@@ -54,8 +54,12 @@ def test_apply_in_a_namespace(scripts, small_plan, namespace, tmp_path):
     interface = next(h for h in small_plan.ethernet.hosts if h.hostname == "gpu1")
 
     def run(*args):
-        return subprocess.run([IP, "netns", "exec", namespace, "env", f"FFPLAN_SYSFS={tmp_path / 'sys'}", "bash",
-                               str(script), *args], capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [IP, "netns", "exec", namespace, "env", f"FFPLAN_SYSFS={tmp_path / 'sys'}", "bash", str(script), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     before = run()
     assert before.returncode == 1 and "FAIL mlx5_0 address" in before.stdout
@@ -65,10 +69,13 @@ def test_apply_in_a_namespace(scripts, small_plan, namespace, tmp_path):
     assert after.returncode == 0 and after.stdout.count("OK ") == 8 and "(set)" not in after.stdout
     rules = subprocess.run([IP, "-n", namespace, "rule"], capture_output=True, text=True).stdout
     assert f"from {interface.address.split('/')[0]} lookup {interface.table}" in rules
-    routes = subprocess.run([IP, "-n", namespace, "route", "show", "table", str(interface.table)],
-                            capture_output=True, text=True).stdout
+    routes = subprocess.run(
+        [IP, "-n", namespace, "route", "show", "table", str(interface.table)], capture_output=True, text=True
+    ).stdout
     assert f"{small_plan.ethernet.host_pool} via {interface.gateway} dev rnic0" in routes
-    link = subprocess.run([IP, "-n", namespace, "-o", "addr", "show", "dev", "rnic0"], capture_output=True, text=True).stdout
+    link = subprocess.run(
+        [IP, "-n", namespace, "-o", "addr", "show", "dev", "rnic0"], capture_output=True, text=True
+    ).stdout
     assert f"inet {interface.address} " in link
 
 

@@ -44,9 +44,15 @@ def test_read_only_reports_and_changes_nothing(host):
     r = run()
     assert r.returncode == 1, r.stdout + r.stderr
     failed = {line.split("  ")[1].strip() for line in r.stdout.splitlines() if line.startswith("FAIL")}
-    assert failed == {"mlx5_0 trust (rnic0)", "mlx5_0 PFC (rnic0)", "mlx5_0 RDMA-CM default ToS",
-                      "mlx5_0 ECN notification point prio 3", "mlx5_0 ECN reaction point prio 3",
-                      "mlx5_0 roce_np cnp_802p_prio", "mlx5_0 roce_rp rpg_min_dec_fac"}
+    assert failed == {
+        "mlx5_0 trust (rnic0)",
+        "mlx5_0 PFC (rnic0)",
+        "mlx5_0 RDMA-CM default ToS",
+        "mlx5_0 ECN notification point prio 3",
+        "mlx5_0 ECN reaction point prio 3",
+        "mlx5_0 roce_np cnp_802p_prio",
+        "mlx5_0 roce_rp rpg_min_dec_fac",
+    }
     assert (root / "qos/trust").read_text() == "pcp\n"
     assert (root / "sys/class/net/rnic0/ecn/roce_rp/rpg_min_dec_fac").read_text() == "30\n"
 

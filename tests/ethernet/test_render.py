@@ -20,22 +20,56 @@ from ffplan.render import render_plan
 
 # table -> the fields SONiC defines for its entries (those ffplan writes must be among them)
 SONIC_FIELDS = {
-    "DEVICE_METADATA": {"hostname", "bgp_asn", "type", "docker_routing_config_mode", "buffer_model", "hwsku", "mac",
-                        "platform", "deployment_id"},
+    "DEVICE_METADATA": {
+        "hostname",
+        "bgp_asn",
+        "type",
+        "docker_routing_config_mode",
+        "buffer_model",
+        "hwsku",
+        "mac",
+        "platform",
+        "deployment_id",
+    },
     "PORT": {"alias", "lanes", "speed", "mtu", "fec", "admin_status", "description", "index", "autoneg", "tpid"},
-    "INTERFACE": set(), "LOOPBACK_INTERFACE": set(),
+    "INTERFACE": set(),
+    "LOOPBACK_INTERFACE": set(),
     "BGP_NEIGHBOR": {"asn", "holdtime", "keepalive", "local_addr", "name", "nhopself", "rrclient", "admin_status"},
-    "DSCP_TO_TC_MAP": None, "TC_TO_QUEUE_MAP": None, "TC_TO_PRIORITY_GROUP_MAP": None,  # maps: key -> value
-    "PORT_QOS_MAP": {"dot1p_to_tc_map", "dscp_to_tc_map", "tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map",
-                     "pfc_to_pg_map", "pfc_enable", "pfcwd_sw_enable", "scheduler"},
-    "WRED_PROFILE": {"ecn", "wred_green_enable", "green_min_threshold", "green_max_threshold", "green_drop_probability",
-                     "wred_yellow_enable", "yellow_min_threshold", "yellow_max_threshold", "yellow_drop_probability",
-                     "wred_red_enable", "red_min_threshold", "red_max_threshold", "red_drop_probability"},
+    "DSCP_TO_TC_MAP": None,
+    "TC_TO_QUEUE_MAP": None,
+    "TC_TO_PRIORITY_GROUP_MAP": None,  # maps: key -> value
+    "PORT_QOS_MAP": {
+        "dot1p_to_tc_map",
+        "dscp_to_tc_map",
+        "tc_to_queue_map",
+        "tc_to_pg_map",
+        "pfc_to_queue_map",
+        "pfc_to_pg_map",
+        "pfc_enable",
+        "pfcwd_sw_enable",
+        "scheduler",
+    },
+    "WRED_PROFILE": {
+        "ecn",
+        "wred_green_enable",
+        "green_min_threshold",
+        "green_max_threshold",
+        "green_drop_probability",
+        "wred_yellow_enable",
+        "yellow_min_threshold",
+        "yellow_max_threshold",
+        "yellow_drop_probability",
+        "wred_red_enable",
+        "red_min_threshold",
+        "red_max_threshold",
+        "red_drop_probability",
+    },
     "SCHEDULER": {"type", "weight", "meter_type", "cir", "cbs", "pir", "pbs"},
     "QUEUE": {"scheduler", "wred_profile"},
     "BUFFER_POOL": {"type", "mode", "size", "xoff", "percentage"},
     "BUFFER_PROFILE": {"pool", "size", "xon", "xoff", "xon_offset", "dynamic_th", "static_th"},
-    "BUFFER_PG": {"profile"}, "BUFFER_QUEUE": {"profile"},
+    "BUFFER_PG": {"profile"},
+    "BUFFER_QUEUE": {"profile"},
     "PFC_WD": {"action", "detection_time", "restoration_time", "POLL_INTERVAL"},
 }
 ENUMS = {  # (table, field) -> the values the YANG models allow
@@ -45,8 +79,16 @@ ENUMS = {  # (table, field) -> the values the YANG models allow
     ("PORT", "fec"): {"rs", "fc", "none", "auto"},
     ("PORT", "admin_status"): {"up", "down"},
     ("BGP_NEIGHBOR", "admin_status"): {"up", "down"},
-    ("WRED_PROFILE", "ecn"): {"ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red",
-                              "ecn_yellow_red", "ecn_all"},
+    ("WRED_PROFILE", "ecn"): {
+        "ecn_none",
+        "ecn_green",
+        "ecn_yellow",
+        "ecn_red",
+        "ecn_green_yellow",
+        "ecn_green_red",
+        "ecn_yellow_red",
+        "ecn_all",
+    },
     ("WRED_PROFILE", "wred_green_enable"): {"true", "false"},
     ("SCHEDULER", "type"): {"DWRR", "WRR", "STRICT"},
     ("BUFFER_POOL", "type"): {"ingress", "egress"},
@@ -68,12 +110,15 @@ def _dbs(files):
 
 def test_one_config_db_and_frr_conf_per_switch_and_no_opensm(files, small_plan):
     names = {sw.name for sw in small_plan.switches}
-    assert {p for p in files if p.startswith("sonic/")} == \
-        {f"sonic/{n}/{f}" for n in names for f in ("config_db.json", "frr.conf")}
+    assert {p for p in files if p.startswith("sonic/")} == {
+        f"sonic/{n}/{f}" for n in names for f in ("config_db.json", "frr.conf")
+    }
     assert not any(p.startswith("opensm/") for p in files)
-    assert {p for p in files if p.startswith("hosts/")} == \
-        {"hosts/gpu-node/nccl-roce.conf", "hosts/gpu-node/roce-qos.sh", "hosts/gpu-node/host-check.sh"} | \
-        {f"hosts/{n.hostname}/roce-net.sh" for n in small_plan.nodes}
+    assert {p for p in files if p.startswith("hosts/")} == {
+        "hosts/gpu-node/nccl-roce.conf",
+        "hosts/gpu-node/roce-qos.sh",
+        "hosts/gpu-node/host-check.sh",
+    } | {f"hosts/{n.hostname}/roce-net.sh" for n in small_plan.nodes}
 
 
 def test_nccl_roce_settings(files):
@@ -106,7 +151,9 @@ def test_config_db_values(files, small_plan):
             assert PRIORITIES.match(qos["pfc_enable"]) and qos["pfc_enable"] == "3"
         dscp = db["DSCP_TO_TC_MAP"]["ROCE"]
         assert len(dscp) == 64 and dscp["26"] == "3" and dscp["48"] == "6"
-        assert {k for k, v in db["QUEUE"].items() if v["scheduler"] == "scheduler.cnp"} == {f"{p}|6" for p in db["PORT"]}
+        assert {k for k, v in db["QUEUE"].items() if v["scheduler"] == "scheduler.cnp"} == {
+            f"{p}|6" for p in db["PORT"]
+        }
         assert db["SCHEDULER"]["scheduler.cnp"] == {"type": "STRICT"}
         # sonic-scheduler.yang: DWRR weight 1-100; sonic-wred-profile.yang: drop probability 0-100
         assert all(1 <= int(sch["weight"]) <= 100 for sch in db["SCHEDULER"].values() if "weight" in sch)
@@ -173,7 +220,9 @@ def test_a_roce_plan_reads_back_and_renders_from_the_cli(small_plan, tmp_path, m
     assert load_plan(tmp_path / "plan.yaml", needs=("routing", "qos", "hosts")) == small_plan
     result = CliRunner().invoke(app, ["render", str(tmp_path / "plan.yaml"), "-o", str(tmp_path / "out"), "-q"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "out" / "sonic" / "za-leaf01" / "frr.conf").is_file() and not (tmp_path / "out" / "opensm").exists()
+    assert (tmp_path / "out" / "sonic" / "za-leaf01" / "frr.conf").is_file() and not (
+        tmp_path / "out" / "opensm"
+    ).exists()
 
 
 def test_same_inventory_same_plan_and_files(small_plan, files, root):
@@ -192,5 +241,5 @@ def test_config_db_text_is_what_json_dumps_writes(files):
     for path, text in files.items():
         if path.endswith("config_db.json"):
             assert text == json.dumps(json.loads(text), indent=4, sort_keys=True) + "\n", path
-    odd = {"B": {"x|1": {"z": "é\"\\", "a": "1"}, "e": {}}, "A": {}, "C": {"k": {"v": "\u2028\n"}}}
+    odd = {"B": {"x|1": {"z": 'é"\\', "a": "1"}, "e": {}}, "A": {}, "C": {"k": {"v": "\u2028\n"}}}
     assert config_db_text(odd) == json.dumps(odd, indent=4, sort_keys=True) + "\n"

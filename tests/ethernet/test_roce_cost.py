@@ -31,16 +31,25 @@ def test_hand_count(report):
     for d in (roce, ib):
         assert (d.endpoints, d.build.nics, d.build.switch_optics, d.build.nic_optics) == (4096, 4096, 6144, 4096)
         assert (d.cost.cables, d.build.optics_price, d.build.nics_price) == (1_658_880, 11_264_000, 8_192_000)
-    assert (roce.build.nic, roce.build.switch_optic, ib.build.nic, ib.build.switch_optic) == \
-        ("ConnectX-7 400GbE", "800GbE OSFP 2x400G", "ConnectX-7 NDR", "NDR twin-port OSFP")
+    assert (roce.build.nic, roce.build.switch_optic, ib.build.nic, ib.build.switch_optic) == (
+        "ConnectX-7 400GbE",
+        "800GbE OSFP 2x400G",
+        "ConnectX-7 NDR",
+        "NDR twin-port OSFP",
+    )
     assert (roce.cost.switches, ib.cost.switches) == (96 * 40_000, 192 * 30_000)
     assert (roce.cost.network, ib.cost.network) == (24_954_880, 26_874_880)
 
 
 def test_outputs_show_the_parts(report):
     md = to_markdown(report)
-    for row in ("| Network: NICs |", "| Network: switch transceivers |", "| Network: NIC transceivers |",
-                "| Cost: optics |", "| Cost: NICs |"):
+    for row in (
+        "| Network: NICs |",
+        "| Network: switch transceivers |",
+        "| Network: NIC transceivers |",
+        "| Cost: optics |",
+        "| Cost: NICs |",
+    ):
         assert row in md
     assert all(d["build"]["transport"] in ("roce", "infiniband") for d in json.loads(to_json(report))["designs"])
 

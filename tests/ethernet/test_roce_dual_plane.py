@@ -17,7 +17,12 @@ from collections import Counter
 
 def test_switches_per_tier(dual_plane_plan):
     tiers = Counter((sw.zone, sw.tier) for sw in dual_plane_plan.switches)
-    assert tiers == {("plane-a", "leaf"): 32, ("plane-a", "spine"): 16, ("plane-b", "leaf"): 32, ("plane-b", "spine"): 16}
+    assert tiers == {
+        ("plane-a", "leaf"): 32,
+        ("plane-a", "spine"): 16,
+        ("plane-b", "leaf"): 32,
+        ("plane-b", "spine"): 16,
+    }
     assert {sw.ports for sw in dual_plane_plan.switches} == {128}
     eth = dual_plane_plan.ethernet
     assert (eth.link_gbps, eth.breakout, eth.asic) == (400, 2, "spectrum-4")
@@ -77,7 +82,9 @@ def test_ecmp_next_hop_sets(dual_plane_plan):
 def test_dual_plane_rails(dual_plane_plan):
     """NICs 0, 2, 4, 6 in plane A, 1, 3, 5, 7 in plane B; a leaf holds one rail (one NIC index) of 64 nodes."""
     node = dual_plane_plan.nodes[0]
-    assert [(p.nic, p.zone) for p in node.ports] == [(f"mlx5_{i}", "plane-a" if i % 2 == 0 else "plane-b") for i in range(8)]
+    assert [(p.nic, p.zone) for p in node.ports] == [
+        (f"mlx5_{i}", "plane-a" if i % 2 == 0 else "plane-b") for i in range(8)
+    ]
     rails = {}
     for n in dual_plane_plan.nodes:
         for p in n.ports:

@@ -21,11 +21,23 @@ def test_ansible_vars_are_the_plans_addresses_and_asns(small_plan):
     for h in eth.hosts:
         host = inv["hosts"][h.hostname]
         (port,) = host["ffplan_ports"]
-        assert port == {"nic": h.nic, "port": 1, "zone": "za", "leaf": h.leaf, "leaf_port": port["leaf_port"],
-                        "address": h.address, "gateway": h.gateway, "leaf_asn": asn[h.leaf], "table": h.table,
-                        "mtu": h.mtu}
-        assert (host["ffplan_address"], host["ffplan_gateway"], host["ffplan_leaf_asn"]) == \
-            (h.address, h.gateway, asn[h.leaf])
+        assert port == {
+            "nic": h.nic,
+            "port": 1,
+            "zone": "za",
+            "leaf": h.leaf,
+            "leaf_port": port["leaf_port"],
+            "address": h.address,
+            "gateway": h.gateway,
+            "leaf_asn": asn[h.leaf],
+            "table": h.table,
+            "mtu": h.mtu,
+        }
+        assert (host["ffplan_address"], host["ffplan_gateway"], host["ffplan_leaf_asn"]) == (
+            h.address,
+            h.gateway,
+            asn[h.leaf],
+        )
         assert not {k for k in host if "lid" in k or "guid" in k}
     for name, body in inv["children"].items():
         assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and set(body["hosts"]) <= set(inv["hosts"])
@@ -36,13 +48,20 @@ def test_ansible_switches_carry_asn_and_loopback(small_plan):
     inv = yaml.safe_load(ansible_inventory(small_plan))["all"]
     for sw in small_plan.ethernet.switches:
         host = inv["hosts"][sw.name]
-        assert (host["ffplan_asn"], host["ffplan_loopback"], host.get("ffplan_host_block")) == \
-            (sw.asn, sw.loopback, sw.host_block)
+        assert (host["ffplan_asn"], host["ffplan_loopback"], host.get("ffplan_host_block")) == (
+            sw.asn,
+            sw.loopback,
+            sw.host_block,
+        )
         assert "ffplan_ports" not in host and "ffplan_role" not in host
     assert set(inv["children"]["tier_leaf"]["hosts"]) == {"za-leaf01", "za-leaf02"}
     assert set(inv["children"]["tier_spine"]["hosts"]) == {"za-spine01"}
-    assert not any(s in body["hosts"] for name, body in inv["children"].items() if not name.startswith("tier_")
-                   for s in ("za-leaf01", "za-spine01"))
+    assert not any(
+        s in body["hosts"]
+        for name, body in inv["children"].items()
+        if not name.startswith("tier_")
+        for s in ("za-leaf01", "za-spine01")
+    )
 
 
 def test_bom_lists_ethernet_optics_per_cage(dual_plane_plan):

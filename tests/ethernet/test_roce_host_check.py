@@ -36,8 +36,9 @@ def test_one_host_check_per_node_model(files, small_plan):
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="needs shellcheck")
 def test_shellcheck(files):
-    r = subprocess.run(["shellcheck", "-s", "bash", "-"], input=files["hosts/gpu-node/host-check.sh"], text=True,
-                       capture_output=True)
+    r = subprocess.run(
+        ["shellcheck", "-s", "bash", "-"], input=files["hosts/gpu-node/host-check.sh"], text=True, capture_output=True
+    )
     assert r.returncode == 0, r.stdout
 
 
@@ -46,11 +47,27 @@ def test_a_host_as_planned_passes(host):
     r = run("--host", "gpu3")
     assert r.returncode == 0, r.stdout + r.stderr
     passed = _lines(r.stdout, "PASS")
-    for item in ("host in plan", "mlx5_0 link (rnic0)", "mlx5_0 speed (rnic0)", "mlx5_0 MTU (rnic0)", "mlx5_0 class",
-                 "mlx5_0 link speed", "mlx5_0 link width", "mlx5_0 NUMA node", "gpu0 link width", "NUMA node 0 cpumap",
-                 "mlx5_0 IRQ affinity", "GPUDirect RDMA peer memory", "mlx5_0 CQ depth", "mlx5_0 trust (rnic0)",
-                 "mlx5_0 PFC (rnic0)", "mlx5_0 RDMA-CM default ToS", "mlx5_0 ECN notification point prio 3",
-                 "mlx5_0 ECN reaction point prio 3", "mlx5_0 roce_rp rpg_min_dec_fac"):
+    for item in (
+        "host in plan",
+        "mlx5_0 link (rnic0)",
+        "mlx5_0 speed (rnic0)",
+        "mlx5_0 MTU (rnic0)",
+        "mlx5_0 class",
+        "mlx5_0 link speed",
+        "mlx5_0 link width",
+        "mlx5_0 NUMA node",
+        "gpu0 link width",
+        "NUMA node 0 cpumap",
+        "mlx5_0 IRQ affinity",
+        "GPUDirect RDMA peer memory",
+        "mlx5_0 CQ depth",
+        "mlx5_0 trust (rnic0)",
+        "mlx5_0 PFC (rnic0)",
+        "mlx5_0 RDMA-CM default ToS",
+        "mlx5_0 ECN notification point prio 3",
+        "mlx5_0 ECN reaction point prio 3",
+        "mlx5_0 roce_rp rpg_min_dec_fac",
+    ):
         assert item in passed, r.stdout
     assert _lines(r.stdout, "FAIL") == set()
 
@@ -65,8 +82,13 @@ def test_drift_fails_on_its_own_line(host):
     (root / "proc/irq/41/smp_affinity").write_text("ffffffff,00000000\n")
     r = run("--host", "gpu3")
     assert r.returncode == 1
-    assert _lines(r.stdout, "FAIL") == {"mlx5_0 MTU (rnic0)", "mlx5_0 speed (rnic0)", "mlx5_0 NUMA node",
-                                        "mlx5_0 PFC (rnic0)", "mlx5_0 IRQ affinity"}
+    assert _lines(r.stdout, "FAIL") == {
+        "mlx5_0 MTU (rnic0)",
+        "mlx5_0 speed (rnic0)",
+        "mlx5_0 NUMA node",
+        "mlx5_0 PFC (rnic0)",
+        "mlx5_0 IRQ affinity",
+    }
     assert (root / "qos/pfc").read_text() == "0,0,0,0,0,0,0,0\n"  # read-only: nothing set back
 
 
@@ -89,4 +111,4 @@ def test_explain_documents_the_roce_checks_the_script_runs(files):
         words = re.sub(r"<[^>]*>", " ", label).replace("/", " ").split()
         assert words and all(w in script for w in words), label
         one = CliRunner().invoke(app, ["explain", name])
-        assert one.exit_code == 0 and one.stdout.startswith(f"host-check.sh: {name} (reported as \"{label}\")")
+        assert one.exit_code == 0 and one.stdout.startswith(f'host-check.sh: {name} (reported as "{label}")')

@@ -32,7 +32,11 @@ def plan():
 
 def test_switches_and_cables(plan):
     assert Counter((sw.zone, sw.tier) for sw in plan.switches) == {
-        ("plane-a", "leaf"): 16, ("plane-a", "spine"): 8, ("plane-b", "leaf"): 16, ("plane-b", "spine"): 8}
+        ("plane-a", "leaf"): 16,
+        ("plane-a", "spine"): 8,
+        ("plane-b", "leaf"): 16,
+        ("plane-b", "spine"): 8,
+    }
     assert {sw.ports for sw in plan.switches} == {256}
     assert (plan.ethernet.link_gbps, plan.ethernet.breakout) == (200, 4)
     assert Counter(c.kind for c in plan.cables) == {"node-leaf": 4096, "leaf-spine": 4096}
@@ -52,7 +56,12 @@ def test_every_card_on_two_independent_tors(plan):
     assert not [c for c in plan.cables if c.a.device in leaves and c.b.device in leaves]  # no ToR-to-ToR link
     node = plan.nodes[0]
     leaf_of = {p.nic: p.leaf for p in node.ports}
-    assert [leaf_of[f"mlx5_{i}"] for i in range(4)] == ["plane-a-leaf01", "plane-b-leaf01", "plane-a-leaf02", "plane-b-leaf02"]
+    assert [leaf_of[f"mlx5_{i}"] for i in range(4)] == [
+        "plane-a-leaf01",
+        "plane-b-leaf01",
+        "plane-a-leaf02",
+        "plane-b-leaf02",
+    ]
 
 
 def test_sessions_and_asns(plan):
@@ -67,9 +76,12 @@ def test_sessions_and_asns(plan):
 
 def test_addresses(plan):
     eth = plan.ethernet
-    assert sorted(ipaddress.ip_interface(sw.loopback).ip for sw in eth.switches) == \
-        [ipaddress.ip_address("10.0.0.1") + i for i in range(48)]
-    links = {ipaddress.ip_interface(p.address).ip for sw in eth.switches for p in sw.ports if p.peer.startswith("plane-")}
+    assert sorted(ipaddress.ip_interface(sw.loopback).ip for sw in eth.switches) == [
+        ipaddress.ip_address("10.0.0.1") + i for i in range(48)
+    ]
+    links = {
+        ipaddress.ip_interface(p.address).ip for sw in eth.switches for p in sw.ports if p.peer.startswith("plane-")
+    }
     assert links == set(ipaddress.ip_network("10.1.0.0/19"))
     blocks = sorted(ipaddress.ip_network(sw.host_block) for sw in eth.switches if sw.host_block)
     assert blocks == [ipaddress.ip_network(f"10.128.{i}.0/24") for i in range(32)]

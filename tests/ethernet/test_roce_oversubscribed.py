@@ -50,7 +50,9 @@ def test_uplinks_per_leaf_follow_the_ratio(plan):
 
 def test_addresses(plan):
     eth = plan.ethernet
-    links = {ipaddress.ip_interface(p.address).ip for sw in eth.switches for p in sw.ports if not p.peer.startswith("gpu")}
+    links = {
+        ipaddress.ip_interface(p.address).ip for sw in eth.switches for p in sw.ports if not p.peer.startswith("gpu")
+    }
     assert links == set(ipaddress.ip_network("10.1.0.0/28"))
     blocks = sorted(ipaddress.ip_network(sw.host_block) for sw in eth.switches if sw.host_block)
     assert blocks == [ipaddress.ip_network(f"10.2.0.{16 * i}/28") for i in range(4)]

@@ -9,7 +9,13 @@ def test_headroom_of_a_400g_port_on_a_7m_cable():
     # frames: 2 x ((9216 + 18) x 8 + 160) = 148,064 BT; PAUSE 672; interface 491,520 and response 463,360 at 400G;
     # cable 2 x 7 m x 5 ns/m x 400 b/ns = 28,000 BT; total 1,131,616 BT = 141,452 bytes
     h = headroom(400, 7.0, 9216)
-    assert (h.frames_bt, h.pause_bt, h.interface_bt, h.response_bt, h.cable_bt) == (148_064, 672, 491_520, 463_360, 28_000)
+    assert (h.frames_bt, h.pause_bt, h.interface_bt, h.response_bt, h.cable_bt) == (
+        148_064,
+        672,
+        491_520,
+        463_360,
+        28_000,
+    )
     assert h.bytes == 141_452
 
 
@@ -27,6 +33,10 @@ def test_ecn_defaults_are_20_and_50_percent_of_the_port_share():
 def test_buffer_fit_counts_every_port_and_lossless_priority(root):
     inv = load_inventory(root / "tests" / "lint" / "roce-base.yaml").inventory  # 8 ports, 16 MB
     fit = buffer_fit(inv, 8, [100_000] * 8)
-    assert (fit.buffer_bytes, fit.port_buffer_bytes, fit.headroom_total_bytes, fit.headroom_limit_bytes) == \
-        (16_000_000, 2_000_000, 800_000, 8_000_000)
+    assert (fit.buffer_bytes, fit.port_buffer_bytes, fit.headroom_total_bytes, fit.headroom_limit_bytes) == (
+        16_000_000,
+        2_000_000,
+        800_000,
+        8_000_000,
+    )
     assert fit.headroom_fits

@@ -77,10 +77,15 @@ def test_sessions_and_addresses(plan):
     assert {len(sw.neighbors) for sw in tiers["spine"]} == {8}
     assert {len(sw.neighbors) for sw in tiers["core"]} == {8}
     eth = plan.ethernet
-    assert sorted(ipaddress.ip_interface(sw.loopback).ip for sw in eth.switches) == \
-        [ipaddress.ip_address("10.0.0.1") + i for i in range(20)]
-    links = {ipaddress.ip_interface(p.address).ip for sw in eth.switches for p in sw.ports if p.cable.startswith("za-")
-             and not p.peer.startswith("gpu")}
+    assert sorted(ipaddress.ip_interface(sw.loopback).ip for sw in eth.switches) == [
+        ipaddress.ip_address("10.0.0.1") + i for i in range(20)
+    ]
+    links = {
+        ipaddress.ip_interface(p.address).ip
+        for sw in eth.switches
+        for p in sw.ports
+        if p.cable.startswith("za-") and not p.peer.startswith("gpu")
+    }
     assert len(links) == 128 and all(a in ipaddress.ip_network("10.1.0.0/25") for a in links)
     core_links = {ipaddress.ip_interface(p.address).network for sw in tiers["core"] for p in sw.ports}
     assert core_links == {ipaddress.ip_network(f"10.1.0.{2 * i}/31") for i in range(32)}
@@ -99,7 +104,9 @@ def test_ecmp_groups_of_every_tier(plan):
         assert sw.maximum_paths == 4
     for sw in tiers["spine"]:
         own = [leaf for leaf in leaves if pod_of[leaf] == pod_of[sw.name]]
-        assert [g.destinations for g in sw.ecmp] == [[leaf] for leaf in own] + [[leaf for leaf in leaves if leaf not in own]]
+        assert [g.destinations for g in sw.ecmp] == [[leaf] for leaf in own] + [
+            [leaf for leaf in leaves if leaf not in own]
+        ]
         assert [len(g.next_hops) for g in sw.ecmp] == [1, 1, 1, 1, 4] and sw.maximum_paths == 4
         uplinks = {n.address for n in sw.neighbors if n.name.startswith("za-core")}
         assert set(sw.ecmp[-1].next_hops) == uplinks
@@ -113,8 +120,12 @@ def test_super_spines_render_as_sonic_spine_routers(files, plan):
         db = json.loads(files[f"sonic/{sw.name}/config_db.json"])
         assert set(db) == set(SONIC_FIELDS)
         assert db["DEVICE_METADATA"]["localhost"] == {
-            "hostname": sw.name, "bgp_asn": "4200000000", "type": "SpineRouter",
-            "docker_routing_config_mode": "unified", "buffer_model": "traditional"}
+            "hostname": sw.name,
+            "bgp_asn": "4200000000",
+            "type": "SpineRouter",
+            "docker_routing_config_mode": "unified",
+            "buffer_model": "traditional",
+        }
         assert {n["asn"] for n in db["BGP_NEIGHBOR"].values()} == {"4200000010", "4200000011"}
         frr = files[f"sonic/{sw.name}/frr.conf"]
         assert "router bgp 4200000000\n" in frr and " maximum-paths 4\n" in frr and "aggregate-address" not in frr

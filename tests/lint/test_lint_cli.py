@@ -21,8 +21,10 @@ def test_shipped_inventories_lint_clean_with_a_summary(ffplan):
     assert "each 40 leaves + 20 spines of 'QM8700' (40-port HDR): 120 switches" in result.stdout
     assert "1,200 compute, 180 storage, 8 management" in result.stdout
     # DeepSeek-V3's Table 3 and the SuperPOD reference architecture's counts
-    assert "planes  8 (plane0, plane1, plane2, plane3, plane4, plane5, plane6, plane7), each 64 leaves + 32 spines of " \
-           "'QM9700' (64-port NDR): 768 switches" in result.stdout
+    assert (
+        "planes  8 (plane0, plane1, plane2, plane3, plane4, plane5, plane6, plane7), each 64 leaves + 32 spines of "
+        "'QM9700' (64-port NDR): 768 switches" in result.stdout
+    )
     assert "16,384 of 16,384 leaf ports used" in result.stdout
     assert "each 128 leaves + 128 spines + 64 cores in 4 pods of 'QM9700' (64-port NDR): 320 switches" in result.stdout
     assert "each 64 leaves + 36 spines of 'Q3400' (144-port XDR): 100 switches" in result.stdout  # B300 RA, 8 SUs
@@ -97,7 +99,10 @@ def test_warnings_fail_only_with_strict(ffplan):
     assert ffplan("lint", "--strict", warning_only).exit_code == 1
 
 
-@pytest.mark.parametrize("bad_input", ["no/such/inventory.yaml", str(FIXTURES / "FF001" / "fail.yaml"), str(FIXTURES / "FF003" / "fail.yaml")])
+@pytest.mark.parametrize(
+    "bad_input",
+    ["no/such/inventory.yaml", str(FIXTURES / "FF001" / "fail.yaml"), str(FIXTURES / "FF003" / "fail.yaml")],
+)
 def test_unreadable_input_exits_2_and_still_reports_the_rest(ffplan, bad_input):
     result = ffplan("lint", bad_input, AS_DESCRIBED)
     assert result.exit_code == 2
@@ -125,7 +130,9 @@ def _variant(tmp_path, fixture: str, old: str, new: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("comment", ["  # ffplan: disable=FF201", "  # ffplan: disable=FF103, FF201", "  #ffplan: disable = ff201"])
+@pytest.mark.parametrize(
+    "comment", ["  # ffplan: disable=FF201", "  # ffplan: disable=FF103, FF201", "  #ffplan: disable = ff201"]
+)
 def test_disable_comment_on_the_finding_line(ffplan, tmp_path, comment):
     host = '{hostname: gpu2, rack: r1, u: 30, guids: {mlx5_0: "0x0002c90300000001"}}'
     path = _variant(tmp_path, "FF201", host, host + comment)
@@ -135,7 +142,7 @@ def test_disable_comment_on_the_finding_line(ffplan, tmp_path, comment):
 
 
 def test_disable_comment_on_its_own_line_covers_the_next(ffplan, tmp_path):
-    host = '      - {hostname: gpu2, rack: r1, u: 30'
+    host = "      - {hostname: gpu2, rack: r1, u: 30"
     path = _variant(tmp_path, "FF201", host, "      # ffplan: disable=FF201\n" + host)
     assert ffplan("lint", path).exit_code == 0
 
@@ -169,7 +176,9 @@ def test_hash_inside_a_value_is_not_a_comment(ffplan, tmp_path):
 def test_shipped_schema_is_what_the_command_prints(ffplan, root):
     result = ffplan("schema")
     assert result.exit_code == 0
-    assert result.stdout == (root / "schema" / "inventory.schema.json").read_text(), "regenerate: ffplan schema -o schema/inventory.schema.json"
+    assert result.stdout == (root / "schema" / "inventory.schema.json").read_text(), (
+        "regenerate: ffplan schema -o schema/inventory.schema.json"
+    )
 
 
 def test_schema_output_file(ffplan, tmp_path, root):
@@ -178,8 +187,17 @@ def test_schema_output_file(ffplan, tmp_path, root):
     assert target.read_text() == (root / "schema" / "inventory.schema.json").read_text()
 
 
-@pytest.mark.parametrize("inventory", ["inventories/fire-flyer-2.yaml", "inventories/lab.yaml", "inventories/deepseek-v3-mpft.yaml",
-                                       "inventories/dgx-superpod-4k.yaml", AS_DESCRIBED, "tests/lint/base.yaml"])
+@pytest.mark.parametrize(
+    "inventory",
+    [
+        "inventories/fire-flyer-2.yaml",
+        "inventories/lab.yaml",
+        "inventories/deepseek-v3-mpft.yaml",
+        "inventories/dgx-superpod-4k.yaml",
+        AS_DESCRIBED,
+        "tests/lint/base.yaml",
+    ],
+)
 def test_schema_accepts_the_shipped_inventories(root, inventory):
     schema = json.loads((root / "schema" / "inventory.schema.json").read_text())
     jsonschema.Draft7Validator.check_schema(schema)

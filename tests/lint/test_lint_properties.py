@@ -14,7 +14,9 @@ from ffplan.cli.main import app
 
 BASE_TEXT = (pathlib.Path(__file__).parent / "base.yaml").read_text()
 BASE = yaml.safe_load(BASE_TEXT)
-FINDING = re.compile(r"^\S.*?(:\d+:\d+)?: (error|warning) FF\d{3} \S")  # no position for a whole-file finding (empty file)
+FINDING = re.compile(
+    r"^\S.*?(:\d+:\d+)?: (error|warning) FF\d{3} \S"
+)  # no position for a whole-file finding (empty file)
 PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -27,8 +29,14 @@ def _paths(node, prefix=()):
 
 
 PATHS = sorted(_paths(BASE), key=repr)
-OTHER_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 300), st.text(max_size=12),
-                         st.lists(st.integers(0, 3), max_size=2), st.dictionaries(st.text(max_size=4), st.integers(), max_size=2))
+OTHER_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 300),
+    st.text(max_size=12),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
 
 
 def _lint_text(data: bytes):

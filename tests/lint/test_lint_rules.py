@@ -12,6 +12,7 @@ from ffplan.codes import STAGES, Code, table
 from ffplan.lint import all_rules, lint_file
 from ffplan.lint.declare import TOPICS
 from ffplan.lint.registry import lint_rules
+
 HERE = pathlib.Path(__file__).parent
 FIXTURES = HERE / "fixtures"
 RULE_IDS = [r.id for r in all_rules()]
@@ -151,9 +152,12 @@ def test_duplicate_guid_counts_the_second_port_of_a_dual_port_card(tmp_path):
     head, _, tail = text.rpartition(nic)  # the management nodes get a dual-port card
     text = (head + nic.replace("CX6-HDR", "CX6-DUAL") + tail).replace(
         "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}",
-        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}\n    CX6-DUAL: {ports: 2, speed: HDR, data_vls: 8}")
-    clash = text.replace("- {hostname: mgmt2, rack: r4, u: 31}",
-                         '- {hostname: mgmt2, rack: r4, u: 31, guids: {mlx5_0: "0x0002c90300aa0002"}}')
+        "    CX6-HDR: {ports: 1, speed: HDR, data_vls: 8}\n    CX6-DUAL: {ports: 2, speed: HDR, data_vls: 8}",
+    )
+    clash = text.replace(
+        "- {hostname: mgmt2, rack: r4, u: 31}",
+        '- {hostname: mgmt2, rack: r4, u: 31, guids: {mlx5_0: "0x0002c90300aa0002"}}',
+    )
     apart = clash.replace('"0x0002c90300aa0002"', '"0x0002c90300aa0003"')
     for name, body in (("clash", clash), ("apart", apart)):
         (tmp_path / f"{name}.yaml").write_text(body)

@@ -18,8 +18,14 @@ def _effective(opensm_bin: str, tmp_path, text: str) -> tuple[str, dict[str, str
     src = tmp_path / "opensm.conf"
     src.write_text(text)
     eff = tmp_path / "effective.conf"
-    proc = subprocess.run([opensm_bin, "-F", str(src), "-c", str(eff)], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [opensm_bin, "-F", str(src), "-c", str(eff)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
     return proc.stdout + proc.stderr, P.parse_conf(eff.read_text())
 
 

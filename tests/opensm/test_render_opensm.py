@@ -16,8 +16,19 @@ import pytest
 from ffplan.diagnostics import StageError
 from ffplan.opensm import View, build_fabric
 from ffplan.opensm.files import opensm_files, simulator_topology
-from ffplan.opensm.layout import (CN_GUIDS, CONF, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS, NODE_NAME_MAP, PARTITIONS,
-                                  QOS_POLICY, ROOT_GUIDS, TOPOLOGY)
+from ffplan.opensm.layout import (
+    CN_GUIDS,
+    CONF,
+    FTREE_CONF,
+    GUID2LID,
+    IO_GUIDS,
+    LFTS,
+    NODE_NAME_MAP,
+    PARTITIONS,
+    QOS_POLICY,
+    ROOT_GUIDS,
+    TOPOLOGY,
+)
 from ffplan.render.opensm import render_opensm
 from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
@@ -37,8 +48,22 @@ def test_render_is_deterministic(lab_plan):
 
 def test_file_set_and_prefix(lab_plan):
     files = render_opensm(lab_plan, "/srv/sm/opensm")
-    assert set(files) == {f"opensm/{n}" for n in (CONF, FTREE_CONF, LFTS, GUID2LID, QOS_POLICY, PARTITIONS,
-                                                   ROOT_GUIDS, CN_GUIDS, IO_GUIDS, TOPOLOGY, NODE_NAME_MAP)}
+    assert set(files) == {
+        f"opensm/{n}"
+        for n in (
+            CONF,
+            FTREE_CONF,
+            LFTS,
+            GUID2LID,
+            QOS_POLICY,
+            PARTITIONS,
+            ROOT_GUIDS,
+            CN_GUIDS,
+            IO_GUIDS,
+            TOPOLOGY,
+            NODE_NAME_MAP,
+        )
+    }
     conf = P.parse_conf(files["opensm/opensm.conf"])
     assert conf["routing_engine"] == "file,no_fallback"
     assert conf["qos"] == "TRUE"
@@ -67,8 +92,10 @@ def test_every_switch_has_a_full_lft_block(lab_plan):
         assert set(table) == lids
         assert parsed.portguids[sw] == {lid: port_guid[lid] for lid in table}
     headers = [ln for ln in text.splitlines() if ln.startswith("Unicast lids")]
-    assert all(re.fullmatch(r"Unicast lids \[0x0-0x[0-9a-f]+\] of switch Lid \d+ guid 0x[0-9a-f]{16} \([\w-]+\):", h)
-               for h in headers)
+    assert all(
+        re.fullmatch(r"Unicast lids \[0x0-0x[0-9a-f]+\] of switch Lid \d+ guid 0x[0-9a-f]{16} \([\w-]+\):", h)
+        for h in headers
+    )
 
 
 def test_guid2lid_records_are_followed_by_an_empty_line(lab_plan):
@@ -85,6 +112,7 @@ def test_guid2lid_records_are_followed_by_an_empty_line(lab_plan):
 
 def test_guid_files(lab_plan):
     files = render_opensm(lab_plan)
+
     def body(name: str) -> list[str]:
         return [ln.split()[0] for ln in files[f"opensm/{name}"].splitlines() if ln and not ln.startswith("#")]
 
@@ -104,22 +132,29 @@ def test_topology_is_what_ibnetdiscover_prints(lab_plan):
     lid = {s.name: s.lid for s in lab_plan.switches}
     for s in lab_plan.switches:
         g = int(s.node_guid, 16)
-        assert (f'\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x{g:x}\nswitchguid=0x{g:x}({g:x})\n'
-                f'Switch\t{s.ports} "S-{g:016x}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0\n') in text
+        assert (
+            f"\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x{g:x}\nswitchguid=0x{g:x}({g:x})\n"
+            f'Switch\t{s.ports} "S-{g:016x}"\t\t# "{s.name}" enhanced port 0 lid {s.lid} lmc 0\n'
+        ) in text
     for n in lab_plan.nodes:
         for p in n.ports:
             g = int(p.port_guid, 16)
-            assert (f'\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x{int(p.sysimg_guid, 16):x}\ncaguid=0x{g:x}\n'
-                    f'Ca\t1 "H-{g:016x}"\t\t# "{n.hostname} {p.nic}"\n'
-                    f'[1]({g:x}) \t"S-{int(_switch(lab_plan, p.leaf).node_guid, 16):016x}"[{p.leaf_port}]\t\t'
-                    f'# lid {p.lid} lmc 0 "{p.leaf}" lid {lid[p.leaf]} 4xHDR\n') in text
-            assert (f'[{p.leaf_port}]\t"H-{g:016x}"[1]({g:x}) \t\t# "{n.hostname} {p.nic}" lid {p.lid} 4xHDR'
-                    in port_lines)
+            assert (
+                f"\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x{int(p.sysimg_guid, 16):x}\ncaguid=0x{g:x}\n"
+                f'Ca\t1 "H-{g:016x}"\t\t# "{n.hostname} {p.nic}"\n'
+                f'[1]({g:x}) \t"S-{int(_switch(lab_plan, p.leaf).node_guid, 16):016x}"[{p.leaf_port}]\t\t'
+                f'# lid {p.lid} lmc 0 "{p.leaf}" lid {lid[p.leaf]} 4xHDR\n'
+            ) in text
+            assert (
+                f'[{p.leaf_port}]\t"H-{g:016x}"[1]({g:x}) \t\t# "{n.hostname} {p.nic}" lid {p.lid} 4xHDR' in port_lines
+            )
     for c in lab_plan.cables:
         if c.kind != "node-leaf":
             b = _switch(lab_plan, c.b.device)
-            assert (f'[{c.a.port}]\t"S-{int(b.node_guid, 16):016x}"[{c.b.port}]\t\t# "{b.name}" lid {b.lid} 4xHDR'
-                    in port_lines)
+            assert (
+                f'[{c.a.port}]\t"S-{int(b.node_guid, 16):016x}"[{c.b.port}]\t\t# "{b.name}" lid {b.lid} 4xHDR'
+                in port_lines
+            )
 
 
 def test_only_the_simulator_copy_follows_ibsim_guid_rule(lab_plan):
@@ -132,6 +167,7 @@ def test_only_the_simulator_copy_follows_ibsim_guid_rule(lab_plan):
             assert f"caguid=0x{g:x}\n" in production and f"caguid=0x{g - 1:x}\n" in sim
             assert f'Ca\t1 "{n.hostname} {p.nic}"\t\t# "{n.hostname} {p.nic}"' in sim  # ibsim addresses nodes by id
             assert f"[1]({g:x}) " in sim  # the port GUID ibsim derives (caguid + 1) is the real one
+
     def strip(t: str) -> list[str]:
         return [ln for ln in t.splitlines() if not ln.startswith(("#", "caguid="))]
 
@@ -153,8 +189,11 @@ def _switch(plan, name):
 
 def test_qos_policy_structure(lab_plan):
     text = render_opensm(lab_plan)["opensm/qos-policy.conf"]
-    for opener, closer in (("port-groups", "end-port-groups"), ("qos-levels", "end-qos-levels"),
-                           ("qos-match-rules", "end-qos-match-rules")):
+    for opener, closer in (
+        ("port-groups", "end-port-groups"),
+        ("qos-levels", "end-qos-levels"),
+        ("qos-match-rules", "end-qos-match-rules"),
+    ):
         assert text.count(f"\n{opener}\n") == 1 and text.count(f"\n{closer}\n") == 1
     assert len(re.findall(r"^\s+port-group$", text, re.M)) == len(re.findall(r"^\s+end-port-group$", text, re.M)) > 0
     assert re.search(r"qos-level\n\s+name: DEFAULT\n", text)

@@ -12,8 +12,19 @@ import pytest
 from ffplan.design import design
 from ffplan.inventory import load_inventory
 from ffplan.plan.subnets import subnet_view
-from ffplan.opensm.layout import (CN_GUIDS, CONF, FTREE_CONF, GUID2LID, IO_GUIDS, LFTS, NODE_NAME_MAP, PARTITIONS,
-                                  QOS_POLICY, ROOT_GUIDS, TOPOLOGY)
+from ffplan.opensm.layout import (
+    CN_GUIDS,
+    CONF,
+    FTREE_CONF,
+    GUID2LID,
+    IO_GUIDS,
+    LFTS,
+    NODE_NAME_MAP,
+    PARTITIONS,
+    QOS_POLICY,
+    ROOT_GUIDS,
+    TOPOLOGY,
+)
 from ffplan.render.opensm import render_opensm
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify import parse as P
@@ -40,8 +51,19 @@ def test_planes_opensm_files_match_golden(planes_files, update_golden):
 
 def test_one_folder_per_plane_and_a_readme(planes_plan, planes_files):
     assert planes_plan.subnets == PLANES
-    names = {CONF, FTREE_CONF, LFTS, GUID2LID, QOS_POLICY, PARTITIONS, ROOT_GUIDS, CN_GUIDS,
-             IO_GUIDS, TOPOLOGY, NODE_NAME_MAP}
+    names = {
+        CONF,
+        FTREE_CONF,
+        LFTS,
+        GUID2LID,
+        QOS_POLICY,
+        PARTITIONS,
+        ROOT_GUIDS,
+        CN_GUIDS,
+        IO_GUIDS,
+        TOPOLOGY,
+        NODE_NAME_MAP,
+    }
     assert set(planes_files) == {f"opensm/{p}/{n}" for p in PLANES for n in names} | {"opensm/README.md"}
 
 
@@ -58,10 +80,13 @@ def test_each_plane_holds_only_its_own_subnet(planes_plan, planes_files, plane):
         assert set(table) == planned_lids  # this plane's LIDs only: each plane numbers its ports from 1
     guid2lid = {line.split()[0] for line in planes_files[f"opensm/{plane}/guid2lid"].splitlines() if line.strip()}
     assert guid2lid == switch_guids | port_guids
-    roots = {line.split()[0] for line in planes_files[f"opensm/{plane}/root_guids.txt"].splitlines()
-             if line.startswith("0x")}
+    roots = {
+        line.split()[0] for line in planes_files[f"opensm/{plane}/root_guids.txt"].splitlines() if line.startswith("0x")
+    }
     assert roots == {s.node_guid for s in view.switches if s.tier == "spine"}
-    cns = {line.split()[0] for line in planes_files[f"opensm/{plane}/cn_guids.txt"].splitlines() if line.startswith("0x")}
+    cns = {
+        line.split()[0] for line in planes_files[f"opensm/{plane}/cn_guids.txt"].splitlines() if line.startswith("0x")
+    }
     assert cns == port_guids  # every node of the lab is compute
 
 

@@ -74,7 +74,10 @@ def test_bounds_of_a_three_layer_tree_have_the_pod_cuts():
 
 
 def test_markdown_table():
-    rows = [Row("intact", "ffplan", {p: Load(585, 439, 0) for p in "ABC"}), Row("intact", "ftree", error="no SUBNET UP")]
+    rows = [
+        Row("intact", "ffplan", {p: Load(585, 439, 0) for p in "ABC"}),
+        Row("intact", "ftree", error="no SUBNET UP"),
+    ]
     text = markdown(rows)
     assert "| intact | ffplan | 585 (1.33) | 585 (1.33) | 585 (1.33) | 0 | 0 |" in text
     assert "|  | ftree | - | - | - | no SUBNET UP | |" in text

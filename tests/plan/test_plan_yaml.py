@@ -15,12 +15,32 @@ from ffplan.plan.io import _YAML_STYLE, _Dumper, _DuplicateKey, _PlanLoader, _Pl
 GOLDEN_PLANS = sorted((Path(__file__).resolve().parents[1] / "golden" / "expected").glob("*/plan.yaml"))
 
 CASES = [
-    "", "a: 1", "a: &x [1, 2]\nb: *x", "a: &x {k: 1}\nb:\n  <<: *x\n  c: 2", "a: !!str 12", "a: !!int '12'",
+    "",
+    "a: 1",
+    "a: &x [1, 2]\nb: *x",
+    "a: &x {k: 1}\nb:\n  <<: *x\n  c: 2",
+    "a: !!str 12",
+    "a: !!int '12'",
     "a: '12'\nb: 12\nc: 1.5\nd: null\ne: ~\nf: true\ng: 2024-01-01\nh: 0x1f\ni: ''\nj: .inf\nk: '0x0002c90003000000'",
-    "- a\n- b: [1, {c: d}]", "a: 1\n---\nb: 2", "? [1]\n: 2", "a: *y", "a: !!int abc", "&r x", "a: 1\na: 2",
-    "x: {a: 1, a: 2}", "!!map {a: 1}", "a: !foo x", "ports: '1 2 3 0 255'\nlid: 0x10", "a: [1, 1, 1]\nb: [yes, no, on]",
+    "- a\n- b: [1, {c: d}]",
+    "a: 1\n---\nb: 2",
+    "? [1]\n: 2",
+    "a: *y",
+    "a: !!int abc",
+    "&r x",
+    "a: 1\na: 2",
+    "x: {a: 1, a: 2}",
+    "!!map {a: 1}",
+    "a: !foo x",
+    "ports: '1 2 3 0 255'\nlid: 0x10",
+    "a: [1, 1, 1]\nb: [yes, no, on]",
     # tags PyYAML's constructors crash on (AttributeError, IndexError): refused, located, by both readers
-    "a: !!timestamp x", "a: !!timestamp ''", "a: !!int ''", "a: !!float ''", "a: !!int :1:2", "a: 2001-02-30",
+    "a: !!timestamp x",
+    "a: !!timestamp ''",
+    "a: !!int ''",
+    "a: !!float ''",
+    "a: !!int :1:2",
+    "a: 2001-02-30",
     "a: &x [1, {b: !!int ''}]\nb: !!map {c: *x}",
 ]
 
@@ -57,15 +77,70 @@ def test_writes_a_designed_plan_as_pyyaml_does(plan: Path) -> None:
     assert _PlanWriter().document(data) == _pyyaml(data) == plan.read_text().split("\n", 1)[1]
 
 
-WORDS = st.sampled_from(["", "a", "yes", "No", "null", "~", "0x1f", "12", "1.5", "-", "- a", "a: b", "a:b", "#c", "a #c",
-                         "[x]", "{y}", "a, b", "'q'", '"q"', "é", "tab\there", "line\nbreak", " lead", "trail ", "2024-01-01",
-                         "z1-leaf01", "0 1 2 255", "DAC 2m", "0000:41:00.0", "*ref", "&anchor", "!tag", "%p", "@at", "x" * 130,
-                         # plain-safe words that read back as no string (quoted by PyYAML): YAML 1.1 ints, floats, bools, nulls
-                         "0x0002c90101000001", "1_000", "0b101", "0o17", "017", "1e3", "1.0e+3", "On", "OFF", "NULL", "Null",
-                         "TRUE", "2024-01-01 10:00:00"])
-SCALARS = st.one_of(WORDS, st.text(max_size=8), st.integers(-10**12, 10**12), st.floats(allow_nan=False), st.booleans(), st.none())
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.one_of(WORDS, st.text(max_size=6)), inner, max_size=4)),
-                      max_leaves=12)
+WORDS = st.sampled_from(
+    [
+        "",
+        "a",
+        "yes",
+        "No",
+        "null",
+        "~",
+        "0x1f",
+        "12",
+        "1.5",
+        "-",
+        "- a",
+        "a: b",
+        "a:b",
+        "#c",
+        "a #c",
+        "[x]",
+        "{y}",
+        "a, b",
+        "'q'",
+        '"q"',
+        "é",
+        "tab\there",
+        "line\nbreak",
+        " lead",
+        "trail ",
+        "2024-01-01",
+        "z1-leaf01",
+        "0 1 2 255",
+        "DAC 2m",
+        "0000:41:00.0",
+        "*ref",
+        "&anchor",
+        "!tag",
+        "%p",
+        "@at",
+        "x" * 130,
+        # plain-safe words that read back as no string (quoted by PyYAML): YAML 1.1 ints, floats, bools, nulls
+        "0x0002c90101000001",
+        "1_000",
+        "0b101",
+        "0o17",
+        "017",
+        "1e3",
+        "1.0e+3",
+        "On",
+        "OFF",
+        "NULL",
+        "Null",
+        "TRUE",
+        "2024-01-01 10:00:00",
+    ]
+)
+SCALARS = st.one_of(
+    WORDS, st.text(max_size=8), st.integers(-(10**12), 10**12), st.floats(allow_nan=False), st.booleans(), st.none()
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.one_of(WORDS, st.text(max_size=6)), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -78,8 +153,27 @@ def test_writes_any_plan_shaped_document_as_pyyaml_does(data: dict) -> None:
     assert written == _pyyaml(data)
 
 
-@pytest.mark.parametrize("word", ["10.1.0.59/31", "10.0.0.1", "1.2.3", "1.5e3.2", "1:2:3.4.5", "2001-01-01 01:01:01.5.5",
-                                  ".inf.", ".nan/", "/", "a/b", "0x1.2.3", "1_000.0.1", "yes/no", "null/", "~/x", "=/"])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "10.1.0.59/31",
+        "10.0.0.1",
+        "1.2.3",
+        "1.5e3.2",
+        "1:2:3.4.5",
+        "2001-01-01 01:01:01.5.5",
+        ".inf.",
+        ".nan/",
+        "/",
+        "a/b",
+        "0x1.2.3",
+        "1_000.0.1",
+        "yes/no",
+        "null/",
+        "~/x",
+        "=/",
+    ],
+)
 def test_words_the_writer_never_resolves_read_back_as_strings(word):
     """The writer's shortcut (a '/' or two dots: always a string) agrees with PyYAML's own resolver."""
     from ffplan.plan.io import _PlanLoader, _always_str

@@ -71,16 +71,33 @@ def fetch_cuda_headers() -> None:
         requirements = Path(tmp) / "requirements.txt"
         requirements.write_text("".join(f"{req} --hash=sha256:{digest}\n" for req, digest in CUDA_WHEELS.items()))
         download = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-             "--platform", "manylinux2014_x86_64", "--require-hashes", "-r", str(requirements), "-d", tmp],
-            capture_output=True, text=True, check=False)
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--platform",
+                "manylinux2014_x86_64",
+                "--require-hashes",
+                "-r",
+                str(requirements),
+                "-d",
+                tmp,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if download.returncode != 0:
             raise FetchError(f"pip download of the CUDA header wheels failed: {download.stderr[-800:]}")
         for wheel in sorted(Path(tmp).glob("*.whl")):
             with zipfile.ZipFile(wheel) as archive:
                 for member in archive.namelist():
                     if member.startswith(WHEEL_INCLUDE) and not member.endswith("/"):
-                        target = include / member[len(WHEEL_INCLUDE):]
+                        target = include / member[len(WHEEL_INCLUDE) :]
                         target.parent.mkdir(parents=True, exist_ok=True)
                         target.write_bytes(archive.read(member))
     _cuda_stamp().write_text("\n".join(sorted(CUDA_WHEELS)) + "\n")
@@ -88,8 +105,9 @@ def fetch_cuda_headers() -> None:
 
 def _debian_mirror() -> str:
     """The Debian archive this machine's apt uses (its sources name it; no host is written here)."""
-    targets = subprocess.run(["apt-get", "indextargets", "--format", "$(REPO_URI)"],
-                             capture_output=True, text=True, check=False)
+    targets = subprocess.run(
+        ["apt-get", "indextargets", "--format", "$(REPO_URI)"], capture_output=True, text=True, check=False
+    )
     for uri in targets.stdout.split():
         if uri.rstrip("/").endswith("/debian"):
             return uri.rstrip("/") + "/"
@@ -107,12 +125,18 @@ def fetch_nccl_source() -> None:
         raise FetchError(f"{APT_HELPER} (Debian's apt) is needed to download NCCL's source package")
     NCCL_ARCHIVE.parent.mkdir(parents=True, exist_ok=True)
     uri = f"{_debian_mirror()}{NCCL_DEBIAN_POOL}/{NCCL_ARCHIVE.name}"
-    download = subprocess.run([APT_HELPER, "download-file", uri, str(NCCL_ARCHIVE), f"SHA256:{NCCL_ARCHIVE_SHA256}"],
-                              capture_output=True, text=True, check=False)
+    download = subprocess.run(
+        [APT_HELPER, "download-file", uri, str(NCCL_ARCHIVE), f"SHA256:{NCCL_ARCHIVE_SHA256}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if download.returncode != 0:
         NCCL_ARCHIVE.unlink(missing_ok=True)
-        raise FetchError(f"download of {uri} failed (once Debian replaces nvidia-nccl {NCCL_VERSION}, pin the new "
-                         f"version and its SHA-256 from its Sources entry here): {download.stderr.strip()[-400:]}")
+        raise FetchError(
+            f"download of {uri} failed (once Debian replaces nvidia-nccl {NCCL_VERSION}, pin the new "
+            f"version and its SHA-256 from its Sources entry here): {download.stderr.strip()[-400:]}"
+        )
 
 
 def main() -> int:

@@ -11,11 +11,22 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-NCCL_LINK_SPEEDS = {"2.5 GT/s", "5 GT/s", "8 GT/s", "16 GT/s", "32 GT/s",
-                    "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe", "64.0 GT/s PCIe"}
+NCCL_LINK_SPEEDS = {
+    "2.5 GT/s",
+    "5 GT/s",
+    "8 GT/s",
+    "16 GT/s",
+    "32 GT/s",
+    "2.5 GT/s PCIe",
+    "5.0 GT/s PCIe",
+    "8.0 GT/s PCIe",
+    "16.0 GT/s PCIe",
+    "32.0 GT/s PCIe",
+    "64.0 GT/s PCIe",
+}
 BUSID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 ATTR = r'[a-z_]+="[^"<>&\n\t]{0,255}"'
-START = re.compile(rf'^( *)<([a-z]+)((?: {ATTR})*)(/?)>$')
+START = re.compile(rf"^( *)<([a-z]+)((?: {ATTR})*)(/?)>$")
 END = re.compile(r"^( *)</([a-z]+)>$")
 CHILDREN = {"system": {"cpu"}, "cpu": {"pci", "nic"}, "pci": {"pci", "gpu", "nic", "pcilink"}, "nic": {"net"}}
 
@@ -87,7 +98,9 @@ def check_tree(root: ET.Element) -> list[str]:
         if not BUSID.match(bus):
             errors.append(f"busid {bus!r} is not lowercase dddd:bb:dd.f")
         if pci.get("link_speed") not in NCCL_LINK_SPEEDS:
-            errors.append(f"{bus}: link_speed {pci.get('link_speed')!r} is not in NCCL's dictionary (falls back to Gen3)")
+            errors.append(
+                f"{bus}: link_speed {pci.get('link_speed')!r} is not in NCCL's dictionary (falls back to Gen3)"
+            )
         if not (pci.get("link_width") or "").isdigit():
             errors.append(f"{bus}: link_width {pci.get('link_width')!r}")
         if not re.fullmatch(r"0x[0-9a-f]{6}", pci.get("class", "")):

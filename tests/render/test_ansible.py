@@ -43,9 +43,11 @@ def test_groups_per_leaf_and_rack_beside_role_zone_and_profile(ff2_plan):
     assert sum(storage.hostname in h for g, h in groups.items() if g.startswith("leaf_")) == 2  # dual-homed
 
 
-_JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
-                            max_leaves=6)
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
 
 
 @settings(max_examples=300, deadline=None)

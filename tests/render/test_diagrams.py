@@ -63,8 +63,10 @@ def test_every_leaf_port_is_drawn_with_what_it_carries(ff2_plan):
 @pytest.mark.parametrize("leaves_per_rack", [10, 3, 1])
 def test_no_line_crosses_a_label_or_a_leaf_panel(ff2_plan, leaves_per_rack):
     # Fire-Flyer 2's four leaf racks fit one row; smaller racks wrap into rows whose bundles run in the gutters.
-    switches = [s.model_copy(update={"rack": f"n{(s.index - 1) // leaves_per_rack:02d}"}) if s.tier == "leaf" else s
-                for s in ff2_plan.switches]
+    switches = [
+        s.model_copy(update={"rack": f"n{(s.index - 1) // leaves_per_rack:02d}"}) if s.tier == "leaf" else s
+        for s in ff2_plan.switches
+    ]
     view = zone_view(ff2_plan.model_copy(update={"switches": switches}), "z1")
     panels = [(r.x, r.y, r.x + r.w, r.y + r.h) for r in view.rects if r.fill == "#fafafa"]
     assert len(panels) == -(-40 // leaves_per_rack)
@@ -99,7 +101,13 @@ def test_elevation_puts_switches_at_their_u_with_every_port(lab_plan):
 def test_ff2_elevation_is_one_laptop_screen_wide_and_short(ff2_plan):
     view = elevation_view(ff2_plan, "z1")
     racks = [t.text for t in view.texts if t.text.startswith("rack ")]
-    assert racks == ["rack n00-05 (42 U)", "rack n01-01 (42 U)", "rack n01-02 (42 U)", "rack n02-01 (42 U)", "rack n02-02 (42 U)"]
+    assert racks == [
+        "rack n00-05 (42 U)",
+        "rack n01-01 (42 U)",
+        "rack n01-02 (42 U)",
+        "rack n02-01 (42 U)",
+        "rack n02-02 (42 U)",
+    ]
     assert view.width == 1400 and view.height < 1000  # empty U folded: was 42 rows per rack
     assert max(r.x + r.w for r in view.rects) <= 1400
 

@@ -26,7 +26,7 @@ def _texts(svg: str) -> list[tuple[float, str]]:
 def test_port_numbers_do_not_overlap(b300_svgs):
     svg = next(text for name, text in b300_svgs.items() if "elevation" in name)
     numbers = [(x, t) for x, t in _texts(svg) if t.isdigit() and 1 <= int(t) <= 144 and 'size="9"' in svg]
-    row = [x for x, t in numbers[: 15]]
+    row = [x for x, t in numbers[:15]]
     assert [t for _, t in numbers[:15]] == [str(p) for p in range(1, 145, 10)]
     assert min(b - a for a, b in zip(row, row[1:])) >= 3 * 5.5 + 4  # three 9 px digits and a gap
 

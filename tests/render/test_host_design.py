@@ -88,8 +88,12 @@ def test_hostlist_examples():
     assert expand_hostlist("stor[9,10-11],x") == ["stor9", "stor10", "stor11", "x"]
 
 
-@given(st.lists(st.tuples(st.sampled_from(["cn", "gpu", "a-b", "x1y"]), st.integers(0, 120), st.sampled_from([1, 2, 4])),
-                max_size=40))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["cn", "gpu", "a-b", "x1y"]), st.integers(0, 120), st.sampled_from([1, 2, 4])),
+        max_size=40,
+    )
+)
 def test_hostlist_round_trips(items):
     names = list(dict.fromkeys(f"{p}{n:0{w}d}" for p, n, w in items))
     assert sorted(expand_hostlist(hostlist(names))) == sorted(names)

@@ -27,7 +27,9 @@ DNS1123_SUBDOMAIN = re.compile(rf"^{DNS1123_LABEL}(\.{DNS1123_LABEL})*$")  # at 
 def is_label_key(key: str) -> bool:
     """IsQualifiedName: a name, or a non-empty DNS-subdomain prefix, '/' and a name."""
     parts = key.split("/")
-    if len(parts) > 2 or (len(parts) == 2 and (not parts[0] or len(parts[0]) > 253 or not DNS1123_SUBDOMAIN.match(parts[0]))):
+    if len(parts) > 2 or (
+        len(parts) == 2 and (not parts[0] or len(parts[0]) > 253 or not DNS1123_SUBDOMAIN.match(parts[0]))
+    ):
         return False
     name = parts[-1]
     return 0 < len(name) <= 63 and bool(QUALIFIED_NAME.match(name))
@@ -47,8 +49,11 @@ def test_the_validators_are_kubernetes_own():
 
 @pytest.fixture(scope="module")
 def plans():
-    names = {"lab": ROOT / "inventories" / "lab.yaml", "planes": ROOT / "tests" / "golden" / "inventories" / "planes-lab.yaml",
-             "three-layer": ROOT / "tests" / "golden" / "inventories" / "three-layer-8.yaml"}
+    names = {
+        "lab": ROOT / "inventories" / "lab.yaml",
+        "planes": ROOT / "tests" / "golden" / "inventories" / "planes-lab.yaml",
+        "three-layer": ROOT / "tests" / "golden" / "inventories" / "three-layer-8.yaml",
+    }
     return {name: design(load_inventory(path)) for name, path in names.items()}
 
 
@@ -91,8 +96,13 @@ def test_names_kubernetes_refuses_are_mended_and_a_clash_is_ff920(plans):
     plan = plans["lab"]
     first, second = [n for n in plan.nodes if n.role == "compute"][:2]
     renamed = {first.hostname: "r1-", second.hostname: "r1-0"}
-    bad = plan.model_copy(update={"nodes": [n.model_copy(update={"rack": renamed[n.hostname]}) if n.hostname in renamed
-                                            else n for n in plan.nodes]})
+    bad = plan.model_copy(
+        update={
+            "nodes": [
+                n.model_copy(update={"rack": renamed[n.hostname]}) if n.hostname in renamed else n for n in plan.nodes
+            ]
+        }
+    )
     with pytest.raises(InputError) as err:
         render_kubernetes(bad)
     assert err.value.diagnostics[0].rule == "FF920"
@@ -105,10 +115,16 @@ def test_kubectl_accepts_the_labels(plans, tmp_path):
     for name in ("lab", "planes", "three-layer"):
         for hostname, labels in node_labels(plans[name])[:3]:
             node.write_text(f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {hostname}\n")
-            r = subprocess.run(["kubectl", "label", "--local", "-f", str(node), "-o", "yaml",
-                                *[f"{k}={v}" for k, v in labels]], capture_output=True, text=True)
+            r = subprocess.run(
+                ["kubectl", "label", "--local", "-f", str(node), "-o", "yaml", *[f"{k}={v}" for k, v in labels]],
+                capture_output=True,
+                text=True,
+            )
             assert r.returncode == 0, r.stderr
             assert yaml.safe_load(r.stdout)["metadata"]["labels"] == dict(labels)
-    r = subprocess.run(["kubectl", "label", "--local", "-f", str(node), "-o", "yaml", "topology.ffplan.io/rack=r1-"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        ["kubectl", "label", "--local", "-f", str(node), "-o", "yaml", "topology.ffplan.io/rack=r1-"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode != 0 and "invalid label value" in r.stderr  # the check above is not vacuous

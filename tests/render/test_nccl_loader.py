@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import NamedTuple, NoReturn
 
 import pytest
-from nccl_sources import (CUDA_HEADERS, NCCL_ARCHIVE, NCCL_ARCHIVE_SHA256, NCCL_ARCHIVE_TOP, cuda_headers_ready,
-                          sha256)
+from nccl_sources import CUDA_HEADERS, NCCL_ARCHIVE, NCCL_ARCHIVE_SHA256, NCCL_ARCHIVE_TOP, cuda_headers_ready, sha256
 from pcie_variants import variant_plan
 from tests.support.plans import designed
 
@@ -59,8 +58,8 @@ def _extract(tar: tarfile.TarFile, into: Path, top: str = "") -> None:
     """The src/ and makefiles/ trees of an NCCL archive whose paths start with `top`."""
     members = []
     for member in tar.getmembers():
-        if member.name.startswith(top) and member.name[len(top):].split("/")[0] in ("src", "makefiles"):
-            member.name = member.name[len(top):]
+        if member.name.startswith(top) and member.name[len(top) :].split("/")[0] in ("src", "makefiles"):
+            member.name = member.name[len(top) :]
             members.append(member)
     tar.extractall(into, members=members, filter="data")
 
@@ -78,7 +77,9 @@ def _source(tmp: Path) -> Path:
     if (path / "src" / "graph" / "xml.cc").is_file():
         return path
     if (path / "objects").is_dir() and (path / "HEAD").is_file():
-        archive = subprocess.run(["git", f"--git-dir={path}", "archive", "HEAD", "src", "makefiles"], capture_output=True, check=False)
+        archive = subprocess.run(
+            ["git", f"--git-dir={path}", "archive", "HEAD", "src", "makefiles"], capture_output=True, check=False
+        )
         if archive.returncode != 0:
             pytest.fail(f"git archive of FFPLAN_NCCL_SRC={path} failed: {archive.stderr.decode()[:200]}")
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
@@ -104,20 +105,37 @@ def harness(tmp_path_factory) -> Harness:
     if not (cuda / "cuda_runtime.h").is_file() or not (cuda / "cccl").is_dir():
         _unavailable(f"no CUDA headers in {cuda} (run `make nccl-deps`, or set FFPLAN_CUDA_HOME)")
     src = _source(tmp)
-    version = dict(re.findall(r"^NCCL_(MAJOR|MINOR|PATCH)\s*:=\s*(\d+)", (src / "makefiles" / "version.mk").read_text(), re.M))
+    version = dict(
+        re.findall(r"^NCCL_(MAJOR|MINOR|PATCH)\s*:=\s*(\d+)", (src / "makefiles" / "version.mk").read_text(), re.M)
+    )
     header = (src / "src" / "nccl.h.in").read_text()
-    for key, value in {"Major": version["MAJOR"], "Minor": version["MINOR"], "Patch": version["PATCH"], "Suffix": "",
-                       "Version": f"{int(version['MAJOR'])}{int(version['MINOR']):02d}{int(version['PATCH']):02d}"}.items():
+    for key, value in {
+        "Major": version["MAJOR"],
+        "Minor": version["MINOR"],
+        "Patch": version["PATCH"],
+        "Suffix": "",
+        "Version": f"{int(version['MAJOR'])}{int(version['MINOR']):02d}{int(version['PATCH']):02d}",
+    }.items():
         header = header.replace("${nccl:" + key + "}", value)
     (tmp / "gen").mkdir()
     (tmp / "gen" / "nccl.h").write_text(header)
-    includes = [f"-I{tmp / 'gen'}", f"-I{src / 'src' / 'include'}", f"-I{src / 'src' / 'graph'}",
-                f"-I{src / 'src' / 'include' / 'plugin'}", f"-I{cuda}", f"-I{cuda / 'cccl'}"]
+    includes = [
+        f"-I{tmp / 'gen'}",
+        f"-I{src / 'src' / 'include'}",
+        f"-I{src / 'src' / 'graph'}",
+        f"-I{src / 'src' / 'include' / 'plugin'}",
+        f"-I{cuda}",
+        f"-I{cuda / 'cccl'}",
+    ]
     sources = [HARNESS / "topo_harness.cc", HARNESS / "nccl_stubs.cc", src / "src" / "misc" / "utils.cc"]
     sources += [src / "src" / "graph" / name for name in GRAPH_FILES]
     binary = tmp / "topo_harness"
-    build = subprocess.run([compiler, *CXXFLAGS, *includes, *map(str, sources), "-Wl,--gc-sections", "-o", str(binary)],
-                           capture_output=True, text=True, check=False)
+    build = subprocess.run(
+        [compiler, *CXXFLAGS, *includes, *map(str, sources), "-Wl,--gc-sections", "-o", str(binary)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert build.returncode == 0, f"g++ failed on the harness (NCCL source changed?): {build.stderr[-600:]}"
     return Harness(binary, (int(version["MAJOR"]), int(version["MINOR"]), int(version["PATCH"])))
 
@@ -126,7 +144,9 @@ def _run(harness: Harness, xml: str, tmp: Path, gdr_level: str) -> tuple[list[li
     path = tmp / "topo.xml"
     path.write_text(xml)
     env = {**os.environ, "NCCL_NET_GDR_LEVEL": gdr_level}
-    result = subprocess.run([str(harness.binary), str(path), "90"], capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [str(harness.binary), str(path), "90"], capture_output=True, text=True, env=env, check=False
+    )
     assert result.returncode == 0, result.stderr
     return [line.split() for line in result.stdout.splitlines()], result.stderr
 
@@ -135,7 +155,9 @@ def _run(harness: Harness, xml: str, tmp: Path, gdr_level: str) -> tuple[list[li
 def plans(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pcie")
     out = {name: variant_plan(name, tmp) for name in ("hgx", "nested", "shared-root-port")}
-    out.update({"lab": designed("lab"), "fire-flyer-2": designed("fire-flyer-2"), "twin-planar": design(load_inventory(TWIN))})
+    out.update(
+        {"lab": designed("lab"), "fire-flyer-2": designed("fire-flyer-2"), "twin-planar": design(load_inventory(TWIN))}
+    )
     return out
 
 
@@ -175,18 +197,24 @@ def test_nccl_loads_the_file_and_agrees_with_the_profile(harness, plans, name, t
 def test_nccl_takes_a_twin_planar_card_as_one_nic_with_a_net_per_plane(harness, plans, tmp_path):
     """Its two functions (mlx5_0 at 0000:19:00.0, mlx5_1 at .1) are one <pci> with two <net>s, as NCCL dumps such a
     card itself; a <pci> per function would be two NICs to NCCL, and no port merging."""
-    profile, = plans["twin-planar"].hosts
+    (profile,) = plans["twin-planar"].hosts
     rows, log = _run(harness, render_hosts(plans["twin-planar"])[f"hosts/{profile.name}/topo.xml"], tmp_path, "PHB")
     assert "WARN" not in log, log
     counts = next(row for row in rows if row[0] == "counts")
     assert counts[1:7] == ["gpu", "8", "nic", "8", "net", "16"]
 
 
-@pytest.mark.parametrize("old, new", [
-    ('<system version="1">', '<system version="2">'),  # xml.cc: "XML Topology has wrong version"
-    (' class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">', ' class="0x060400">'),  # topo.cc: link_width required
-    ("\n    <pci", "\n\t<pci"),  # xml.cc: only spaces and newlines between elements
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ('<system version="1">', '<system version="2">'),  # xml.cc: "XML Topology has wrong version"
+        (
+            ' class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">',
+            ' class="0x060400">',
+        ),  # topo.cc: link_width required
+        ("\n    <pci", "\n\t<pci"),  # xml.cc: only spaces and newlines between elements
+    ],
+)
 def test_the_harness_fails_where_nccl_refuses_the_file(harness, plans, tmp_path, old, new):
     text = render_hosts(plans["hgx"])["hosts/hgx-h800/topo.xml"]
     assert old in text

@@ -20,27 +20,154 @@ from ffplan.render.netbox import FILES, netbox_files
 # Meta.fields of each import form, plus `id` (utilities CSVModelForm) and NetBoxModelImportForm's `tags`.
 FORM_FIELDS = {
     "manufacturers.csv": ("name", "slug", "description", "owner", "comments", "tags"),  # ManufacturerImportForm
-    "device-roles.csv": ("name", "slug", "parent", "color", "vm_role", "config_template", "description", "owner",
-                         "comments", "tags"),  # DeviceRoleImportForm
-    "sites.csv": ("name", "slug", "status", "region", "group", "tenant", "facility", "time_zone", "description",
-                  "physical_address", "shipping_address", "latitude", "longitude", "owner", "comments", "tags"),
-    "racks.csv": ("site", "location", "group", "name", "facility_id", "tenant", "status", "role", "rack_type",
-                  "form_factor", "serial", "asset_tag", "width", "u_height", "desc_units", "outer_width",
-                  "outer_height", "outer_depth", "outer_unit", "mounting_depth", "airflow", "weight", "max_weight",
-                  "weight_unit", "description", "owner", "comments", "tags"),  # RackImportForm
-    "devices.csv": ("name", "role", "tenant", "manufacturer", "device_type", "platform", "serial", "asset_tag",
-                    "status", "site", "location", "rack", "position", "face", "latitude", "longitude", "parent",
-                    "device_bay", "airflow", "virtual_chassis", "vc_position", "vc_priority", "cluster",
-                    "description", "config_template", "owner", "comments", "tags"),  # DeviceImportForm
-    "interfaces.csv": ("device", "name", "label", "parent", "bridge", "lag", "type", "speed", "duplex", "enabled",
-                       "mark_connected", "wwn", "vdcs", "mtu", "mgmt_only", "description", "poe_mode", "poe_type",
-                       "mode", "vlan_group", "untagged_vlan", "tagged_vlans", "qinq_svlan", "vrf", "rf_role",
-                       "rf_channel", "rf_channel_frequency", "rf_channel_width", "tx_power", "owner",
-                       "tags"),  # InterfaceImportForm
-    "cables.csv": ("side_a_site", "side_a_device", "side_a_power_panel", "side_a_type", "side_a_name", "side_b_site",
-                   "side_b_device", "side_b_power_panel", "side_b_type", "side_b_name", "type", "status", "profile",
-                   "tenant", "bundle", "label", "color", "length", "length_unit", "description", "owner", "comments",
-                   "tags"),  # CableImportForm
+    "device-roles.csv": (
+        "name",
+        "slug",
+        "parent",
+        "color",
+        "vm_role",
+        "config_template",
+        "description",
+        "owner",
+        "comments",
+        "tags",
+    ),  # DeviceRoleImportForm
+    "sites.csv": (
+        "name",
+        "slug",
+        "status",
+        "region",
+        "group",
+        "tenant",
+        "facility",
+        "time_zone",
+        "description",
+        "physical_address",
+        "shipping_address",
+        "latitude",
+        "longitude",
+        "owner",
+        "comments",
+        "tags",
+    ),
+    "racks.csv": (
+        "site",
+        "location",
+        "group",
+        "name",
+        "facility_id",
+        "tenant",
+        "status",
+        "role",
+        "rack_type",
+        "form_factor",
+        "serial",
+        "asset_tag",
+        "width",
+        "u_height",
+        "desc_units",
+        "outer_width",
+        "outer_height",
+        "outer_depth",
+        "outer_unit",
+        "mounting_depth",
+        "airflow",
+        "weight",
+        "max_weight",
+        "weight_unit",
+        "description",
+        "owner",
+        "comments",
+        "tags",
+    ),  # RackImportForm
+    "devices.csv": (
+        "name",
+        "role",
+        "tenant",
+        "manufacturer",
+        "device_type",
+        "platform",
+        "serial",
+        "asset_tag",
+        "status",
+        "site",
+        "location",
+        "rack",
+        "position",
+        "face",
+        "latitude",
+        "longitude",
+        "parent",
+        "device_bay",
+        "airflow",
+        "virtual_chassis",
+        "vc_position",
+        "vc_priority",
+        "cluster",
+        "description",
+        "config_template",
+        "owner",
+        "comments",
+        "tags",
+    ),  # DeviceImportForm
+    "interfaces.csv": (
+        "device",
+        "name",
+        "label",
+        "parent",
+        "bridge",
+        "lag",
+        "type",
+        "speed",
+        "duplex",
+        "enabled",
+        "mark_connected",
+        "wwn",
+        "vdcs",
+        "mtu",
+        "mgmt_only",
+        "description",
+        "poe_mode",
+        "poe_type",
+        "mode",
+        "vlan_group",
+        "untagged_vlan",
+        "tagged_vlans",
+        "qinq_svlan",
+        "vrf",
+        "rf_role",
+        "rf_channel",
+        "rf_channel_frequency",
+        "rf_channel_width",
+        "tx_power",
+        "owner",
+        "tags",
+    ),  # InterfaceImportForm
+    "cables.csv": (
+        "side_a_site",
+        "side_a_device",
+        "side_a_power_panel",
+        "side_a_type",
+        "side_a_name",
+        "side_b_site",
+        "side_b_device",
+        "side_b_power_panel",
+        "side_b_type",
+        "side_b_name",
+        "type",
+        "status",
+        "profile",
+        "tenant",
+        "bundle",
+        "label",
+        "color",
+        "length",
+        "length_unit",
+        "description",
+        "owner",
+        "comments",
+        "tags",
+    ),  # CableImportForm
 }
 # Fields without required=False in those forms (and width/u_height, which RackImportForm.clean requires
 # without a rack type; face, which a device with a position needs).
@@ -56,32 +183,103 @@ REQUIRED = {
 # DeviceTypeImportForm's Meta.fields and, for the YAML import (dcim/views.py DeviceTypeImportView
 # related_object_forms), InterfaceTemplateImportForm's (dcim/forms/object_import.py; device_type is set by
 # the view).
-DEVICE_TYPE_FIELDS = {"manufacturer", "default_platform", "model", "slug", "part_number", "u_height",
-                      "exclude_from_utilization", "is_full_depth", "subdevice_role", "airflow", "description",
-                      "weight", "weight_unit", "owner", "comments", "tags", "interfaces"}
-INTERFACE_TEMPLATE_FIELDS = {"name", "label", "type", "enabled", "mgmt_only", "description", "poe_mode", "poe_type",
-                             "rf_role"}
+DEVICE_TYPE_FIELDS = {
+    "manufacturer",
+    "default_platform",
+    "model",
+    "slug",
+    "part_number",
+    "u_height",
+    "exclude_from_utilization",
+    "is_full_depth",
+    "subdevice_role",
+    "airflow",
+    "description",
+    "weight",
+    "weight_unit",
+    "owner",
+    "comments",
+    "tags",
+    "interfaces",
+}
+INTERFACE_TEMPLATE_FIELDS = {
+    "name",
+    "label",
+    "type",
+    "enabled",
+    "mgmt_only",
+    "description",
+    "poe_mode",
+    "poe_type",
+    "rf_role",
+}
 # netbox/dcim/choices.py (same commit).
 CHOICES = {
     ("sites.csv", "status"): {"planned", "staging", "active", "decommissioning", "retired"},  # SiteStatusChoices
     ("racks.csv", "status"): {"reserved", "available", "planned", "active", "deprecated"},  # RackStatusChoices
     ("racks.csv", "width"): {"10", "19", "21", "23"},  # RackWidthChoices
-    ("devices.csv", "status"): {"offline", "active", "planned", "staged", "failed", "inventory",
-                                "decommissioning"},  # DeviceStatusChoices
+    ("devices.csv", "status"): {
+        "offline",
+        "active",
+        "planned",
+        "staged",
+        "failed",
+        "inventory",
+        "decommissioning",
+    },  # DeviceStatusChoices
     ("devices.csv", "face"): {"front", "rear"},  # DeviceFaceChoices
-    ("cables.csv", "type"): {"cat3", "cat5", "cat5e", "cat6", "cat6a", "cat7", "cat7a", "cat8", "mrj21-trunk",
-                             "dac-active", "dac-passive", "coaxial", "rg-6", "rg-8", "rg-11", "rg-59", "rg-62",
-                             "rg-213", "lmr-100", "lmr-200", "lmr-400", "mmf", "mmf-om1", "mmf-om2", "mmf-om3",
-                             "mmf-om4", "mmf-om5", "smf", "smf-os1", "smf-os2", "aoc", "power",
-                             "usb"},  # CableTypeChoices
+    ("cables.csv", "type"): {
+        "cat3",
+        "cat5",
+        "cat5e",
+        "cat6",
+        "cat6a",
+        "cat7",
+        "cat7a",
+        "cat8",
+        "mrj21-trunk",
+        "dac-active",
+        "dac-passive",
+        "coaxial",
+        "rg-6",
+        "rg-8",
+        "rg-11",
+        "rg-59",
+        "rg-62",
+        "rg-213",
+        "lmr-100",
+        "lmr-200",
+        "lmr-400",
+        "mmf",
+        "mmf-om1",
+        "mmf-om2",
+        "mmf-om3",
+        "mmf-om4",
+        "mmf-om5",
+        "smf",
+        "smf-os1",
+        "smf-os2",
+        "aoc",
+        "power",
+        "usb",
+    },  # CableTypeChoices
     ("cables.csv", "status"): {"connected", "planned", "decommissioning"},  # LinkStatusChoices
     ("cables.csv", "length_unit"): {"km", "m", "cm", "mi", "ft", "in"},  # CableLengthUnitChoices
     ("cables.csv", "side_a_type"): {"dcim.interface"},  # CABLE_TERMINATION_MODELS: the one ffplan uses
     ("cables.csv", "side_b_type"): {"dcim.interface"},
 }
 # InterfaceTypeChoices, the InfiniBand types.
-IB_INTERFACE_TYPES = {"infiniband-sdr", "infiniband-ddr", "infiniband-qdr", "infiniband-fdr10", "infiniband-fdr",
-                      "infiniband-edr", "infiniband-hdr", "infiniband-ndr", "infiniband-xdr"}
+IB_INTERFACE_TYPES = {
+    "infiniband-sdr",
+    "infiniband-ddr",
+    "infiniband-qdr",
+    "infiniband-fdr10",
+    "infiniband-fdr",
+    "infiniband-edr",
+    "infiniband-hdr",
+    "infiniband-ndr",
+    "infiniband-xdr",
+}
 # InterfaceTypeChoices, the pluggable Ethernet types a RoCE plan uses (netbox-community/netbox, netbox/dcim/choices.py
 # at commit 7f2e159e36ee: TYPE_100GE_QSFP28, TYPE_200GE_QSFP56, TYPE_400GE_OSFP, TYPE_800GE_OSFP).
 ETHERNET_INTERFACE_TYPES = {"100gbase-x-qsfp28", "200gbase-x-qsfp56", "400gbase-x-osfp", "800gbase-x-osfp"}
@@ -168,11 +366,20 @@ def test_fire_flyer_2_import(ff2_plan):
     rows = _check(files)
     counts = {name: len(table) for name, table in rows.items()}
     counts["device-types.yaml"] = len(list(yaml.safe_load_all(files["device-types.yaml"])))
-    assert counts == {"manufacturers.csv": 2, "device-types.yaml": 4, "device-roles.csv": 5, "sites.csv": 1,
-                      "racks.csv": 179, "devices.csv": 120 + 1388, "interfaces.csv": 1568,
-                      "cables.csv": 3172}
+    assert counts == {
+        "manufacturers.csv": 2,
+        "device-types.yaml": 4,
+        "device-roles.csv": 5,
+        "sites.csv": 1,
+        "racks.csv": 179,
+        "devices.csv": 120 + 1388,
+        "interfaces.csv": 1568,
+        "cables.csv": 3172,
+    }
     qm8700 = next(yaml.safe_load_all(files["device-types.yaml"]))
-    assert qm8700["model"] == "QM8700" and [i["name"] for i in qm8700["interfaces"]] == [f"IB1/{n}" for n in range(1, 41)]
+    assert qm8700["model"] == "QM8700" and [i["name"] for i in qm8700["interfaces"]] == [
+        f"IB1/{n}" for n in range(1, 41)
+    ]
     print(counts)
 
 
@@ -188,8 +395,10 @@ def test_roce_import_has_ethernet_ports_and_sonic_names(roce_plan):
     docs = list(yaml.safe_load_all(files["device-types.yaml"]))
     switch = next(doc for doc in docs if "interfaces" in doc)
     assert {t["type"] for t in switch["interfaces"]} == {"400gbase-x-osfp"}
-    assert switch["interfaces"][:2] == [{"name": "Ethernet0", "type": "400gbase-x-osfp"},
-                                        {"name": "Ethernet8", "type": "400gbase-x-osfp"}]
+    assert switch["interfaces"][:2] == [
+        {"name": "Ethernet0", "type": "400gbase-x-osfp"},
+        {"name": "Ethernet8", "type": "400gbase-x-osfp"},
+    ]
     ends = {r["side_a_name"] for r in rows["cables.csv"]} | {r["side_b_name"] for r in rows["cables.csv"]}
     assert not any(e.startswith("IB1/") for e in ends) and "mlx5_0" in ends
     assert {r["name"] for r in rows["device-roles.csv"]} == {"Ethernet leaf", "Ethernet spine", "compute"}

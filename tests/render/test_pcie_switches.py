@@ -37,7 +37,8 @@ def _gpus(plan):
 def test_gpu_i_takes_nic_i_under_its_switch(plans):
     gpus = _gpus(plans["hgx"])
     assert {g: (d.nearest_nic, d.nic_path, d.gdr) for g, d in gpus.items()} == {
-        f"gpu{i}": (f"mlx5_{i}", "PIX", True) for i in range(8)}
+        f"gpu{i}": (f"mlx5_{i}", "PIX", True) for i in range(8)
+    }
     assert {d.pcie_switch for d in gpus.values()} == {"sw0", "sw1", "sw2", "sw3"}
 
 
@@ -58,7 +59,13 @@ def test_profile_lists_switches_top_down(plans):
     order = [s.name for s in profile.pcie_switches]
     assert order.index("sw0") < order.index("sw4")
     sw4 = next(s for s in profile.pcie_switches if s.name == "sw4")
-    assert (sw4.parent, sw4.root_port, sw4.numa, sw4.bus_id, sw4.pci_class) == ("sw0", "rp0", 0, "0000:16:00.0", "0x060400")
+    assert (sw4.parent, sw4.root_port, sw4.numa, sw4.bus_id, sw4.pci_class) == (
+        "sw0",
+        "rp0",
+        0,
+        "0000:16:00.0",
+        "0x060400",
+    )
     assert (sw4.link_speed, sw4.link_width) == ("32.0 GT/s PCIe", 16)
 
 
@@ -72,15 +79,18 @@ def test_nccl_conf_lists_every_nic_and_chooses_cross_nic(plans):
     assert "NCCL_CROSS_NIC=2\n" in conf
 
 
-@pytest.mark.parametrize("layout, placement, nics, value", [
-    ("planes", "balanced", 8, "0"),
-    ("planes", "rail-optimized", 8, "0"),
-    ("zones", "rail-optimized", 8, "0"),
-    ("zones", "balanced", 8, "2"),
-    ("zones", "balanced", 2, "2"),
-    ("planes", "balanced", 1, None),
-    ("zones", "balanced", 1, None),
-])
+@pytest.mark.parametrize(
+    "layout, placement, nics, value",
+    [
+        ("planes", "balanced", 8, "0"),
+        ("planes", "rail-optimized", 8, "0"),
+        ("zones", "rail-optimized", 8, "0"),
+        ("zones", "balanced", 8, "2"),
+        ("zones", "balanced", 2, "2"),
+        ("planes", "balanced", 1, None),
+        ("zones", "balanced", 1, None),
+    ],
+)
 def test_cross_nic_per_layout(layout, placement, nics, value):
     setting = cross_nic(layout, placement, nics)
     assert (setting.value if setting else None) == value
@@ -96,8 +106,15 @@ def test_topology_nests_devices_in_their_switch(plans):
     assert check_tree(root) == []
     cpu0 = root.findall("cpu")[0]
     sw0 = cpu0.find("pci[@busid='0000:15:00.0']")
-    assert sw0.get("class") == "0x060400" and sw0.get("link_speed") == "32.0 GT/s PCIe" and sw0.get("link_width") == "16"
-    assert [p.get("busid") for p in sw0.findall("pci")] == ["0000:16:00.0", "0000:18:00.0", "0000:19:00.0", "0000:1c:00.0"]
+    assert (
+        sw0.get("class") == "0x060400" and sw0.get("link_speed") == "32.0 GT/s PCIe" and sw0.get("link_width") == "16"
+    )
+    assert [p.get("busid") for p in sw0.findall("pci")] == [
+        "0000:16:00.0",
+        "0000:18:00.0",
+        "0000:19:00.0",
+        "0000:1c:00.0",
+    ]
     assert [p.get("busid") for p in sw0.findall("pci/pci")] == ["0000:1b:00.0"]  # gpu1 under sw4
     (profile,) = plan.hosts
     assert len(root.findall(".//pci")) == len(profile.devices) + len(profile.pcie_switches)
@@ -121,6 +138,10 @@ def test_a_device_sits_on_a_root_port_or_a_switch_not_both_nor_neither(tmp_path,
     line = "{name: gpu0, kind: gpu, model: GPU1, pcie_switch: sw0,"
     assert line in text
     path = tmp_path / "inventory.yaml"
-    path.write_text(text.replace(line, "{name: gpu0, kind: gpu, " + ("model: GPU1, " + parent if "switch" in parent else parent) + ","))
+    path.write_text(
+        text.replace(
+            line, "{name: gpu0, kind: gpu, " + ("model: GPU1, " + parent if "switch" in parent else parent) + ","
+        )
+    )
     (finding,) = lint_file(path).diagnostics
     assert finding.rule == "FF012" and "exactly one of root_port or pcie_switch" in finding.message

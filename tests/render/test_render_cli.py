@@ -43,9 +43,18 @@ def test_render_writes_every_file_with_a_manifest(tmp_path, lab_plan):
     assert listed == {name: hashlib.sha256(data).hexdigest() for name, data in tree.items()}
     assert {name.split("/")[0] for name in tree} == {"hosts", "exports", "opensm", "plan.yaml"}
     assert tree["plan.yaml"] == (plan_dir / "plan.yaml").read_bytes()  # the plan these files came from
-    for name in ("hosts/manifest.csv", "hosts/gpu-node/topo.xml", "hosts/gpu-node/nccl.conf", "hosts/storage-node/host-check.sh",
-                 "exports/topology.conf", "exports/ansible-inventory.yaml", "exports/netbox/cables.csv", "exports/bom.csv",
-                 "exports/diagram-za.svg", "exports/diagram-zb.svg"):
+    for name in (
+        "hosts/manifest.csv",
+        "hosts/gpu-node/topo.xml",
+        "hosts/gpu-node/nccl.conf",
+        "hosts/storage-node/host-check.sh",
+        "exports/topology.conf",
+        "exports/ansible-inventory.yaml",
+        "exports/netbox/cables.csv",
+        "exports/bom.csv",
+        "exports/diagram-za.svg",
+        "exports/diagram-zb.svg",
+    ):
         assert name in tree, name
     assert (out / "hosts/gpu-node/host-check.sh").stat().st_mode & 0o111
     for name, data in tree.items():
@@ -70,7 +79,9 @@ def test_identical_plans_render_byte_identical_folders(tmp_path, lab_plan):
     assert render_plan(again) == render_plan(lab_plan)
     first, second = tmp_path / "a", tmp_path / "b"
     for plan, out in ((lab_plan, first), (again, second)):
-        r = runner.invoke(app, ["render", str(_write_plan(tmp_path, plan, f"plan-{out.name}") / "plan.yaml"), "-o", str(out), "-q"])
+        r = runner.invoke(
+            app, ["render", str(_write_plan(tmp_path, plan, f"plan-{out.name}") / "plan.yaml"), "-o", str(out), "-q"]
+        )
         assert r.exit_code == 0, r.output
     assert _tree(first) == _tree(second)
     # and re-rendering over an ffplan folder replaces it with the same bytes

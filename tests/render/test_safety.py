@@ -40,20 +40,27 @@ HOSTILE = ['a"b', "a'b", "$(reboot)", "`id`", "</cpu>", "x\ny", "a;b", "a b", "$
 
 def _mutations(value):
     """(YAML path, inventory) pairs with `value` in every kind of string that reaches a rendered file."""
+
     def put(path, setter):
         inv = yaml.safe_load(yaml.safe_dump(LAB))
         setter(inv)
         return path, inv
 
-    yield put(("groups", 2, "hosts", 0, "hostname"), lambda i: i["groups"][2]["hosts"][0].__setitem__("hostname", value))
-    yield put(("models", "nodes", "gpu-node", "devices", 0, "name"),
-              lambda i: i["models"]["nodes"]["gpu-node"]["devices"][0].__setitem__("name", value))
+    yield put(
+        ("groups", 2, "hosts", 0, "hostname"), lambda i: i["groups"][2]["hosts"][0].__setitem__("hostname", value)
+    )
+    yield put(
+        ("models", "nodes", "gpu-node", "devices", 0, "name"),
+        lambda i: i["models"]["nodes"]["gpu-node"]["devices"][0].__setitem__("name", value),
+    )
     yield put(("defaults", "topo_file"), lambda i: i.__setitem__("defaults", {"topo_file": "/etc/" + value}))
     yield put(("defaults", "nccl_socket_ifname"), lambda i: i.__setitem__("defaults", {"nccl_socket_ifname": value}))
     yield put(("fabric", "zones", 0, "name"), lambda i: i["fabric"]["zones"][0].__setitem__("name", value))
     yield put(("groups", 0, "name"), lambda i: i["groups"][0].__setitem__("name", value))
-    yield put(("models", "nodes", "gpu-node", "description"),
-              lambda i: i["models"]["nodes"]["gpu-node"].__setitem__("description", value + "$(x)"))
+    yield put(
+        ("models", "nodes", "gpu-node", "description"),
+        lambda i: i["models"]["nodes"]["gpu-node"].__setitem__("description", value + "$(x)"),
+    )
 
 
 @pytest.mark.parametrize("value", HOSTILE)
@@ -67,11 +74,14 @@ def test_hostile_strings_are_refused_at_load(tmp_path, value):
         assert found, (value, path, [d.message for d in exc.value.diagnostics])
 
 
-@pytest.mark.parametrize("path, value, allowed", [
-    (("groups", 2, "hosts", 0, "hostname"), "GPU_01", "lower-case letters, digits and '-'"),
-    (("models", "nodes", "gpu-node", "devices", 0, "name"), "mlx5-0", "letters, digits and '_'"),
-    (("groups", 0, "name"), "a b", "letters, digits, '.', '_' and '-'"),
-])
+@pytest.mark.parametrize(
+    "path, value, allowed",
+    [
+        (("groups", 2, "hosts", 0, "hostname"), "GPU_01", "lower-case letters, digits and '-'"),
+        (("models", "nodes", "gpu-node", "devices", 0, "name"), "mlx5-0", "letters, digits and '_'"),
+        (("groups", 0, "name"), "a b", "letters, digits, '.', '_' and '-'"),
+    ],
+)
 def test_the_ff013_hint_names_the_field_s_own_characters(tmp_path, path, value, allowed):
     """The hint said "letters, digits, '.', '_' and '-'" for every field, also where those are refused."""
     mutated = dict(_mutations(value))[path]
@@ -84,6 +94,7 @@ def test_the_ff013_hint_names_the_field_s_own_characters(tmp_path, path, value, 
 
 
 # ---------------------------------------------------------------- property: anything the schema accepts renders safely
+
 
 def _from(pattern: str, max_size: int | None = None):
     s = st.from_regex(pattern, fullmatch=True)
@@ -118,8 +129,10 @@ def inventories(draw):
     groups = draw(st.lists(names, min_size=3, max_size=3, unique=True))
     for g, name in zip(inv["groups"], groups):
         g["name"] = name
-    inv["defaults"] = {"topo_file": draw(_from(PATH_PATTERN, 40)),
-                       "nccl_socket_ifname": draw(_from(r"^=?[A-Za-z0-9_.-]{1,15}$"))}
+    inv["defaults"] = {
+        "topo_file": draw(_from(PATH_PATTERN, 40)),
+        "nccl_socket_ifname": draw(_from(r"^=?[A-Za-z0-9_.-]{1,15}$")),
+    }
     new_model = draw(names)
     inv["models"]["nodes"][new_model] = inv["models"]["nodes"].pop("gpu-node")
     inv["groups"][0]["model"] = new_model
@@ -158,8 +171,11 @@ def _check_rendered(files: dict[str, str], plan) -> None:
 
 
 @pytest.mark.skipif(BASH is None, reason="bash not installed")
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture],
+)
 @given(inv=inventories())
 def test_any_string_the_schema_accepts_renders_safely(tmp_path_factory, inv):
     f = tmp_path_factory.mktemp("inv") / "inv.yaml"

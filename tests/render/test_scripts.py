@@ -86,7 +86,9 @@ def test_scripts_parse(lab_files, ff2_plan):
                 assert r.returncode == 0, f"{name}:\n{r.stdout}"
 
 
-def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_tool: str = "mlxconfig") -> dict[str, str]:
+def _fake_host(
+    tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_tool: str = "mlxconfig"
+) -> dict[str, str]:
     """A sysfs tree, firmware setting and installed files that match the plan for `hostname`, with `fw_tool`
     (mlxconfig or mstconfig) as the only firmware tool on PATH; returns the script environment."""
     profile = next(p for p in plan.hosts if hostname in p.hosts)
@@ -99,20 +101,34 @@ def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_to
     # port of its switch, whose upstream port sits under the root port or the switch above
     where: dict[str, Path] = {}
     for i, sw in enumerate(profile.pcie_switches):
-        above = where[sw.parent] / f"0000:fe:{i:02x}.0" if sw.parent else sysfs / "devices/pci0000:00" / f"0000:00:{0x40 + i:02x}.1"
+        above = (
+            where[sw.parent] / f"0000:fe:{i:02x}.0"
+            if sw.parent
+            else sysfs / "devices/pci0000:00" / f"0000:00:{0x40 + i:02x}.1"
+        )
         where[sw.name] = above / sw.bus_id
         where[sw.name].mkdir(parents=True)
         (sysfs / "bus/pci/devices" / sw.bus_id).symlink_to(where[sw.name])
         _write(where[sw.name] / "class", sw.pci_class + "\n")
         _write(where[sw.name] / "numa_node", f"{sw.numa}\n")
     for i, d in enumerate(profile.devices):
-        above = where[d.pcie_switch] / f"0000:ff:{i:02x}.0" if d.pcie_switch else sysfs / "devices/pci0000:00" / f"0000:00:{i + 1:02x}.1"
+        above = (
+            where[d.pcie_switch] / f"0000:ff:{i:02x}.0"
+            if d.pcie_switch
+            else sysfs / "devices/pci0000:00" / f"0000:00:{i + 1:02x}.1"
+        )
         dev = above / d.bus_id
         dev.mkdir(parents=True)
         (sysfs / "bus/pci/devices" / d.bus_id).symlink_to(dev)
-        for key, value in (("class", d.pci_class), ("vendor", d.vendor), ("device", d.device),
-                           ("current_link_speed", d.link_speed), ("max_link_speed", d.link_speed),
-                           ("current_link_width", str(d.link_width)), ("numa_node", str(d.numa))):
+        for key, value in (
+            ("class", d.pci_class),
+            ("vendor", d.vendor),
+            ("device", d.device),
+            ("current_link_speed", d.link_speed),
+            ("max_link_speed", d.link_speed),
+            ("current_link_width", str(d.link_width)),
+            ("numa_node", str(d.numa)),
+        ):
             _write(dev / key, value + "\n")
         if d.kind == "nic":
             ib = sysfs / "class/infiniband" / d.name
@@ -129,7 +145,7 @@ def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_to
         g = pt.port_guid[2:]
         _write(port / "state", "4: ACTIVE\n")
         _write(port / "rate", f"{RATE_GBPS[rate[pt.nic]]} Gb/sec ({rate[pt.nic]})\n")
-        _write(port / "gids/0", "fe80:0000:0000:0000:" + ":".join(g[i:i + 4] for i in range(0, 16, 4)) + "\n")
+        _write(port / "gids/0", "fe80:0000:0000:0000:" + ":".join(g[i : i + 4] for i in range(0, 16, 4)) + "\n")
         _write(port / "lid", f"{pt.lid:#x}\n")
     for n in profile.numa_nodes:
         _write(sysfs / f"devices/system/node/node{n.id}/cpumap", n.affinity + "\n")
@@ -142,9 +158,11 @@ def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_to
     for v in profile.checks.versions:
         have = HOST_VERSION[v.name](v.minimum)
         if v.name == "cuda":
-            _write(root / "usr/local/cuda/version.json",
-                   f'{{\n   "cuda" : {{\n      "name" : "CUDA SDK",\n      "version" : "{have}"\n   }},\n'
-                   f'   "cuda_cudart" : {{\n      "name" : "CUDA Runtime (cudart)",\n      "version" : "{have}"\n   }}\n}}\n')
+            _write(
+                root / "usr/local/cuda/version.json",
+                f'{{\n   "cuda" : {{\n      "name" : "CUDA SDK",\n      "version" : "{have}"\n   }},\n'
+                f'   "cuda_cudart" : {{\n      "name" : "CUDA Runtime (cudart)",\n      "version" : "{have}"\n   }}\n}}\n',
+            )
         else:
             _write(where_version[v.name], have + "\n")
     _write(bin_ / "ibv_devinfo", FAKE_IBV_DEVINFO, 0o755)
@@ -157,8 +175,14 @@ def _fake_host(tmp_path: Path, plan, files: dict[str, str], hostname: str, fw_to
             _write(tmp_path / name.split("/")[-1], text, stat.S_IRWXU)
     system_path = os.environ["PATH"]
     assert not shutil.which("mlxconfig", path=system_path) and not shutil.which("mstconfig", path=system_path)
-    return {"PATH": f"{bin_}:{system_path}", "FFPLAN_SYSFS": str(sysfs), "FFPLAN_ROOT": str(root),
-            "FFPLAN_PROC": str(proc), "FAKE_STATE": str(state), "LC_ALL": "C"}
+    return {
+        "PATH": f"{bin_}:{system_path}",
+        "FFPLAN_SYSFS": str(sysfs),
+        "FFPLAN_ROOT": str(root),
+        "FFPLAN_PROC": str(proc),
+        "FAKE_STATE": str(state),
+        "LC_ALL": "C",
+    }
 
 
 def _run(tmp_path: Path, script: str, env: dict, *args: str) -> subprocess.CompletedProcess:
@@ -166,8 +190,15 @@ def _run(tmp_path: Path, script: str, env: dict, *args: str) -> subprocess.Compl
 
 
 # the checks of issue 27 on lab's gpu01 (one NIC mlx5_0 at 0000:21:00.0, GPUs, versions declared)
-NEW_CHECKS = ("GPUDirect RDMA peer memory", "MaxReadReqSize of 0000:21:00.0", "mlx5_0 IRQ affinity",
-              "mlx5_0/1 active MTU", "nvidia-driver version", "cuda version", "ofed version")
+NEW_CHECKS = (
+    "GPUDirect RDMA peer memory",
+    "MaxReadReqSize of 0000:21:00.0",
+    "mlx5_0 IRQ affinity",
+    "mlx5_0/1 active MTU",
+    "nvidia-driver version",
+    "cuda version",
+    "ofed version",
+)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the RO checks read config space only as root")
@@ -177,10 +208,21 @@ def test_host_check_passes_on_a_host_that_matches_the_plan(tmp_path, lab_plan, l
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert not [line for line in lines if line.startswith("FAIL")]
-    for expected in ("mlx5_0/1 state", "mlx5_0/1 rate", "mlx5_0/1 port GUID", "mlx5_0/1 LID", "gpu3 NUMA node",
-                     "gpu0 link width", "NUMA node 1 cpumap", "RO bit of 0000:21:00.0", "file /etc/nccl.conf",
-                     "file /etc/nccl/topo.xml", "mlx5_0 PCI address", "PCI_WR_ORDERING of 0000:21:00.0",
-                     *NEW_CHECKS):
+    for expected in (
+        "mlx5_0/1 state",
+        "mlx5_0/1 rate",
+        "mlx5_0/1 port GUID",
+        "mlx5_0/1 LID",
+        "gpu3 NUMA node",
+        "gpu0 link width",
+        "NUMA node 1 cpumap",
+        "RO bit of 0000:21:00.0",
+        "file /etc/nccl.conf",
+        "file /etc/nccl/topo.xml",
+        "mlx5_0 PCI address",
+        "PCI_WR_ORDERING of 0000:21:00.0",
+        *NEW_CHECKS,
+    ):
         assert any(line.startswith("PASS") and expected in line for line in lines), expected
     assert any(line.startswith("SKIP") and "3FS sl" in line for line in lines)
 
@@ -200,8 +242,16 @@ def test_host_check_fails_on_every_kind_of_drift(tmp_path, lab_plan, lab_files):
     r = _run(tmp_path, "host-check.sh", env, "--host", "stor2")
     assert r.returncode == 1
     fails = [line for line in r.stdout.splitlines() if line.startswith("FAIL")]
-    for expected in ("mlx5_1 NUMA node", "mlx5_0 link width", "mlx5_1/1 state", "mlx5_0/1 rate", "file /etc/ucx/ucx.conf",
-                     "RO bit of 0000:41:00.0", "3FS sl", "PCI_WR_ORDERING of 0000:41:00.0"):
+    for expected in (
+        "mlx5_1 NUMA node",
+        "mlx5_0 link width",
+        "mlx5_1/1 state",
+        "mlx5_0/1 rate",
+        "file /etc/ucx/ucx.conf",
+        "RO bit of 0000:41:00.0",
+        "3FS sl",
+        "PCI_WR_ORDERING of 0000:41:00.0",
+    ):
         assert any(expected in line for line in fails), (expected, r.stdout)
     assert "failed" in r.stdout.splitlines()[-1]
 
@@ -316,12 +366,15 @@ def test_each_new_check_fails_on_its_own_drift(tmp_path, lab_plan, lab_files, ch
     seen = {
         "GPUDirect RDMA peer memory": lambda: (sysfs / "module/nvidia_peermem").rmdir() or "not loaded",
         "MaxReadReqSize of 0000:21:00.0": lambda: (state / "devctl-0000:21:00.0").write_text("0930\n") and "128",
-        "mlx5_0 IRQ affinity": lambda: (proc / "irq" / last_irq / "smp_affinity").write_text("00000000,ff00ff00\n")
-        and f"1 of 2 IRQs outside ({last_irq})",
+        "mlx5_0 IRQ affinity": lambda: (
+            (proc / "irq" / last_irq / "smp_affinity").write_text("00000000,ff00ff00\n")
+            and f"1 of 2 IRQs outside ({last_irq})"
+        ),
         "mlx5_0/1 active MTU": lambda: (state / "mtu-mlx5_0").write_text("2048") and "2048",
         "nvidia-driver version": lambda: (sysfs / "module/nvidia/version").write_text("575.57.08\n") and "575.57.08",
-        "cuda version": lambda: (root / "usr/local/cuda/version.json").write_text('{"cuda": {"version": "12.9.1"}}\n')
-        and "12.9.1",
+        "cuda version": lambda: (
+            (root / "usr/local/cuda/version.json").write_text('{"cuda": {"version": "12.9.1"}}\n') and "12.9.1"
+        ),
         "ofed version": lambda: (sysfs / "module/mlx5_core/version").unlink() or "not found",
     }[check]()
     r = _run(tmp_path, "host-check.sh", env, "--host", "gpu01")
@@ -364,14 +417,19 @@ def test_the_version_mask_and_subset_helpers(lab_files):
     """The script's own helpers, run by bash: sort -V order, and cpumaps of different widths."""
     script = lab_files["hosts/gpu-node/host-check.sh"]
     helpers = re.search(r"hexmask\(\) \{.*?\n\}\nmask_within.*?\n\}\nversion_at_least.*?\n\}\n", script, re.S).group(0)
-    cases = [("version_at_least 580.82.07 580.65.06", 0), ("version_at_least 580.9 580.10", 1),
-             ("version_at_least 13.0.1 13.0", 0), ("version_at_least 24.10-1.1.4 24.10-1.1.4", 0),
-             ("mask_within 00000000,000000ff 00ff00ff", 0), ("mask_within ff00 00ff00ff", 1),
-             ("mask_within 1,00000000 ffffffff", 1), ("mask_within 0f 0,0000000f", 0)]
+    cases = [
+        ("version_at_least 580.82.07 580.65.06", 0),
+        ("version_at_least 580.9 580.10", 1),
+        ("version_at_least 13.0.1 13.0", 0),
+        ("version_at_least 24.10-1.1.4 24.10-1.1.4", 0),
+        ("mask_within 00000000,000000ff 00ff00ff", 0),
+        ("mask_within ff00 00ff00ff", 1),
+        ("mask_within 1,00000000 ffffffff", 1),
+        ("mask_within 0f 0,0000000f", 0),
+    ]
     for call, status in cases:
         r = subprocess.run([BASH, "-c", helpers + call], capture_output=True, text=True)
         assert r.returncode == status, (call, r.stderr)
-
 
 
 def test_explain_documents_each_host_check():
@@ -384,6 +442,6 @@ def test_explain_documents_each_host_check():
     assert everything.exit_code == 0
     for name, label, *_ in HOST_CHECKS:
         one = CliRunner().invoke(app, ["explain", name])
-        assert one.exit_code == 0 and one.stdout.startswith(f"host-check.sh: {name} (reported as \"{label}\")")
+        assert one.exit_code == 0 and one.stdout.startswith(f'host-check.sh: {name} (reported as "{label}")')
         assert "reads: " in one.stdout and "why: " in one.stdout and "SKIP: " in one.stdout
         assert one.stdout.strip() in everything.stdout

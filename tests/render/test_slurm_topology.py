@@ -44,15 +44,32 @@ def read_by_slurmctld(folder: Path, topology: str, nodes: list[str]) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "state").mkdir(exist_ok=True)
     (folder / "topology.conf").write_text(topology)
-    (folder / "slurm.conf").write_text("\n".join([
-        "ClusterName=ffplan", f"SlurmctldHost={socket.gethostname()}", f"SlurmctldPort={_free_port()}",
-        f"SlurmUser={os.environ.get('USER') or 'root'}", f"StateSaveLocation={folder / 'state'}",
-        f"SlurmctldPidFile={folder / 'slurmctld.pid'}", "TopologyPlugin=topology/tree", "SelectType=select/cons_tres",
-        f"NodeName={','.join(nodes)} CPUs=8 State=UNKNOWN", "PartitionName=all Nodes=ALL Default=YES", ""]))
+    (folder / "slurm.conf").write_text(
+        "\n".join(
+            [
+                "ClusterName=ffplan",
+                f"SlurmctldHost={socket.gethostname()}",
+                f"SlurmctldPort={_free_port()}",
+                f"SlurmUser={os.environ.get('USER') or 'root'}",
+                f"StateSaveLocation={folder / 'state'}",
+                f"SlurmctldPidFile={folder / 'slurmctld.pid'}",
+                "TopologyPlugin=topology/tree",
+                "SelectType=select/cons_tres",
+                f"NodeName={','.join(nodes)} CPUs=8 State=UNKNOWN",
+                "PartitionName=all Nodes=ALL Default=YES",
+                "",
+            ]
+        )
+    )
     log = folder / "slurmctld.log"
     with open(log, "wb") as fh:
-        proc = subprocess.Popen([exe, "-D", "-i", "-vvvv", "-f", str(folder / "slurm.conf")], stdout=fh,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [exe, "-D", "-i", "-vvvv", "-f", str(folder / "slurm.conf")],
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 30
         while "switches_dist" not in log.read_text(errors="replace") and proc.poll() is None:
@@ -67,16 +84,21 @@ def read_by_slurmctld(folder: Path, topology: str, nodes: list[str]) -> str:
 
 
 def _switches(log: str) -> list[tuple[int, str, list[str]]]:
-    return [(int(m[1]), m[2], expand_hostlist(m[3])) for m in
-            re.finditer(r"Switch level:(\d+) name:(\S+) nodes:(\S+) switches:", log)]
+    return [
+        (int(m[1]), m[2], expand_hostlist(m[3]))
+        for m in re.finditer(r"Switch level:(\d+) name:(\S+) nodes:(\S+) switches:", log)
+    ]
 
 
 @pytest.mark.parametrize("case", ["lab", "planes-lab", "three-lab", "roce"])
 def test_slurmctld_reads_one_leaf_per_node(case, tmp_path):
     """roce: an Ethernet plan's topology.conf (tests/lint/roce-base.yaml) is the same tree of leaves and spines."""
     _slurmctld()
-    plan = designed("lab") if case == "lab" else design_file(
-        ROOT / "tests" / "lint" / "roce-base.yaml" if case == "roce" else INVENTORIES / f"{case}.yaml")
+    plan = (
+        designed("lab")
+        if case == "lab"
+        else design_file(ROOT / "tests" / "lint" / "roce-base.yaml" if case == "roce" else INVENTORIES / f"{case}.yaml")
+    )
     compute = sorted(n.hostname for n in plan.nodes if n.role == "compute")
     log = read_by_slurmctld(tmp_path, topology_conf(plan), compute)
     assert "Multiple leaf switches" not in log

@@ -18,8 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _environment(templates: Path, cache_root: Path, **settings: object) -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, **settings)  # type: ignore[arg-type]
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        **settings,
+    )  # type: ignore[arg-type]
     env.bytecode_cache = TemplateCache(env, cache_root)
     return env
 
@@ -88,8 +92,9 @@ def test_a_folder_others_can_write_is_not_used(tmp_path, compiles):
 
 def _render(plan_dir: Path, out: Path, cache_home: Path) -> dict[str, bytes]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"XDG_CACHE_HOME": str(cache_home)}
-    subprocess.run([sys.executable, "-m", "ffplan", "render", str(plan_dir), "-o", str(out), "-q"], cwd=ROOT,
-                   env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "ffplan", "render", str(plan_dir), "-o", str(out), "-q"], cwd=ROOT, env=env, check=True
+    )
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 

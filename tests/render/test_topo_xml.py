@@ -74,26 +74,40 @@ def test_fire_flyer_2_compute_topology(ff2_plan):
     assert cpu0.get("affinity") == "00000000,ffffffff,00000000,ffffffff"
     assert cpu1.get("affinity") == "ffffffff,00000000,ffffffff,00000000"
     assert cpu0.get("familyid") == "143" and cpu0.get("modelid") == "49"
-    assert [p.get("busid") for p in cpu0.findall("pci")] == ["0000:01:00.0", "0000:21:00.0", "0000:41:00.0", "0000:61:00.0", "0000:71:00.0"]
+    assert [p.get("busid") for p in cpu0.findall("pci")] == [
+        "0000:01:00.0",
+        "0000:21:00.0",
+        "0000:41:00.0",
+        "0000:61:00.0",
+        "0000:71:00.0",
+    ]
     assert cpu0.find("pci/nic/net").get("name") == "mlx5_0"
     assert cpu1.find("pci/nic") is None
     assert {p.get("link_speed") for p in root.iter("pci")} == {"16.0 GT/s PCIe"}
     assert {p.get("link_width") for p in root.iter("pci")} == {"16"}
 
 
-@pytest.mark.parametrize("bad, message", [
-    ('<?xml version="1.0"?>\n<system version="1">\n</system>\n', "XML declaration"),
-    ('<system version="1">\n\t<cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD">\n\t</cpu>\n</system>\n', "tab"),
-    ('<system version="1">\n  <cpu numaid="0"\n       affinity="ff">\n  </cpu>\n</system>\n', "start or end tag"),
-    ("<system version='1'>\n</system>\n", "single quotes"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ('<?xml version="1.0"?>\n<system version="1">\n</system>\n', "XML declaration"),
+        (
+            '<system version="1">\n\t<cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD">\n\t</cpu>\n</system>\n',
+            "tab",
+        ),
+        ('<system version="1">\n  <cpu numaid="0"\n       affinity="ff">\n  </cpu>\n</system>\n', "start or end tag"),
+        ("<system version='1'>\n</system>\n", "single quotes"),
+    ],
+)
 def test_checker_catches_what_nccl_rejects(bad, message):
     assert any(message in e for e in check_lexical(bad)), check_lexical(bad)
 
 
 def test_checker_catches_wrong_busid_and_speed():
-    text = ('<system version="1">\n  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD">\n'
-            '    <pci busid="0000:0A:00.0" class="0x030200" link_speed="16.0 GT/s" link_width="16"/>\n  </cpu>\n</system>\n')
+    text = (
+        '<system version="1">\n  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD">\n'
+        '    <pci busid="0000:0A:00.0" class="0x030200" link_speed="16.0 GT/s" link_width="16"/>\n  </cpu>\n</system>\n'
+    )
     errors = check_tree(parse(text))
     assert any("lowercase" in e for e in errors) and any("dictionary" in e for e in errors)
 
@@ -101,7 +115,9 @@ def test_checker_catches_wrong_busid_and_speed():
 def test_checker_catches_a_misplaced_or_empty_bridge():
     cpu = '<system version="1">\n  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD">\n{}  </cpu>\n</system>\n'
     empty = '    <pci busid="0000:15:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16"/>\n'
-    under_gpu = ('    <pci busid="0000:18:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">\n'
-                 '      <pci busid="0000:19:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"/>\n    </pci>\n')
+    under_gpu = (
+        '    <pci busid="0000:18:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">\n'
+        '      <pci busid="0000:19:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"/>\n    </pci>\n'
+    )
     assert any("without devices" in e for e in check_tree(parse(cpu.format(empty))))
     assert any("not a bridge" in e for e in check_tree(parse(cpu.format(under_gpu))))

@@ -68,7 +68,9 @@ def test_list_price_is_in_dollars(ff2_plan):
 
 def test_catalog_file_overrides_the_inventory_and_the_preset(tmp_path, ff2_plan):
     override = tmp_path / "quote.yaml"
-    override.write_text("currency: EUR\nprices: {QM8700: 10.0, dgx-a100: 20.0}\ncable: {aoc_base: 0.5, node_leaf_m: 2}\n")
+    override.write_text(
+        "currency: EUR\nprices: {QM8700: 10.0, dgx-a100: 20.0}\ncable: {aoc_base: 0.5, node_leaf_m: 2}\n"
+    )
     cat = resolve_catalog(ff2_plan, "paper", override)
     assert cat.currency == "EUR" and not cat.relative_units
     assert cat.switches["QM8700"].price.value == 10.0
@@ -119,13 +121,15 @@ def test_inventory_catalog_block_with_unknown_name_is_located(tmp_path, root):
 def test_plan_catalog_block_with_unknown_name_is_located_in_the_plan(tmp_path, ff2_plan):
     """An edited plan: the same refusal, located in the plan file."""
     path = tmp_path / "plan.yaml"
-    write_plan(ff2_plan.model_copy(update={"catalog": CatalogOverride(preset="list-price", prices={"QM870": 1.0})}), path)
+    write_plan(
+        ff2_plan.model_copy(update={"catalog": CatalogOverride(preset="list-price", prices={"QM870": 1.0})}), path
+    )
     with pytest.raises(InputError) as exc:
         resolve_catalog(load_plan(path), plan_file=path)
     (diag,) = exc.value.diagnostics
     assert diag.rule == "FF802" and diag.yaml_path == "catalog.prices.QM870" and diag.file == str(path)
     line = path.read_text().splitlines()[diag.line - 1]
-    assert line.startswith("  prices:") and line[diag.col - 1:].startswith("QM870: ")
+    assert line.startswith("  prices:") and line[diag.col - 1 :].startswith("QM870: ")
     assert "QM8700" in diag.hint
 
 
@@ -141,7 +145,9 @@ def test_node_model_without_price_uses_its_gpus(tmp_path, lab_plan):
     report = build_report(lab_plan, resolve_catalog(lab_plan, "paper", quote), gpus=72)
     ff = report.designs[0]
     assert ff.nodes == {"gpu-node": 18}
-    assert ff.cost.servers == pytest.approx(18 * 4 * load_preset("paper").gpus["A100-PCIe-40GB"].node_price_per_gpu.value)
+    assert ff.cost.servers == pytest.approx(
+        18 * 4 * load_preset("paper").gpus["A100-PCIe-40GB"].node_price_per_gpu.value
+    )
     assert ff.power.switches_w == ff.switch_total * 60  # the inventory's LAB8 power, priced by the override
 
 

@@ -26,9 +26,13 @@ def _cut(fig) -> list[tuple[str, float, float, float, float]]:
             if e.x0 < box.x0 - 0.5 or e.x1 > box.x1 + 0.5 or e.y0 < box.y0 - 0.5 or e.y1 > box.y1 + 0.5:
                 out.append((text.get_text(), e.x0, e.x1, e.y0, e.y1))
     for ax in fig.axes:  # tick labels side by side must not run together
-        ticks = sorted(((t.get_window_extent(renderer), t.get_text()) for t in ax.get_xticklabels() if t.get_text()),
-                       key=lambda tick: tick[0].x0)
-        out += [(f"{a} overlaps {b}", ea.x1, eb.x0, 0, 0) for (ea, a), (eb, b) in zip(ticks, ticks[1:]) if ea.x1 > eb.x0]
+        ticks = sorted(
+            ((t.get_window_extent(renderer), t.get_text()) for t in ax.get_xticklabels() if t.get_text()),
+            key=lambda tick: tick[0].x0,
+        )
+        out += [
+            (f"{a} overlaps {b}", ea.x1, eb.x0, 0, 0) for (ea, a), (eb, b) in zip(ticks, ticks[1:]) if ea.x1 > eb.x0
+        ]
     return out
 
 
@@ -46,6 +50,9 @@ def test_no_chart_cuts_its_text(ff2_plan, monkeypatch, preset):
 
 
 def test_a_long_total_stays_inside_the_figure():
-    fig = stacked_bars(["switches", "cables"], [("this plan: 8 two-layer planes of 2,048 ports", [5e8, 4e8]),
-                                                ("HGX-H800 three-layer", [1e8, 2e8])], lambda v: f"{v:,.0f}")
+    fig = stacked_bars(
+        ["switches", "cables"],
+        [("this plan: 8 two-layer planes of 2,048 ports", [5e8, 4e8]), ("HGX-H800 three-layer", [1e8, 2e8])],
+        lambda v: f"{v:,.0f}",
+    )
     assert _cut(fig) == []

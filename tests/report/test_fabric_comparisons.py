@@ -31,15 +31,21 @@ def with_switch(ports: int):
     return cat.model_copy(update={"fabric_switch": f"X{ports}", "switches": {**cat.switches, f"X{ports}": entry}})
 
 
-@pytest.mark.parametrize("key, gpus, row, layers", [
-    (d.MULTI_PLANE, 16384, "mpft", {"leaf": 8 * 64, "spine": 8 * 32, "core": 0}),  # per plane 64 leaves + 32 spines
-    (d.THREE_LAYER, 65536, "ft3", {"leaf": 2048, "spine": 2048, "core": 1024}),
-])
+@pytest.mark.parametrize(
+    "key, gpus, row, layers",
+    [
+        (d.MULTI_PLANE, 16384, "mpft", {"leaf": 8 * 64, "spine": 8 * 32, "core": 0}),  # per plane 64 leaves + 32 spines
+        (d.THREE_LAYER, 65536, "ft3", {"leaf": 2048, "spine": 2048, "core": 1024}),
+    ],
+)
 def test_table_3_switches_and_links_exactly(key, gpus, row, layers):
     designs, _ = sized(gpus, key)
     design, published = designs[key], TABLE_3[row]
     assert (design.endpoints, design.switch_total, design.switch_links) == (
-        published["endpoints"], published["switches"], published["links"])
+        published["endpoints"],
+        published["switches"],
+        published["links"],
+    )
     assert design.switches == layers
     # all cables = endpoint links + switch-to-switch links
     assert design.cable_total == published["endpoints"] + published["links"]
@@ -104,8 +110,15 @@ def test_radix_40_and_128_figures():
     generation, 4 planes of two-layer trees hold 32,768 GPUs at one NIC per GPU (here 4-GPU, 4-NIC nodes)."""
     ft3 = build_report(None, with_switch(40), gpus=16000, compare=[d.THREE_LAYER]).designs[0]
     assert ft3.switch_total == 2000
-    cat = with_switch(128).model_copy(update={"nodes": {
-        "hgx-h800": load_preset("deepseek-v3").nodes["hgx-h800"].model_copy(update={"gpus": 4, "compute_nics": 4})}})
+    cat = with_switch(128).model_copy(
+        update={
+            "nodes": {
+                "hgx-h800": load_preset("deepseek-v3")
+                .nodes["hgx-h800"]
+                .model_copy(update={"gpus": 4, "compute_nics": 4})
+            }
+        }
+    )
     mpft = build_report(None, cat, gpus=32768, compare=[d.MULTI_PLANE]).designs[0]
     assert mpft.fabrics[0].topology == "two-layer"
     assert mpft.switch_total == 4 * (128 + 64) and mpft.endpoints == 32768
@@ -158,8 +171,11 @@ def test_published_counts_are_not_priced_with_a_switch_of_another_radix():
 def test_fire_flyer_plan_against_the_new_layouts(ff2_plan):
     """The inventory's design against the reference node in every layout, at the plan's GPU count; the
     plan's storage and management ports go to a storage fabric in each."""
-    report = build_report(ff2_plan, resolve_catalog(ff2_plan, "paper"),
-                          compare=[d.FIRE_FLYER, d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE])
+    report = build_report(
+        ff2_plan,
+        resolve_catalog(ff2_plan, "paper"),
+        compare=[d.FIRE_FLYER, d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE],
+    )
     designs = {r.key: r for r in report.designs}
     assert list(designs) == [d.FIRE_FLYER, d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE]
     assert {r.gpus for r in designs.values()} == {9600}
@@ -225,8 +241,19 @@ def test_cli_refuses_a_comparison_it_cannot_build(args, message):
 
 
 def test_cli_with_an_inventory_and_compare(root):
-    result = runner.invoke(app, ["report", "cost", str(root / "inventories" / "fire-flyer-2.yaml"), "-q",
-                                 "--compare", "plan,rail-optimized", "--format", "json"])
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            "cost",
+            str(root / "inventories" / "fire-flyer-2.yaml"),
+            "-q",
+            "--compare",
+            "plan,rail-optimized",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert [x["key"] for x in json.loads(result.stdout)["designs"]] == ["plan", "rail-optimized"]
 

@@ -83,7 +83,9 @@ def test_floor_map_is_a_deterministic_png(ff2_facility, tmp_path):
 def test_cli_reads_a_plan_and_writes_the_map(lab_plan, tmp_path):
     plan_file = tmp_path / "plan.yaml"
     write_plan(lab_plan, plan_file)
-    result = runner.invoke(app, ["report", "facility", str(plan_file), "-f", "csv", "--floor-map", str(tmp_path / "floor.png"), "-q"])
+    result = runner.invoke(
+        app, ["report", "facility", str(plan_file), "-f", "csv", "--floor-map", str(tmp_path / "floor.png"), "-q"]
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("rack,row,slot")
     assert (tmp_path / "floor.png").read_bytes()[:4] == b"\x89PNG"

@@ -120,13 +120,17 @@ def test_cli_reads_only_the_plan(tmp_path, monkeypatch, lonely_plan):
         result = runner.invoke(app, ["report", "cost", "plan.yaml", "-f", "json", *extra])
         assert result.exit_code == 0, result.output
         report = json.loads(result.stdout)
-        assert report["inventory"] == "fire-flyer-2" and report["designs"][0]["nodes"] == {"ff2-compute": 1250 if extra else 1200}
+        assert report["inventory"] == "fire-flyer-2" and report["designs"][0]["nodes"] == {
+            "ff2-compute": 1250 if extra else 1200
+        }
 
 
 def test_cli_gpus_from_plan_and_inventory_agree(root, lonely_plan):
     inventory = root / "inventories" / "fire-flyer-2.yaml"
-    results = [runner.invoke(app, ["report", "cost", str(path), "--gpus", "10000", "-f", "json", "-q"])
-               for path in (inventory, lonely_plan)]
+    results = [
+        runner.invoke(app, ["report", "cost", str(path), "--gpus", "10000", "-f", "json", "-q"])
+        for path in (inventory, lonely_plan)
+    ]
     assert all(r.exit_code == 0 for r in results), [r.output for r in results]
     a, b = (json.loads(r.stdout) for r in results)
     assert a["designs"] == b["designs"] and a["notes"] == b["notes"]
@@ -154,8 +158,20 @@ def test_cli_plan_of_an_older_ffplan_is_refused(tmp_path, ff2_plan):
 
 def test_cli_writes_a_file(tmp_path, root):
     target = tmp_path / "out" / "cost.html"
-    result = runner.invoke(app, ["report", "cost", str(root / "inventories" / "fire-flyer-2.yaml"), "--gpus", "10000",
-                                 "-f", "html", "-o", str(target)])
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            "cost",
+            str(root / "inventories" / "fire-flyer-2.yaml"),
+            "--gpus",
+            "10000",
+            "-f",
+            "html",
+            "-o",
+            str(target),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert target.read_text().startswith("<!DOCTYPE html>")
 
@@ -183,8 +199,12 @@ def test_cli_refuses_bad_input_with_a_message_and_exit_2(tmp_path, root, lonely_
     bad.write_text("price: {QM8700: 1}\n")
     typo = tmp_path / "typo.yaml"
     typo.write_text("prices:\n  QM870: 1\n")
-    paths = {"inv": str(root / "inventories" / "fire-flyer-2.yaml"), "bad": str(bad), "typo": str(typo),
-             "plan": str(lonely_plan)}
+    paths = {
+        "inv": str(root / "inventories" / "fire-flyer-2.yaml"),
+        "bad": str(bad),
+        "typo": str(typo),
+        "plan": str(lonely_plan),
+    }
     result = runner.invoke(app, ["report", "cost", *[a.format(**paths) for a in args], "--gpus", "80"])
     assert result.exit_code == 2, result.output
     assert message in result.output

@@ -82,7 +82,9 @@ def test_report_ratio_rows_match_the_designs(ff2_report):
     assert rows[("network price", PCIE_THREE_LAYER)].paper == pytest.approx(350 / 600)
     assert rows[("total price", THREE_LAYER)].paper == pytest.approx(11600 / 23000)
     d = designs(ff2_report)
-    assert rows[("total price", THREE_LAYER)].computed == pytest.approx(d[FIRE_FLYER].cost.total / d[THREE_LAYER].cost.total)
+    assert rows[("total price", THREE_LAYER)].computed == pytest.approx(
+        d[FIRE_FLYER].cost.total / d[THREE_LAYER].cost.total
+    )
 
 
 def test_paper_checks_show_both_counts(ff2_report):

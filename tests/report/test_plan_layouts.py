@@ -52,8 +52,14 @@ def test_planes_column_counts_what_the_plan_has(planes_plan):
     own = by_key(report)[d.FIRE_FLYER]
     assert own.title == "this plan: 4 two-layer planes of 16 ports"
     assert "Fire-Flyer" not in own.title + own.description
-    assert own.switches == dict(Counter(s.tier for s in planes_plan.switches), core=0) == {"leaf": 16, "spine": 8, "core": 0}
-    assert own.cables_by_kind == dict(Counter(c.kind for c in planes_plan.cables)) == {"node-leaf": 64, "leaf-spine": 64}
+    assert (
+        own.switches
+        == dict(Counter(s.tier for s in planes_plan.switches), core=0)
+        == {"leaf": 16, "spine": 8, "core": 0}
+    )
+    assert (
+        own.cables_by_kind == dict(Counter(c.kind for c in planes_plan.cables)) == {"node-leaf": 64, "leaf-spine": 64}
+    )
     assert own.endpoints == sum(len(n.ports) for n in planes_plan.nodes) == 64
     assert own.fabrics[0].name == "4 two-layer planes of 16 ports"
 
@@ -63,8 +69,11 @@ def test_three_layer_column_counts_cores_and_spine_core_cables(three_plan):
     own = by_key(report)[d.FIRE_FLYER]
     tiers = Counter(s.tier for s in three_plan.switches)
     assert own.title == "this plan: 1 three-layer zone, 2 pods"
-    assert own.switches == {"leaf": tiers["leaf"], "spine": tiers["spine"], "core": tiers["core"]} == {
-        "leaf": 8, "spine": 8, "core": 4}
+    assert (
+        own.switches
+        == {"leaf": tiers["leaf"], "spine": tiers["spine"], "core": tiers["core"]}
+        == {"leaf": 8, "spine": 8, "core": 4}
+    )
     assert own.cables_by_kind["spine-core"] == sum(1 for c in three_plan.cables if c.kind == "spine-core") == 32
     assert own.switch_links == 64  # 32 leaf-spine + 32 spine-core
     assert own.fabrics[0].topology == "three-layer"
@@ -77,17 +86,24 @@ def test_multi_nic_plan_is_compared_with_its_own_nodes_on_every_layout(planes_pl
     assert list(designs) == [d.FIRE_FLYER, d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE]
     for key in (d.THREE_LAYER, d.RAIL_OPTIMIZED, d.MULTI_PLANE):
         assert designs[key].nodes == {"hgx": 16} and designs[key].gpus == 64, key
-        assert designs[key].endpoints == 64 and len(designs[key].fabrics) == 1, key  # no storage NICs, no storage fabric
+        assert designs[key].endpoints == 64 and len(designs[key].fabrics) == 1, (
+            key
+        )  # no storage NICs, no storage fabric
     assert designs[d.RAIL_OPTIMIZED].fabrics[0].name.endswith("of 4 nodes x 4 rails")
     assert designs[d.MULTI_PLANE].fabrics[0].name == "4 two-layer planes of 16 ports"
     assert designs[d.MULTI_PLANE].switches == designs[d.FIRE_FLYER].switches
 
 
 def test_fire_flyer_papers_ratios_and_checks_only_for_a_fire_flyer_plan(planes_plan, lab_catalog):
-    report = build_report(planes_plan, resolve_catalog(planes_plan, None, lab_catalog),
-                          compare=[d.FIRE_FLYER, d.PCIE_THREE_LAYER, d.THREE_LAYER, d.MULTI_PLANE])
-    assert {(r.name, r.numerator) for r in report.ratios} == {("network per endpoint", d.MULTI_PLANE),
-                                                              ("network per endpoint", d.FIRE_FLYER)}
+    report = build_report(
+        planes_plan,
+        resolve_catalog(planes_plan, None, lab_catalog),
+        compare=[d.FIRE_FLYER, d.PCIE_THREE_LAYER, d.THREE_LAYER, d.MULTI_PLANE],
+    )
+    assert {(r.name, r.numerator) for r in report.ratios} == {
+        ("network per endpoint", d.MULTI_PLANE),
+        ("network per endpoint", d.FIRE_FLYER),
+    }
     assert not any("Fire-Flyer 2" in c.item for c in report.paper_checks)
     assert any("Table 3 MPFT" in c.item for c in report.paper_checks)
     assert by_key(report)[d.PCIE_THREE_LAYER].title == "same nodes, three-layer"
@@ -139,7 +155,9 @@ def test_cli_report_of_a_planes_plan_names_its_layout(tmp_path, planes_plan, lab
 
 
 def test_golden_markdown_of_a_planes_plan(planes_plan, lab_catalog, update_golden):
-    report = build_report(planes_plan, resolve_catalog(planes_plan, None, lab_catalog), input_name="planes-lab/plan.yaml")
+    report = build_report(
+        planes_plan, resolve_catalog(planes_plan, None, lab_catalog), input_name="planes-lab/plan.yaml"
+    )
     text = render(report, "markdown").replace(str(lab_catalog), "lab-prices.yaml")
     assert_golden_folder(HERE / "golden" / "planes-lab", {"cost.md": text}, update_golden, "cost report of planes-lab")
 
@@ -150,7 +168,9 @@ def test_transceivers_are_counted_per_cage_as_the_bom_does(planes_plan, lab_cata
     from ffplan.plan.exports import bom_rows
 
     bom = sum(n for category, _, n, _ in bom_rows(planes_plan) if category == "transceiver")
-    report = build_report(planes_plan, resolve_catalog(planes_plan, None, lab_catalog), input_name="planes-lab/plan.yaml")
+    report = build_report(
+        planes_plan, resolve_catalog(planes_plan, None, lab_catalog), input_name="planes-lab/plan.yaml"
+    )
     by_key = {r.key: r for r in report.designs}
     assert by_key[d.FIRE_FLYER].transceivers == bom == 96
     assert by_key[d.FIRE_FLYER].cables["AOC"] == 64

@@ -53,7 +53,11 @@ def test_mpft_plan_equals_the_sized_multi_plane_design(mpft_report):
     """Placement and cabling change nothing a Table 3 row counts: the plan's column is the mpft column."""
     sized = next(r for r in mpft_report.designs if r.key == d.MULTI_PLANE)
     plan = own(mpft_report)
-    assert (plan.switches, plan.switch_links, plan.cost.network) == (sized.switches, sized.switch_links, sized.cost.network)
+    assert (plan.switches, plan.switch_links, plan.cost.network) == (
+        sized.switches,
+        sized.switch_links,
+        sized.cost.network,
+    )
     ratio = next(r for r in mpft_report.ratios if r.numerator == d.FIRE_FLYER)
     assert ratio.computed == pytest.approx(ratio.paper, abs=1e-4)  # $4.39k / $7.5k
 
@@ -65,7 +69,9 @@ def test_superpod_plan_reproduces_the_reference_counts(superpod_report):
     per_tier = SUPERPOD_16_SU["cables_per_tier"]
     assert plan.cables_by_kind == {"node-leaf": per_tier, "leaf-spine": per_tier, "spine-core": per_tier}
     assert plan.endpoints == SUPERPOD_16_SU["gpus"] == 4096
-    assert round(plan.cost.network_per_endpoint) == TABLE_3["ft3"]["cost_per_endpoint_usd"]  # a full three-layer tree: $7.5k
+    assert (
+        round(plan.cost.network_per_endpoint) == TABLE_3["ft3"]["cost_per_endpoint_usd"]
+    )  # a full three-layer tree: $7.5k
     rail = next(r for r in superpod_report.designs if r.key == d.RAIL_OPTIMIZED)
     assert (rail.switches, rail.switch_links) == (plan.switches, plan.switch_links)
 

@@ -150,7 +150,9 @@ def test_cold_start_with_the_highest_lid_leaves_down_does_not_crash(tmp_path, si
         _cold_start_and_heavy_sweep(sim)
 
 
-def test_cold_start_on_the_intact_file_with_the_highest_lid_leaves_down_does_not_crash(tmp_path, sim_tools, no_leftovers):
+def test_cold_start_on_the_intact_file_with_the_highest_lid_leaves_down_does_not_crash(
+    tmp_path, sim_tools, no_leftovers
+):
     """The rendered intact lfts.dump, no reroute: the SM's port holds the top 64-LID block, so the tables OpenSM
     sizes from the highest LID present cover every entry of the file (with LIDs in plan order it aborted)."""
     sim, _, lfts = _start(tmp_path, sim_tools)

@@ -56,8 +56,11 @@ def test_reroute_from_one_planes_discovery(planes, tmp_path):
 @pytest.mark.parametrize("command", ["reroute", "audit"])
 def test_a_plan_with_planes_needs_plane(planes, tmp_path, command):
     _plan, folder = planes
-    args = ([command, str(folder), "--fabric", str(folder / "p0.net"), "-o", str(tmp_path)] if command == "reroute"
-            else [command, str(folder), str(folder / "p0.net")])
+    args = (
+        [command, str(folder), "--fabric", str(folder / "p0.net"), "-o", str(tmp_path)]
+        if command == "reroute"
+        else [command, str(folder), str(folder / "p0.net")]
+    )
     result = _run(*args)
     assert result.exit_code == 2 and "FF910" in result.output and "p0, p1, p2, p3" in result.output
     result = _run(*args, "--plane", "p7")

@@ -54,12 +54,14 @@ def test_discovery_matches_ca_ports_by_port_guid_and_reports_unplanned_links(lab
     # ibnetdiscover prints the port GUID on a CA port line; a CA port cabled to another leaf port is unplanned
     p = lab.nodes[0].ports[0]
     sw = next(s.node_guid for s in lab.switches if s.name == p.leaf)[2:]
-    text = (f'Switch 8 "S-{sw}" # "{p.leaf}"\n'
-            f'[{p.leaf_port}] "H-{p.node_guid[2:]}"[{p.port}]({p.port_guid[2:]})\n'
-            f'[8] "H-{p.node_guid[2:]}"[2]\n\n'
-            f'Ca 2 "H-{p.node_guid[2:]}" # "x"\n'
-            f'[{p.port}]({p.port_guid[2:]}) "S-{sw}"[{p.leaf_port}]\n'
-            f'[2](1234) "S-{sw}"[8]\n')
+    text = (
+        f'Switch 8 "S-{sw}" # "{p.leaf}"\n'
+        f'[{p.leaf_port}] "H-{p.node_guid[2:]}"[{p.port}]({p.port_guid[2:]})\n'
+        f'[8] "H-{p.node_guid[2:]}"[2]\n\n'
+        f'Ca 2 "H-{p.node_guid[2:]}" # "x"\n'
+        f'[{p.port}]({p.port_guid[2:]}) "S-{sw}"[{p.leaf_port}]\n'
+        f'[2](1234) "S-{sw}"[8]\n'
+    )
     m = missing_from_discovery(lab, parse_topology(text))
     assert p.cable not in m.ca_ports
     assert m.unexpected == [f"x[2] <-> {p.leaf}[8]"]
@@ -68,7 +70,9 @@ def test_discovery_matches_ca_ports_by_port_guid_and_reports_unplanned_links(lab
 def test_resolve_items_sorts_failed_items(lab):
     cable = _uplink(lab)
     leaf_end = cable.a if cable.a.device.startswith("za-leaf") else cable.b
-    items = resolve_items(lab, ["za-spine01", f"{leaf_end.device}[{leaf_end.port}]", lab.nodes[0].ports[0].cable, "nope"])
+    items = resolve_items(
+        lab, ["za-spine01", f"{leaf_end.device}[{leaf_end.port}]", lab.nodes[0].ports[0].cable, "nope"]
+    )
     assert items.switches == {"za-spine01"} and items.cables == {cable.label}
     assert items.ca_cables == {lab.nodes[0].ports[0].cable} and items.unknown == ["nope"]
 
@@ -79,7 +83,9 @@ def test_reroute_lists_only_the_lids_of_ports_that_are_up(lab):
     leaf = "zb-leaf04"  # with its CA ports, the highest LIDs of the lab
     result = reroute(lab, [leaf])
     present = set(result.fab.lid_owner)
-    gone = {s.lid for s in lab.switches if s.name == leaf} | {p.lid for n in lab.nodes for p in n.ports if p.leaf == leaf}
+    gone = {s.lid for s in lab.switches if s.name == leaf} | {
+        p.lid for n in lab.nodes for p in n.ports if p.leaf == leaf
+    }
     assert gone and not gone & present
     listed = {lid for table in parse_lfts(lfts_text(result.fab)).tables.values() for lid in table}
     assert listed <= present and max(listed) < (max(present) // 64 + 1) * 64
@@ -111,7 +117,9 @@ def _other_fabric(tmp_path):
 def _bad_port_line(tmp_path):
     """ibnetdiscover output whose port line names a node with no record: refused at its line, as audit does."""
     path = tmp_path / "bad-port.txt"
-    path.write_text('vendid=0x2c9\nSwitch\t8 "S-0000000000000001"\t\t# "x" enhanced port 0 lid 1 lmc 0\n[1]\t"leaf9"[1]\n')
+    path.write_text(
+        'vendid=0x2c9\nSwitch\t8 "S-0000000000000001"\t\t# "x" enhanced port 0 lid 1 lmc 0\n[1]\t"leaf9"[1]\n'
+    )
     return path
 
 
@@ -138,13 +146,15 @@ def test_cli_reroute(lab, tmp_path):
     res = runner.invoke(app, ["reroute", str(plan), "--fabric", str(net), "-o", str(tmp_path / "x.lfts")])
     assert res.exit_code == 0 and f"failed: {cable}" in res.stdout
     # bad input: exit 2 with the reason, never a traceback
-    for args, words in ((["--failed", "za-spine1"], "did you mean 'za-spine01'"),
-                        ([], "either --fabric"),
-                        (["--fabric", str(plan)], "no Switch or Ca records"),
-                        (["--fabric", str(_bad_port_line(tmp_path))], "bad-port.txt:3:1"),
-                        (["--fabric", str(_other_fabric(tmp_path))], "none of the plan's 12 switch GUIDs"),
-                        (["--failed", cable, "-o", str(tmp_path / "no" / "x.lfts")], "is not a folder"),
-                        (["--failed", cable, "-o", str(_blocked(tmp_path))], "is a folder, not a regular file")):
+    for args, words in (
+        (["--failed", "za-spine1"], "did you mean 'za-spine01'"),
+        ([], "either --fabric"),
+        (["--fabric", str(plan)], "no Switch or Ca records"),
+        (["--fabric", str(_bad_port_line(tmp_path))], "bad-port.txt:3:1"),
+        (["--fabric", str(_other_fabric(tmp_path))], "none of the plan's 12 switch GUIDs"),
+        (["--failed", cable, "-o", str(tmp_path / "no" / "x.lfts")], "is not a folder"),
+        (["--failed", cable, "-o", str(_blocked(tmp_path))], "is a folder, not a regular file"),
+    ):
         res = runner.invoke(app, ["reroute", str(plan), "-o", str(tmp_path / "y.lfts"), *args])
         assert res.exit_code in (1, 2) and words in res.output, (args, res.output)
         assert "Traceback" not in res.output
@@ -164,8 +174,11 @@ def test_cli_reroute_refuses_special_targets_and_foreign_pids_before_writing(lab
     link.symlink_to(victim)
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        for out, extra, words in ((fifo, [], "is a FIFO"), (link, [], "is a symlink"),
-                                  (tmp_path / "lfts.dump", ["--hup", str(decoy.pid)], "not opensm")):
+        for out, extra, words in (
+            (fifo, [], "is a FIFO"),
+            (link, [], "is a symlink"),
+            (tmp_path / "lfts.dump", ["--hup", str(decoy.pid)], "not opensm"),
+        ):
             res = CliRunner().invoke(app, ["reroute", str(plan), "--failed", cable, "-o", str(out), *extra])
             assert res.exit_code == 2 and words in res.output and "nothing was written" in res.output, res.output
         assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink() and victim.read_text() == "keep\n"
@@ -212,7 +225,10 @@ def test_cli_reroute_refuses_a_foreign_or_miscabled_fabric_and_writes_nothing(la
     lab_plan.write_text(dump_plan(lab))
     text = opensm_files(lab)[TOPOLOGY]
     spine = next(s for s in lab.switches if s.name == "za-spine01")
-    cases = ((ff2, text, "link(s) the plan does not have"), (lab_plan, text.replace(spine.node_guid[2:], "00000000deadbeef"), "GUID the plan does not have"))
+    cases = (
+        (ff2, text, "link(s) the plan does not have"),
+        (lab_plan, text.replace(spine.node_guid[2:], "00000000deadbeef"), "GUID the plan does not have"),
+    )
     for plan, dump, words in cases:
         now = tmp_path / "now.txt"
         now.write_text(dump)
@@ -230,15 +246,20 @@ def test_sharp_aggregation_nodes_are_neither_unplanned_nor_refused(lab, tmp_path
     plan = tmp_path / "plan.yaml"
     plan.write_text(dump_plan(lab))
     (tmp_path / "now.txt").write_text(text)
-    res = CliRunner().invoke(app, ["reroute", str(plan), "--fabric", str(tmp_path / "now.txt"), "-o", str(tmp_path),
-                                   "--format", "json"])
+    res = CliRunner().invoke(
+        app, ["reroute", str(plan), "--fabric", str(tmp_path / "now.txt"), "-o", str(tmp_path), "--format", "json"]
+    )
     assert res.exit_code == 0, res.output
     # and they get routes (the old file had none): each switch forwards a node's LID as it forwards its switch's
     # LID, the node's switch to its extra port; the walk counts every pair with them reachable
     summary = json.loads(res.stdout)
     cas = sum(len(n.ports) for n in lab.nodes) + len(lab.switches)
-    assert summary["unreachable"] == {"ca_pairs": 0, "of_ca_pairs": cas * (cas - 1), "switch_lid_pairs": 0,
-                                      "of_switch_lid_pairs": summary["unreachable"]["of_switch_lid_pairs"]}
+    assert summary["unreachable"] == {
+        "ca_pairs": 0,
+        "of_ca_pairs": cas * (cas - 1),
+        "switch_lid_pairs": 0,
+        "of_switch_lid_pairs": summary["unreachable"]["of_switch_lid_pairs"],
+    }
     tables = parse_lfts((tmp_path / "lfts.dump").read_text()).tables
     by_guid = {s.node_guid: s for s in lab.switches}
     for guid, table in tables.items():

@@ -34,8 +34,10 @@ def _with_aggregation_node(net: str, radix: int) -> str:
     net = net.replace(header, f'Switch\t{radix + 1} "{LEAF}"', 1)
     block_end = net.index("\n\n", net.index(f'Switch\t{radix + 1} "{LEAF}"'))
     net = net[:block_end] + f'\n[{radix + 1}]\t"{AGGREGATION_NODE}"[1]' + net[block_end:]
-    return net + (f"\nvendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x{AN_GUID:x}\ncaguid=0x{AN_GUID - 1:x}\n"
-                  f'Ca\t1 "{AGGREGATION_NODE}"\n[1]({AN_GUID:x}) \t"{LEAF}"[{radix + 1}]\n')
+    return net + (
+        f"\nvendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x{AN_GUID:x}\ncaguid=0x{AN_GUID - 1:x}\n"
+        f'Ca\t1 "{AGGREGATION_NODE}"\n[1]({AN_GUID:x}) \t"{LEAF}"[{radix + 1}]\n'
+    )
 
 
 def test_reroute_routes_the_aggregation_node_opensm_found(tmp_path: Path, sim_tools, no_leftovers):
@@ -64,8 +66,21 @@ def test_reroute_routes_the_aggregation_node_opensm_found(tmp_path: Path, sim_to
         assert walk_ca_pairs(topo, tables).broken > 0
         (tmp_path / "now.txt").write_text(sim.diag(["ibnetdiscover"]))
         sweeps = sim.log_count("SUBNET UP")
-        res = CliRunner().invoke(app, ["reroute", str(tmp_path / "plan.yaml"), "--fabric", str(tmp_path / "now.txt"),
-                                       "-o", str(tmp_path / LFTS), "--hup", str(sim.opensm.pid), "--format", "json"])
+        res = CliRunner().invoke(
+            app,
+            [
+                "reroute",
+                str(tmp_path / "plan.yaml"),
+                "--fabric",
+                str(tmp_path / "now.txt"),
+                "-o",
+                str(tmp_path / LFTS),
+                "--hup",
+                str(sim.opensm.pid),
+                "--format",
+                "json",
+            ],
+        )
         assert res.exit_code == 0, res.output
         assert json.loads(res.stdout)["unreachable"]["ca_pairs"] == 0
         sim.wait_log_count("SUBNET UP", sweeps + 1, 60)

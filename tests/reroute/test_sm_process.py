@@ -83,8 +83,10 @@ def test_an_opensm_without_lfts_file_is_refused(tmp_path, fake_opensm):
 
 
 def test_a_process_that_calls_itself_opensm_is_refused(tmp_path):
-    code = ("import ctypes, time; ctypes.CDLL(None).prctl(15, b'opensm', 0, 0, 0); print('ready', flush=True); "
-            "time.sleep(60)")
+    code = (
+        "import ctypes, time; ctypes.CDLL(None).prctl(15, b'opensm', 0, 0, 0); print('ready', flush=True); "
+        "time.sleep(60)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
@@ -98,13 +100,15 @@ def test_a_process_that_calls_itself_opensm_is_refused(tmp_path):
 
 
 def test_a_thread_named_opensm_is_refused_and_its_process_lives(tmp_path):
-    code = ("import ctypes, threading, time\n"
-            "def run():\n"
-            "    ctypes.CDLL(None).prctl(15, b'opensm', 0, 0, 0)\n"
-            "    print(threading.get_native_id(), flush=True)\n"
-            "    time.sleep(60)\n"
-            "threading.Thread(target=run, daemon=True).start()\n"
-            "time.sleep(60)\n")
+    code = (
+        "import ctypes, threading, time\n"
+        "def run():\n"
+        "    ctypes.CDLL(None).prctl(15, b'opensm', 0, 0, 0)\n"
+        "    print(threading.get_native_id(), flush=True)\n"
+        "    time.sleep(60)\n"
+        "threading.Thread(target=run, daemon=True).start()\n"
+        "time.sleep(60)\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

@@ -19,7 +19,8 @@ def affected_entries(topo, before, failed_cables, failed_switches):
     a LID of one."""
     names = list(topo.lid)
     dead_lids = {topo.lid[s] for s in failed_switches} | {
-        lid for lid, ca in topo.ca_by_lid.items() if ca.leaf in failed_switches}
+        lid for lid, ca in topo.ca_by_lid.items() if ca.leaf in failed_switches
+    }
     out = set()
     for i, sw in enumerate(names):
         for lid in range(before.shape[1]):

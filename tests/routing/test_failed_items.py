@@ -11,12 +11,21 @@ from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.reroute import resolve_items
 
 
-@pytest.mark.parametrize("text, parsed", [
-    ("za-leaf01[1]", PortRef("za-leaf01", 1)), ("za-leaf01[255]", PortRef("za-leaf01", 255)),
-    ("za-spine02", "za-spine02"), ("za-leaf01-p21", "za-leaf01-p21"),
-    ("za-leaf01[01]", None), ("za-leaf01[0]", None), ("za-leaf01[256]", None), ("za-leaf01[]", None),
-    ("za leaf01", None), ("[1]", None),
-])
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        ("za-leaf01[1]", PortRef("za-leaf01", 1)),
+        ("za-leaf01[255]", PortRef("za-leaf01", 255)),
+        ("za-spine02", "za-spine02"),
+        ("za-leaf01-p21", "za-leaf01-p21"),
+        ("za-leaf01[01]", None),
+        ("za-leaf01[0]", None),
+        ("za-leaf01[256]", None),
+        ("za-leaf01[]", None),
+        ("za leaf01", None),
+        ("[1]", None),
+    ],
+)
 def test_one_grammar(text, parsed):
     assert parse_item(text) == parsed
 

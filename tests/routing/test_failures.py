@@ -24,11 +24,14 @@ def loads(plan):
     return a.max_load, b.max_load, c.max_load
 
 
-@pytest.mark.parametrize("failed, limits", [
-    (["z1-leaf05-p21"], (600, 1490, 600)),  # updn/minhop: 600 / 1,528 / 600
-    (["z1-spine05"], (585, 1492, 585)),  # ftree: 585 / 1,528 / 585
-    (FIVE_CABLES, (780, 1429, 615)),  # dfsssp: 780 / 1,448 / 735
-])
+@pytest.mark.parametrize(
+    "failed, limits",
+    [
+        (["z1-leaf05-p21"], (600, 1490, 600)),  # updn/minhop: 600 / 1,528 / 600
+        (["z1-spine05"], (585, 1492, 585)),  # ftree: 585 / 1,528 / 585
+        (FIVE_CABLES, (780, 1429, 615)),  # dfsssp: 780 / 1,448 / 735
+    ],
+)
 def test_at_least_as_balanced_as_opensm(ff2_routed, failed, limits):
     plan = ff2_routed.model_copy(update={"routing": route(ff2_routed, failed)})
     got = loads(plan)

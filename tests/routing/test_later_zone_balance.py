@@ -20,12 +20,15 @@ def ff2_sweep(ff2_routed):
     return SweepState(ff2_routed)
 
 
-@pytest.mark.parametrize("failed, most_b", [
-    (["z2-spine01"], 922),  # old: A 600, B 1,079 (bound 820)
-    (["z2-spine05"], 922),  # the hole spine of z2-leaf11: old B 1,000
-    (["z2-leaf01-p21"], 841),  # old: A 600, B 879 (bound 780)
-    (["z2-leaf31-p27"], 822),  # old: A 600, B 942 (bound 780); OpenSM's best engine 783
-])
+@pytest.mark.parametrize(
+    "failed, most_b",
+    [
+        (["z2-spine01"], 922),  # old: A 600, B 1,079 (bound 820)
+        (["z2-spine05"], 922),  # the hole spine of z2-leaf11: old B 1,000
+        (["z2-leaf01-p21"], 841),  # old: A 600, B 879 (bound 780)
+        (["z2-leaf31-p27"], 822),  # old: A 600, B 942 (bound 780); OpenSM's best engine 783
+    ],
+)
 def test_failures_at_linked_leaves_keep_compute_all_to_all_at_585(ff2_sweep, failed, most_b):
     case = ff2_sweep.measure([(" ".join(failed), failed)])[0]
     assert case.patterns["A"].max_load == 585 and case.patterns["C"].max_load == 585

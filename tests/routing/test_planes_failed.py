@@ -26,4 +26,3 @@ def test_a_failed_spine_changes_only_its_planes_tables():
     for t in failed.lfts:
         if t.switch.startswith("p1-leaf"):
             assert not any((t.switch, int(port)) in to_spine01 for port in np.unique(t.ports))
-

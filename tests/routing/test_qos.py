@@ -13,7 +13,12 @@ from tests.conftest import ROOT
 def test_defaults_are_labelled_and_mapped(ff2_routed):
     q = ff2_routed.qos
     assert q.data_vls == 8
-    assert {(c.name, c.sl, c.vl) for c in q.classes} == {("other", 0, 0), ("hfreduce", 1, 1), ("nccl", 2, 2), ("storage", 3, 3)}
+    assert {(c.name, c.sl, c.vl) for c in q.classes} == {
+        ("other", 0, 0),
+        ("hfreduce", 1, 1),
+        ("nccl", 2, 2),
+        ("storage", 3, 3),
+    }
     assert all(c.source == "ffplan default" for c in q.classes)
     assert all(c.weight % 64 == 0 and 0 < c.weight <= 255 for c in q.classes)
     assert set(q.port_classes) == {"default", "ca", "swe", "sw0"}
@@ -31,7 +36,9 @@ def _loaded_with(tmp_path, classes: str):
 
 
 def test_inventory_overrides(tmp_path, lab_routed):
-    loaded = _loaded_with(tmp_path, "  - {name: nccl, sl: 5, vl: 2, weight: 128, priority: high}\n  - {name: storage}\n")
+    loaded = _loaded_with(
+        tmp_path, "  - {name: nccl, sl: 5, vl: 2, weight: 128, priority: high}\n  - {name: storage}\n"
+    )
     q = design_qos(loaded, lab_routed)
     by = {c.name: c for c in q.classes}
     assert set(by) == {"nccl", "storage"}

@@ -38,7 +38,9 @@ def test_route_lengths_equal_the_walk_from_every_switch(tree, damaged):
     assert (got >= 0).any() and ((got < 0).any() or not damaged)
 
 
-@pytest.mark.parametrize("failed", [["z1-core01"], ["z1-spine01"], ["z1-spine01-p05", "z1-leaf02-p06"], ["z1-leaf01-p01"]])
+@pytest.mark.parametrize(
+    "failed", [["z1-core01"], ["z1-spine01"], ["z1-spine01-p05", "z1-leaf02-p06"], ["z1-leaf01-p01"]]
+)
 def test_a_case_needs_only_the_intact_switch_columns(tree, failed):
     """A failure case built from the intact switch-LID columns alone equals the one built after the whole intact case
     (what every case did before)."""

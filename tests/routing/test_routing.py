@@ -58,8 +58,12 @@ def test_every_ca_pair_reachable_with_expected_path_lengths(plan):
 def later_zone_linked(topo) -> set[str]:
     """Leaves of the later zone holding inter-zone links: they move each other's ports off the spines homed at the
     receiving leaf (docs/routing.md), so their routes to each other are not pure d-mod-k."""
-    return {link.b_leaf if topo.zones.index(topo.zone_of[link.b_leaf]) > topo.zones.index(topo.zone_of[link.a_leaf])
-            else link.a_leaf for link in topo.inter_zone}
+    return {
+        link.b_leaf
+        if topo.zones.index(topo.zone_of[link.b_leaf]) > topo.zones.index(topo.zone_of[link.a_leaf])
+        else link.a_leaf
+        for link in topo.inter_zone
+    }
 
 
 def test_per_uplink_destination_counts_are_equal(plan):
@@ -73,7 +77,9 @@ def test_per_uplink_destination_counts_are_equal(plan):
             if leaf in linked:
                 continue
             ups = [u.leaf_port for u in topo.uplinks[leaf]]
-            count = Counter(tables[leaf][lid] for lid, ca in topo.ca_by_lid.items() if ca.zone == zone and ca.leaf != leaf)
+            count = Counter(
+                tables[leaf][lid] for lid, ca in topo.ca_by_lid.items() if ca.zone == zone and ca.leaf != leaf
+            )
             sent = sum(count[p] for p in ups)
             assert sent == sum(1 for ca in topo.ca_by_lid.values() if ca.zone == zone and ca.leaf != leaf)
             assert max(count[p] for p in ups) - min(count[p] for p in ups) <= 1, leaf
@@ -139,7 +145,9 @@ def test_one_dead_uplink_stays_within_ceil_d_over_19(ff2_routed, label):
     ups = [u.leaf_port for u in topo.uplinks[leaf]]
     zone = topo.zone_of[leaf]
     for local in (True, False):  # the zone's own destinations and the other zone's, each spread evenly
-        count = Counter(table[lid] for lid, ca in topo.ca_by_lid.items() if table[lid] in ups and (ca.zone == zone) == local)
+        count = Counter(
+            table[lid] for lid, ca in topo.ca_by_lid.items() if table[lid] in ups and (ca.zone == zone) == local
+        )
         assert count[dead] == 0
         D = sum(count.values())
         assert not count or max(count.values()) <= math.ceil(D / (len(ups) - 1))

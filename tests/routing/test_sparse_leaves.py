@@ -73,9 +73,17 @@ def test_one_destination_comes_down_several_spines(plane):
     assert len(spines) > 1
 
 
-@pytest.mark.parametrize("name, failed, repaired_max", [
-    ("plane", ["z1-leaf01-p17"], None), ("plane", ["z1-spine01"], None), ("tree", ["z1-leaf01-p05"], None),
-    ("tree", ["z1-spine01-p05"], None), ("tree", ["z1-spine02"], None), ("tree", ["z1-core02"], 17)])
+@pytest.mark.parametrize(
+    "name, failed, repaired_max",
+    [
+        ("plane", ["z1-leaf01-p17"], None),
+        ("plane", ["z1-spine01"], None),
+        ("tree", ["z1-leaf01-p05"], None),
+        ("tree", ["z1-spine01-p05"], None),
+        ("tree", ["z1-spine02"], None),
+        ("tree", ["z1-core02"], 17),
+    ],
+)
 def test_failures_move_only_affected_routes(name, failed, repaired_max, request):
     """Only what a failure breaks moves; after a core failure the rebalance also moves healthy routes, because that
     lowers all-to-all's maximum (17 after the minimal repair, 14 rebalanced, bound 13); the spine-core cable's case

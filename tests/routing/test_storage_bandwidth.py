@@ -46,13 +46,22 @@ def test_analyze_prints_and_writes_it_against_the_target(lab, tmp_path):
     _, plan = lab
     write_plan(plan, tmp_path / "plan.yaml")
     text = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "storage-read"], env={"COLUMNS": "300"}).output
-    assert "storage read: 2.59 GiB/s per GPU, meets the target 1 GiB/s per GPU (default: the GPU-server hardware " \
-           "guide's about 1 GiB/s of storage throughput per GPU)" in text
+    assert (
+        "storage read: 2.59 GiB/s per GPU, meets the target 1 GiB/s per GPU (default: the GPU-server hardware "
+        "guide's about 1 GiB/s of storage throughput per GPU)" in text
+    )
     data = json.loads(CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "storage-read", "-f", "json"]).output)
     assert data["patterns"][0]["storage_gib_s_per_gpu"] == pytest.approx(2.587, abs=1e-3)
     assert data["storage_target"] == {"gib_s_per_gpu": 1.0, "source": GUIDE_SOURCE}
-    high = plan.model_copy(update={"storage_target": plan.storage_target.model_copy(
-        update={"gib_s_per_gpu": 3.0, "source": "inventory storage.gib_s_per_gpu"})})
+    high = plan.model_copy(
+        update={
+            "storage_target": plan.storage_target.model_copy(
+                update={"gib_s_per_gpu": 3.0, "source": "inventory storage.gib_s_per_gpu"}
+            )
+        }
+    )
     write_plan(high, tmp_path / "plan.yaml")
     text = CliRunner().invoke(app, ["analyze", str(tmp_path), "-p", "storage-read"], env={"COLUMNS": "300"}).output
-    assert "storage read: 2.59 GiB/s per GPU, UNDER the target 3 GiB/s per GPU (inventory storage.gib_s_per_gpu)" in text
+    assert (
+        "storage read: 2.59 GiB/s per GPU, UNDER the target 3 GiB/s per GPU (inventory storage.gib_s_per_gpu)" in text
+    )

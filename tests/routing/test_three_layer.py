@@ -111,9 +111,11 @@ def test_a_leaf_climbs_to_its_pods_spines_and_cores_only_go_down(small):
             assert topo.tier[spine] == "spine" and topo.pod[spine] == topo.pod[ca.leaf]
 
 
-@pytest.mark.parametrize("failed, repaired_max", [
-    (["z1-leaf01-p05"], None), (["z1-spine01-p05"], 32), (["z1-spine05"], None), (["z1-core02"], 33)],
-    ids=["leaf-spine cable", "spine-core cable", "spine", "core"])
+@pytest.mark.parametrize(
+    "failed, repaired_max",
+    [(["z1-leaf01-p05"], None), (["z1-spine01-p05"], 32), (["z1-spine05"], None), (["z1-core02"], 33)],
+    ids=["leaf-spine cable", "spine-core cable", "spine", "core"],
+)
 def test_failures_leave_nothing_unreachable_and_move_only_affected_routes(small, failed, repaired_max):
     """Only what a failure breaks moves, except the rebalance after a spine-core cable or core failure, which moves
     healthy routes to lower all-to-all's maximum: 32 -> 28 and 33 -> 30 (bound 25) on this tree."""
@@ -135,9 +137,11 @@ def test_failures_leave_nothing_unreachable_and_move_only_affected_routes(small,
             assert what[0] == "ca" or what[1][0] not in switches
 
 
-@pytest.mark.parametrize("failed, worst", [
-    (["z1-leaf001-p09"], 1165), (["z1-spine001-p09"], 1024), (["z1-spine001"], 1165), (["z1-core01"], 1030)],
-    ids=["leaf-spine cable", "spine-core cable", "spine", "core"])
+@pytest.mark.parametrize(
+    "failed, worst",
+    [(["z1-leaf001-p09"], 1165), (["z1-spine001-p09"], 1024), (["z1-spine001"], 1165), (["z1-core01"], 1030)],
+    ids=["leaf-spine cable", "spine-core cable", "spine", "core"],
+)
 def test_failures_in_the_big_tree_keep_every_ca_pair_balanced(big, failed, worst):
     """All-to-all after a failure: 1,165 against the bound 1,158 when a leaf loses an uplink (a leaf cut); 1,024 and
     1,030 against 1,013 when a spine loses a core, rebalanced (the minimal repair left 1,152: 18 of 8 x 15 pods'
@@ -155,8 +159,9 @@ def test_failures_in_the_big_tree_keep_every_ca_pair_balanced(big, failed, worst
     assert shift.max_load <= 2
 
 
-@pytest.mark.parametrize("failed, worst", [(["z1-spine01-p09"], 253), (["z1-core01"], 261)],
-                         ids=["spine-core cable", "core"])
+@pytest.mark.parametrize(
+    "failed, worst", [(["z1-spine01-p09"], 253), (["z1-core01"], 261)], ids=["spine-core cable", "core"]
+)
 def test_failures_spread_over_parallel_core_cables(parallel, failed, worst):
     """Where a spine has several cables to each core, a core's displaced destinations spread over its cables to a
     spine, and the rebalance brings all-to-all near the bound 245: a core down 384 -> 261, a spine-core cable

@@ -28,8 +28,9 @@ def three_layer_inventory(radix: int, ports: int, name: str | None = None) -> st
     net = [f"net{i + 1}" for i in range(math.ceil(switches / SWITCHES_PER_RACK))]
     nodes = ports // NICS
     hosts = [f"r{i + 1}" for i in range(math.ceil(nodes / NODES_PER_RACK))]
-    inv["racks"] = ([{"name": r, "row": 1, "slot": i + 1, "units": 48} for i, r in enumerate(net)]
-                    + [{"name": r, "row": 2 + i // 20, "slot": 1 + i % 20} for i, r in enumerate(hosts)])
+    inv["racks"] = [{"name": r, "row": 1, "slot": i + 1, "units": 48} for i, r in enumerate(net)] + [
+        {"name": r, "row": 2 + i // 20, "slot": 1 + i % 20} for i, r in enumerate(hosts)
+    ]
     inv["fabric"]["zones"] = [{"name": "z1", "leaf_racks": net, "spine_racks": net, "core_racks": net}]
     inv["groups"][0].update(count=nodes, hostname="gpu{index:05d}", racks=hosts, per_rack=NODES_PER_RACK)
     return yaml.safe_dump(inv, sort_keys=False)

@@ -36,7 +36,9 @@ def test_another_users_config_in_a_parent_folder_is_passed_over(shared):
     os.chown(shared / ".ffplan.yaml", 65534, 65534)
     result = run_cli("lint", "inv.yaml", "--strict", "--format", "json")
     assert result.exit_code == 1 and _rules(result.stdout) == {"FF205"}
-    assert f"warning: config {shared / '.ffplan.yaml'}: not used, it belongs to another user (uid 65534)" in result.stderr
+    assert (
+        f"warning: config {shared / '.ffplan.yaml'}: not used, it belongs to another user (uid 65534)" in result.stderr
+    )
 
 
 def test_a_config_anyone_may_write_is_passed_over(shared):
@@ -51,8 +53,13 @@ def test_the_users_own_config_is_still_used(shared):
     assert result.exit_code == 0 and _rules(result.stdout) == set(), result.output
 
 
-@pytest.mark.parametrize("manifest", ['{"format": "ffplan-output", "files": []}',
-                                      '{"format": "ffplan-output", "kind": "plan", "files": [{"path": "inv.yaml", "sha256": "x"}]}'])
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        '{"format": "ffplan-output", "files": []}',
+        '{"format": "ffplan-output", "kind": "plan", "files": [{"path": "inv.yaml", "sha256": "x"}]}',
+    ],
+)
 def test_a_manifest_does_not_hide_an_inventory_from_lint_of_a_folder(tmp_path, manifest):
     folder = tmp_path / "clusters" / "prod"
     folder.mkdir(parents=True)
@@ -84,10 +91,13 @@ def test_the_pre_commit_hook_still_skips_other_yaml(tmp_path, monkeypatch):
     assert result.exit_code == 0 and "no inventories among the 1 files given" in result.output
 
 
-@pytest.mark.parametrize("carrier", [
-    'description: "fixture # ffplan: disable-file=FF205"',
-    "description: 'fixture # ffplan: disable-file=FF205'",
-])
+@pytest.mark.parametrize(
+    "carrier",
+    [
+        'description: "fixture # ffplan: disable-file=FF205"',
+        "description: 'fixture # ffplan: disable-file=FF205'",
+    ],
+)
 def test_a_directive_inside_a_scalar_is_no_suppression(tmp_path, carrier):
     path = tmp_path / "inv.yaml"
     path.write_text(FAIL_FF205.replace("name: fixture\n", f"name: fixture\n{carrier}\n", 1))
@@ -104,6 +114,8 @@ def test_a_directive_inside_a_block_scalar_is_text():
 
 def test_a_directive_in_a_comment_still_suppresses(tmp_path):
     path = tmp_path / "inv.yaml"
-    path.write_text(FAIL_FF205.replace("name: fixture\n", 'name: fixture  # "ffplan: quoted" # ffplan: disable-file=FF205\n', 1))
+    path.write_text(
+        FAIL_FF205.replace("name: fixture\n", 'name: fixture  # "ffplan: quoted" # ffplan: disable-file=FF205\n', 1)
+    )
     result = lint_file(path)
     assert "FF205" not in {d.rule for d in result.diagnostics} and result.suppressed

@@ -38,21 +38,26 @@ def test_a_tagged_key_that_does_not_fit_its_tag_is_a_located_finding(tmp_path):
     assert _findings(path) == [("FF012", 7, "models.switches.LAB8")]
 
 
-@pytest.mark.parametrize("value, message", [
-    ("!!omap x", "'x' is not a valid !!omap"),  # a collection's tag on a plain value
-    ("!!seq abc", "'abc' is not a valid !!seq"),
-    ("!!str {a: 1}", "this mapping is not a valid !!str"),
-    ("!custom x", "'x' has the unknown tag !custom"),
-    ("!!python/name:os.system x", "not a valid !!python/name:os.system"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("!!omap x", "'x' is not a valid !!omap"),  # a collection's tag on a plain value
+        ("!!seq abc", "'abc' is not a valid !!seq"),
+        ("!!str {a: 1}", "this mapping is not a valid !!str"),
+        ("!custom x", "'x' has the unknown tag !custom"),
+        ("!!python/name:os.system x", "not a valid !!python/name:os.system"),
+    ],
+)
 def test_unknown_or_mismatched_tags_are_located_findings(tmp_path, value, message):
     diags = lint_file(_write(tmp_path, BASE.replace("name: fixture", f"name: {value}"))).diagnostics
     assert diags and {(d.rule, d.line) for d in diags} == {("FF012", 4)}
     assert any(message in d.message for d in diags)
 
 
-@pytest.mark.parametrize("extra, message", [("? [a, b]\n: 1", "a key here is a list or mapping"),
-                                            ("<<: 5", "'<<' merges a mapping or a list of mappings")])
+@pytest.mark.parametrize(
+    "extra, message",
+    [("? [a, b]\n: 1", "a key here is a list or mapping"), ("<<: 5", "'<<' merges a mapping or a list of mappings")],
+)
 def test_odd_keys_are_located_findings(tmp_path, extra, message):
     diags = lint_file(_write(tmp_path, BASE.replace("name: fixture", "name: fixture\n" + extra))).diagnostics
     assert [(d.rule, d.line, d.message) for d in diags] == [("FF012", 5, message)]
@@ -68,8 +73,10 @@ def test_one_bad_file_does_not_stop_lint_of_a_folder(tmp_path):
     assert found == {("a-bad.yaml", "FF012"), ("b-schema.yaml", "FF012")}
 
 
-@pytest.mark.parametrize("value, message", [("-1", "greater than or equal to 0"), (".nan", "finite"),
-                                            ("-.inf", "finite"), (".inf", "finite")])
+@pytest.mark.parametrize(
+    "value, message",
+    [("-1", "greater than or equal to 0"), (".nan", "finite"), ("-.inf", "finite"), (".inf", "finite")],
+)
 @pytest.mark.parametrize("table", ["prices", "power_w", "cable"])
 def test_catalog_values_are_finite_and_not_negative(tmp_path, table, value, message):
     key = "aoc_per_m" if table == "cable" else "SW8"
@@ -92,11 +99,14 @@ def test_design_refuses_a_catalog_infinity_with_the_finding(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("pattern, expected", [
-    ("stor{index:0999999999d}", "width 999999999 of {index} is over 63"),
-    ("stor{index:064d}", "width 64 of {index} is over 63"),
-    ("stor{index:x}", "is not a plain width"),
-])
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("stor{index:0999999999d}", "width 999999999 of {index} is over 63"),
+        ("stor{index:064d}", "width 64 of {index} is over 63"),
+        ("stor{index:x}", "is not a plain width"),
+    ],
+)
 def test_hostname_pattern_widths_are_bounded_before_expanding(tmp_path, pattern, expected):
     path = _write(tmp_path, BASE.replace('hostname: "gpu{index}"', f'hostname: "{pattern}"'))
     diags = lint_file(path).diagnostics
@@ -104,7 +114,7 @@ def test_hostname_pattern_widths_are_bounded_before_expanding(tmp_path, pattern,
     assert expected in diags[0].message
 
 
-RACK_BLOCK = "rack_blocks:\n  - {{name: \"{name}\", rows: {rows}, slots: {slots}}}\ngroups:"
+RACK_BLOCK = 'rack_blocks:\n  - {{name: "{name}", rows: {rows}, slots: {slots}}}\ngroups:'
 
 
 def _with_rack_block(tmp_path, name="c{row:02d}-{slot:02d}", rows="[5, 6]", slots="[1, 3]") -> Path:
@@ -115,11 +125,14 @@ def test_a_small_rack_block_is_clean(tmp_path):
     assert _findings(_with_rack_block(tmp_path)) == []
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("c{row:0999999999d}", "width 999999999 of {row} is over 63"),
-    ("c{row.foo}", "unknown placeholder {row.foo}"),
-    ("c{row:x}", "is not a plain width"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("c{row:0999999999d}", "width 999999999 of {row} is over 63"),
+        ("c{row.foo}", "unknown placeholder {row.foo}"),
+        ("c{row:x}", "is not a plain width"),
+    ],
+)
 def test_rack_name_patterns_are_bounded_before_expanding(tmp_path, name, expected):
     diags = lint_file(_with_rack_block(tmp_path, name=name)).diagnostics
     assert [(d.rule, d.line, d.yaml_path) for d in diags] == [("FF020", 46, "rack_blocks[0].name")]
@@ -132,10 +145,15 @@ def test_a_million_racks_are_refused_before_generating(tmp_path):
     assert "1,000,000 racks" in diags[0].message
 
 
-@pytest.mark.parametrize("field, rows, slots, message", [("rows", "[6, 5]", "[1, 3]", "reversed"),
-                                                    ("slots", "[5, 6]", "[9, 0]", "reversed"),
-                                                    ("rows", "[-5, -1]", "[1, 3]", "outside 0-999"),
-                                                    ("slots", "[5, 6]", "[998, 1000]", "outside 0-999")])
+@pytest.mark.parametrize(
+    "field, rows, slots, message",
+    [
+        ("rows", "[6, 5]", "[1, 3]", "reversed"),
+        ("slots", "[5, 6]", "[9, 0]", "reversed"),
+        ("rows", "[-5, -1]", "[1, 3]", "outside 0-999"),
+        ("slots", "[5, 6]", "[998, 1000]", "outside 0-999"),
+    ],
+)
 def test_reversed_or_out_of_range_rack_block_ranges_are_reported(tmp_path, field, rows, slots, message):
     diags = lint_file(_with_rack_block(tmp_path, rows=rows, slots=slots)).diagnostics
     assert [(d.rule, d.yaml_path) for d in diags] == [("FF020", f"rack_blocks[0].{field}")]
@@ -143,24 +161,41 @@ def test_reversed_or_out_of_range_rack_block_ranges_are_reported(tmp_path, field
 
 
 def test_hosts_over_the_limit_are_refused_before_generating(tmp_path):
-    groups = "".join(f"  - {{name: g{i}, role: compute, model: gpu-node, count: 60000, hostname: \"g{i}n{{index}}\"}}\n"
-                     for i in range(2))
+    groups = "".join(
+        f'  - {{name: g{i}, role: compute, model: gpu-node, count: 60000, hostname: "g{i}n{{index}}"}}\n'
+        for i in range(2)
+    )
     path = _write(tmp_path, BASE.replace("groups:\n", "groups:\n" + groups, 1))
     diags = lint_file(path).diagnostics
     assert [(d.rule, d.yaml_path) for d in diags] == [("FF020", "groups[1].count")]
     assert "120,000 hosts" in diags[0].message
 
 
-@pytest.mark.parametrize("group", ["{name: spare, role: compute, model: gpu-node}",
-                                   "{name: spare, role: compute, model: gpu-node, count: null}",
-                                   "{name: spare, role: compute, model: gpu-node, hostname: \"sp{index}\", hosts: []}"])
+@pytest.mark.parametrize(
+    "group",
+    [
+        "{name: spare, role: compute, model: gpu-node}",
+        "{name: spare, role: compute, model: gpu-node, count: null}",
+        '{name: spare, role: compute, model: gpu-node, hostname: "sp{index}", hosts: []}',
+    ],
+)
 def test_a_group_without_hosts_is_reported(tmp_path, group):
     path = _write(tmp_path, BASE.replace("traffic_classes:", f"  - {group}\ntraffic_classes:"))
     assert _findings(path) == [("FF021", 59, "groups[2]")]
 
 
-@pytest.mark.parametrize("command", ["lint IN", "design IN -o OUT", "report cost IN", "render IN -o OUT", "analyze IN",
-                                     "diff IN IN", "analyze PLAN --lfts IN"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "lint IN",
+        "design IN -o OUT",
+        "report cost IN",
+        "render IN -o OUT",
+        "analyze IN",
+        "diff IN IN",
+        "analyze PLAN --lfts IN",
+    ],
+)
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, command, lab_design_cache):
     fifo = tmp_path / "plan.yaml"
     os.mkfifo(fifo)
@@ -213,8 +248,10 @@ def test_tags_pyyaml_crashes_on_are_located_findings_in_every_inventory_reader(t
     result = run_cli(*(str({"IN": path, "OUT": tmp_path / "out"}.get(a, a)) for a in command.split()))
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code in (1, 2) and "Traceback" not in result.output
-    assert f"inv.yaml:4:1: error FF012 '{tagged.split(' ', 1)[1].strip(chr(39))}' is not a valid {tagged.split()[0]}" \
-        in result.output, result.output
+    assert (
+        f"inv.yaml:4:1: error FF012 '{tagged.split(' ', 1)[1].strip(chr(39))}' is not a valid {tagged.split()[0]}"
+        in result.output
+    ), result.output
 
 
 @pytest.mark.parametrize("tagged", CRASHING_TAGS + ["!!int abc"])

@@ -22,7 +22,7 @@ from ffplan.outdir import read_manifest, write_folder
 
 # A child running `ffplan render PLAN -o TARGET --prefix /srv/VERSION`, paused (MODE) at a chosen point so
 # that the test can kill it there. The prefix in opensm.conf tells the old render from the new one.
-CHILD = r'''
+CHILD = r"""
 import os, sys, time
 from pathlib import Path
 from ffplan import outdir
@@ -49,15 +49,20 @@ elif mode == "between-renames":
     os.rename = paused_rename
 sys.argv = ["ffplan", "render", plan, "-o", target, "--prefix", f"/srv/{version}", "-q"]
 run()
-'''
+"""
 
 
 @pytest.fixture
 def render_child(lab_design_cache, tmp_path):
     def start(mode: str, target: Path, version: str, marker: Path | None = None) -> subprocess.Popen:
         marker = marker or tmp_path / "marker"
-        return subprocess.Popen([sys.executable, "-c", CHILD, mode, str(lab_design_cache), str(target), str(marker), version],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            [sys.executable, "-c", CHILD, mode, str(lab_design_cache), str(target), str(marker), version],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
     return start
 
 
@@ -252,8 +257,20 @@ def test_the_new_folder_has_the_usual_permissions(lab_design_dir, tmp_path):
 # ------------------------------------------------------------------------------------------ confinement
 
 
-@pytest.mark.parametrize("name", ["../escape", "../../escape1/host-check.sh", "/tmp/abs", "a/../../b", "a//b", "", "./a",
-                                  "manifest.json", "a\\..\\b"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../escape",
+        "../../escape1/host-check.sh",
+        "/tmp/abs",
+        "a/../../b",
+        "a//b",
+        "",
+        "./a",
+        "manifest.json",
+        "a\\..\\b",
+    ],
+)
 def test_no_write_leaves_the_output_folder(tmp_path, name):
     out = tmp_path / "deep" / "out"
     with pytest.raises(InputError, match="not a plain relative path"):
@@ -291,7 +308,9 @@ def test_a_file_given_as_chunks_is_written_and_hashed_as_it_streams(tmp_path):
     write_folder(tmp_path / "out", {"opensm/lfts.dump": chunks, "a.txt": "a"}, kind="render")
     data = (tmp_path / "out" / "opensm" / "lfts.dump").read_bytes()
     assert data == "Unicast lids\n0x0001 001 : (Channel Adapter portguid 0x1: 'é')\n".encode()
-    entry = {e["path"]: e for e in json.loads((tmp_path / "out" / "manifest.json").read_text())["files"]}["opensm/lfts.dump"]
+    entry = {e["path"]: e for e in json.loads((tmp_path / "out" / "manifest.json").read_text())["files"]}[
+        "opensm/lfts.dump"
+    ]
     assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["bytes"] == len(data)
     assert read_manifest(tmp_path / "out").sha256["a.txt"] == hashlib.sha256(b"a").hexdigest()
 
@@ -377,9 +396,17 @@ def decoy_lock_holder():
     procs = []
 
     def hold(lock: Path) -> subprocess.Popen:
-        proc = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
-                                 f"fd = os.open({str(lock)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
-                                 "print('held', flush=True)\ntime.sleep(120)\n"], stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import fcntl, os, sys, time\n"
+                f"fd = os.open({str(lock)!r}, os.O_RDONLY)\nfcntl.flock(fd, fcntl.LOCK_EX)\n"
+                "print('held', flush=True)\ntime.sleep(120)\n",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stdout is not None and proc.stdout.readline() == "held\n"
         procs.append(proc)
         return proc

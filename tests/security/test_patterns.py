@@ -25,7 +25,9 @@ def test_prefix_with_a_trailing_newline_is_refused():
 
 
 def test_render_cli_refuses_the_newline_prefix(tmp_path, lab_design_dir):
-    result = CliRunner().invoke(app, ["render", str(lab_design_dir), "-o", str(tmp_path / "files"), "--prefix", "/etc/opensm\n", "-q"])
+    result = CliRunner().invoke(
+        app, ["render", str(lab_design_dir), "-o", str(tmp_path / "files"), "--prefix", "/etc/opensm\n", "-q"]
+    )
     assert result.exit_code == 2, result.output
     assert "--prefix" in result.output
     assert not (tmp_path / "files").exists()
@@ -36,9 +38,17 @@ def test_schema_patterns_refuse_a_trailing_newline(name):
     # The schema validates with pydantic's regex engine, where `$` is the end of the text; Python's re is
     # not, so code that reuses these constants must call fullmatch (checked below for the lint rules).
     pattern = PATTERNS[name]
-    samples = {"NAME_PATTERN": "za", "HOSTNAME_PATTERN": "cn01", "HOSTNAME_TEMPLATE_PATTERN": "cn{index:02d}",
-               "GUID_PATTERN": "0x0002c90300000001", "BUS_ID_PATTERN": "0000:01:00.0", "DEVICE_PATTERN": "mlx5_0",
-               "TEXT_PATTERN": "a note", "PATH_PATTERN": "/etc/nccl/topo.xml", "IPV4_PREFIX_PATTERN": "10.1.0.0/16"}
+    samples = {
+        "NAME_PATTERN": "za",
+        "HOSTNAME_PATTERN": "cn01",
+        "HOSTNAME_TEMPLATE_PATTERN": "cn{index:02d}",
+        "GUID_PATTERN": "0x0002c90300000001",
+        "BUS_ID_PATTERN": "0000:01:00.0",
+        "DEVICE_PATTERN": "mlx5_0",
+        "TEXT_PATTERN": "a note",
+        "PATH_PATTERN": "/etc/nccl/topo.xml",
+        "IPV4_PREFIX_PATTERN": "10.1.0.0/16",
+    }
     good = samples[name]
     adapter = TypeAdapter(models.Annotated[str, models.StringConstraints(pattern=pattern)])
     assert adapter.validate_python(good) == good
@@ -55,6 +65,8 @@ def test_an_excluded_port_with_a_trailing_newline_is_unknown(tmp_path):
     # `switch[port]` was matched with `$`, so "za-leaf01[5]\n" routed around port 5 and put the newline
     # into the plan's routing.failed.
     inventory = ROOT / "inventories" / "lab.yaml"
-    result = CliRunner().invoke(app, ["design", str(inventory), "-o", str(tmp_path / "out"), "-q", "--exclude-link", "za-leaf01[5]\n"])
+    result = CliRunner().invoke(
+        app, ["design", str(inventory), "-o", str(tmp_path / "out"), "-q", "--exclude-link", "za-leaf01[5]\n"]
+    )
     assert result.exit_code == 2 and "FF601" in result.output
     assert not (tmp_path / "out").exists()

@@ -29,16 +29,30 @@ except ImportError:  # pragma: no cover
 BASE = lab_data()
 MARK = "PWNED"
 PAYLOADS = [
-    f"\ntouch {MARK} #", f"$(touch {MARK})", f"`touch {MARK}`", f"'; touch {MARK}; '", f'"; touch {MARK}; "',
-    f"</cpu><evil>{MARK}</evil>", f"../../../../{MARK}", f"/../../{MARK}", f"x\0{MARK}", f"\r\nNCCL_NET_PLUGIN=/x/{MARK}.so",
-    f"{MARK}\n", "..", f".{MARK}", f"a b {MARK}", f"${{IFS}}{MARK}", f"&amp;{MARK}",
+    f"\ntouch {MARK} #",
+    f"$(touch {MARK})",
+    f"`touch {MARK}`",
+    f"'; touch {MARK}; '",
+    f'"; touch {MARK}; "',
+    f"</cpu><evil>{MARK}</evil>",
+    f"../../../../{MARK}",
+    f"/../../{MARK}",
+    f"x\0{MARK}",
+    f"\r\nNCCL_NET_PLUGIN=/x/{MARK}.so",
+    f"{MARK}\n",
+    "..",
+    f".{MARK}",
+    f"a b {MARK}",
+    f"${{IFS}}{MARK}",
+    f"&amp;{MARK}",
 ]
 NUMBERS = [-1, 0, 15, 16, 99, 255, 256, 0xBFFF, 0xC000, 70000, 10**7, 2**63, math.nan, math.inf, -math.inf, 1e308, 0.5]
 # Lines a payload would add if it escaped its field: a command, an NCCL setting, an XML element.
 INJECTED_LINE = re.compile(rf"^\s*(touch {MARK}|NCCL_NET_PLUGIN|<evil)", re.M)
 FINDING = re.compile(r"^\S+plan\.yaml(:\d+:\d+)?: error FF\d{3} \S")  # no position: the plan_version check
-FUZZ_SETTINGS = settings(max_examples=10, deadline=None,
-                         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ_SETTINGS = settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 def _paths(node, prefix=()):
@@ -93,7 +107,11 @@ def _in_shell_code(line: str, start: int) -> bool:
 
 def _check_render(out: Path, sandbox: Path, plan_dir: Path) -> None:
     lock = out.parent / f".{out.name}.lock"  # the output-folder writer's lock, beside the folder it guards
-    strays = [p for p in sandbox.rglob("*") if p.is_file() and p != lock and plan_dir not in p.parents and out not in p.parents]
+    strays = [
+        p
+        for p in sandbox.rglob("*")
+        if p.is_file() and p != lock and plan_dir not in p.parents and out not in p.parents
+    ]
     assert not strays, f"written outside the output folder: {strays}"
     for f in out.rglob("*"):
         if not f.is_file():
@@ -116,7 +134,9 @@ def _check_render(out: Path, sandbox: Path, plan_dir: Path) -> None:
 def _render(data: dict, sandbox: Path) -> None:
     plan_dir = sandbox / "plan"
     plan_dir.mkdir(parents=True)
-    (plan_dir / "plan.yaml").write_text(yaml.dump(data, Dumper=Dumper, sort_keys=False, width=1 << 16), encoding="utf-8")
+    (plan_dir / "plan.yaml").write_text(
+        yaml.dump(data, Dumper=Dumper, sort_keys=False, width=1 << 16), encoding="utf-8"
+    )
     out = sandbox / "a" / "b" / "c" / "d" / "e" / "out"  # deep, so escaping paths still land in the sandbox
     result = CliRunner().invoke(app, ["render", str(plan_dir), "-o", str(out), "-q"])
     assert "Traceback" not in result.output
@@ -169,9 +189,25 @@ def test_a_payload_in_a_comment_renders_inert(tmp_path):
 
 # ------------------------------------------------------------------ issue 26: YAML tags, aliases and depth
 TEXT = yaml.dump(BASE, Dumper=Dumper, sort_keys=False, width=1 << 16)
-SCALAR_LINES = [i for i, line in enumerate(TEXT.split("\n")) if re.match(r"^\s*(- )?[A-Za-z_][\w-]*: [^\s\[{&*!|>]", line)]
-TAGS = ["!!timestamp", "!!int", "!!float", "!!bool", "!!binary", "!!null", "!!str", "!!map", "!!seq", "!!omap", "!!set",
-        "!custom", "!!python/object/apply:os.system", "!"]
+SCALAR_LINES = [
+    i for i, line in enumerate(TEXT.split("\n")) if re.match(r"^\s*(- )?[A-Za-z_][\w-]*: [^\s\[{&*!|>]", line)
+]
+TAGS = [
+    "!!timestamp",
+    "!!int",
+    "!!float",
+    "!!bool",
+    "!!binary",
+    "!!null",
+    "!!str",
+    "!!map",
+    "!!seq",
+    "!!omap",
+    "!!set",
+    "!custom",
+    "!!python/object/apply:os.system",
+    "!",
+]
 TAG_VALUES = [None, "''", "x", ":1:2", "2001-02-30", "-", "1e999", "[1, 2]", "{a: 1}"]
 
 
@@ -201,7 +237,13 @@ def _set_line(index: int, value: str) -> str:
 
 
 @FUZZ_SETTINGS
-@given(st.lists(st.tuples(st.sampled_from(SCALAR_LINES), st.sampled_from(TAGS), st.sampled_from(TAG_VALUES)), min_size=1, max_size=3))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(SCALAR_LINES), st.sampled_from(TAGS), st.sampled_from(TAG_VALUES)),
+        min_size=1,
+        max_size=3,
+    )
+)
 def test_explicit_tags(tmp_path_factory, tagged):
     lines = TEXT.split("\n")
     for index, tag, value in tagged:
@@ -215,7 +257,9 @@ def test_explicit_tags(tmp_path_factory, tagged):
 def test_aliases(tmp_path_factory, index, levels, width):
     bomb = [f"  - &a0 [{', '.join(['lol'] * width)}]"]
     bomb += [f"  - &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels)]
-    _render_text("bomb:\n" + "\n".join(bomb) + "\n" + _set_line(index, f"*a{levels - 1}"), tmp_path_factory.mktemp("fuzz"))
+    _render_text(
+        "bomb:\n" + "\n".join(bomb) + "\n" + _set_line(index, f"*a{levels - 1}"), tmp_path_factory.mktemp("fuzz")
+    )
 
 
 @FUZZ_SETTINGS

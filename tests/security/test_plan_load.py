@@ -20,7 +20,9 @@ from ffplan.cli.main import app
 from ffplan.plan import Plan, load_plan
 from ffplan.plan.check import plan_problems
 
-FINDING = re.compile(r"^(?P<file>\S+):(?P<line>\d+):(?P<col>\d+): error FF903 invalid plan: (?P<message>.*) \[(?P<path>[^ ]+)\]$", re.M)
+FINDING = re.compile(
+    r"^(?P<file>\S+):(?P<line>\d+):(?P<col>\d+): error FF903 invalid plan: (?P<message>.*) \[(?P<path>[^ ]+)\]$", re.M
+)
 
 
 def _set(*path_and_value):
@@ -31,6 +33,7 @@ def _set(*path_and_value):
         for key in path[:-1]:
             parent = parent[key]
         parent[path[-1]] = value(data) if callable(value) else value
+
     return mutate
 
 
@@ -40,6 +43,7 @@ def _delete(*path):
         for key in path[:-1]:
             parent = parent[key]
         del parent[path[-1]]
+
     return mutate
 
 
@@ -62,14 +66,36 @@ CASES = [
     # 1. strings that reached rendered files
     ("inventory-name-newline", _set("inventory", "name", "lab\ntouch pwned #"), "inventory.name", "render"),
     ("profile-name-newline", _set("hosts", 0, "name", "gpu-node\ntouch pwned"), "hosts[0].name", "render"),
-    ("profile-node-model-newline", _set("hosts", 0, "node_model", "gpu-node\ntouch pwned"), "hosts[0].node_model", "render"),
-    ("nccl-value-injects-a-line", _set("hosts", 0, "nccl", _nccl("NCCL_IB_SL"), "value", "2\nNCCL_NET_PLUGIN=/x/evil.so"),
-     f"hosts[0].nccl[{_nccl('NCCL_IB_SL')}].value", "render"),
-    ("sl-setting-command-substitution", _set("hosts", 0, "sls", _hfreduce_sl(), "setting", "HFREDUCE_IB_SL=$(reboot);X"),
-     f"hosts[0].sls[{_hfreduce_sl()}].setting", "render"),
-    ("traffic-class-name-newline", _set("qos", "classes", 0, "name", "other\n    qos-level"), "qos.classes[0].name", "render"),
-    ("sl-comment-newline", _set("hosts", 0, "sls", _hfreduce_sl(), "comment", "x\nHFREDUCE_IB_SL=$(reboot)"),
-     f"hosts[0].sls[{_hfreduce_sl()}].comment", "render"),
+    (
+        "profile-node-model-newline",
+        _set("hosts", 0, "node_model", "gpu-node\ntouch pwned"),
+        "hosts[0].node_model",
+        "render",
+    ),
+    (
+        "nccl-value-injects-a-line",
+        _set("hosts", 0, "nccl", _nccl("NCCL_IB_SL"), "value", "2\nNCCL_NET_PLUGIN=/x/evil.so"),
+        f"hosts[0].nccl[{_nccl('NCCL_IB_SL')}].value",
+        "render",
+    ),
+    (
+        "sl-setting-command-substitution",
+        _set("hosts", 0, "sls", _hfreduce_sl(), "setting", "HFREDUCE_IB_SL=$(reboot);X"),
+        f"hosts[0].sls[{_hfreduce_sl()}].setting",
+        "render",
+    ),
+    (
+        "traffic-class-name-newline",
+        _set("qos", "classes", 0, "name", "other\n    qos-level"),
+        "qos.classes[0].name",
+        "render",
+    ),
+    (
+        "sl-comment-newline",
+        _set("hosts", 0, "sls", _hfreduce_sl(), "comment", "x\nHFREDUCE_IB_SL=$(reboot)"),
+        f"hosts[0].sls[{_hfreduce_sl()}].comment",
+        "render",
+    ),
     # 2. names that become paths
     ("profile-name-escapes", _set("hosts", 0, "name", "../../../../escape1"), "hosts[0].name", "render"),
     ("zone-name-escapes", _set("zones", 0, "name", "/../../escape3"), "zones[0].name", "render"),
@@ -87,15 +113,49 @@ CASES = [
     ("unknown-zone", _set("switches", 0, "zone", "zc"), "switches[0].zone", "analyze"),
     ("duplicate-zone", _set("zones", 1, "name", "za"), "zones[1].name", "analyze"),
     ("empty-switch-list", _set("switches", []), "switches", "analyze"),
-    ("lft-port-past-radix", _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, 99)), "routing.lfts[2].ports", "render"),
-    ("lft-negative-port", _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, -1)), "routing.lfts[2].ports", "render"),
-    ("lft-port-past-a-byte", _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, 256)), "routing.lfts[2].ports", "render"),
-    ("lft-not-a-number", _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, "x")), "routing.lfts[2].ports", "analyze"),
+    (
+        "lft-port-past-radix",
+        _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, 99)),
+        "routing.lfts[2].ports",
+        "render",
+    ),
+    (
+        "lft-negative-port",
+        _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, -1)),
+        "routing.lfts[2].ports",
+        "render",
+    ),
+    (
+        "lft-port-past-a-byte",
+        _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, 256)),
+        "routing.lfts[2].ports",
+        "render",
+    ),
+    (
+        "lft-not-a-number",
+        _set("routing", "lfts", 2, "ports", lambda d: _lft_with_port(d, 2, "x")),
+        "routing.lfts[2].ports",
+        "analyze",
+    ),
     ("lft-as-a-list", _set("routing", "lfts", 2, "ports", [1.5, 2]), "routing.lfts[2].ports", "diff"),
-    ("duplicate-lid", _set("nodes", 1, "ports", 0, "lid", lambda d: d["nodes"][0]["ports"][0]["lid"]), "nodes[1].ports[0].lid", "render"),
-    ("duplicate-switch-guid", _set("switches", 1, "node_guid", lambda d: d["switches"][0]["node_guid"]), "switches[1].node_guid", "render"),
-    ("duplicate-port-guid", _set("nodes", 1, "ports", 0, "port_guid", lambda d: d["nodes"][0]["ports"][0]["port_guid"]),
-     "nodes[1].ports[0].port_guid", "render"),
+    (
+        "duplicate-lid",
+        _set("nodes", 1, "ports", 0, "lid", lambda d: d["nodes"][0]["ports"][0]["lid"]),
+        "nodes[1].ports[0].lid",
+        "render",
+    ),
+    (
+        "duplicate-switch-guid",
+        _set("switches", 1, "node_guid", lambda d: d["switches"][0]["node_guid"]),
+        "switches[1].node_guid",
+        "render",
+    ),
+    (
+        "duplicate-port-guid",
+        _set("nodes", 1, "ports", 0, "port_guid", lambda d: d["nodes"][0]["ports"][0]["port_guid"]),
+        "nodes[1].ports[0].port_guid",
+        "render",
+    ),
     ("unknown-link-speed", _set("switch_models", 0, "speed", "HDR 4x"), "switch_models[0].speed", "render"),
     ("malformed-guid", _set("switches", 0, "node_guid", "0x0002c9010100000g"), "switches[0].node_guid", "render"),
     ("lid-zero", _set("switches", 0, "lid", 0), "switches[0].lid", "render"),
@@ -111,24 +171,67 @@ CASES = [
     # 4. issue 26: a tree missing a cable crashed reroute and `analyze --sweep`; the rest passed load and was refused
     # later without a position (FF920 at <root>) or reached topology.net and the NetBox rows
     ("leaf-spine-cable-missing", _delete("cables", 0), "switches[2].name", "analyze"),
-    ("unknown-nic-model", _set("nodes", 0, "ports", 0, "nic_model", "CX7-NDR"), "nodes[0].ports[0].nic_model", "render"),
-    ("upper-case-switch-guid", _set("switches", 0, "node_guid", "0x0002C90101000001"), "switches[0].node_guid", "render"),
-    ("upper-case-port-guid", _set("nodes", 0, "ports", 0, "port_guid", "0x0002C90003000000"), "nodes[0].ports[0].port_guid",
-     "render"),
-    ("switch-port-guid-duplicate", _set("switches", 1, "port_guid", lambda d: d["switches"][0]["node_guid"]),
-     "switches[1].port_guid", "render"),
-    ("switch-sysimg-guid-duplicate", _set("switches", 2, "sysimg_guid", lambda d: d["switches"][0]["node_guid"]),
-     "switches[2].sysimg_guid", "render"),
-    ("ca-sysimg-guid-is-a-switch-guid", _set("nodes", 0, "ports", 0, "sysimg_guid", lambda d: d["switches"][0]["node_guid"]),
-     "nodes[0].ports[0].sysimg_guid", "render"),
-    ("switch-port-guid-zero", _set("switches", 0, "port_guid", "0x0000000000000000"), "switches[0].port_guid", "render"),
-    ("switch-sysimg-guid-all-ones", _set("switches", 0, "sysimg_guid", "0xffffffffffffffff"), "switches[0].sysimg_guid",
-     "render"),
+    (
+        "unknown-nic-model",
+        _set("nodes", 0, "ports", 0, "nic_model", "CX7-NDR"),
+        "nodes[0].ports[0].nic_model",
+        "render",
+    ),
+    (
+        "upper-case-switch-guid",
+        _set("switches", 0, "node_guid", "0x0002C90101000001"),
+        "switches[0].node_guid",
+        "render",
+    ),
+    (
+        "upper-case-port-guid",
+        _set("nodes", 0, "ports", 0, "port_guid", "0x0002C90003000000"),
+        "nodes[0].ports[0].port_guid",
+        "render",
+    ),
+    (
+        "switch-port-guid-duplicate",
+        _set("switches", 1, "port_guid", lambda d: d["switches"][0]["node_guid"]),
+        "switches[1].port_guid",
+        "render",
+    ),
+    (
+        "switch-sysimg-guid-duplicate",
+        _set("switches", 2, "sysimg_guid", lambda d: d["switches"][0]["node_guid"]),
+        "switches[2].sysimg_guid",
+        "render",
+    ),
+    (
+        "ca-sysimg-guid-is-a-switch-guid",
+        _set("nodes", 0, "ports", 0, "sysimg_guid", lambda d: d["switches"][0]["node_guid"]),
+        "nodes[0].ports[0].sysimg_guid",
+        "render",
+    ),
+    (
+        "switch-port-guid-zero",
+        _set("switches", 0, "port_guid", "0x0000000000000000"),
+        "switches[0].port_guid",
+        "render",
+    ),
+    (
+        "switch-sysimg-guid-all-ones",
+        _set("switches", 0, "sysimg_guid", "0xffffffffffffffff"),
+        "switches[0].sysimg_guid",
+        "render",
+    ),
     # issue 26 item 7: systemd < 254 continued the comment onto the next line of hfreduce.env and dropped HFREDUCE_IB_SL
-    ("sl-comment-trailing-backslash", _set("hosts", 0, "sls", _hfreduce_sl(), "comment", "SL 2 \\"),
-     f"hosts[0].sls[{_hfreduce_sl()}].comment", "render"),
-    ("ca-sysimg-guid-zero", _set("nodes", 0, "ports", 0, "sysimg_guid", "0x0000000000000000"), "nodes[0].ports[0].sysimg_guid",
-     "render"),
+    (
+        "sl-comment-trailing-backslash",
+        _set("hosts", 0, "sls", _hfreduce_sl(), "comment", "SL 2 \\"),
+        f"hosts[0].sls[{_hfreduce_sl()}].comment",
+        "render",
+    ),
+    (
+        "ca-sysimg-guid-zero",
+        _set("nodes", 0, "ports", 0, "sysimg_guid", "0x0000000000000000"),
+        "nodes[0].ports[0].sysimg_guid",
+        "render",
+    ),
     ("infinite-cable-length", _set("cables", 0, "length_m", math.inf), "cables[0].length_m", "verify"),
 ]
 
@@ -159,7 +262,15 @@ def _command(command: str, folder: Path, tmp_path: Path) -> list[str]:
         "verify": ["verify", str(folder)],
         "diff": ["diff", str(folder), str(folder)],
         "report": ["report", "cost", str(folder / "plan.yaml")],
-        "design --previous": ["design", "inventories/lab.yaml", "--previous", str(folder), "-o", str(tmp_path / "out"), "-q"],
+        "design --previous": [
+            "design",
+            "inventories/lab.yaml",
+            "--previous",
+            str(folder),
+            "-o",
+            str(tmp_path / "out"),
+            "-q",
+        ],
     }[command]
 
 
@@ -243,14 +354,27 @@ def test_a_repeated_key_is_refused_where_it_repeats(tmp_path):
 
 
 # issue 26 item 1: the last five raised AttributeError or IndexError (exit 1) in every command that reads a plan
-@pytest.mark.parametrize("value", ["!!int abc", "!!float sixty", "!!bool 2", "!!timestamp 2001-02-30", "!!timestamp x",
-                                   "!!timestamp ''", "!!int ''", "!!float ''", "!!int :1:2", "!custom x"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "!!int abc",
+        "!!float sixty",
+        "!!bool 2",
+        "!!timestamp 2001-02-30",
+        "!!timestamp x",
+        "!!timestamp ''",
+        "!!int ''",
+        "!!float ''",
+        "!!int :1:2",
+        "!custom x",
+    ],
+)
 @pytest.mark.parametrize("command", ["analyze", "report", "diff"])
 def test_explicit_yaml_tags_are_refused_located_not_a_traceback(tmp_path, value, command):
     folder = write_plan_data(tmp_path / "plan", lab_data())
     plan_file = folder / "plan.yaml"
     text = plan_file.read_text()
-    line = text[:text.index("\ngenerator: ")].count("\n") + 2
+    line = text[: text.index("\ngenerator: ")].count("\n") + 2
     plan_file.write_text(re.sub(r"(?m)^generator: .*$", f"generator: {value}", text))
     result = CliRunner().invoke(app, _command(command, folder, tmp_path))
     assert result.exit_code == 2, result.output
@@ -285,8 +409,11 @@ def test_an_alias_bomb_is_refused_before_it_is_expanded(tmp_path, where):
         folder = _plan_with(tmp_path, ports, "    ports:\n" + "\n".join("    " + r for r in _bomb(9).splitlines()))
     result = CliRunner().invoke(app, ["analyze", str(folder)])
     assert result.exit_code == 2, result.output[:2000]
-    assert re.search(r"plan\.yaml:\d+:\d+: error FF901 plan is not valid YAML: the plan expands to more than 4,000,000 "
-                     r"YAML nodes at this alias", result.output), result.output[:2000]
+    assert re.search(
+        r"plan\.yaml:\d+:\d+: error FF901 plan is not valid YAML: the plan expands to more than 4,000,000 "
+        r"YAML nodes at this alias",
+        result.output,
+    ), result.output[:2000]
     assert len(result.output) < 2000
 
 
@@ -304,8 +431,11 @@ def test_deep_nesting_is_refused_at_the_reader(tmp_path, levels, refused):
     result = CliRunner().invoke(app, ["analyze", str(folder)])
     assert result.exit_code == 2 and "Traceback" not in result.output
     # (libyaml's own limit, 1,000 flow levels, may speak first: "exceeded maximum nesting depth")
-    deep = re.search(r"plan\.yaml:\d+:\d+: error FF901 plan is not valid YAML: (the plan nests deeper than 32 levels|exceeded "
-                     "maximum nesting depth)", result.output)
+    deep = re.search(
+        r"plan\.yaml:\d+:\d+: error FF901 plan is not valid YAML: (the plan nests deeper than 32 levels|exceeded "
+        "maximum nesting depth)",
+        result.output,
+    )
     assert bool(deep) == refused, result.output[:2000]
     if not refused:  # read, then refused by the schema: no such key
         assert "FF903 invalid plan" in result.output and "[deep]" in result.output
@@ -345,7 +475,9 @@ def test_catalog_figures_are_real_amounts(tmp_path, table, key, value):
 
 def test_cable_ends_stay_in_their_zones(tmp_path):
     data = lab_data()
-    spine = next(i for i, c in enumerate(data["cables"]) if c["kind"] == "leaf-spine" and c["b"]["device"] == "za-spine01")
+    spine = next(
+        i for i, c in enumerate(data["cables"]) if c["kind"] == "leaf-spine" and c["b"]["device"] == "za-spine01"
+    )
     data["cables"][spine]["b"]["port"] = 8  # a free port is not the point: the zone is
     data["cables"][spine]["b"]["device"] = "zb-spine01"
     folder = write_plan_data(tmp_path / "plan", data)
@@ -374,8 +506,10 @@ def test_a_guid_names_one_device():
     other = data["nodes"][1]["ports"][0]
     other["port_guid"] = own["node_guid"]
     problems = plan_problems(Plan.model_validate(data))
-    assert ((("nodes", 1, "ports", 0, "port_guid"), f"GUID {own['node_guid']} of gpu02 mlx5_0 is already gpu01 mlx5_0's")
-            in problems), problems
+    assert (
+        ("nodes", 1, "ports", 0, "port_guid"),
+        f"GUID {own['node_guid']} of gpu02 mlx5_0 is already gpu01 mlx5_0's",
+    ) in problems, problems
 
 
 def test_subnet_manager_hosts_are_nodes_in_the_top_lid_block(tmp_path):

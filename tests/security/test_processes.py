@@ -32,8 +32,14 @@ def lab_render(tmp_path_factory) -> Path:
 
 def _verify(target: Path, tmpdir: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=str(tmpdir))
-    return subprocess.Popen([sys.executable, "-c", "from ffplan.cli.main import run; run()", "verify", str(target), "-q"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", "from ffplan.cli.main import run; run()", "verify", str(target), "-q"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 def _wait_for(condition, seconds: float, what: str):
@@ -55,8 +61,11 @@ def test_sigkill_of_verify_takes_ibsim_and_opensm_along(lab_render, tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=30)
         # The kernel delivers the parent-death signal at once; allow for reaping by init.
-        _wait_for(lambda: not [x for x in leftovers(tag) if x.startswith("process") and " state Z" not in x], 10,
-                  f"the children of the killed run to die: {leftovers(tag)}")
+        _wait_for(
+            lambda: not [x for x in leftovers(tag) if x.startswith("process") and " state Z" not in x],
+            10,
+            f"the children of the killed run to die: {leftovers(tag)}",
+        )
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -12,6 +12,7 @@ from harden_fixtures import ROOT, run_cli
 from ffplan.lint import all_rules, lint_file
 from ffplan.lint.registry import lint_rules
 from ffplan.lint.declare import Suppression
+
 FIXTURES = ROOT / "tests" / "lint" / "fixtures"
 LAB = (ROOT / "inventories" / "lab.yaml").read_text()
 ERROR_RULES = [r for r in lint_rules() if r.severity.value == "error"]
@@ -71,7 +72,12 @@ def _line_of(path, text: str) -> int:
 
 def test_an_unsafe_hostname_cannot_be_suppressed(tmp_path):
     path = tmp_path / "lab.yaml"
-    path.write_text(LAB.replace("{hostname: mgmt2, rack: r4, u: 31}", '{hostname: "mgmt2$(reboot)", rack: r4, u: 31}  # ffplan: disable=FF013'))
+    path.write_text(
+        LAB.replace(
+            "{hostname: mgmt2, rack: r4, u: 31}",
+            '{hostname: "mgmt2$(reboot)", rack: r4, u: 31}  # ffplan: disable=FF013',
+        )
+    )
     line = _line_of(path, "mgmt2$(reboot)")
     found = [(d.rule, d.line) for d in lint_file(path).diagnostics]
     assert ("FF013", line) in found and ("FF005", line) in found
@@ -83,7 +89,9 @@ def test_an_unsafe_hostname_cannot_be_suppressed(tmp_path):
 def test_an_unknown_node_model_cannot_be_suppressed(tmp_path):
     # Before: design exited 0 with the 18 compute hosts in the plan and no cables for them.
     path = tmp_path / "lab.yaml"
-    path.write_text(LAB.replace("    model: gpu-node\n    count: 18", "    model: gpu-nod  # ffplan: disable=FF210\n    count: 18"))
+    path.write_text(
+        LAB.replace("    model: gpu-node\n    count: 18", "    model: gpu-nod  # ffplan: disable=FF210\n    count: 18")
+    )
     line = _line_of(path, "model: gpu-nod ")
     assert {(d.rule, d.line) for d in lint_file(path).diagnostics} >= {("FF210", line), ("FF005", line)}
     result, out = _design(tmp_path, path)

@@ -8,8 +8,9 @@ from ffplan.opensm import layout as L
 from ffplan.verify.expect import lid_name
 
 
-def compare_tables(fab: Subnet, expected: dict[str, dict[int, int]], got: dict[str, dict[int, int]],
-                   what: str) -> tuple[int, list[str]]:
+def compare_tables(
+    fab: Subnet, expected: dict[str, dict[int, int]], got: dict[str, dict[int, int]], what: str
+) -> tuple[int, list[str]]:
     names = {s.node_guid: s.name for s in fab.switches}
     diffs = 0
     items: list[str] = []
@@ -21,16 +22,19 @@ def compare_tables(fab: Subnet, expected: dict[str, dict[int, int]], got: dict[s
             continue
         if exp and not have:
             diffs += len(exp)
-            items.append(f"{names[sw]}: EMPTY table in {what} ({len(exp)} planned entries; is its block missing "
-                         f"from {L.LFTS}?)")
+            items.append(
+                f"{names[sw]}: EMPTY table in {what} ({len(exp)} planned entries; is its block missing from {L.LFTS}?)"
+            )
             continue
         for lid in sorted(set(exp) | set(have)):
             e, h = exp.get(lid), have.get(lid)
             if e != h:
                 diffs += 1
                 if len(items) < 12:
-                    items.append(f"{names[sw]} {lid_name(fab, lid)}: plan port {e if e is not None else '-'}, "
-                                 f"{what} port {h if h is not None else '-'}")
+                    items.append(
+                        f"{names[sw]} {lid_name(fab, lid)}: plan port {e if e is not None else '-'}, "
+                        f"{what} port {h if h is not None else '-'}"
+                    )
     for sw in got:
         if sw not in expected:
             items.append(f"switch {sw} in {what} is not in the plan")

@@ -54,9 +54,25 @@ def _children_with(tag: str) -> list[str]:
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupt_stops_everything(ff2_out, tmp_path, sig, code):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", "from ffplan.cli.main import run; run()", "verify", str(ff2_out),
-                             "--zone", "z1", "-q", "--keep", str(tmp_path)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from ffplan.cli.main import run; run()",
+            "verify",
+            str(ff2_out),
+            "--zone",
+            "z1",
+            "-q",
+            "--keep",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     tag = f"ffplan-{proc.pid}-"
     try:
         deadline = time.monotonic() + 60

@@ -31,18 +31,33 @@ def test_lab_passes(lab_out, no_leftovers):
     report = verify(lab_out)
     assert report.ok, [(c.name, c.detail, c.items) for c in report.checks if c.status == "fail"]
     names = [c.name for c in report.checks if c.status == "pass"]
-    for expected in ("config accepted (opensm.conf)", "config effective (opensm.conf)", "LFT file (lfts.dump)",
-                     "LID pinning (guid2lid)", "SUBNET UP", "cabling", "LIDs", "LFTs installed == plan",
-                     "every CA pair reachable", "every switch LID reachable", "SL2VL per port class", "VLArb per port class",
-                     "path SLs per traffic class", "OpenSM log: no errors", "OpenSM log: no fallback",
-                     "OpenSM log: routing engine"):
+    for expected in (
+        "config accepted (opensm.conf)",
+        "config effective (opensm.conf)",
+        "LFT file (lfts.dump)",
+        "LID pinning (guid2lid)",
+        "SUBNET UP",
+        "cabling",
+        "LIDs",
+        "LFTs installed == plan",
+        "every CA pair reachable",
+        "every switch LID reachable",
+        "SL2VL per port class",
+        "VLArb per port class",
+        "path SLs per traffic class",
+        "OpenSM log: no errors",
+        "OpenSM log: no fallback",
+        "OpenSM log: routing engine",
+    ):
         assert expected in names, expected
     assert "0 differences" in _check(report, "LFTs installed == plan").detail
     assert "not checkable in ibsim" in _check(report, "VLHighLimit").detail
 
 
 def test_lab_from_plan_and_cli_json(lab_out, tmp_path, no_leftovers):
-    result = CliRunner().invoke(app, ["verify", str(lab_out / "plan.yaml"), "--format", "json", "--keep", str(tmp_path)])
+    result = CliRunner().invoke(
+        app, ["verify", str(lab_out / "plan.yaml"), "--format", "json", "--keep", str(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["ok"] is True and "rendered to a temporary folder" in data["source"]
@@ -109,7 +124,7 @@ def test_corrupted_lft_entry_is_caught(damaged, no_leftovers):
     j = next(k for k in range(i + 1, len(lines)) if "'gpu03 mlx5_0'" in lines[k])
     lid, port = lines[j].split()[:2]
     new_port = 7 if int(port) != 7 else 8
-    lines[j] = f"{lid} {new_port:03d}" + lines[j][len(lid) + 4:]
+    lines[j] = f"{lid} {new_port:03d}" + lines[j][len(lid) + 4 :]
     lfts.write_text("\n".join(lines) + "\n")
     report = verify(damaged)
     failed = _failed(report)
@@ -124,7 +139,7 @@ def test_invalid_port_fails_fast_with_the_line(damaged, no_leftovers):
     lfts = damaged / "opensm" / "lfts.dump"
     text = lfts.read_text()
     m = re.search(r"^(0x000d) (\d{3}) ", text, re.M)
-    lfts.write_text(text[:m.start()] + "0x000d 045 " + text[m.end():])
+    lfts.write_text(text[: m.start()] + "0x000d 045 " + text[m.end() :])
     started = time.monotonic()
     report = verify(damaged, timeout=30)
     assert time.monotonic() - started < 20, "no_fallback must be detected without waiting for the timeout"
@@ -141,9 +156,13 @@ def test_missing_switch_block_is_caught(damaged, no_leftovers):
     lfts.write_text("\n\n".join(kept))
     report = verify(damaged)
     failed = _failed(report)
-    assert "no block for switch za-leaf02 (guid 0x0002c90102000002): OpenSM would leave its LFT empty" in \
-        failed["LFT file (lfts.dump)"].items
-    assert any(item.startswith("za-leaf02: EMPTY table in installed") for item in failed["LFTs installed == plan"].items)
+    assert (
+        "no block for switch za-leaf02 (guid 0x0002c90102000002): OpenSM would leave its LFT empty"
+        in failed["LFT file (lfts.dump)"].items
+    )
+    assert any(
+        item.startswith("za-leaf02: EMPTY table in installed") for item in failed["LFTs installed == plan"].items
+    )
     assert "every CA pair reachable" in failed
 
 
@@ -155,7 +174,9 @@ def test_unknown_config_key_is_caught(damaged, no_leftovers):
     report = verify(damaged)
     failed = _failed(report)
     assert list(failed) == ["config accepted (opensm.conf)"], failed
-    assert failed["config accepted (opensm.conf)"].items == [f'opensm.conf line {line}: Unrecognized token: "bogus_key"']
+    assert failed["config accepted (opensm.conf)"].items == [
+        f'opensm.conf line {line}: Unrecognized token: "bogus_key"'
+    ]
 
 
 def test_qos_true_spelling_is_caught(damaged, no_leftovers):
@@ -182,14 +203,20 @@ def _distinct_qos_plan():
     plan = designed("lab")
 
     def pc(sl2vl, hi, lo):
-        return PortClassQos(max_vls=8, high_limit=0, sl2vl=sl2vl,
-                            vlarb_high=[VlArbEntry(vl=v, weight=w) for v, w in hi],
-                            vlarb_low=[VlArbEntry(vl=v, weight=w) for v, w in lo])
+        return PortClassQos(
+            max_vls=8,
+            high_limit=0,
+            sl2vl=sl2vl,
+            vlarb_high=[VlArbEntry(vl=v, weight=w) for v, w in hi],
+            vlarb_low=[VlArbEntry(vl=v, weight=w) for v, w in lo],
+        )
 
-    classes = {"default": pc([0] * 16, [(0, 0)], [(0, 64)]),
-               "ca": pc([0, 1, 2, 3] + [0] * 12, [(1, 32)], [(0, 64), (2, 192), (3, 128)]),
-               "swe": pc([0, 1, 2, 3] + [1] * 12, [(2, 32)], [(0, 32), (1, 64), (3, 128)]),
-               "sw0": pc([0, 0, 0, 0] + [2] * 12, [(3, 16)], [(0, 16)])}
+    classes = {
+        "default": pc([0] * 16, [(0, 0)], [(0, 64)]),
+        "ca": pc([0, 1, 2, 3] + [0] * 12, [(1, 32)], [(0, 64), (2, 192), (3, 128)]),
+        "swe": pc([0, 1, 2, 3] + [1] * 12, [(2, 32)], [(0, 32), (1, 64), (3, 128)]),
+        "sw0": pc([0, 0, 0, 0] + [2] * 12, [(3, 16)], [(0, 16)]),
+    }
     return plan.model_copy(update={"qos": plan.qos.model_copy(update={"port_classes": classes})})
 
 
@@ -202,8 +229,10 @@ def test_qos_sets_per_port_class_are_told_apart(tmp_path, sim_tools, no_leftover
     conf = out / "opensm" / "opensm.conf"
     conf.write_text(conf.read_text().replace("qos_swe_sl2vl 0,1,2,3,1,", "qos_swe_sl2vl 0,1,2,3,2,"))
     failed = _failed(verify(out))
-    assert "qos_swe_sl2vl: plan '0,1,2,3,1,1,1,1,1,1,1,1,1,1,1,1', effective '0,1,2,3,2,1,1,1,1,1,1,1,1,1,1,1'" in \
-        failed["config effective (opensm.conf)"].items
+    assert (
+        "qos_swe_sl2vl: plan '0,1,2,3,1,1,1,1,1,1,1,1,1,1,1,1', effective '0,1,2,3,2,1,1,1,1,1,1,1,1,1,1,1'"
+        in failed["config effective (opensm.conf)"].items
+    )
     items = failed["SL2VL per port class"].items
     assert items and all(item.startswith("swe ") for item in items)
     assert "VLArb per port class" not in failed

@@ -29,8 +29,10 @@ def walked(fab, topo, tables) -> dict[str, tuple[bool, str]]:
     report = Report(target="", source="", view="", engine="file", excluded=[])
     check_reachability(report, fab, topo, tables, "installed tables")
     out = {c.name: (c.status == "pass", c.detail) for c in report.checks}
-    out["LFTs installed == plan"] = (diffs == 0, f"{sum(len(t) for t in tables.values())} entries on {len(tables)} "
-                                     f"switches; {diffs} differences")
+    out["LFTs installed == plan"] = (
+        diffs == 0,
+        f"{sum(len(t) for t in tables.values())} entries on {len(tables)} switches; {diffs} differences",
+    )
     return out
 
 

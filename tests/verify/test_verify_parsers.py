@@ -127,8 +127,10 @@ def test_lint_messages_and_log_time():
 
 
 def test_lft_file_parser_reports_junk_and_duplicates():
-    text = ("Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n0x0001 000 : x\n0x00zz 1\n"
-            "Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n")
+    text = (
+        "Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n0x0001 000 : x\n0x00zz 1\n"
+        "Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n"
+    )
     parsed = parse_lfts(text)
     assert [no for no, _ in parsed.junk] == [3] and [no for no, _ in parsed.duplicates] == [4]
 
@@ -160,8 +162,10 @@ def test_walk_switch_lids_counts_every_switch_and_ca_source(lab_plan):
 
 def test_lft_dump_numbers_are_bounded():
     """A 5000-digit port or GUID made int() raise in analyze's reader (a traceback): now the line is junk."""
-    text = ("Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n0x0001 " + "9" * 5000 + "\n"
-            "0x0002 300\nUnicast lids [0x0-0x2] of switch Lid 1 guid 0x" + "f" * 5000 + " (b):\n0x0002 001\n")
+    text = (
+        "Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n0x0001 " + "9" * 5000 + "\n"
+        "0x0002 300\nUnicast lids [0x0-0x2] of switch Lid 1 guid 0x" + "f" * 5000 + " (b):\n0x0002 001\n"
+    )
     parsed = parse_lfts(text)
     # the block whose header does not parse owns no entry: its lines are junk, not the block before's
     assert parsed.tables == {"0x0000000000000001": {}} and [no for no, _ in parsed.junk] == [2, 3, 4, 5]

@@ -64,8 +64,9 @@ def test_a_wrong_address_is_named(frr_tools, edited):
     report = verify_ethernet(folder, plane="pa", timeout=4)
     found = failing(report)
     assert found["addresses == plan"] == ["pa-leaf01 Ethernet16: 10.1.0.100/31, plan 10.1.0.0/31"]
-    assert "pa-leaf01: session to pa-spine01 (10.1.0.1) Active, not Established" in found["BGP sessions == plan"] or \
-        any(line.startswith("pa-leaf01: session to pa-spine01 (10.1.0.1)") for line in found["BGP sessions == plan"])
+    assert "pa-leaf01: session to pa-spine01 (10.1.0.1) Active, not Established" in found[
+        "BGP sessions == plan"
+    ] or any(line.startswith("pa-leaf01: session to pa-spine01 (10.1.0.1)") for line in found["BGP sessions == plan"])
 
 
 def test_a_cable_and_a_switch_down_reconverge_to_the_prediction(frr_tools, mini_files):
@@ -74,11 +75,16 @@ def test_a_cable_and_a_switch_down_reconverge_to_the_prediction(frr_tools, mini_
     checks = {c.name: c.detail for c in report.checks}
     assert "keepalive 3 s, hold 9 s, advertisement interval 0 s, connect retry 10 s" in checks["BGP timers"]
     # pa-leaf01 loses a next hop, and pa-spine01 its only way to pa-leaf01, so the other leaves lose one for it
-    assert checks["cable pa-leaf01-p03 down"].startswith("4 switches' FIBs change (10 next hops fewer, 2 prefixes "
-                                                          "unreachable as predicted)")
+    assert checks["cable pa-leaf01-p03 down"].startswith(
+        "4 switches' FIBs change (10 next hops fewer, 2 prefixes unreachable as predicted)"
+    )
     assert checks["switch pa-spine01 down"].startswith("3 switches' FIBs change (12 next hops fewer")
-    for key in ("cable down: FIB == prediction s", "cable restored: FIB == plan s", "switch down: FIB == prediction s",
-                "switch restored: FIB == plan s"):
+    for key in (
+        "cable down: FIB == prediction s",
+        "cable restored: FIB == plan s",
+        "switch down: FIB == prediction s",
+        "switch restored: FIB == plan s",
+    ):
         assert 0 < report.timings[key] < 9  # a link-down event: no timer involved
     # a hang costs the hold time: 9 s after the last keepalive (every 3 s), so 6-9 s, plus a polling round
     assert 5 < report.timings["FRR hung down: FIB == prediction s"] < 15

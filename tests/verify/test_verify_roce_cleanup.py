@@ -21,9 +21,24 @@ pytestmark = pytest.mark.slow
 
 
 def start(folder: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", "from ffplan.cli.main import run; run()", "verify", str(folder),
-                             "--plane", "pa", "-q", *args], cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from ffplan.cli.main import run; run()",
+            "verify",
+            str(folder),
+            "--plane",
+            "pa",
+            "-q",
+            *args,
+        ],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 def watch(proc: subprocess.Popen, until_daemons: bool) -> tuple[dict[int, str], set[str]]:
@@ -94,8 +109,11 @@ def test_a_timeout_leaves_nothing(frr_tools, edited):
     assert_nothing_left(proc, pids, namespaces, links)
 
 
-@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)],
-                         ids=["SIGINT", "SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize(
+    "sig,code",
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)],
+    ids=["SIGINT", "SIGTERM", "SIGKILL"],
+)
 def test_a_signal_leaves_nothing(frr_tools, mini_files, sig, code):
     links = root_links()
     proc = start(mini_files)

@@ -32,9 +32,14 @@ def wheel(tmp_path_factory) -> Path:
     for name in ("ffplan", "templates"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(source)],
-                          capture_output=True, text=True)
-    if proc.returncode != 0 and re.search(r"No matching distribution found for setuptools|Could not find a version", proc.stderr):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(source)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0 and re.search(
+        r"No matching distribution found for setuptools|Could not find a version", proc.stderr
+    ):
         pytest.skip(f"cannot fetch the build requirements (offline?): {proc.stderr.strip().splitlines()[-1]}")
     assert proc.returncode == 0, proc.stderr
     print(f"wheel built in {time.perf_counter() - started:.1f} s")
@@ -44,10 +49,16 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_wheel_carries_every_module_template_and_data_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    wanted = {p.relative_to(ROOT).as_posix() for p in (ROOT / "ffplan").rglob("*")
-              if p.is_file() and p.suffix in (".py", ".yaml", ".md") and "__pycache__" not in p.parts}
-    wanted |= {"ffplan/_templates/" + p.relative_to(ROOT / "templates").as_posix()
-               for p in (ROOT / "templates").rglob("*") if p.is_file()}
+    wanted = {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "ffplan").rglob("*")
+        if p.is_file() and p.suffix in (".py", ".yaml", ".md") and "__pycache__" not in p.parts
+    }
+    wanted |= {
+        "ffplan/_templates/" + p.relative_to(ROOT / "templates").as_posix()
+        for p in (ROOT / "templates").rglob("*")
+        if p.is_file()
+    }
     assert wanted - names == set()
 
 
@@ -59,11 +70,28 @@ def installed(wheel, tmp_path_factory) -> Path:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(purelib, "test-venv-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                    "--no-index", str(wheel)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+    )
     print(f"wheel installed in {time.perf_counter() - started:.1f} s")
     return venv
 
@@ -102,8 +130,13 @@ def test_installed_render_matches_the_checkout(installed, workdir, tmp_path):
     assert proc.returncode == 0, proc.stderr
     from ffplan.plan.io import load_plan
     from ffplan.render import render_plan
+
     expected = render_plan(load_plan(workdir / "plan" / "plan.yaml"))
-    rendered = {p.relative_to(workdir / "files").as_posix(): p.read_text() for p in (workdir / "files").rglob("*") if p.is_file()}
+    rendered = {
+        p.relative_to(workdir / "files").as_posix(): p.read_text()
+        for p in (workdir / "files").rglob("*")
+        if p.is_file()
+    }
     assert {name: rendered.get(name) for name in expected} == expected
 
 
@@ -112,7 +145,9 @@ def test_installed_cost_report_in_every_format(installed, workdir, fmt):
     args = ["report", "cost", "ff2/plan.yaml", "--format", fmt, "-o"]
     proc = _ffplan(installed, workdir, *args, f"installed.{fmt}")
     assert proc.returncode == 0, proc.stderr
-    checkout = subprocess.run([sys.executable, "-m", "ffplan", *args, f"checkout.{fmt}"], cwd=workdir, capture_output=True, text=True)
+    checkout = subprocess.run(
+        [sys.executable, "-m", "ffplan", *args, f"checkout.{fmt}"], cwd=workdir, capture_output=True, text=True
+    )
     assert checkout.returncode == 0, checkout.stderr
     assert (workdir / f"installed.{fmt}").read_text() == (workdir / f"checkout.{fmt}").read_text()
 

@@ -29,8 +29,9 @@ class RoutingTables:
     failed: list[str]
 
 
-def first_proven(attempts: Sequence[Callable[[], RoutingTables]], intact_channels: Channels | None
-                 ) -> tuple[RoutingTables, DeadlockProof, Channels]:
+def first_proven(
+    attempts: Sequence[Callable[[], RoutingTables]], intact_channels: Channels | None
+) -> tuple[RoutingTables, DeadlockProof, Channels]:
     """(tables, deadlock proof, channels) of the first attempt whose tables are proven deadlock-free; each attempt
     leaves more routes open than the one before. Raises the last attempt's StageError. `intact_channels`: the plan's
     Channels, to derive the case's from (faster, for the sweep)."""
@@ -47,28 +48,42 @@ def first_proven(attempts: Sequence[Callable[[], RoutingTables]], intact_channel
     raise AssertionError("no attempt")
 
 
-def unknown_failed(topo: Topology, items: list[str], unknown: list[int], loaded: LoadedInventory | None,
-                    inventory_items: int) -> InputError:
+def unknown_failed(
+    topo: Topology, items: list[str], unknown: list[int], loaded: LoadedInventory | None, inventory_items: int
+) -> InputError:
     """FF601 for each failed item that is neither a cable nor a switch: bad input (exit 2), located in the inventory
     for its `fabric.failed_links`, at the option for command-line items."""
     c = Collector(loaded.source.file, loaded.source.positions) if loaded is not None else Collector(COMMAND_LINE)
     option = Collector(COMMAND_LINE)
     names = sorted(set(topo.by_label) | set(topo.lid))
-    valid = (f"valid: a cable label as in cables.csv ({min(topo.by_label)}), a switch name ({min(topo.lid)}) "
-             f"or switch[port] ({min(topo.lid)}[1])")
+    valid = (
+        f"valid: a cable label as in cables.csv ({min(topo.by_label)}), a switch name ({min(topo.lid)}) "
+        f"or switch[port] ({min(topo.lid)}[1])"
+    )
     for i in unknown:
         hint = " ".join(filter(None, [did_you_mean(items[i], names), valid]))
         if i < inventory_items:
-            c.error(UNKNOWN_FAILED_LINK, ("fabric", "failed_links", i),
-                    f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
+            c.error(
+                UNKNOWN_FAILED_LINK,
+                ("fabric", "failed_links", i),
+                f"failed link '{items[i]}' is neither a cable label nor a switch of the plan",
+                hint,
+            )
         elif loaded is not None:
-            option.error(UNKNOWN_FAILED_LINK, ("--exclude-link",),
-                         f"--exclude-link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
+            option.error(
+                UNKNOWN_FAILED_LINK,
+                ("--exclude-link",),
+                f"--exclude-link '{items[i]}' is neither a cable label nor a switch of the plan",
+                hint,
+            )
         else:
-            c.error(UNKNOWN_FAILED_LINK, ("failed", i), f"failed link '{items[i]}' is neither a cable label nor a switch of the plan", hint)
+            c.error(
+                UNKNOWN_FAILED_LINK,
+                ("failed", i),
+                f"failed link '{items[i]}' is neither a cable label nor a switch of the plan",
+                hint,
+            )
     return InputError(c.items + option.items)
-
-
 
 
 @dataclass
@@ -126,4 +141,3 @@ def intra_slots(t: Topology, zone: str) -> IntraSlots:
         sw_count[u] += 1
         out.slot[t.lid[leaf]] = u
     return out
-

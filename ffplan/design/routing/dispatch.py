@@ -36,19 +36,27 @@ class Router(Protocol):
 
     topo: Topology
 
-    def tables(self, failed: Iterable[str] = (), *, loaded: LoadedInventory | None = None,
-               inventory_items: int = 0) -> RoutingTables:
+    def tables(
+        self, failed: Iterable[str] = (), *, loaded: LoadedInventory | None = None, inventory_items: int = 0
+    ) -> RoutingTables:
         """The tables of the case `failed` (cable labels, switch names, `switch[port]`); FF601 for an unknown item."""
         ...
 
-    def proven_tables(self, failed: Iterable[str], intact_channels: Channels | None = None, *,
-                      loaded: LoadedInventory | None = None,
-                      inventory_items: int = 0) -> tuple[RoutingTables, DeadlockProof, Channels]:
+    def proven_tables(
+        self,
+        failed: Iterable[str],
+        intact_channels: Channels | None = None,
+        *,
+        loaded: LoadedInventory | None = None,
+        inventory_items: int = 0,
+    ) -> tuple[RoutingTables, DeadlockProof, Channels]:
         """(`tables(failed)`, its deadlock proof, its channels): routes left open as needed for the proof."""
         ...
 
 
-def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded: LoadedInventory | None = None) -> Routing:
+def route(
+    plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded: LoadedInventory | None = None
+) -> Routing:
     """Route `plan` around `failed` (cable labels, switch names, `switch[port]`), prove the routes deadlock-free
     and return the plan's `Routing`: each subnet is routed on its own (its switches' tables cover its own LIDs).
 
@@ -65,14 +73,19 @@ def route(plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded:
         raise unknown_failed(topo, items, unknown, loaded, len(inv_failed))
     subnet_of = {z.name: z.subnet for z in plan.zones}
     # a cable's end a (node-leaf: its leaf) or the switch of `switch[port]` names the item's subnet
-    item_subnet = [subnet_of[topo.zone_of[topo.by_label[item][1] if item in topo.by_label else item_name(item)]]
-                   for item in items]
-    parts = [_route_subnet(view, [item for item, sub in zip(items, item_subnet) if sub == subnet], check, None, 0)
-             for subnet, view in subnet_views(plan)]
+    item_subnet = [
+        subnet_of[topo.zone_of[topo.by_label[item][1] if item in topo.by_label else item_name(item)]] for item in items
+    ]
+    parts = [
+        _route_subnet(view, [item for item, sub in zip(items, item_subnet) if sub == subnet], check, None, 0)
+        for subnet, view in subnet_views(plan)
+    ]
     return _merged(plan, parts, sorted(set(items)))
 
 
-def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInventory | None, inventory_items: int) -> Routing:
+def _route_subnet(
+    plan: Plan, items: list[str], check: bool, loaded: LoadedInventory | None, inventory_items: int
+) -> Routing:
     router = router_for(plan, loaded)
     proof = routes = None
     if check:
@@ -81,8 +94,15 @@ def _route_subnet(plan: Plan, items: list[str], check: bool, loaded: LoadedInven
     else:
         rt = router.tables(items, loaded=loaded, inventory_items=inventory_items)
     lfts = [Lft(switch=s.name, ports=np.array(rt.tables[s.name], dtype=np.uint8)) for s in plan.switches]
-    return Routing(engine=ENGINE, max_lid=rt.max_lid, unrouted_port=UNROUTED, failed=rt.failed, deadlock=proof,
-                   check=routes, lfts=lfts)
+    return Routing(
+        engine=ENGINE,
+        max_lid=rt.max_lid,
+        unrouted_port=UNROUTED,
+        failed=rt.failed,
+        deadlock=proof,
+        check=routes,
+        lfts=lfts,
+    )
 
 
 def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router:
@@ -94,8 +114,12 @@ def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router:
         if all(z.layers == 2 for z in plan.zones):
             return ZoneRouter(topo)
         c = Collector(loaded.source.file if loaded else COMMAND_LINE)
-        c.error(ROUTING_UNSUPPORTED, ("fabric", "inter_zone_links"), "ffplan cannot route three-layer trees joined by "
-                "inter-zone links", "plan each three-layer tree as a plane of its own, or use two-layer zones")
+        c.error(
+            ROUTING_UNSUPPORTED,
+            ("fabric", "inter_zone_links"),
+            "ffplan cannot route three-layer trees joined by inter-zone links",
+            "plan each three-layer tree as a plane of its own, or use two-layer zones",
+        )
         raise StageError(c.items)
     slots: dict[int, int] = {}
     for zone in topo.zones:
@@ -110,14 +134,26 @@ def _merged(plan: Plan, parts: list[Routing], failed: list[str]) -> Routing:
     checks = [p.check for p in parts if p.check is not None]
     proof = check = None
     if proofs:
-        proof = proofs[0].model_copy(update={
-            "scope": proofs[0].scope + " (each subnet on its own)",
-            "channels": sum(p.channels for p in proofs), "dependencies": sum(p.dependencies for p in proofs),
-            "acyclic": all(p.acyclic for p in proofs), "valley_turns": sum(p.valley_turns for p in proofs)})
+        proof = proofs[0].model_copy(
+            update={
+                "scope": proofs[0].scope + " (each subnet on its own)",
+                "channels": sum(p.channels for p in proofs),
+                "dependencies": sum(p.dependencies for p in proofs),
+                "acyclic": all(p.acyclic for p in proofs),
+                "valley_turns": sum(p.valley_turns for p in proofs),
+            }
+        )
     if checks:
         check = RouteCheck(**{f: sum(getattr(c, f) for c in checks) for f in RouteCheck.model_fields})
-    return Routing(engine=parts[0].engine, max_lid=max(p.max_lid for p in parts), unrouted_port=UNROUTED, failed=failed,
-                   deadlock=proof, check=check, lfts=[table[s.name] for s in plan.switches])
+    return Routing(
+        engine=parts[0].engine,
+        max_lid=max(p.max_lid for p in parts),
+        unrouted_port=UNROUTED,
+        failed=failed,
+        deadlock=proof,
+        check=check,
+        lfts=[table[s.name] for s in plan.switches],
+    )
 
 
 def _rebalance(case: TreeCase) -> None:

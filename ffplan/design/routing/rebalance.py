@@ -86,7 +86,7 @@ class Rebalance:
             near[leaf] = np.nonzero(mine)[0].tolist()
         out = np.full((n, max(max(map(len, near)), 1)), -1, dtype=np.int64)
         for leaf, cols in enumerate(near):
-            out[leaf, :len(cols)] = cols
+            out[leaf, : len(cols)] = cols
         return out
 
     def run(self) -> None:
@@ -189,8 +189,17 @@ class Rebalance:
             kept |= new == link[:, None]
         return t, j, q, self.through[t, j], new, (new >= 0) & ~kept
 
-    def _best(self, k: np.ndarray, t: np.ndarray, j: np.ndarray, q: np.ndarray, f: np.ndarray, peak: np.ndarray,
-              new: np.ndarray, added: np.ndarray) -> int:
+    def _best(
+        self,
+        k: np.ndarray,
+        t: np.ndarray,
+        j: np.ndarray,
+        q: np.ndarray,
+        f: np.ndarray,
+        peak: np.ndarray,
+        new: np.ndarray,
+        added: np.ndarray,
+    ) -> int:
         """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
         switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
         checked in that order a block at a time); -1 when there is none."""

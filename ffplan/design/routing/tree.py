@@ -30,7 +30,6 @@ docs/routing.md section 5 has the long form. Every table is one row of a (switch
   deadlock proof drops when they close a cycle, see TreeRouter.proven_tables).
 """
 
-
 from __future__ import annotations
 
 import dataclasses
@@ -89,7 +88,11 @@ class TreeRouter:
         for leaf, ups in t.uplinks.items():
             a = sid[leaf]
             for u, link in enumerate(ups):
-                self.up_port[a, u], self.up_to[a, u], self.up_far_port[a, u] = link.leaf_port, sid[link.spine], link.spine_port
+                self.up_port[a, u], self.up_to[a, u], self.up_far_port[a, u] = (
+                    link.leaf_port,
+                    sid[link.spine],
+                    link.spine_port,
+                )
                 self.up_label[(a, u)] = link.label
                 self.position[sid[link.spine]] = u
         self.cu_port = np.full((n, max(K, 1)), UNROUTED, dtype=np.int64)
@@ -168,7 +171,7 @@ class TreeRouter:
         if not spread:
             return {}
         sources = np.bincount(self.d_leaf[self.d_ca], minlength=len(self.names))
-        sets = [self.d_slots[i, :self.d_size[i]].tolist() for i in spread]
+        sets = [self.d_slots[i, : self.d_size[i]].tolist() for i in spread]
         down = [[0] * len(slots) for slots in sets]  # flows per (destination, its k-th slot)
         single = self.d_ca & (self.d_size == 1)
         out = {}
@@ -182,8 +185,10 @@ class TreeRouter:
                 if self.d_leaf[i] == a:
                     continue
                 slots, load = sets[j], down[j]
-                k = min(range(len(slots)), key=lambda k: (max(up[slots[k]], load[k]), up[slots[k]] + load[k],
-                                                          (k - index) % len(slots)))
+                k = min(
+                    range(len(slots)),
+                    key=lambda k: (max(up[slots[k]], load[k]), up[slots[k]] + load[k], (k - index) % len(slots)),
+                )
                 chosen[i] = slots[k]
                 if self.d_ca[i]:
                     up[slots[k]] += w
@@ -229,8 +234,14 @@ class TreeRouter:
             self._intact_switch_columns = case.lft[:, lids]
         return self._intact_switch_columns
 
-    def tables(self, failed: Iterable[str] = (), *, loaded: LoadedInventory | None = None, inventory_items: int = 0,
-               drop: tuple[str, ...] = ()) -> RoutingTables:
+    def tables(
+        self,
+        failed: Iterable[str] = (),
+        *,
+        loaded: LoadedInventory | None = None,
+        inventory_items: int = 0,
+        drop: tuple[str, ...] = (),
+    ) -> RoutingTables:
         """`case(failed)` as the zone router returns it (one table row per switch); `drop` names the grown entries
         to leave open: "loose", "grown" (see TreeTables)."""
         items = list(failed)
@@ -243,15 +254,24 @@ class TreeRouter:
             lft = np.where(getattr(case, name), np.uint8(UNROUTED), lft)
         return RoutingTables(case.topo, dict(zip(self.names, lft)), case.topo.max_lid, sorted(set(items)))
 
-    def proven_tables(self, failed: Iterable[str], intact_channels: Channels | None = None, *,
-                      loaded: LoadedInventory | None = None,
-                      inventory_items: int = 0) -> tuple[RoutingTables, DeadlockProof, Channels]:
+    def proven_tables(
+        self,
+        failed: Iterable[str],
+        intact_channels: Channels | None = None,
+        *,
+        loaded: LoadedInventory | None = None,
+        inventory_items: int = 0,
+    ) -> tuple[RoutingTables, DeadlockProof, Channels]:
         """(`tables(failed)`, its deadlock proof, its channels). When the grown entries close a cycle, the loose ones
         are left open (ffplan.fabric.reach counts them); StageError if that is not acyclic either."""
         items = list(failed)
-        return first_proven([lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items),
-                             lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items, drop=("loose",))],
-                            intact_channels)
+        return first_proven(
+            [
+                lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items),
+                lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items, drop=("loose",)),
+            ],
+            intact_channels,
+        )
 
 
 class TreeCase:
@@ -283,8 +303,9 @@ class TreeCase:
 
     def run(self) -> TreeTables:
         r = self.r
-        d_alive = self.alive[r.d_leaf] & np.array([
-            lid not in self.t.ca_by_lid or self.t.cable_alive(self.t.ca_by_lid[lid].label) for lid in r.d_lid.tolist()])
+        d_alive = self.alive[r.d_leaf] & np.array(
+            [lid not in self.t.ca_by_lid or self.t.cable_alive(self.t.ca_by_lid[lid].label) for lid in r.d_lid.tolist()]
+        )
         self.d = np.nonzero(d_alive)[0]  # alive destinations (indexes into r.d_*)
         self.reach = self._spine_reach()
         self._leaf_entries()
@@ -301,7 +322,8 @@ class TreeCase:
         t = self.t
         cores = {c for z in t.zones for c in t.cores.get(z, [])}
         return bool(cores & t.failed_switches) or any(
-            t.by_label[label][0] == "spine-core" for label in t.failed_cables if label in t.by_label)
+            t.by_label[label][0] == "spine-core" for label in t.failed_cables if label in t.by_label
+        )
 
     def _spine_reach(self) -> np.ndarray:
         """reach[s, leaf]: spine s brings a destination down to `leaf` up*/down* (down directly in its pod; else up
@@ -490,8 +512,16 @@ class TreeCase:
                 self._spread(c, np.nonzero(zone)[0], far, x[zone], ports, mine, moved)
             lft[c, lid[zone]] = ports
 
-    def _spread(self, c: int, rows: np.ndarray, far: np.ndarray, x: np.ndarray, ports: np.ndarray, mine: np.ndarray,
-                moved: np.ndarray) -> None:
+    def _spread(
+        self,
+        c: int,
+        rows: np.ndarray,
+        far: np.ndarray,
+        x: np.ndarray,
+        ports: np.ndarray,
+        mine: np.ndarray,
+        moved: np.ndarray,
+    ) -> None:
         """Core c's `moved` destinations (of `rows`, going down to spines `far`) onto its cables to their spine, in
         place in `ports`: the most flows first, each on the cable that carries the fewest flows so far (its own
         destinations' and those placed before), ties to the (core slot mod n)-th of its n cables to that spine. So a
@@ -525,7 +555,9 @@ class TreeCase:
         else:
             for target in targets.tolist():
                 lft[:, r.switch_lids[target]] = self._intact_switch_routes(target)
-        for target in targets[self._open(r.switch_lids[targets], targets, np.zeros(len(targets), dtype=np.int64))].tolist():
+        for target in targets[
+            self._open(r.switch_lids[targets], targets, np.zeros(len(targets), dtype=np.int64))
+        ].tolist():
             self._grow(int(r.switch_lids[target]), target, 0)
         if not failed:
             self.grown[:, r.switch_lids[targets]] = False  # the intact routes: nothing to drop
@@ -570,7 +602,9 @@ class TreeCase:
     def _prepare_growth(self) -> None:
         self._transit_leaf: dict[int, int] = {}  # zone index -> its transit leaf
         self._valley_ok = self._transit()
-        self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[self.t.tier[s]] for s in self.r.names], dtype=np.int64)
+        self._tier = np.array(
+            [{"leaf": 0, "spine": 1, "core": 2}[self.t.tier[s]] for s in self.r.names], dtype=np.int64
+        )
         used = np.nonzero((self.ch.next >= 0).any(axis=0))[0]
         self._ports = used
         self._hop = self.ch.next[:, used]
@@ -585,8 +619,12 @@ class TreeCase:
         where = np.zeros(len(r.names), dtype=bool)
         for zone, leaves in self.t.leaves.items():
             spines = self.t.spines[zone]
-            for leaf in (name for name in leaves if self.t.index[name] % len(leaves) == 0 or
-                         self.t.pod.get(name) != self.t.pod.get(leaves[self.t.index[name] - 1])):
+            for leaf in (
+                name
+                for name in leaves
+                if self.t.index[name] % len(leaves) == 0
+                or self.t.pod.get(name) != self.t.pod.get(leaves[self.t.index[name] - 1])
+            ):
                 a = self.r.sid[leaf]
                 pod = [self.r.sid[s] for s in spines if self.t.pod.get(s) == self.t.pod.get(leaf)]
                 if self.alive[a] and self.alive[pod].all() and self.up_ok[a][r.up_to[a] >= 0].all():
@@ -640,7 +678,12 @@ class TreeCase:
         succ = np.where(col == UNROUTED, -1, self.ch.next[np.arange(len(col)), np.minimum(col, 255)])
         while True:
             via = np.where(has, hops[nb], -1)  # route length from the next switch
-            valley = (tier[:, None] > tier[nb]) & (succ[nb] >= 0) & (tier[np.maximum(succ[nb], 0)] > tier[nb]) & ~self._valley_ok[nb]
+            valley = (
+                (tier[:, None] > tier[nb])
+                & (succ[nb] >= 0)
+                & (tier[np.maximum(succ[nb], 0)] > tier[nb])
+                & ~self._valley_ok[nb]
+            )
             valley &= strict
             cand = (via >= 0) & ~valley & todo[:, None]
             if not cand.any():
@@ -661,8 +704,15 @@ class TreeCase:
         transit switch (a grown route may continue only over such a route)."""
         tier, ch = self._tier, self.ch
         n = len(col)
-        w = walk(ch, col[:, None], np.arange(n), np.zeros(n, dtype=np.int64), 64, trace=True,
-                 dest=(np.array([leaf]), np.array([port])))
+        w = walk(
+            ch,
+            col[:, None],
+            np.arange(n),
+            np.zeros(n, dtype=np.int64),
+            64,
+            trace=True,
+            dest=(np.array([leaf]), np.array([port])),
+        )
         clean = np.ones(n, dtype=bool)
         for (k1, c1), (k2, c2) in zip(w.steps, w.steps[1:]):  # a turn: two links in a row of one walk
             c1 = c1[np.searchsorted(k1, k2)]  # the walks of a step are a sorted subset of the step before's

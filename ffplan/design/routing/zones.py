@@ -66,7 +66,6 @@ class Dest:
     role: str  # node role of a CA; the tier for a switch
 
 
-
 class ZoneRouter:
     """Everything about a plan's routes that does not depend on failures, computed once: destinations, slots,
     holes and cross-zone slots. `tables(failed)` routes one failure case; it never changes this state or the
@@ -99,8 +98,14 @@ class ZoneRouter:
         self.ca_role = np.array([ROLE_ORDER.get(ca.role, len(ROLE_ORDER)) for _, ca in cas], dtype=np.int64)
         self.ca_leaf = np.array([self.switch_id[ca.leaf] for _, ca in cas], dtype=np.int64)
 
-    def tables(self, failed: Iterable[str] = (), *, loaded: LoadedInventory | None = None, inventory_items: int = 0,
-               fill_open_routes: bool = True) -> RoutingTables:
+    def tables(
+        self,
+        failed: Iterable[str] = (),
+        *,
+        loaded: LoadedInventory | None = None,
+        inventory_items: int = 0,
+        fill_open_routes: bool = True,
+    ) -> RoutingTables:
         items = list(failed)
         cables, switches, unknown = resolve_failed(self.topo, items)
         if unknown:
@@ -111,17 +116,26 @@ class ZoneRouter:
         tables = case.run_from(base) if base is not None and case.can_follow(base) else case.run()
         return RoutingTables(topo, tables, topo.max_lid, sorted(set(items)))
 
-    def proven_tables(self, failed: Iterable[str], intact_channels: Channels | None = None, *,
-                      loaded: LoadedInventory | None = None,
-                      inventory_items: int = 0) -> tuple[RoutingTables, DeadlockProof, Channels]:
+    def proven_tables(
+        self,
+        failed: Iterable[str],
+        intact_channels: Channels | None = None,
+        *,
+        loaded: LoadedInventory | None = None,
+        inventory_items: int = 0,
+    ) -> tuple[RoutingTables, DeadlockProof, Channels]:
         """(`tables(failed)`, its deadlock proof, its channels). When the down-then-up turns of several broken spines
         close a cycle, the open switch routes are left open instead (ffplan.fabric.reach counts them) and proven
         again; raises StageError if that is not acyclic either. `intact_channels`: the plan's Channels, to derive the
         case's from (faster, for the sweep)."""
         items = list(failed)
-        return first_proven([lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items),
-                             lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items,
-                                                 fill_open_routes=False)], intact_channels)
+        return first_proven(
+            [
+                lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items),
+                lambda: self.tables(items, loaded=loaded, inventory_items=inventory_items, fill_open_routes=False),
+            ],
+            intact_channels,
+        )
 
     def _intact(self, fill_open_routes: bool) -> _Case:
         """The routes of the intact plan, computed once: failure cases start from them."""
@@ -185,7 +199,6 @@ class ZoneRouter:
         return slot
 
 
-
 @dataclass
 class _Exit:
     leaf: str  # leaf of the source zone holding the link
@@ -211,15 +224,21 @@ class _Case:
         alive = t.cable_alive
         self.sw_alive = {s: s not in t.failed_switches for s in t.lid}
         # uplinks: leaf -> [(leaf port, spine, spine port) or None when dead]
-        self.up = {leaf: [(u.leaf_port, u.spine, u.spine_port) if alive(u.label) else None for u in ups]
-                   for leaf, ups in t.uplinks.items()}
+        self.up = {
+            leaf: [(u.leaf_port, u.spine, u.spine_port) if alive(u.label) else None for u in ups]
+            for leaf, ups in t.uplinks.items()
+        }
         self.up_spine = {leaf: [u.spine for u in ups] for leaf, ups in t.uplinks.items()}
         # spine -> leaf -> [spine port or None] by parallel link index k
-        self.down = {s: {leaf: [sp if alive(label) else None for sp, _, label in links] for leaf, links in per_leaf.items()}
-                     for s, per_leaf in t.downlinks.items()}
+        self.down = {
+            s: {leaf: [sp if alive(label) else None for sp, _, label in links] for leaf, links in per_leaf.items()}
+            for s, per_leaf in t.downlinks.items()
+        }
         # spine -> leaves it still has an alive cable to
-        self.spine_reach = {s: frozenset(leaf for leaf, ports in per_leaf.items() if any(p is not None for p in ports))
-                            for s, per_leaf in self.down.items()}
+        self.spine_reach = {
+            s: frozenset(leaf for leaf, ports in per_leaf.items() if any(p is not None for p in ports))
+            for s, per_leaf in self.down.items()
+        }
         self.ca_alive = {lid: alive(ca.label) and self.sw_alive[ca.leaf] for lid, ca in t.ca_by_lid.items()}
         self.dests = [d for d in r.dests if (self.ca_alive[d.lid] if d.kind == "ca" else self.sw_alive[d.switch])]
         # inter-zone links, oriented per zone pair: (A, N) -> [(leaf in A, port, leaf in N, port)]
@@ -262,7 +281,9 @@ class _Case:
         # balance loads of displaced pairs, per leaf uplink and per (spine, leaf) downlink (see _count_loads)
         self.up_load: dict[str, np.ndarray] = {}
         self.down_load = np.zeros((0, 0, 2 * LOADS), dtype=np.int64)
-        self.shift_load: dict[str, np.ndarray] = {}  # leaf -> (uplink, leaf) -> its CA pairs to that leaf up that uplink
+        self.shift_load: dict[
+            str, np.ndarray
+        ] = {}  # leaf -> (uplink, leaf) -> its CA pairs to that leaf up that uplink
 
     # ------------------------------------------------------------------ cross-zone set-up
 
@@ -327,8 +348,11 @@ class _Case:
         if self.base is None:
             return {}
         index = {(a_leaf, a_port): i for i, (a_leaf, a_port, _, _) in enumerate(links)}
-        return {lid: index[(e.leaf, e.port)] for lid, e in self.base.exit.get(zone, {}).items()
-                if not e.direct and (e.leaf, e.port) in index}
+        return {
+            lid: index[(e.leaf, e.port)]
+            for lid, e in self.base.exit.get(zone, {}).items()
+            if not e.direct and (e.leaf, e.port) in index
+        }
 
     def _homes(self, zone: str) -> None:
         """Every spine of `zone`, when `zone` is linked to an earlier zone, gets a *home*: one of the linked leaves, dealt
@@ -336,8 +360,15 @@ class _Case:
         never send each other's LIDs through a spine homed at the receiving leaf. So no route that entered the zone
         can reach an exit: the channel dependency graph has no cycle through the two zones (docs/routing.md)."""
         t, r = self.t, self.r
-        linked = sorted({a for (za, zn), links in self.iz.items() if za == zone and r.zidx[zn] < r.zidx[zone]
-                         for a, _, _, _ in links}, key=lambda x: t.index[x])
+        linked = sorted(
+            {
+                a
+                for (za, zn), links in self.iz.items()
+                if za == zone and r.zidx[zn] < r.zidx[zone]
+                for a, _, _, _ in links
+            },
+            key=lambda x: t.index[x],
+        )
         if not linked:
             return
         spines = t.spines[zone]
@@ -359,8 +390,12 @@ class _Case:
                 if spine in spines and x in count and self.sw_alive[spine] and x in self.spine_reach[spine]:
                     self.home[spine] = x
                     count[x] += 1
-        pairs = sorted((cost[x][i], (j - i) % len(linked), i, x) for i in range(S) for j, x in enumerate(linked)
-                       if self.sw_alive[spines[i]] and x in self.spine_reach[spines[i]])
+        pairs = sorted(
+            (cost[x][i], (j - i) % len(linked), i, x)
+            for i in range(S)
+            for j, x in enumerate(linked)
+            if self.sw_alive[spines[i]] and x in self.spine_reach[spines[i]]
+        )
         for fill in (cap, S):  # cheapest pairs first, at most `cap` spines per leaf; then whatever is left
             for _, _, i, x in pairs:
                 if spines[i] not in self.home and count[x] < fill:
@@ -395,16 +430,25 @@ class _Case:
         """Whether this case can start from `base`'s routes: only leaf-spine cables and spines failed, and the
         cross-zone structure (inter-zone links, spine homes) is the same."""
         kinds = {self.t.by_label[c][0] for c in self.t.failed_cables}
-        return (kinds <= {"leaf-spine"} and all(self.t.tier[s] == "spine" for s in self.t.failed_switches)
-                and self.home == base.home and self.iz == base.iz and self.fill_open_routes == base.fill_open_routes)
+        return (
+            kinds <= {"leaf-spine"}
+            and all(self.t.tier[s] == "spine" for s in self.t.failed_switches)
+            and self.home == base.home
+            and self.iz == base.iz
+            and self.fill_open_routes == base.fill_open_routes
+        )
 
     def run_from(self, base: _Case) -> dict[str, list[int]]:
         """Re-route incrementally from `base` (the intact routes): the tables of spines that failed or lost a cable
         are recomputed, every switch's entries for spine LIDs too, and of every leaf only the pairs whose spine became
         unusable are displaced and placed again over the loads of everything else, which keeps its route."""
         t, r = self.t, self.r
-        broken = {s for s in t.lid if t.tier[s] == "spine" and (
-            not self.sw_alive[s] or any(p is None for links in self.down[s].values() for p in links))}
+        broken = {
+            s
+            for s in t.lid
+            if t.tier[s] == "spine"
+            and (not self.sw_alive[s] or any(p is None for links in self.down[s].values() for p in links))
+        }
         self.tables = {s: list(table) for s, table in base.tables.items()}
         self.climbs = base.climbs
         gone = [d.lid for d in r.dests if d.kind == "spine" and not self.sw_alive[d.switch]]
@@ -427,14 +471,20 @@ class _Case:
             zone = t.zone_of[name]
             for d in spine_dests:
                 if d.zone == zone and d.switch != name:
-                    table[d.lid] = self._spine_to_spine(name, d.switch) if t.tier[name] == "spine" else self._leaf_to_spine(name, d.switch)
+                    table[d.lid] = (
+                        self._spine_to_spine(name, d.switch)
+                        if t.tier[name] == "spine"
+                        else self._leaf_to_spine(name, d.switch)
+                    )
             if t.tier[name] != "leaf":
                 continue
             for s in broken:
                 for d, target, u in by_spine[name].get(s, ()):
                     if not self._valid(name, u, target, d):
                         displaced.append((name, d, target))
-                        self._add_load(name, u, base._down_target(name, u, target), [-x for x in self._weights(name, d)])
+                        self._add_load(
+                            name, u, base._down_target(name, u, target), [-x for x in self._weights(name, d)]
+                        )
         self._place_displaced(displaced)
         if self.fill_open_routes:
             self._fill_open_routes()
@@ -485,8 +535,12 @@ class _Case:
                 m = self._transit(d.switch)
                 for j in range(U):
                     link = up[(d.lid + j) % U]
-                    if link is not None and m != leaf and self._next_switch(link[1], d.lid) == m and \
-                            not (leaf in self.entries and self.home.get(link[1]) == m):
+                    if (
+                        link is not None
+                        and m != leaf
+                        and self._next_switch(link[1], d.lid) == m
+                        and not (leaf in self.entries and self.home.get(link[1]) == m)
+                    ):
                         table[d.lid] = link[0]
                         break
 
@@ -641,7 +695,9 @@ class _Case:
             # the common case inline: alive uplink, its spine reaches the target, no home rule involved (_valid
             # holds only for an alive uplink too)
             uplink_port = port[u]
-            if uplink_port is not None and ((target in reach[u] and target not in homed) or self._valid(leaf, u, target, d)):
+            if uplink_port is not None and (
+                (target in reach[u] and target not in homed) or self._valid(leaf, u, target, d)
+            ):
                 table[d.lid] = uplink_port
             else:
                 displaced.append((leaf, d, target))
@@ -659,8 +715,10 @@ class _Case:
         displaced.sort(key=lambda x: (x[1].lid, t.index[x[0]], x[0]))
         # per load: the most any link carries before the displaced pairs come; a pair that keeps its role's load within
         # it raises no pattern's maximum (a compute pair down a storage port's downlink), so the all-CA load decides
-        cap = [max([int(self.down_load[..., k].max())] + [int(load[:, k].max()) for load in self.up_load.values()])
-               for k in range(2 * LOADS)]
+        cap = [
+            max([int(self.down_load[..., k].max())] + [int(load[:, k].max()) for load in self.up_load.values()])
+            for k in range(2 * LOADS)
+        ]
         for leaf, d, target in displaced:
             U = len(self.up[leaf])
             cands = [u for u in range(U) if self._valid(leaf, u, target, d)]
@@ -681,8 +739,14 @@ class _Case:
                     return (a[every] + w[every], b[every], (u - i) % U)
                 load = max(a[role], b[role]) + w[role]
                 shift = self.shift_load[leaf][u, sid[down]] + 1
-                return (max(0, load - cap[role]), max(0, shift - 2), max(a[every], b[every]) + w[every], load,
-                        b[role] + b[every], (u - i) % U)
+                return (
+                    max(0, load - cap[role]),
+                    max(0, shift - 2),
+                    max(a[every], b[every]) + w[every],
+                    load,
+                    b[role] + b[every],
+                    (u - i) % U,
+                )
 
             u = min(cands, key=key)
             link = self.up[leaf][u]
@@ -728,7 +792,9 @@ class _Case:
             u, lid, z, role, own = u[keep], lids[keep], dzone[keep], drole[keep], dleaf[keep]
             spine = np.array([sid[x] for x in self.up_spine[leaf]], dtype=np.int64)[u]
             cross = z != r.zidx[zone]
-            exit_leaf = np.array([sid[self.exit[zone][x].leaf] if x in self.exit[zone] else -1 for x in lid.tolist()], dtype=np.int64)
+            exit_leaf = np.array(
+                [sid[self.exit[zone][x].leaf] if x in self.exit[zone] else -1 for x in lid.tolist()], dtype=np.int64
+            )
             target = np.where(cross, np.where(home_id[spine] >= 0, home_id[spine], exit_leaf), own)
             compute, every = r.sources[leaf]
             w = np.zeros((len(u), 2 * LOADS), dtype=np.int64)
@@ -776,8 +842,11 @@ class _Case:
         m = self._transit(other)
         for leaf in ([m] if m else []) + [leaves[(i0 + j) % L] for j in range(L)]:
             port = self._port_to(spine, leaf, 0)
-            if self.sw_alive[leaf] and port != UNROUTED and any(
-                    link is not None and self.up_spine[leaf][u] == other for u, link in enumerate(self.up[leaf])):
+            if (
+                self.sw_alive[leaf]
+                and port != UNROUTED
+                and any(link is not None and self.up_spine[leaf][u] == other for u, link in enumerate(self.up[leaf]))
+            ):
                 return port
         return UNROUTED
 

@@ -15,6 +15,7 @@ from ffplan.ethernet.speeds import LinkSpeed, link_speed, nic_speed, switch_spee
 from ffplan.inventory.models import Roce
 from ffplan.lint.context import LintContext
 from ffplan.lint.declare import Finding, rule
+
 ROCE: YamlPath = ("fabric", "roce")
 QOS: YamlPath = ROCE + ("qos",)
 MAX_LOSSLESS = 2
@@ -40,7 +41,8 @@ def _given(path: YamlPath, ctx: LintContext) -> YamlPath:
 
 
 @rule(
-    codes.ROCE_ASN_COLLISION, Severity.ERROR,
+    codes.ROCE_ASN_COLLISION,
+    Severity.ERROR,
     bad="""
     fabric:
       transport: roce
@@ -70,7 +72,8 @@ def roce_asn_collision(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.ROCE_ADDRESS_POOL, Severity.ERROR,
+    codes.ROCE_ADDRESS_POOL,
+    Severity.ERROR,
     bad="""
       roce: {addressing: {loopbacks: 10.0.0.0/16, links: 10.0.0.0/24}}
     """,
@@ -93,15 +96,19 @@ def roce_address_pool(ctx: LintContext) -> Iterator[Finding]:
     if shape is not None:
         trees = len(ctx.inventory.fabric.trees)
         switches = shape.leaves + shape.spines + (shape.cores if isinstance(shape, ThreeLayerTree) else 0)
-        links = shape.leaves * shape.up_ports + (shape.spines * shape.spine_up_ports if isinstance(shape, ThreeLayerTree) else 0)
-        needs = AddressNeeds(loopbacks=switches * trees, links=links * trees,
-                             leaves=shape.leaves * trees, down_ports=shape.down_ports)
+        links = shape.leaves * shape.up_ports + (
+            shape.spines * shape.spine_up_ports if isinstance(shape, ThreeLayerTree) else 0
+        )
+        needs = AddressNeeds(
+            loopbacks=switches * trees, links=links * trees, leaves=shape.leaves * trees, down_ports=shape.down_ports
+        )
     for pool, message, hint in pool_problems(roce.addressing, needs):
         yield Finding(_given(ROCE + ("addressing", pool), ctx), message, hint)
 
 
 @rule(
-    codes.TOO_MANY_LOSSLESS_PRIORITIES, Severity.ERROR,
+    codes.TOO_MANY_LOSSLESS_PRIORITIES,
+    Severity.ERROR,
     bad="""
       roce: {qos: {lossless_priorities: [3, 4, 5]}}
     """,
@@ -117,14 +124,17 @@ def too_many_lossless_priorities(ctx: LintContext) -> Iterator[Finding]:
     """
     roce = _roce(ctx)
     if roce is not None and len(set(roce.qos.lossless_priorities)) > MAX_LOSSLESS:
-        yield Finding(_given(QOS + ("lossless_priorities",), ctx),
-                      f"{len(set(roce.qos.lossless_priorities))} lossless priorities "
-                      f"({', '.join(map(str, sorted(set(roce.qos.lossless_priorities))))}); at most {MAX_LOSSLESS} fit a switch's headroom",
-                      "keep PFC on the RoCE priority (3) and at most one more")
+        yield Finding(
+            _given(QOS + ("lossless_priorities",), ctx),
+            f"{len(set(roce.qos.lossless_priorities))} lossless priorities "
+            f"({', '.join(map(str, sorted(set(roce.qos.lossless_priorities))))}); at most {MAX_LOSSLESS} fit a switch's headroom",
+            "keep PFC on the RoCE priority (3) and at most one more",
+        )
 
 
 @rule(
-    codes.ECN_THRESHOLDS, Severity.ERROR,
+    codes.ECN_THRESHOLDS,
+    Severity.ERROR,
     bad="""
       roce: {qos: {ecn_min_kb: 800, ecn_max_kb: 400}}
     """,
@@ -145,18 +155,23 @@ def ecn_thresholds(ctx: LintContext) -> Iterator[Finding]:
         return
     fit = buffer_fit(ctx.inventory, speed.radix, [])
     if fit.ecn_min_bytes >= fit.ecn_max_bytes:
-        yield Finding(_given(QOS + ("ecn_min_kb",), ctx),
-                      f"ECN marking starts at {fit.ecn_min_bytes:,} bytes, not below where it ends ({fit.ecn_max_bytes:,})",
-                      "make ecn_min_kb smaller than ecn_max_kb")
+        yield Finding(
+            _given(QOS + ("ecn_min_kb",), ctx),
+            f"ECN marking starts at {fit.ecn_min_bytes:,} bytes, not below where it ends ({fit.ecn_max_bytes:,})",
+            "make ecn_min_kb smaller than ecn_max_kb",
+        )
     elif fit.ecn_max_bytes > fit.port_buffer_bytes:
-        yield Finding(_given(QOS + ("ecn_max_kb",), ctx),
-                      f"ECN marking ends at {fit.ecn_max_bytes:,} bytes, beyond the port's share of the buffer "
-                      f"({fit.port_buffer_bytes:,} bytes: {fit.buffer_bytes:,} over {speed.radix} ports)",
-                      f"use at most {fit.port_buffer_bytes // 1000} KB (the article: Kmin at 20-30 % of it)")
+        yield Finding(
+            _given(QOS + ("ecn_max_kb",), ctx),
+            f"ECN marking ends at {fit.ecn_max_bytes:,} bytes, beyond the port's share of the buffer "
+            f"({fit.port_buffer_bytes:,} bytes: {fit.buffer_bytes:,} over {speed.radix} ports)",
+            f"use at most {fit.port_buffer_bytes // 1000} KB (the article: Kmin at 20-30 % of it)",
+        )
 
 
 @rule(
-    codes.MTU_MISMATCH, Severity.ERROR,
+    codes.MTU_MISMATCH,
+    Severity.ERROR,
     bad="""
       roce: {switch_mtu: 4200, host_mtu: 9000}
     """,
@@ -172,13 +187,16 @@ def mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
     """
     roce = _roce(ctx)
     if roce is not None and roce.host_mtu > roce.switch_mtu:
-        yield Finding(_given(ROCE + ("host_mtu",), ctx),
-                      f"host MTU {roce.host_mtu} is larger than the switch ports' MTU {roce.switch_mtu}: frames between them are dropped",
-                      f"lower host_mtu to at most {roce.switch_mtu} or raise switch_mtu (SONiC takes up to 9216)")
+        yield Finding(
+            _given(ROCE + ("host_mtu",), ctx),
+            f"host MTU {roce.host_mtu} is larger than the switch ports' MTU {roce.switch_mtu}: frames between them are dropped",
+            f"lower host_mtu to at most {roce.switch_mtu} or raise switch_mtu (SONiC takes up to 9216)",
+        )
 
 
 @rule(
-    codes.PFC_HEADROOM_EXCEEDS_BUFFER, Severity.ERROR,
+    codes.PFC_HEADROOM_EXCEEDS_BUFFER,
+    Severity.ERROR,
     bad="""
     models: {switches: {SW: {ports: 64, ethernet: {speed_gbps: 400, buffer_mb: 4, asic: x}}}}
     """,
@@ -202,12 +220,14 @@ def pfc_headroom_exceeds_buffer(ctx: LintContext) -> Iterator[Finding]:
     room = headroom(speed.gbps, longest, roce.switch_mtu).bytes
     fit = buffer_fit(ctx.inventory, speed.radix, [room] * speed.radix)
     if not fit.headroom_fits:
-        yield Finding(("models", "switches", ctx.inventory.fabric.switch_model, "ethernet", "buffer_mb"),
-                      f"PFC headroom of {speed.radix} ports x {len(set(roce.qos.lossless_priorities))} lossless priorities x "
-                      f"{room:,} bytes ({speed.gbps}G, {longest:g} m cable) is {fit.headroom_total_bytes:,} bytes, over "
-                      f"{roce.qos.headroom_share} % of the {fit.buffer_bytes:,}-byte buffer",
-                      "use a switch with a larger buffer, shorter cables (network racks nearer the hosts), fewer lossless "
-                      "priorities, or a larger headroom_share")
+        yield Finding(
+            ("models", "switches", ctx.inventory.fabric.switch_model, "ethernet", "buffer_mb"),
+            f"PFC headroom of {speed.radix} ports x {len(set(roce.qos.lossless_priorities))} lossless priorities x "
+            f"{room:,} bytes ({speed.gbps}G, {longest:g} m cable) is {fit.headroom_total_bytes:,} bytes, over "
+            f"{roce.qos.headroom_share} % of the {fit.buffer_bytes:,}-byte buffer",
+            "use a switch with a larger buffer, shorter cables (network racks nearer the hosts), fewer lossless "
+            "priorities, or a larger headroom_share",
+        )
 
 
 def _longest_cable(ctx: LintContext) -> float:
@@ -232,7 +252,8 @@ def _longest_cable(ctx: LintContext) -> float:
 
 
 @rule(
-    codes.NIC_SPEED_UNSUPPORTED, Severity.ERROR,
+    codes.NIC_SPEED_UNSUPPORTED,
+    Severity.ERROR,
     bad="""
     models:
       switches: {SW: {ports: 32, ethernet: {speed_gbps: 800, breakout: [1, 2], buffer_mb: 64, asic: x}}}
@@ -259,20 +280,31 @@ def nic_speed_unsupported(ctx: LintContext) -> Iterator[Finding]:
             continue
         where = ("models", "nics", name, "ethernet_gbps")
         if nic_speed(nic, switch) is None:
-            yield Finding(_given(where, ctx), f"NIC model '{name}' takes {', '.join(f'{s}G' for s in nic.ethernet_gbps) or 'no Ethernet speed'}; "
-                          f"switch model '{ctx.inventory.fabric.switch_model}' gives {', '.join(f'{s}G' for s in speeds)}",
-                          "use a NIC that takes one of the switch's speeds, or add the breakout that gives the NIC's speed")
+            yield Finding(
+                _given(where, ctx),
+                f"NIC model '{name}' takes {', '.join(f'{s}G' for s in nic.ethernet_gbps) or 'no Ethernet speed'}; "
+                f"switch model '{ctx.inventory.fabric.switch_model}' gives {', '.join(f'{s}G' for s in speeds)}",
+                "use a NIC that takes one of the switch's speeds, or add the breakout that gives the NIC's speed",
+            )
         elif roce.link_gbps is not None and roce.link_gbps not in nic.ethernet_gbps:
-            yield Finding(_given(ROCE + ("link_gbps",), ctx), f"link speed {roce.link_gbps}G is not one NIC model '{name}' takes "
-                          f"({', '.join(f'{s}G' for s in nic.ethernet_gbps)})", "set link_gbps to a speed every NIC takes")
+            yield Finding(
+                _given(ROCE + ("link_gbps",), ctx),
+                f"link speed {roce.link_gbps}G is not one NIC model '{name}' takes "
+                f"({', '.join(f'{s}G' for s in nic.ethernet_gbps)})",
+                "set link_gbps to a speed every NIC takes",
+            )
     if roce.link_gbps is not None and roce.link_gbps not in speeds:
-        yield Finding(_given(ROCE + ("link_gbps",), ctx), f"link speed {roce.link_gbps}G is not one switch model "
-                      f"'{ctx.inventory.fabric.switch_model}' gives ({', '.join(f'{s}G' for s in speeds)})",
-                      "add the breakout that gives it to the switch model, or choose a speed it gives")
+        yield Finding(
+            _given(ROCE + ("link_gbps",), ctx),
+            f"link speed {roce.link_gbps}G is not one switch model "
+            f"'{ctx.inventory.fabric.switch_model}' gives ({', '.join(f'{s}G' for s in speeds)})",
+            "add the breakout that gives it to the switch model, or choose a speed it gives",
+        )
 
 
 @rule(
-    codes.ROCE_CLASSES_CONFLICT, Severity.ERROR,
+    codes.ROCE_CLASSES_CONFLICT,
+    Severity.ERROR,
     bad="""
       roce: {qos: {roce_priority: 3, cnp_priority: 3}}
     """,
@@ -291,18 +323,29 @@ def roce_classes_conflict(ctx: LintContext) -> Iterator[Finding]:
         return
     qos = roce.qos
     if qos.roce_priority not in qos.lossless_priorities:
-        yield Finding(_given(QOS + ("lossless_priorities",), ctx), f"RoCE priority {qos.roce_priority} is not among the "
-                      f"lossless priorities {sorted(set(qos.lossless_priorities))}", f"add {qos.roce_priority} to lossless_priorities")
+        yield Finding(
+            _given(QOS + ("lossless_priorities",), ctx),
+            f"RoCE priority {qos.roce_priority} is not among the "
+            f"lossless priorities {sorted(set(qos.lossless_priorities))}",
+            f"add {qos.roce_priority} to lossless_priorities",
+        )
     if qos.cnp_priority in qos.lossless_priorities or qos.cnp_priority == qos.roce_priority:
-        yield Finding(_given(QOS + ("cnp_priority",), ctx), f"CNP priority {qos.cnp_priority} is lossless or RoCE's own",
-                      "give CNPs a priority of their own outside lossless_priorities (6 is the common default)")
+        yield Finding(
+            _given(QOS + ("cnp_priority",), ctx),
+            f"CNP priority {qos.cnp_priority} is lossless or RoCE's own",
+            "give CNPs a priority of their own outside lossless_priorities (6 is the common default)",
+        )
     if qos.cnp_dscp == qos.roce_dscp:
-        yield Finding(_given(QOS + ("cnp_dscp",), ctx), f"CNP DSCP {qos.cnp_dscp} is RoCE's DSCP too",
-                      "use distinct DSCPs (RoCE 26, CNP 48 are the common defaults)")
+        yield Finding(
+            _given(QOS + ("cnp_dscp",), ctx),
+            f"CNP DSCP {qos.cnp_dscp} is RoCE's DSCP too",
+            "use distinct DSCPs (RoCE 26, CNP 48 are the common defaults)",
+        )
 
 
 @rule(
-    codes.ROCE_SWITCH_NOT_ETHERNET, Severity.ERROR,
+    codes.ROCE_SWITCH_NOT_ETHERNET,
+    Severity.ERROR,
     bad="""
     models: {switches: {QM8700: {ports: 40}}}
     fabric: {transport: roce, switch_model: QM8700}
@@ -317,13 +360,16 @@ def roce_switch_not_ethernet(ctx: LintContext) -> Iterator[Finding]:
     InfiniBand model has none of them.
     """
     if _roce(ctx) is not None and ctx.switch_model is not None and ctx.switch_model.ethernet is None:
-        yield Finding(("models", "switches", ctx.inventory.fabric.switch_model),
-                      f"switch model '{ctx.inventory.fabric.switch_model}' has no ethernet block, but the fabric is RoCE",
-                      "add ethernet: {speed_gbps, breakout, buffer_mb, asic} to the model, or use transport: infiniband")
+        yield Finding(
+            ("models", "switches", ctx.inventory.fabric.switch_model),
+            f"switch model '{ctx.inventory.fabric.switch_model}' has no ethernet block, but the fabric is RoCE",
+            "add ethernet: {speed_gbps, breakout, buffer_mb, asic} to the model, or use transport: infiniband",
+        )
 
 
 @rule(
-    codes.ROCE_TOPOLOGY_UNSUPPORTED, Severity.ERROR,
+    codes.ROCE_TOPOLOGY_UNSUPPORTED,
+    Severity.ERROR,
     bad="""
     fabric:
       transport: roce
@@ -348,13 +394,16 @@ def roce_topology_unsupported(ctx: LintContext) -> Iterator[Finding]:
         return
     fabric = ctx.inventory.fabric
     if fabric.inter_zone_links or len(fabric.zones) > 1:
-        yield Finding(_given(("fabric", "zones"), ctx), "RoCE fabrics are one zone or planes; zones joined by "
-                      "inter-zone links are InfiniBand-only (so far)", "use planes (each a Clos of its own), "
-                      "topology: three-layer-fat-tree, or one zone")
+        yield Finding(
+            _given(("fabric", "zones"), ctx),
+            "RoCE fabrics are one zone or planes; zones joined by inter-zone links are InfiniBand-only (so far)",
+            "use planes (each a Clos of its own), topology: three-layer-fat-tree, or one zone",
+        )
 
 
 @rule(
-    codes.ROCE_BLOCK_IGNORED, Severity.WARNING,
+    codes.ROCE_BLOCK_IGNORED,
+    Severity.WARNING,
     bad="""
     fabric:
       switch_model: QM8700            # transport: infiniband (the default)
@@ -373,12 +422,16 @@ def roce_block_ignored(ctx: LintContext) -> Iterator[Finding]:
     plan with none of the Ethernet settings the block asks for.
     """
     if ctx.inventory.fabric.transport != "roce" and ROCE in ctx.loaded.source.positions:
-        yield Finding(ROCE, "the fabric is InfiniBand (transport: infiniband), so this roce block is ignored",
-                      "add `transport: roce` to the fabric, or delete the roce block")
+        yield Finding(
+            ROCE,
+            "the fabric is InfiniBand (transport: infiniband), so this roce block is ignored",
+            "add `transport: roce` to the fabric, or delete the roce block",
+        )
 
 
 @rule(
-    codes.ROCE_DUAL_TOR_UNMET, Severity.ERROR,
+    codes.ROCE_DUAL_TOR_UNMET,
+    Severity.ERROR,
     bad="""
     nics: {CX7-400GE: {ports: 1, ethernet_gbps: [400]}}     # one link per card: one ToR
     fabric: {transport: roce, roce: {dual_tor: true}}
@@ -402,14 +455,17 @@ def roce_dual_tor_unmet(ctx: LintContext) -> Iterator[Finding]:
     used = {nic.model for host in ctx.resolved.hosts for nic in host.nics}
     for name, model in ctx.inventory.models.nics.items():
         if name in used and model.planes < 2:
-            yield Finding(("models", "nics", name),
-                          f"NIC model '{name}' gives each card one link, but dual_tor asks for two ToRs per card",
-                          "model a dual-port card as planes: 2 with its PCI functions .0 and .1 listed as devices (one per "
-                          "plane and ToR), or set dual_tor: false")
+            yield Finding(
+                ("models", "nics", name),
+                f"NIC model '{name}' gives each card one link, but dual_tor asks for two ToRs per card",
+                "model a dual-port card as planes: 2 with its PCI functions .0 and .1 listed as devices (one per "
+                "plane and ToR), or set dual_tor: false",
+            )
 
 
 @rule(
-    codes.ROCE_MULTI_PORT_NIC, Severity.ERROR,
+    codes.ROCE_MULTI_PORT_NIC,
+    Severity.ERROR,
     bad="""
     nics: {CX7-2x200GE: {ports: 2, ethernet_gbps: [200]}}     # one device mlx5_0, two cabled ports
     """,
@@ -429,7 +485,9 @@ def roce_multi_port_nic(ctx: LintContext) -> Iterator[Finding]:
     used = {nic.model for host in ctx.resolved.hosts for nic in host.nics}
     for name, model in ctx.inventory.models.nics.items():
         if name in used and model.ports > 1:
-            yield Finding(("models", "nics", name, "ports"),
-                          f"NIC model '{name}' has {model.ports} ports on one device, but a RoCE host gives each "
-                          "device one address",
-                          "list each port as a device of its own (its PCI function, `planes: 2`), or set ports: 1")
+            yield Finding(
+                ("models", "nics", name, "ports"),
+                f"NIC model '{name}' has {model.ports} ports on one device, but a RoCE host gives each "
+                "device one address",
+                "list each port as a device of its own (its PCI function, `planes: 2`), or set ports: 1",
+            )

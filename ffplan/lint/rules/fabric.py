@@ -7,8 +7,15 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ffplan.codes import lint as codes
-from ffplan.design.sizing import (SizingError, ThreeLayerTree, TreeSize, TwoLayerSize, node_ports_per_tree,
-                                  rail_places, rails_per_tree)
+from ffplan.design.sizing import (
+    SizingError,
+    ThreeLayerTree,
+    TreeSize,
+    TwoLayerSize,
+    node_ports_per_tree,
+    rail_places,
+    rails_per_tree,
+)
 from ffplan.design.storage import gbps_to_gib_s, storage_ports, storage_target
 from ffplan.diagnostics import Severity, YamlPath
 from ffplan.inventory import ResolvedHost
@@ -16,6 +23,8 @@ from ffplan.inventory.models import Attach
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, more, plural
 from ffplan.lint.declare import Finding, rule
+
+
 @dataclass
 class _FloatingGroup:
     """Single-attached hosts of one group that the planner may put in any zone."""
@@ -38,8 +47,10 @@ def _floating_groups(ctx: LintContext) -> list[_FloatingGroup]:
 
 
 def _zone_shape_text(ctx: LintContext, shape: TreeSize) -> str:
-    return (f"{plural(shape.leaves, 'leaf', 'leaves')} x {shape.down_ports} down-ports of the {shape.radix}-port "
-            f"'{ctx.inventory.fabric.switch_model}'")
+    return (
+        f"{plural(shape.leaves, 'leaf', 'leaves')} x {shape.down_ports} down-ports of the {shape.radix}-port "
+        f"'{ctx.inventory.fabric.switch_model}'"
+    )
 
 
 def _demand_parts(every_zone: int, zones: int, single: int, inter_zone: int, single_label: str) -> str:
@@ -47,7 +58,9 @@ def _demand_parts(every_zone: int, zones: int, single: int, inter_zone: int, sin
     if single:
         parts.append(f"{single:,} {single_label}")
     if every_zone:
-        parts.append(f"{zones} x {every_zone:,} every-zone (multi-homed)" if zones > 1 else f"{every_zone:,} every-zone")
+        parts.append(
+            f"{zones} x {every_zone:,} every-zone (multi-homed)" if zones > 1 else f"{every_zone:,} every-zone"
+        )
     if inter_zone:
         parts.append(plural(inter_zone, "inter-zone cable end"))
     return " + ".join(parts) or "nothing"
@@ -68,7 +81,8 @@ def _total_budget_hint(shape: TreeSize, over: int, largest: _FloatingGroup | Non
 
 
 @rule(
-    codes.ZONE_PORT_BUDGET, Severity.ERROR,
+    codes.ZONE_PORT_BUDGET,
+    Severity.ERROR,
     bad="""
     # 2 zones of 40-port switches hold 2 x 800 ports; 1,250 + 2 x 180 = 1,610 are needed
     groups:
@@ -129,7 +143,8 @@ def zone_port_budget(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.LEAF_SPINE_CAPACITY, Severity.ERROR,
+    codes.LEAF_SPINE_CAPACITY,
+    Severity.ERROR,
     bad="""
     # 40-port switches: at most 40 leaves x 20 down-ports = 800 ports per two-layer zone
     fabric: {switch_model: QM8700, ports_per_zone: 1000, zones: [...]}
@@ -153,7 +168,8 @@ def leaf_spine_capacity(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.LINK_SPEED_MISMATCH, Severity.WARNING,
+    codes.LINK_SPEED_MISMATCH,
+    Severity.WARNING,
     bad="""
     models:
       switches: {QM8700: {ports: 40, speed: HDR}}
@@ -187,7 +203,8 @@ def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.XDR_BEYOND_THE_SIMULATOR, Severity.INFO,
+    codes.XDR_BEYOND_THE_SIMULATOR,
+    Severity.INFO,
     bad="""
     models:
       switches: {Q3400: {ports: 144, speed: XDR}}   # without a word about what verify can check
@@ -229,7 +246,8 @@ def _attach_source(ctx: LintContext, host: ResolvedHost) -> YamlPath:
 
 
 @rule(
-    codes.EVERY_ZONE_COVERAGE, Severity.ERROR,
+    codes.EVERY_ZONE_COVERAGE,
+    Severity.ERROR,
     bad="""
     # two zones, but the storage node has a single NIC port
     groups:
@@ -258,7 +276,9 @@ def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
     mismatches = []
     for host in ctx.resolved.hosts:
         ports = sum(nic.ports for nic in host.nics)
-        rails = roce_planes or (kind == "plane" and any(m.planes > 1 for nic in host.nics if (m := nic_models.get(nic.model))))
+        rails = roce_planes or (
+            kind == "plane" and any(m.planes > 1 for nic in host.nics if (m := nic_models.get(nic.model)))
+        )
         if host.settings.attach is Attach.EVERY_ZONE and (ports % zones if rails else ports != zones):
             mismatches.append((_attach_source(ctx, host), (), (host.hostname, host.model, ports)))
     for path, _, (hostname, model, ports), count in collapse(mismatches):
@@ -271,7 +291,8 @@ def every_zone_coverage(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.INTER_ZONE_SELF_LINK, Severity.ERROR,
+    codes.INTER_ZONE_SELF_LINK,
+    Severity.ERROR,
     bad="""
     inter_zone_links:
       - {zones: [z1, z1], count: 4}
@@ -297,7 +318,8 @@ def inter_zone_self_link(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.INTER_ZONE_LINKS_BEYOND_TWO_ZONES, Severity.ERROR,
+    codes.INTER_ZONE_LINKS_BEYOND_TWO_ZONES,
+    Severity.ERROR,
     bad="""
     inter_zone_links:
       - {zones: [z1, z2], count: 2}
@@ -332,7 +354,8 @@ MAX_UNICAST_LID = 0xBFFF
 
 
 @rule(
-    codes.LID_SPACE_EXCEEDED, Severity.ERROR,
+    codes.LID_SPACE_EXCEEDED,
+    Severity.ERROR,
     bad="""
     # 2 zones of 256-port switches (768 switches) and 62,020 NIC ports: 62,788 LIDs
     fabric: {switch_model: SW256, zones: [...two zones...]}
@@ -370,7 +393,8 @@ def lid_space_exceeded(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.ZONES_OR_PLANES, Severity.ERROR,
+    codes.ZONES_OR_PLANES,
+    Severity.ERROR,
     bad="""
     fabric: {switch_model: QM9700, zones: [...], planes: [...]}
     """,
@@ -386,15 +410,22 @@ def zones_or_planes(ctx: LintContext) -> Iterator[Finding]:
     """
     fabric = ctx.inventory.fabric
     if fabric.zones and fabric.planes:
-        yield Finding(("fabric", "planes"), "the fabric lists both zones and planes",
-                      "keep zones (one subnet, joined by inter-zone links) or planes (a subnet each), not both")
+        yield Finding(
+            ("fabric", "planes"),
+            "the fabric lists both zones and planes",
+            "keep zones (one subnet, joined by inter-zone links) or planes (a subnet each), not both",
+        )
     elif not fabric.zones and not fabric.planes:
-        yield Finding(("fabric",), "the fabric lists no zones and no planes",
-                      "add zones: [{name: z1, leaf_racks: [...], spine_racks: [...]}] (or planes: with the same entries)")
+        yield Finding(
+            ("fabric",),
+            "the fabric lists no zones and no planes",
+            "add zones: [{name: z1, leaf_racks: [...], spine_racks: [...]}] (or planes: with the same entries)",
+        )
 
 
 @rule(
-    codes.LINKS_BETWEEN_TREES, Severity.ERROR,
+    codes.LINKS_BETWEEN_TREES,
+    Severity.ERROR,
     bad="""
     fabric:
       planes: [{name: p0, ...}, {name: p1, ...}]
@@ -416,15 +447,22 @@ def links_between_trees(ctx: LintContext) -> Iterator[Finding]:
     if not fabric.inter_zone_links:
         return
     if fabric.planes:
-        yield Finding(("fabric", "inter_zone_links"), "planes are independent subnets; inter_zone_links would join them",
-                      "remove inter_zone_links (planes meet inside the nodes), or make the trees zones of one subnet")
+        yield Finding(
+            ("fabric", "inter_zone_links"),
+            "planes are independent subnets; inter_zone_links would join them",
+            "remove inter_zone_links (planes meet inside the nodes), or make the trees zones of one subnet",
+        )
     elif fabric.topology == "three-layer-fat-tree":
-        yield Finding(("fabric", "inter_zone_links"), "ffplan routes inter-zone links between two-layer zones only",
-                      "remove inter_zone_links, or make the zones two-layer-fat-tree")
+        yield Finding(
+            ("fabric", "inter_zone_links"),
+            "ffplan routes inter-zone links between two-layer zones only",
+            "remove inter_zone_links, or make the zones two-layer-fat-tree",
+        )
 
 
 @rule(
-    codes.RAIL_LAYOUT, Severity.ERROR,
+    codes.RAIL_LAYOUT,
+    Severity.ERROR,
     bad="""
     # 8 NICs per node (8 rails) on trees of 12 leaves
     fabric: {placement: rail-optimized, ports_per_zone: 384, ...}
@@ -442,7 +480,11 @@ def rail_layout(ctx: LintContext) -> Iterator[Finding]:
     units (a multiple of the rails), and the nodes must fit in the units.
     """
     shape, fabric = ctx.zone_shape, ctx.inventory.fabric
-    if fabric.placement != "rail-optimized" or not isinstance(shape, (TwoLayerSize, ThreeLayerTree)) or not ctx.zone_names:
+    if (
+        fabric.placement != "rail-optimized"
+        or not isinstance(shape, (TwoLayerSize, ThreeLayerTree))
+        or not ctx.zone_names
+    ):
         return
     found = rails_per_tree(ctx.resolved)
     if found is None:
@@ -471,7 +513,8 @@ def rail_layout(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.TREE_SHAPE_UNUSED, Severity.WARNING,
+    codes.TREE_SHAPE_UNUSED,
+    Severity.WARNING,
     bad="""
     fabric: {topology: three-layer-fat-tree, ports_per_zone: 512, ...}   # 64-port switches: one pod
     """,
@@ -489,18 +532,23 @@ def tree_shape_unused(ctx: LintContext) -> Iterator[Finding]:
     if fabric.topology == "two-layer-fat-tree":
         for i, tree in enumerate(fabric.trees):
             if tree.core_racks:
-                yield Finding(("fabric", fabric.tree_key, i, "core_racks"),
-                              f"'{tree.name}' is a two-layer tree: its core_racks are not used",
-                              "remove core_racks, or set fabric.topology: three-layer-fat-tree")
+                yield Finding(
+                    ("fabric", fabric.tree_key, i, "core_racks"),
+                    f"'{tree.name}' is a two-layer tree: its core_racks are not used",
+                    "remove core_racks, or set fabric.topology: three-layer-fat-tree",
+                )
     elif isinstance(shape, ThreeLayerTree) and shape.pods == 1:
-        yield Finding(("fabric", "topology"),
-                      f"every three-layer tree is a single pod of {plural(shape.leaves, 'leaf', 'leaves')}: its "
-                      f"{plural(shape.cores, 'core switch', 'core switches')} join nothing",
-                      "use topology: two-layer-fat-tree, or raise fabric.ports_per_zone past one pod")
+        yield Finding(
+            ("fabric", "topology"),
+            f"every three-layer tree is a single pod of {plural(shape.leaves, 'leaf', 'leaves')}: its "
+            f"{plural(shape.cores, 'core switch', 'core switches')} join nothing",
+            "use topology: two-layer-fat-tree, or raise fabric.ports_per_zone past one pod",
+        )
 
 
 @rule(
-    codes.STORAGE_BANDWIDTH_PER_GPU, Severity.WARNING,
+    codes.STORAGE_BANDWIDTH_PER_GPU,
+    Severity.WARNING,
     bad="""
     # 1 storage server with 2 HDR ports (46.6 GiB/s) for 64 GPUs: 0.73 GiB/s per GPU, under the default 1 GiB/s
     """,
@@ -524,14 +572,17 @@ def storage_bandwidth_per_gpu(ctx: LintContext) -> Iterator[Finding]:
     per_gpu = gbps_to_gib_s(gbps) / gpus
     if per_gpu + 1e-9 < target:
         where: YamlPath = ("storage", "gib_s_per_gpu") if ctx.inventory.storage else ("groups",)
-        yield Finding(where,
-                      f"{ports} storage NIC ports ({gbps:,.0f} Gb/s, {gbps_to_gib_s(gbps):,.1f} GiB/s) give {gpus:,} GPUs "
-                      f"{per_gpu:.2f} GiB/s each, under the target {target:g} GiB/s per GPU ({source})",
-                      "add storage servers or faster NICs, or set storage.gib_s_per_gpu to the cluster's own target")
+        yield Finding(
+            where,
+            f"{ports} storage NIC ports ({gbps:,.0f} Gb/s, {gbps_to_gib_s(gbps):,.1f} GiB/s) give {gpus:,} GPUs "
+            f"{per_gpu:.2f} GiB/s each, under the target {target:g} GiB/s per GPU ({source})",
+            "add storage servers or faster NICs, or set storage.gib_s_per_gpu to the cluster's own target",
+        )
 
 
 @rule(
-    codes.PLANAR_NIC_BEYOND_PLANES, Severity.ERROR,
+    codes.PLANAR_NIC_BEYOND_PLANES,
+    Severity.ERROR,
     bad="""
     nics:
       CX8-2x400: {ports: 1, planes: 2, speed: NDR}   # each cage's two 400G links go to two planes
@@ -556,14 +607,17 @@ def planar_nic_beyond_planes(ctx: LintContext) -> Iterator[Finding]:
     for name, model in ctx.inventory.models.nics.items():
         if name in used and model.planes > max(planes, 1):
             has = plural(planes, "plane") if planes else "no planes (its trees are zones of one subnet)"
-            yield Finding(("models", "nics", name, "planes"),
-                          f"NIC model '{name}' feeds {plural(model.planes, 'plane')} from each cage, but the fabric has {has}",
-                          f"list {model.planes} fabric.planes (link k of every cage lands in the k-th), or set planes: 1 "
-                          "on the NIC model")
+            yield Finding(
+                ("models", "nics", name, "planes"),
+                f"NIC model '{name}' feeds {plural(model.planes, 'plane')} from each cage, but the fabric has {has}",
+                f"list {model.planes} fabric.planes (link k of every cage lands in the k-th), or set planes: 1 "
+                "on the NIC model",
+            )
 
 
 @rule(
-    codes.PLANAR_NIC_FUNCTIONS, Severity.ERROR,
+    codes.PLANAR_NIC_FUNCTIONS,
+    Severity.ERROR,
     bad="""
     nics: {CX8-2x400: {ports: 1, planes: 2, speed: NDR}}
     devices:
@@ -595,8 +649,10 @@ def planar_nic_functions(ctx: LintContext) -> Iterator[Finding]:
             planes = nic_models[model_name].planes
             have = sorted(f for _, _, f in functions)
             if have != list(range(planes)) or any(m != model_name for _, m, _ in functions):
-                yield Finding(("models", "nodes", node_name, "devices", first, "bus_id"),
-                              f"multi-planar NIC card {card}x of node model '{node_name}' lists functions "
-                              f"{', '.join(map(str, have))} ({', '.join(sorted({m for _, m, _ in functions}))}), but "
-                              f"'{model_name}' feeds {plural(planes, 'plane')}: functions 0-{planes - 1}, one device each",
-                              f"list one device of model '{model_name}' per plane, bus ids {card}0 to {card}{planes - 1}")
+                yield Finding(
+                    ("models", "nodes", node_name, "devices", first, "bus_id"),
+                    f"multi-planar NIC card {card}x of node model '{node_name}' lists functions "
+                    f"{', '.join(map(str, have))} ({', '.join(sorted({m for _, m, _ in functions}))}), but "
+                    f"'{model_name}' feeds {plural(planes, 'plane')}: functions 0-{planes - 1}, one device each",
+                    f"list one device of model '{model_name}' per plane, bus ids {card}0 to {card}{planes - 1}",
+                )

@@ -15,8 +15,11 @@ from ffplan.diagnostics import Severity
 from ffplan.inventory.models import Rack
 from ffplan.lint.context import LintContext
 from ffplan.lint.declare import Finding, rule
-def _over(ctx: LintContext, limit_of: Callable[[Rack], float | None], field: str, what: Callable[[Rack], str],
-          hint: str) -> Iterator[Finding]:
+
+
+def _over(
+    ctx: LintContext, limit_of: Callable[[Rack], float | None], field: str, what: Callable[[Rack], str], hint: str
+) -> Iterator[Finding]:
     for name, (draw, nodes, switches) in sorted(ctx.rack_draws.items()):
         rack = ctx.resolved.racks.get(name)
         limit = limit_of(rack) if rack else None
@@ -32,7 +35,8 @@ def _over(ctx: LintContext, limit_of: Callable[[Rack], float | None], field: str
 
 
 @rule(
-    codes.RACK_OVER_POWER_BUDGET, Severity.ERROR,
+    codes.RACK_OVER_POWER_BUDGET,
+    Severity.ERROR,
     bad="""
     racks: [{name: r1, row: 1, slot: 2, power_kw: 20}]
     groups: [{name: gpu, role: compute, model: gpu-node, count: 8, racks: [r1], per_rack: 8}]  # 8 x 3.2 kW
@@ -48,12 +52,18 @@ def rack_over_power_budget(ctx: LintContext) -> Iterator[Finding]:
     its switches' `power_w`, as the designer places them. A rack over its budget trips a breaker at full
     load; the message gives the peak, the typical draw, what is in the rack and the excess.
     """
-    yield from _over(ctx, budget_w, "power_kw", lambda _: "power budget",
-                     "put fewer hosts in the rack (per_rack), spread them over more racks, or raise power_kw")
+    yield from _over(
+        ctx,
+        budget_w,
+        "power_kw",
+        lambda _: "power budget",
+        "put fewer hosts in the rack (per_rack), spread them over more racks, or raise power_kw",
+    )
 
 
 @rule(
-    codes.RACK_OVER_COOLING_LIMIT, Severity.ERROR,
+    codes.RACK_OVER_COOLING_LIMIT,
+    Severity.ERROR,
     bad="""
     racks: [{name: r1, row: 1, slot: 2, cooling: air}]       # 30 kW
     groups: [{name: gpu, role: compute, model: hgx, count: 4, racks: [r1], per_rack: 4}]   # 4 x 10.2 kW
@@ -70,5 +80,10 @@ def rack_over_cooling_limit(ctx: LintContext) -> Iterator[Finding]:
     guide puts dense 8-GPU racks at 60-100 kW and direct liquid cooling at up to about 60 kW;
     docs/facility.md gives the sources.
     """
-    yield from _over(ctx, cooling_limit_w, "cooling_kw", lambda rack: f"{rack.cooling} cooling",
-                     "move hosts to other racks, or give the rack a cooling that removes more (rear-door, direct-liquid)")
+    yield from _over(
+        ctx,
+        cooling_limit_w,
+        "cooling_kw",
+        lambda rack: f"{rack.cooling} cooling",
+        "move hosts to other racks, or give the rack a cooling that removes more (rear-door, direct-liquid)",
+    )

@@ -12,6 +12,7 @@ from ffplan.inventory.models import HOSTNAME_PATTERN, NAME_PATTERN
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, duplicates, more
 from ffplan.lint.declare import Finding, rule
+
 _HOSTNAME = re.compile(HOSTNAME_PATTERN)
 _NAME = re.compile(NAME_PATTERN)
 
@@ -23,7 +24,8 @@ def _why_not_hostname(name: str) -> str:
 
 
 @rule(
-    codes.GENERATED_NAME_INVALID, Severity.ERROR,
+    codes.GENERATED_NAME_INVALID,
+    Severity.ERROR,
     bad="""
     groups:
       - {name: compute, ..., count: 8, hostname: "cn-{index}-"}   # cn-1- ends with '-'
@@ -44,16 +46,29 @@ def generated_name_invalid(ctx: LintContext) -> Iterator[Finding]:
     bad = []
     for host in ctx.resolved.hosts:
         if ctx.is_generated(host) and not _HOSTNAME.fullmatch(host.hostname):
-            bad.append((ctx.host_path(host, "hostname"), (), f"generated hostname '{host.hostname}' {_why_not_hostname(host.hostname)}"))
+            bad.append(
+                (
+                    ctx.host_path(host, "hostname"),
+                    (),
+                    f"generated hostname '{host.hostname}' {_why_not_hostname(host.hostname)}",
+                )
+            )
     for rack, path in ctx.rack_entries:
         if path[0] == "rack_blocks" and not _NAME.fullmatch(rack.name):
-            bad.append((path + ("name",), (), f"generated rack name '{rack.name}' is not a safe name (at most 63 of A-Z a-z 0-9 . _ -)"))
+            bad.append(
+                (
+                    path + ("name",),
+                    (),
+                    f"generated rack name '{rack.name}' is not a safe name (at most 63 of A-Z a-z 0-9 . _ -)",
+                )
+            )
     for path, _, message, count in collapse(bad):
         yield Finding(path, message + more(count, "names"), "shorten or fix the pattern")
 
 
 @rule(
-    codes.HOSTNAME_PATTERN_COLLISION, Severity.ERROR,
+    codes.HOSTNAME_PATTERN_COLLISION,
+    Severity.ERROR,
     bad="""
     groups:
       - {name: storage, role: storage, model: storage-node, count: 4, hostname: "stor"}
@@ -72,5 +87,8 @@ def hostname_pattern_collision(ctx: LintContext) -> Iterator[Finding]:
     entries = ((h.hostname, ctx.host_path(h, "hostname")) for h in ctx.resolved.hosts if ctx.is_generated(h))
     clashes = ((path, first, name) for name, path, first in duplicates(entries) if path == first)
     for path, _, name, count in collapse(clashes):
-        yield Finding(path, f"the pattern generates '{name}' for {count + 1:,} hosts",
-                      "put {index} in the pattern, e.g. \"" + name + "{index:02d}\"")
+        yield Finding(
+            path,
+            f"the pattern generates '{name}' for {count + 1:,} hosts",
+            'put {index} in the pattern, e.g. "' + name + '{index:02d}"',
+        )

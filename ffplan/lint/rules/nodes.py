@@ -12,6 +12,8 @@ from ffplan.inventory.models import NicModel, NodeModel
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import duplicates, plural, unknown_reference
 from ffplan.lint.declare import Finding, rule
+
+
 def _node_models(ctx: LintContext) -> Iterator[tuple[str, NodeModel, YamlPath]]:
     for name, node in ctx.inventory.models.nodes.items():
         yield name, node, ("models", "nodes", name)
@@ -22,7 +24,8 @@ def _device_models(ctx: LintContext, kind: str) -> dict:
 
 
 @rule(
-    codes.UNKNOWN_ROOT_PORT, Severity.ERROR,
+    codes.UNKNOWN_ROOT_PORT,
+    Severity.ERROR,
     bad="""
     root_ports: [{name: rp0, numa: 0}]
     devices:
@@ -47,12 +50,15 @@ def unknown_root_port(ctx: LintContext) -> Iterator[Finding]:
                 continue  # under a PCIe switch (FF308)
             path = base + ("devices", di, "root_port")
             context = f" for device '{device.name}' in node model '{name}'"
-            if finding := unknown_reference(path, "root port", device.root_port, ports, f"models.nodes.{name}.root_ports", context):
+            if finding := unknown_reference(
+                path, "root port", device.root_port, ports, f"models.nodes.{name}.root_ports", context
+            ):
                 yield finding
 
 
 @rule(
-    codes.UNKNOWN_DEVICE_MODEL, Severity.ERROR,
+    codes.UNKNOWN_DEVICE_MODEL,
+    Severity.ERROR,
     bad="""
     models:
       gpus: {A100-PCIe-40GB: {}}
@@ -77,18 +83,26 @@ def unknown_device_model(ctx: LintContext) -> Iterator[Finding]:
     for _, node, base in _node_models(ctx):
         for di, device in enumerate(node.devices):
             section = "models.gpus" if device.kind == "gpu" else "models.nics"
-            finding = unknown_reference(base + ("devices", di, "model"), f"{device.kind.upper()} model", device.model,
-                                        _device_models(ctx, device.kind), section)
+            finding = unknown_reference(
+                base + ("devices", di, "model"),
+                f"{device.kind.upper()} model",
+                device.model,
+                _device_models(ctx, device.kind),
+                section,
+            )
             if finding is None:
                 continue
             other = "nic" if device.kind == "gpu" else "gpu"
             if device.model in _device_models(ctx, other):
-                finding = dataclasses.replace(finding, hint=f"'{device.model}' is a {other.upper()} model: set kind: {other}")
+                finding = dataclasses.replace(
+                    finding, hint=f"'{device.model}' is a {other.upper()} model: set kind: {other}"
+                )
             yield finding
 
 
 @rule(
-    codes.NUMA_NODE_OUT_OF_RANGE, Severity.ERROR,
+    codes.NUMA_NODE_OUT_OF_RANGE,
+    Severity.ERROR,
     bad="""
     cpu: {sockets: 2, nps: 1}          # NUMA nodes 0 and 1
     root_ports: [{name: rp0, numa: 2}]
@@ -117,7 +131,8 @@ def numa_node_out_of_range(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.ROOT_PORT_LANES_OVERSUBSCRIBED, Severity.ERROR,
+    codes.ROOT_PORT_LANES_OVERSUBSCRIBED,
+    Severity.ERROR,
     bad="""
     root_ports: [{name: rp6, numa: 1}]     # x16 by default
     devices:
@@ -163,7 +178,8 @@ def root_port_lanes_oversubscribed(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.DUPLICATE_DEVICE_NAME, Severity.ERROR,
+    codes.DUPLICATE_DEVICE_NAME,
+    Severity.ERROR,
     bad="""
     devices:
       - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
@@ -187,11 +203,16 @@ def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
         parents += [(sw.name, base + ("pcie_switches", i, "name")) for i, sw in enumerate(node.pcie_switches)]
         for kind, entries in (("device", devices), ("root port or PCIe switch", parents)):
             for item_name, path, first in duplicates(entries):
-                yield Finding(path, f"{kind} '{item_name}' is also defined by {ctx.where(first)}", f"give each {kind} its own name")
+                yield Finding(
+                    path,
+                    f"{kind} '{item_name}' is also defined by {ctx.where(first)}",
+                    f"give each {kind} its own name",
+                )
 
 
 @rule(
-    codes.DUPLICATE_BUS_ID, Severity.ERROR,
+    codes.DUPLICATE_BUS_ID,
+    Severity.ERROR,
     bad="""
     devices:
       - {name: gpu0, kind: gpu, model: A100, root_port: rp0, bus_id: "0000:01:00.0"}
@@ -211,9 +232,15 @@ def duplicate_bus_id(ctx: LintContext) -> Iterator[Finding]:
     """
     for _, node, base in _node_models(ctx):
         entries = [(device.bus_id, base + ("devices", di, "bus_id")) for di, device in enumerate(node.devices)]
-        entries += [(switch.bus_id, base + ("pcie_switches", si, "bus_id")) for si, switch in enumerate(node.pcie_switches)]
+        entries += [
+            (switch.bus_id, base + ("pcie_switches", si, "bus_id")) for si, switch in enumerate(node.pcie_switches)
+        ]
         for bus_id, path, first in duplicates(entries):
-            yield Finding(path, f"bus id {bus_id} is also used by {ctx.where(first)}", "take the bus ids from `lspci -D` on the node")
+            yield Finding(
+                path,
+                f"bus id {bus_id} is also used by {ctx.where(first)}",
+                "take the bus ids from `lspci -D` on the node",
+            )
 
 
 def _nvlink_problem(node: NodeModel, pair: tuple[str, str], bridged: dict[str, str]) -> str:
@@ -230,7 +257,8 @@ def _nvlink_problem(node: NodeModel, pair: tuple[str, str], bridged: dict[str, s
 
 
 @rule(
-    codes.NVLINK_PAIR_INVALID, Severity.ERROR,
+    codes.NVLINK_PAIR_INVALID,
+    Severity.ERROR,
     bad="""
     nvlink_pairs: [[gpu0, mlx5_0], [gpu2, gpu9]]
     """,
@@ -248,21 +276,34 @@ def nvlink_pair_invalid(ctx: LintContext) -> Iterator[Finding]:
         bridged: dict[str, str] = {}
         for pi, pair in enumerate(node.nvlink_pairs):
             unknown = [
-                f for ni, device in enumerate(pair)
-                if (f := unknown_reference(base + ("nvlink_pairs", pi, ni), "device", device, devices,
-                                           f"models.nodes.{name}.devices", f" in node model '{name}'"))
+                f
+                for ni, device in enumerate(pair)
+                if (
+                    f := unknown_reference(
+                        base + ("nvlink_pairs", pi, ni),
+                        "device",
+                        device,
+                        devices,
+                        f"models.nodes.{name}.devices",
+                        f" in node model '{name}'",
+                    )
+                )
             ]
             if unknown:
                 yield from unknown
             elif problem := _nvlink_problem(node, pair, bridged):
-                yield Finding(base + ("nvlink_pairs", pi), f"NVLink pair {pi} of node model '{name}' {problem}",
-                              "list each bridged pair of GPUs once")
+                yield Finding(
+                    base + ("nvlink_pairs", pi),
+                    f"NVLink pair {pi} of node model '{name}' {problem}",
+                    "list each bridged pair of GPUs once",
+                )
             else:
                 bridged.update({pair[0]: pair[1], pair[1]: pair[0]})
 
 
 @rule(
-    codes.UNKNOWN_PCIE_SWITCH, Severity.ERROR,
+    codes.UNKNOWN_PCIE_SWITCH,
+    Severity.ERROR,
     bad="""
     root_ports: [{name: rp0, numa: 0}]
     pcie_switches: [{name: sw0, upstream: rp1, bus_id: "0000:17:00.0"}]
@@ -287,20 +328,32 @@ def unknown_pcie_switch(ctx: LintContext) -> Iterator[Finding]:
         switches = [sw.name for sw in node.pcie_switches]
         parents = [rp.name for rp in node.root_ports] + switches
         for si, switch in enumerate(node.pcie_switches):
-            if finding := unknown_reference(base + ("pcie_switches", si, "upstream"), "root port or PCIe switch", switch.upstream,
-                                            parents, f"models.nodes.{name}.root_ports or pcie_switches",
-                                            f" above PCIe switch '{switch.name}' in node model '{name}'"):
+            if finding := unknown_reference(
+                base + ("pcie_switches", si, "upstream"),
+                "root port or PCIe switch",
+                switch.upstream,
+                parents,
+                f"models.nodes.{name}.root_ports or pcie_switches",
+                f" above PCIe switch '{switch.name}' in node model '{name}'",
+            ):
                 yield finding
         for di, device in enumerate(node.devices):
             if device.pcie_switch is None:
                 continue
-            if finding := unknown_reference(base + ("devices", di, "pcie_switch"), "PCIe switch", device.pcie_switch, switches,
-                                            f"models.nodes.{name}.pcie_switches", f" for device '{device.name}' in node model '{name}'"):
+            if finding := unknown_reference(
+                base + ("devices", di, "pcie_switch"),
+                "PCIe switch",
+                device.pcie_switch,
+                switches,
+                f"models.nodes.{name}.pcie_switches",
+                f" for device '{device.name}' in node model '{name}'",
+            ):
                 yield finding
 
 
 @rule(
-    codes.PCIE_SWITCH_LOOP, Severity.ERROR,
+    codes.PCIE_SWITCH_LOOP,
+    Severity.ERROR,
     bad="""
     pcie_switches:
       - {name: sw0, upstream: sw1, bus_id: "0000:17:00.0"}
@@ -321,13 +374,16 @@ def pcie_switch_loop(ctx: LintContext) -> Iterator[Finding]:
     for name, node, base in _node_models(ctx):
         index = {sw.name: i for i, sw in reversed(list(enumerate(node.pcie_switches)))}
         for loop in node.pcie_switch_loops():
-            yield Finding(base + ("pcie_switches", index[loop[0]], "upstream"),
-                          f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' hang under each other and reach no root port",
-                          "set the upstream of the top switch to its root port (lspci -tv shows the tree)")
+            yield Finding(
+                base + ("pcie_switches", index[loop[0]], "upstream"),
+                f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' hang under each other and reach no root port",
+                "set the upstream of the top switch to its root port (lspci -tv shows the tree)",
+            )
 
 
 @rule(
-    codes.PCIE_SWITCH_WITHOUT_DEVICES, Severity.WARNING,
+    codes.PCIE_SWITCH_WITHOUT_DEVICES,
+    Severity.WARNING,
     bad="""
     pcie_switches: [{name: sw0, upstream: rp0, bus_id: "0000:17:00.0"}, {name: sw1, upstream: rp1, bus_id: "0000:97:00.0"}]
     devices:
@@ -356,13 +412,16 @@ def pcie_switch_without_devices(ctx: LintContext) -> Iterator[Finding]:
                 current = upstream[current]
         for si, switch in enumerate(node.pcie_switches):
             if switch.name not in used:
-                yield Finding(base + ("pcie_switches", si, "name"),
-                              f"PCIe switch '{switch.name}' of node model '{name}' has no GPU or NIC under it",
-                              "point the devices behind it at it with pcie_switch, or remove it")
+                yield Finding(
+                    base + ("pcie_switches", si, "name"),
+                    f"PCIe switch '{switch.name}' of node model '{name}' has no GPU or NIC under it",
+                    "point the devices behind it at it with pcie_switch, or remove it",
+                )
 
 
 @rule(
-    codes.DRIVER_OLDER_THAN_CUDA_NEEDS, Severity.ERROR,
+    codes.DRIVER_OLDER_THAN_CUDA_NEEDS,
+    Severity.ERROR,
     bad="""
     versions: {nvidia_driver: 550.127.05, cuda: "13.0"}   # CUDA 13.x needs a 580 driver
     """,
@@ -380,7 +439,9 @@ def driver_older_than_cuda_needs(ctx: LintContext) -> Iterator[Finding]:
     for name, node, base in _node_models(ctx):
         needed, driver = driver_minimum(node), node.versions.nvidia_driver
         if needed and driver and version_key(driver)[0] < needed:
-            yield Finding(base + ("versions", "nvidia_driver"),
-                          f"node model '{name}' declares NVIDIA driver {driver}, but CUDA {node.versions.cuda} "
-                          f"needs {needed} or later ({CUDA_DRIVER_SOURCE})",
-                          f"declare (and install) a {needed}-series driver or later, or an older CUDA")
+            yield Finding(
+                base + ("versions", "nvidia_driver"),
+                f"node model '{name}' declares NVIDIA driver {driver}, but CUDA {node.versions.cuda} "
+                f"needs {needed} or later ({CUDA_DRIVER_SOURCE})",
+                f"declare (and install) a {needed}-series driver or later, or an older CUDA",
+            )

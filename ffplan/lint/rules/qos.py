@@ -11,6 +11,7 @@ from ffplan.inventory.models import TrafficClass
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import duplicates, out_of_range
 from ffplan.lint.declare import Finding, rule
+
 MANAGEMENT_VL = 15
 
 
@@ -30,7 +31,8 @@ def _data_vl_limit(ctx: LintContext) -> tuple[int, str] | None:
 
 
 @rule(
-    codes.SL_OUT_OF_RANGE, Severity.ERROR,
+    codes.SL_OUT_OF_RANGE,
+    Severity.ERROR,
     bad="""
     traffic_classes:
       - {name: nccl, sl: 16}
@@ -46,13 +48,20 @@ def sl_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     SL-to-VL tables have exactly 16 entries, one per SL.
     """
     for i, tc in _traffic_classes(ctx):
-        if finding := out_of_range(("traffic_classes", i, "sl"), f"traffic class '{tc.name}' SL", tc.sl, 0, 15,
-                                   "service levels are 4 bits: use 0-15"):
+        if finding := out_of_range(
+            ("traffic_classes", i, "sl"),
+            f"traffic class '{tc.name}' SL",
+            tc.sl,
+            0,
+            15,
+            "service levels are 4 bits: use 0-15",
+        ):
             yield finding
 
 
 @rule(
-    codes.VL_INVALID, Severity.ERROR,
+    codes.VL_INVALID,
+    Severity.ERROR,
     bad="""
     # QM8700 and CX6 support 8 data VLs: VL0-VL7
     traffic_classes:
@@ -76,18 +85,25 @@ def vl_invalid(ctx: LintContext) -> Iterator[Finding]:
         if tc.vl is None:
             continue
         if tc.vl == MANAGEMENT_VL:
-            yield Finding(path, f"traffic class '{tc.name}' uses VL15, which is reserved for subnet management",
-                          "use a data VL (VL0 up to the data VLs of the hardware)")
+            yield Finding(
+                path,
+                f"traffic class '{tc.name}' uses VL15, which is reserved for subnet management",
+                "use a data VL (VL0 up to the data VLs of the hardware)",
+            )
         elif tc.vl < 0:
             yield Finding(path, f"traffic class '{tc.name}' VL {tc.vl} is negative", "VLs count from 0")
         elif limit is not None and tc.vl >= limit[0]:
-            yield Finding(path, f"traffic class '{tc.name}' uses VL{tc.vl}, but {limit[1]} supports "
-                                f"{limit[0]} data VLs (VL0-VL{limit[0] - 1})",
-                          f"use VL0-VL{limit[0] - 1}, or models with more data_vls")
+            yield Finding(
+                path,
+                f"traffic class '{tc.name}' uses VL{tc.vl}, but {limit[1]} supports "
+                f"{limit[0]} data VLs (VL0-VL{limit[0] - 1})",
+                f"use VL0-VL{limit[0] - 1}, or models with more data_vls",
+            )
 
 
 @rule(
-    codes.WEIGHT_OUT_OF_RANGE, Severity.ERROR,
+    codes.WEIGHT_OUT_OF_RANGE,
+    Severity.ERROR,
     bad="""
     traffic_classes:
       - {name: hfreduce, sl: 0, vl: 0, weight: 300}
@@ -103,13 +119,20 @@ def weight_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     next VL's turn, so 0-255 (0 skips the entry). OpenSM rejects the whole `qos_*_vlarb` line otherwise.
     """
     for i, tc in _traffic_classes(ctx):
-        if finding := out_of_range(("traffic_classes", i, "weight"), f"traffic class '{tc.name}' weight", tc.weight, 0, 255,
-                                   "weights are 8 bits (units of 64 bytes): use 0-255"):
+        if finding := out_of_range(
+            ("traffic_classes", i, "weight"),
+            f"traffic class '{tc.name}' weight",
+            tc.weight,
+            0,
+            255,
+            "weights are 8 bits (units of 64 bytes): use 0-255",
+        ):
             yield finding
 
 
 @rule(
-    codes.DUPLICATE_SL, Severity.WARNING,
+    codes.DUPLICATE_SL,
+    Severity.WARNING,
     bad="""
     traffic_classes:
       - {name: hfreduce, sl: 1}
@@ -129,12 +152,16 @@ def duplicate_sl(ctx: LintContext) -> Iterator[Finding]:
     """
     entries = ((tc.sl, ("traffic_classes", i, "sl")) for i, tc in _traffic_classes(ctx) if tc.sl is not None)
     for sl, path, first in duplicates(entries):
-        yield Finding(path, f"SL {sl} is also used by {ctx.where(first)}: the two classes share their VL",
-                      "give each traffic class its own SL, or merge the classes")
+        yield Finding(
+            path,
+            f"SL {sl} is also used by {ctx.where(first)}: the two classes share their VL",
+            "give each traffic class its own SL, or merge the classes",
+        )
 
 
 @rule(
-    codes.TRAFFIC_CLASS_WITHOUT_PURPOSE, Severity.WARNING,
+    codes.TRAFFIC_CLASS_WITHOUT_PURPOSE,
+    Severity.WARNING,
     bad="""
     traffic_classes:
       - {name: offset-sync, sl: 4}
@@ -155,13 +182,17 @@ def traffic_class_without_purpose(ctx: LintContext) -> Iterator[Finding]:
     """
     for i, tc in _traffic_classes(ctx):
         if carries_of(tc) is None:
-            yield Finding(("traffic_classes", i), f"traffic class '{tc.name}' does not say what it carries: it gets only "
-                          "applications that ask for its QoS class by number",
-                          "add `carries: {software: [...], roles: [[compute, storage]]}` (or `carries: {}` if that is meant)")
+            yield Finding(
+                ("traffic_classes", i),
+                f"traffic class '{tc.name}' does not say what it carries: it gets only "
+                "applications that ask for its QoS class by number",
+                "add `carries: {software: [...], roles: [[compute, storage]]}` (or `carries: {}` if that is meant)",
+            )
 
 
 @rule(
-    codes.TRAFFIC_CLASS_PURPOSE_CONFLICT, Severity.ERROR,
+    codes.TRAFFIC_CLASS_PURPOSE_CONFLICT,
+    Severity.ERROR,
     bad="""
     traffic_classes:
       - {name: nccl, sl: 2}

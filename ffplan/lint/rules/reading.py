@@ -5,8 +5,10 @@ from __future__ import annotations
 from ffplan.codes import inventory as codes
 from ffplan.diagnostics import Severity
 from ffplan.lint.declare import loader_rule
+
 loader_rule(
-    codes.YAML_SYNTAX, Severity.ERROR,
+    codes.YAML_SYNTAX,
+    Severity.ERROR,
     explanation="""
     The file cannot be parsed as YAML, so nothing else can be checked. The location points at the
     token where the parser gave up; the mistake is often just before it (an unclosed bracket or quote,
@@ -25,7 +27,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.DUPLICATE_KEY, Severity.ERROR,
+    codes.DUPLICATE_KEY,
+    Severity.ERROR,
     explanation="""
     PyYAML, like most YAML libraries, silently keeps the last of two equal keys, so half of what was
     written is lost without a word. The classic case is a host or model pasted twice with edits.
@@ -46,7 +49,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.UNREADABLE_INPUT, Severity.ERROR,
+    codes.UNREADABLE_INPUT,
+    Severity.ERROR,
     explanation="""
     ffplan refuses input it cannot or should not read: a missing path, a file that is not UTF-8 text,
     a file over 8 MiB, or a document whose aliases expand past two million nodes (a "billion laughs"
@@ -64,7 +68,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.UNKNOWN_RULE_IN_SUPPRESSION, Severity.WARNING,
+    codes.UNKNOWN_RULE_IN_SUPPRESSION,
+    Severity.WARNING,
     explanation="""
     An inline suppression that names an unknown rule id suppresses nothing, which is usually a typo that
     leaves the intended finding in place (or, worse, a stale comment after a rule was renamed).
@@ -79,7 +84,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.UNSUPPRESSIBLE_RULE, Severity.WARNING,
+    codes.UNSUPPRESSIBLE_RULE,
+    Severity.WARNING,
     explanation="""
     Reading, schema, safety (FF0xx, FF5xx) and reference errors (a model, rack, zone, NIC, root port or
     device that does not exist) describe an inventory nothing can be built from, or a string that would
@@ -98,7 +104,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.UNKNOWN_KEY, Severity.ERROR,
+    codes.UNKNOWN_KEY,
+    Severity.ERROR,
     explanation="""
     Every mapping in an inventory has a fixed set of keys (`ffplan schema` prints them). An unknown key
     is almost always a misspelling whose value would otherwise be ignored, so it is an error, reported
@@ -115,7 +122,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.MISSING_KEY, Severity.ERROR,
+    codes.MISSING_KEY,
+    Severity.ERROR,
     explanation="""
     Some keys have no sensible default (a group's name, role and model; a rack's row and slot; the
     fabric's switch model and zones). The finding points at the mapping that lacks the key.
@@ -131,7 +139,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.BAD_VALUE, Severity.ERROR,
+    codes.BAD_VALUE,
+    Severity.ERROR,
     explanation="""
     The value does not fit the key: a string where a number belongs, a number outside its range (for
     example switch ports 4-256), or a word outside a fixed set (role: compute, storage or management).
@@ -149,7 +158,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.UNSAFE_STRING, Severity.ERROR,
+    codes.UNSAFE_STRING,
+    Severity.ERROR,
     explanation="""
     Names, hostnames, GUIDs, bus ids and paths end up in hostnames, OpenSM files, NCCL XML and shell
     scripts. Each has a strict pattern (hostnames: lower-case letters, digits and '-', at most 63
@@ -167,7 +177,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.NOT_A_MAPPING, Severity.ERROR,
+    codes.NOT_A_MAPPING,
+    Severity.ERROR,
     explanation="""
     The inventory itself and each model, rack, zone, group and host are mappings. A list or a plain
     value in their place usually means a misplaced dash or a missing indentation level.
@@ -185,7 +196,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.PATTERN_EXPANSION, Severity.ERROR,
+    codes.PATTERN_EXPANSION,
+    Severity.ERROR,
     explanation="""
     Groups generate hostnames from a pattern with `{index}` (1-based, optionally with a width such as
     `{index:04d}`), and rack blocks generate rack names with `{row}` and `{slot}`. A pattern with another
@@ -205,7 +217,8 @@ loader_rule(
 )
 
 loader_rule(
-    codes.EMPTY_GROUP, Severity.ERROR,
+    codes.EMPTY_GROUP,
+    Severity.ERROR,
     explanation="""
     A group generates `count` hosts from its hostname pattern, or lists its hosts. One with neither (or
     with `count: null`) contributes nothing, so its model, racks and settings are silently unused and the

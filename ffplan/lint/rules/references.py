@@ -14,8 +14,11 @@ from ffplan.inventory import ResolvedHost
 from ffplan.lint.context import LintContext
 from ffplan.lint.helpers import collapse, duplicates, more, plural, unknown_reference
 from ffplan.lint.declare import Finding, rule
+
+
 @rule(
-    codes.DUPLICATE_HOSTNAME, Severity.ERROR,
+    codes.DUPLICATE_HOSTNAME,
+    Severity.ERROR,
     bad="""
     groups:
       - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}"}
@@ -51,7 +54,8 @@ def duplicate_hostname(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.DUPLICATE_GUID, Severity.ERROR,
+    codes.DUPLICATE_GUID,
+    Severity.ERROR,
     bad="""
     hosts:
       - {hostname: cn01, rack: r1, u: 1, guids: {mlx5_0: "0x0002c90300aa0001"}}
@@ -86,11 +90,14 @@ def duplicate_guid(ctx: LintContext) -> Iterator[Finding]:
     implied = set(second_ports)
     for guid, path, first in duplicates(entries + second_ports):
         port2 = " (port 2 of this dual-port card: its GUID + 1)" if (guid, path) in implied else ""
-        yield Finding(path, f"GUID {guid}{port2} is also given by {ctx.where(first)}", "check the GUIDs against the device labels")
+        yield Finding(
+            path, f"GUID {guid}{port2} is also given by {ctx.where(first)}", "check the GUIDs against the device labels"
+        )
 
 
 @rule(
-    codes.DUPLICATE_RACK_NAME, Severity.ERROR,
+    codes.DUPLICATE_RACK_NAME,
+    Severity.ERROR,
     bad="""
     racks:
       - {name: r1, row: 1, slot: 1}
@@ -114,7 +121,8 @@ def duplicate_rack_name(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.DUPLICATE_RACK_POSITION, Severity.ERROR,
+    codes.DUPLICATE_RACK_POSITION,
+    Severity.ERROR,
     bad="""
     racks:
       - {name: r1, row: 1, slot: 1}
@@ -133,7 +141,11 @@ def duplicate_rack_position(ctx: LintContext) -> Iterator[Finding]:
     """
     entries = (((rack.row, rack.slot), path) for rack, path in ctx.rack_entries)
     for (row, slot), path, first in duplicates(entries):
-        yield Finding(path, f"row {row}, slot {slot} is already taken by {ctx.where(first)}", "give each rack its own row and slot")
+        yield Finding(
+            path,
+            f"row {row}, slot {slot} is already taken by {ctx.where(first)}",
+            "give each rack its own row and slot",
+        )
 
 
 @dataclass(frozen=True)
@@ -159,7 +171,8 @@ def _occupied(ctx: LintContext) -> dict[str, list[_Slot]]:
 
 
 @rule(
-    codes.RACK_UNIT_OVERLAP, Severity.ERROR,
+    codes.RACK_UNIT_OVERLAP,
+    Severity.ERROR,
     bad="""
     # gpu-node is 4U high: U1-U4 and U3-U6 overlap
     hosts:
@@ -196,7 +209,8 @@ def rack_unit_overlap(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.RACK_HEIGHT_EXCEEDED, Severity.ERROR,
+    codes.RACK_HEIGHT_EXCEEDED,
+    Severity.ERROR,
     bad="""
     racks: [{name: r1, row: 1, slot: 1, units: 42}]
     hosts: [{hostname: cn01, rack: r1, u: 40}]   # a 4U node at U40 needs U40-U43
@@ -225,7 +239,8 @@ def rack_height_exceeded(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.GROUP_RACK_OVERFLOW, Severity.ERROR,
+    codes.GROUP_RACK_OVERFLOW,
+    Severity.ERROR,
     bad="""
     - {name: compute, role: compute, model: gpu-node, count: 20, hostname: "cn{index:02d}", racks: [r1, r2], per_rack: 8}
     """,
@@ -257,7 +272,8 @@ def group_rack_overflow(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.DUPLICATE_NAME, Severity.ERROR,
+    codes.DUPLICATE_NAME,
+    Severity.ERROR,
     bad="""
     zones:
       - {name: z1, leaf_racks: [n1], spine_racks: [n1]}
@@ -283,11 +299,14 @@ def duplicate_name(ctx: LintContext) -> Iterator[Finding]:
     }
     for kind, entries in lists.items():
         for name, path, first in duplicates(entries):
-            yield Finding(path, f"{kind} '{name}' is also defined by {ctx.where(first)}", f"give each {kind} its own name")
+            yield Finding(
+                path, f"{kind} '{name}' is also defined by {ctx.where(first)}", f"give each {kind} its own name"
+            )
 
 
 @rule(
-    codes.UNKNOWN_MODEL, Severity.ERROR,
+    codes.UNKNOWN_MODEL,
+    Severity.ERROR,
     bad="""
     fabric: {switch_model: QM8790, ...}   # models.switches defines QM8700
     """,
@@ -301,15 +320,27 @@ def unknown_model(ctx: LintContext) -> Iterator[Finding]:
     `models.nodes`. The hint names the closest defined model.
     """
     models = ctx.inventory.models
-    refs: list[tuple[YamlPath, str, str, Iterable[str], str]] = [(("fabric", "switch_model"), "switch model", ctx.inventory.fabric.switch_model, models.switches, "models.switches")]
-    refs += [(("groups", gi, "model"), "node model", g.model, models.nodes, "models.nodes") for gi, g in enumerate(ctx.inventory.groups)]
+    refs: list[tuple[YamlPath, str, str, Iterable[str], str]] = [
+        (
+            ("fabric", "switch_model"),
+            "switch model",
+            ctx.inventory.fabric.switch_model,
+            models.switches,
+            "models.switches",
+        )
+    ]
+    refs += [
+        (("groups", gi, "model"), "node model", g.model, models.nodes, "models.nodes")
+        for gi, g in enumerate(ctx.inventory.groups)
+    ]
     for path, kind, name, known, defined_at in refs:
         if finding := unknown_reference(path, kind, name, known, defined_at):
             yield finding
 
 
 @rule(
-    codes.UNKNOWN_RACK, Severity.ERROR,
+    codes.UNKNOWN_RACK,
+    Severity.ERROR,
     bad="""
     racks: [{name: r01, row: 1, slot: 1}]
     groups: [{name: compute, ..., racks: [r1]}]
@@ -326,7 +357,10 @@ def unknown_rack(ctx: LintContext) -> Iterator[Finding]:
     refs: list[tuple[YamlPath, str]] = []
     for zi, zone in enumerate(ctx.inventory.fabric.trees):
         for key in ("leaf_racks", "spine_racks", "core_racks"):
-            refs += [(("fabric", ctx.inventory.fabric.tree_key, zi, key, ri), name) for ri, name in enumerate(getattr(zone, key))]
+            refs += [
+                (("fabric", ctx.inventory.fabric.tree_key, zi, key, ri), name)
+                for ri, name in enumerate(getattr(zone, key))
+            ]
     for gi, group in enumerate(ctx.inventory.groups):
         refs += [(("groups", gi, "racks", ri), name) for ri, name in enumerate(group.racks)]
         refs += [(("groups", gi, "hosts", hi, "rack"), host.rack) for hi, host in enumerate(group.hosts)]
@@ -336,7 +370,8 @@ def unknown_rack(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.UNKNOWN_ZONE, Severity.ERROR,
+    codes.UNKNOWN_ZONE,
+    Severity.ERROR,
     bad="""
     groups:
       - {name: mgmt, ..., settings: {zone: zone1}}   # fabric.zones defines z1, z2
@@ -365,7 +400,8 @@ def unknown_zone(ctx: LintContext) -> Iterator[Finding]:
 
 
 @rule(
-    codes.UNKNOWN_SUBNET_MANAGER, Severity.ERROR,
+    codes.UNKNOWN_SUBNET_MANAGER,
+    Severity.ERROR,
     bad="""
     fabric: {subnet_managers: [ufm01]}   # the hosts are ufm1 and ufm2
     """,
@@ -387,15 +423,19 @@ def unknown_subnet_manager(ctx: LintContext) -> Iterator[Finding]:
         if finding := unknown_reference(path, "host", name, hosts, "groups (a host or a group's hostname pattern)"):
             yield finding
         elif not any(nic.ports for nic in hosts[name].nics):
-            yield Finding(path, f"host '{name}' has no NIC port on the fabric, so it cannot run its subnet manager",
-                          "name a host with an InfiniBand NIC (a UFM appliance, a management node)")
+            yield Finding(
+                path,
+                f"host '{name}' has no NIC port on the fabric, so it cannot run its subnet manager",
+                "name a host with an InfiniBand NIC (a UFM appliance, a management node)",
+            )
         elif name in seen:
             yield Finding(path, f"host '{name}' is named twice", "name each subnet manager host once")
         seen.add(name)
 
 
 @rule(
-    codes.GUID_FOR_UNKNOWN_NIC, Severity.ERROR,
+    codes.GUID_FOR_UNKNOWN_NIC,
+    Severity.ERROR,
     bad="""
     # the node model's NIC is mlx5_0
     hosts: [{hostname: cn01, rack: r1, u: 1, guids: {mlx5_1: "0x0002c90300aa0001"}}]
@@ -430,7 +470,8 @@ def normalised_name(name: str) -> str:
 
 
 @rule(
-    codes.NAMES_COLLIDE_WHEN_NORMALISED, Severity.ERROR,
+    codes.NAMES_COLLIDE_WHEN_NORMALISED,
+    Severity.ERROR,
     bad="""
     zones:
       - {name: z-a, leaf_racks: [n1], spine_racks: [n1]}
@@ -460,6 +501,9 @@ def names_collide_when_normalised(ctx: LintContext) -> Iterator[Finding]:
         name_at = {path: name for name, path in entries}
         for _, path, first in duplicates((normalised_name(name), path) for name, path in entries):
             if name_at[path] != name_at[first]:  # the same name twice is FF208's
-                yield Finding(path, f"{kind} '{name_at[path]}' and '{name_at[first]}' ({ctx.where(first)}) both become "
-                              f"'{normalised_name(name_at[path])}' in Ansible group and file names",
-                              f"rename one {kind} so that the names differ in letters or digits")
+                yield Finding(
+                    path,
+                    f"{kind} '{name_at[path]}' and '{name_at[first]}' ({ctx.where(first)}) both become "
+                    f"'{normalised_name(name_at[path])}' in Ansible group and file names",
+                    f"rename one {kind} so that the names differ in letters or digits",
+                )

@@ -7,8 +7,10 @@ from __future__ import annotations
 from ffplan.codes import analyze, audit, design, plan, render, report
 from ffplan.diagnostics import Severity
 from ffplan.lint.declare import stage_code
+
 stage_code(
-    design.PLACEMENT_INFEASIBLE, "design",
+    design.PLACEMENT_INFEASIBLE,
+    "design",
     explanation="""
     The placement ILP puts every NIC port and inter-zone link end on a free leaf down-port. When the ports
     outnumber the free leaf ports (with the balance, zone pins and dual homing), it has no solution; lint's
@@ -24,7 +26,8 @@ stage_code(
 )
 
 stage_code(
-    design.SOLVER_NOT_INSTALLED, "design",
+    design.SOLVER_NOT_INSTALLED,
+    "design",
     explanation="""
     HiGHS is an optional solver; pulp reaches it through the `highspy` package, which ffplan does not
     install. CBC (bundled with pulp) is the default and needs nothing. Exit code 2.
@@ -38,7 +41,8 @@ stage_code(
 )
 
 stage_code(
-    design.ROLE_IMBALANCE, "design",
+    design.ROLE_IMBALANCE,
+    "design",
     explanation="""
     Static routing spreads traffic evenly only when each role has the same number of ports on every leaf
     (within one). When zone pins or counts make that impossible, the design stops with the best split it
@@ -55,7 +59,8 @@ stage_code(
 )
 
 stage_code(
-    design.RACK_FULL_FOR_SWITCHES, "design",
+    design.RACK_FULL_FOR_SWITCHES,
+    "design",
     explanation="""
     Switches go into the zone's leaf_racks and spine_racks from the top down, around the hosts already in
     those racks. When a rack has no free run of U for the next switch, the design stops (exit 3) naming the
@@ -72,7 +77,8 @@ stage_code(
 )
 
 stage_code(
-    design.RACK_POWER_FOR_SWITCHES, "design",
+    design.RACK_POWER_FOR_SWITCHES,
+    "design",
     explanation="""
     Switches go into their tier's racks an even share each; when a rack's peak draw (its hosts and the
     switches placed so far) plus the switch would exceed its power_kw or its cooling limit, the next rack
@@ -90,7 +96,8 @@ stage_code(
 )
 
 stage_code(
-    design.CABLE_BEYOND_REACH, "design",
+    design.CABLE_BEYOND_REACH,
+    "design",
     explanation="""
     The floor model rounds each run up to a standard length, and an optical run takes the first medium of
     its speed that reaches it (ffplan/plan/optics.py, each figure with its source): EDR and HDR active
@@ -109,7 +116,8 @@ stage_code(
 )
 
 stage_code(
-    design.LID_SPACE_EXHAUSTED, "design",
+    design.LID_SPACE_EXHAUSTED,
+    "design",
     explanation="""
     Every switch and every CA port takes one LID from the unicast range 1-0xBFFF. Lint's LID-space rule
     refuses an inventory that cannot fit; the designer stops too when re-planning with --previous leaves no
@@ -124,7 +132,8 @@ stage_code(
 )
 
 stage_code(
-    design.UNKNOWN_FAILED_LINK, "design",
+    design.UNKNOWN_FAILED_LINK,
+    "design",
     explanation="""
     A failed link names a cable by its label (as in cables.csv), a switch, or a switch port as
     switch[port]. A name that matches none of them would silently route over the cable it was meant to
@@ -139,7 +148,8 @@ stage_code(
 )
 
 stage_code(
-    design.ROUTING_DEADLOCK, "design",
+    design.ROUTING_DEADLOCK,
+    "design",
     explanation="""
     Every planned route climbs then descends (up*/down*), so the channel dependency graph of the routes
     is acyclic and the fabric cannot deadlock on credits. The designer proves it before writing the plan;
@@ -155,7 +165,8 @@ stage_code(
 )
 
 stage_code(
-    design.QOS_NOT_BUILDABLE, "design",
+    design.QOS_NOT_BUILDABLE,
+    "design",
     explanation="""
     The designer turns traffic classes into SL2VL and VL arbitration tables. A class without an SL and
     no ffplan default to take it from, an SL or VL out of range for the hardware, an SL mapped to two VLs,
@@ -173,7 +184,8 @@ stage_code(
 )
 
 stage_code(
-    design.ROUTING_UNSUPPORTED, "design",
+    design.ROUTING_UNSUPPORTED,
+    "design",
     explanation="""
     Three-layer trees are routed as pure fat trees (up*/down*, docs/routing.md section 5); the router for zones
     joined by inter-zone links is Fire-Flyer 2's two-layer one. The designer refuses the mix instead of writing a
@@ -188,7 +200,8 @@ stage_code(
 )
 
 stage_code(
-    design.SWITCH_ROUTE_LOOP, "design",
+    design.SWITCH_ROUTE_LOOP,
+    "design",
     explanation="""
     Routes between switches (subnet management, VL15) are not in the channel dependency graph, because VL15
     has no credit flow control, but they must still arrive: the designer follows every switch's route to
@@ -204,7 +217,8 @@ stage_code(
 )
 
 stage_code(
-    report.BAD_CATALOG, "report cost",
+    report.BAD_CATALOG,
+    "report cost",
     explanation="""
     `--catalog FILE` and the inventory's `catalog:` block override prices and power of the built-in
     preset. Keys are `preset`, `currency`, `prices`, `power_w` and `cable`; values are numbers.
@@ -218,7 +232,8 @@ stage_code(
 )
 
 stage_code(
-    report.UNKNOWN_CATALOG_NAME, "report cost",
+    report.UNKNOWN_CATALOG_NAME,
+    "report cost",
     explanation="""
     Overrides must name a node or switch model of the plan or the preset, or one of the cable keys
     (dac_max_m, dac_base, dac_per_m, aoc_base, aoc_per_m, ...). A misspelt name would otherwise be ignored
@@ -233,7 +248,8 @@ stage_code(
 )
 
 stage_code(
-    report.UNPRICED_MODEL, "report cost",
+    report.UNPRICED_MODEL,
+    "report cost",
     explanation="""
     The cost report prices every switch and compute node model of the plan from the chosen catalog
     (--preset, the inventory's catalog.preset, else `paper`). A model it does not list, and no per-GPU price
@@ -251,7 +267,8 @@ stage_code(
 )
 
 stage_code(
-    report.PLAN_WITHOUT_NODE_MODELS, "report cost",
+    report.PLAN_WITHOUT_NODE_MODELS,
+    "report cost",
     explanation="""
     The cost report reads GPUs, power and rack units of each node model from the plan's `node_models`.
     Plans of older ffplan versions lack them; re-running `ffplan design` adds them.
@@ -265,7 +282,8 @@ stage_code(
 )
 
 stage_code(
-    report.COMPARISON_NOT_BUILDABLE, "report cost",
+    report.COMPARISON_NOT_BUILDABLE,
+    "report cost",
     explanation="""
     `ffplan report cost --compare` takes fire-flyer, pcie-three-layer (both need an inventory or plan as INPUT),
     ft3, rail-optimized and mpft (the catalog's reference node). A design that the switch radix cannot build
@@ -281,7 +299,8 @@ stage_code(
 )
 
 stage_code(
-    plan.NOT_A_PLAN, "render, report, analyze, verify, diff",
+    plan.NOT_A_PLAN,
+    "render, report, analyze, verify, diff",
     explanation="""
     Every stage after design reads the plan.yaml that `ffplan design` wrote. A file that is not valid YAML
     (truncated, edited by hand) or has no `plan_version` is refused with its line. Exit code 2.
@@ -295,7 +314,8 @@ stage_code(
 )
 
 stage_code(
-    plan.UNSUPPORTED_PLAN_VERSION, "render, report, analyze, verify, diff",
+    plan.UNSUPPORTED_PLAN_VERSION,
+    "render, report, analyze, verify, diff",
     explanation="""
     The plan format is versioned; a plan of another version may hold fields this ffplan would misread.
     Re-run `ffplan design` with this version. Exit code 2.
@@ -309,7 +329,8 @@ stage_code(
 )
 
 stage_code(
-    plan.PLAN_SCHEMA_MISMATCH, "render, report, analyze, verify, diff",
+    plan.PLAN_SCHEMA_MISMATCH,
+    "render, report, analyze, verify, diff",
     explanation="""
     A plan is validated against its schema when it is read: a missing, extra or mistyped field means it
     was edited or damaged, and no later stage should trust it. Exit code 2.
@@ -324,7 +345,8 @@ stage_code(
 )
 
 stage_code(
-    render.OUTPUT_FOLDER_REFUSED, "design, render",
+    render.OUTPUT_FOLDER_REFUSED,
+    "design, render",
     explanation="""
     Output folders are swapped in one step. A folder without ffplan's manifest may hold someone's work and is
     never replaced; one with files not in its manifest, files changed since written, or the other command's
@@ -341,7 +363,8 @@ stage_code(
 )
 
 stage_code(
-    analyze.SWEEP_INPUT_REFUSED, "analyze --sweep",
+    analyze.SWEEP_INPUT_REFUSED,
+    "analyze --sweep",
     explanation="""
     `ffplan analyze --sweep --results FILE` appends every finished case to FILE and skips the cases it holds when
     run again. A file whose first line does not name this plan's plan.yaml (its SHA-256: the plan was designed
@@ -358,7 +381,8 @@ stage_code(
 )
 
 stage_code(
-    plan.OPTION_VALUE_NOT_IN_PLAN, "verify, reroute, audit",
+    plan.OPTION_VALUE_NOT_IN_PLAN,
+    "verify, reroute, audit",
     explanation="""
     `ffplan verify --zone` boots one zone of the plan, `--plane` one plane. A zone or plane the plan does not
     have is a mistake in the command line, reported with the plan's zones or planes and exit code 2. Each
@@ -373,7 +397,8 @@ stage_code(
 )
 
 stage_code(
-    render.PLAN_VALUE_NOT_RENDERABLE, "render, verify",
+    render.PLAN_VALUE_NOT_RENDERABLE,
+    "render, verify",
     explanation="""
     OpenSM's files have no quoting: a node name with '#', '@' or a quote, or a GUID that is not 0x and 16
     hex digits, would change the meaning of the file. Plans without routing tables or QoS cannot give
@@ -392,7 +417,8 @@ stage_code(
 )
 
 stage_code(
-    audit.FABRIC_NOT_IBNETDISCOVER_OUTPUT, "audit",
+    audit.FABRIC_NOT_IBNETDISCOVER_OUTPUT,
+    "audit",
     explanation="""
     `ffplan audit PLAN FABRIC` and `ffplan reroute PLAN --fabric FABRIC` read the text that `ibnetdiscover`
     prints for the live subnet. A file that is not that text (an iblinkinfo dump, a binary cache from
