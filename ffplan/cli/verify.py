@@ -78,7 +78,8 @@ def verify_command(
     """
     from ffplan.verify.inputs import plan_file_of
     from ffplan.verify.run import VerifyInputError, verify_subnets
-    from ffplan.verify.sim import Interrupted, ToolsMissing
+    from ffplan.verify.lifetime import ToolsMissing
+    from ffplan.verify.sim import Interrupted
     from ffplan.verify_ethernet.run import is_roce_plan
 
     def progress(msg: str) -> None:
@@ -148,7 +149,8 @@ def _verify_roce(
 ) -> NoReturn:
     from ffplan.verify.report import VerifyInputError
     from ffplan.verify.sim import Interrupted
-    from ffplan.verify_ethernet.boot import BootError, ToolsMissing
+    from ffplan.verify.lifetime import ToolsMissing
+    from ffplan.verify_ethernet.boot import BootError
     from ffplan.verify_ethernet.netns import NamespaceError
     from ffplan.verify_ethernet.run import verify_ethernet
 

@@ -21,6 +21,14 @@ PR_SET_PDEATHSIG = 1
 WORKDIR_PREFIX = "ffplan-verify-"
 
 
+class ToolsMissing(Exception):
+    """A program, user or privilege the verify run needs is not there; `needs` says what to install."""
+
+    def __init__(self, missing: list[str], needs: str):
+        self.missing = missing
+        super().__init__(f"missing {', '.join(missing)}: {needs}")
+
+
 def _load_prctl() -> Callable[..., int] | None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, NoReturn
 
-from ffplan.verify.lifetime import die_with_parent, kill_process, stop_process
+from ffplan.verify.lifetime import ToolsMissing, die_with_parent, kill_process, stop_process
 
 DEBIAN_PACKAGES = "opensm ibsim-utils infiniband-diags"
 UMAD2SIM_CANDIDATES = (
@@ -35,15 +35,6 @@ TOOLS = ("ibsim", "opensm", "ibnetdiscover", "dump_fts", "smpquery", "saquery")
 
 # ibsim's compiled-in defaults (ibsim 0.10); larger fabrics need -N/-S/-P.
 IBSIM_MAX_NODES, IBSIM_MAX_SWITCHES, IBSIM_MAX_PORTS = 2048, 256, 13312
-
-
-class ToolsMissing(Exception):
-    def __init__(self, missing: list[str]):
-        self.missing = missing
-        super().__init__(
-            f"missing {', '.join(missing)}: ffplan verify needs OpenSM, ibsim and infiniband-diags "
-            f"(Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES})"
-        )
 
 
 class SimError(Exception):
@@ -74,7 +65,10 @@ def find_tools() -> dict[str, str]:
     else:
         missing.append("libumad2sim.so (ibsim-utils)")
     if missing:
-        raise ToolsMissing(missing)
+        raise ToolsMissing(
+            missing,
+            f"ffplan verify needs OpenSM, ibsim and infiniband-diags (Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES})",
+        )
     return found
 
 

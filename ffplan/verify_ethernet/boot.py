@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from ffplan.plan.model import HostInterface
+from ffplan.verify.lifetime import ToolsMissing
 from ffplan.verify_ethernet.fabric import Part
 from ffplan.verify_ethernet.netns import Namespaces
 
@@ -31,15 +32,6 @@ PING_BATCH = 32  # pings in flight at once
 POLL_S = 0.1  # between two reads of the FIBs
 ZEBRA_READY_S = 10.0  # at most, for zebra to read its configuration before bgpd starts
 IPV4_ICMP_HEADERS = 28  # IPv4 (20) + ICMP (8): `ping -s` is the payload
-
-
-class ToolsMissing(Exception):
-    def __init__(self, missing: list[str]):
-        self.missing = missing
-        super().__init__(
-            f"missing {', '.join(missing)}: ffplan verify of a RoCE plan runs FRR in network namespaces "
-            f"(Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES}), as root"
-        )
 
 
 class BootError(Exception):
@@ -57,7 +49,11 @@ def find_tools() -> dict[str, str]:
     if os.geteuid() != 0:
         missing.append("root (network namespaces need CAP_SYS_ADMIN)")
     if missing:
-        raise ToolsMissing(missing)
+        raise ToolsMissing(
+            missing,
+            "ffplan verify of a RoCE plan runs FRR in network namespaces "
+            f"(Debian/Ubuntu: apt-get install {DEBIAN_PACKAGES}), as root",
+        )
     return {t: exe for t, exe in found.items() if exe is not None}
 
 
