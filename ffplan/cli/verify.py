@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Callable, NoReturn
+from typing import Callable, Iterator, NoReturn
 
 import typer
 from rich.table import Table
@@ -79,7 +80,6 @@ def verify_command(
     from ffplan.verify.inputs import plan_file_of
     from ffplan.verify.run import VerifyInputError, verify_subnets
     from ffplan.verify.lifetime import ToolsMissing
-    from ffplan.verify.sim import Interrupted
     from ffplan.verify_ethernet.run import is_roce_plan
 
     def progress(msg: str) -> None:
@@ -92,7 +92,7 @@ def verify_command(
         fail(str(exc), "ffplan verify OUT [--plan PLAN]", EXIT_USAGE)
     if roce:
         _verify_roce(target, plan, plane, zone, timeout, keep, failures, fmt, progress)
-    with stage_errors():
+    with stage_errors(), _exit_on_interrupt("every process started was stopped"):
         try:
             reports = verify_subnets(
                 target,
@@ -108,12 +108,6 @@ def verify_command(
             fail(str(exc), "the integration needs the Debian packages opensm ibsim-utils infiniband-diags", EXIT_USAGE)
         except VerifyInputError as exc:
             fail(str(exc), "ffplan verify OUT [--plan PLAN]", EXIT_USAGE)
-        except KeyboardInterrupt:
-            err.print("interrupted: every process started was stopped")
-            raise typer.Exit(130) from None
-        except Interrupted as exc:
-            err.print(f"interrupted ({exc}): every process started was stopped")
-            raise typer.Exit(128 + exc.signum) from None
     ok = all(r.ok for r in reports)
     if fmt is Format.json:
         # one subnet: its report; several: every subnet's report and the verdict over all of them
@@ -136,6 +130,21 @@ def verify_command(
     raise typer.Exit(EXIT_OK if ok else EXIT_FINDINGS)
 
 
+@contextmanager
+def _exit_on_interrupt(cleaned_up: str) -> Iterator[None]:
+    """Ctrl-C, SIGTERM or SIGHUP during a run: say what was cleaned up, exit 130 or 128 + the signal."""
+    from ffplan.verify.sim import Interrupted
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print(f"interrupted: {cleaned_up}")
+        raise typer.Exit(130) from None
+    except Interrupted as exc:
+        err.print(f"interrupted ({exc}): {cleaned_up}")
+        raise typer.Exit(128 + exc.signum) from None
+
+
 def _verify_roce(
     target: Path,
     plan: Path | None,
@@ -147,14 +156,13 @@ def _verify_roce(
     fmt: Format,
     progress: Callable[[str], None],
 ) -> NoReturn:
-    from ffplan.verify.report import VerifyInputError
-    from ffplan.verify.sim import Interrupted
     from ffplan.verify.lifetime import ToolsMissing
+    from ffplan.verify.report import VerifyInputError
     from ffplan.verify_ethernet.boot import BootError
     from ffplan.verify_ethernet.netns import NamespaceError
     from ffplan.verify_ethernet.run import verify_ethernet
 
-    with stage_errors():
+    with stage_errors(), _exit_on_interrupt("every process started was stopped, every namespace released"):
         try:
             report = verify_ethernet(
                 target,
@@ -172,12 +180,6 @@ def _verify_roce(
             fail(str(exc), "ffplan verify OUT [--plan PLAN]", EXIT_USAGE)
         except BootError as exc:
             fail(str(exc), "the fabric could not be built; --keep DIR keeps the logs", EXIT_FINDINGS)
-        except KeyboardInterrupt:
-            err.print("interrupted: every process started was stopped, every namespace released")
-            raise typer.Exit(130) from None
-        except Interrupted as exc:
-            err.print(f"interrupted ({exc}): every process started was stopped, every namespace released")
-            raise typer.Exit(128 + exc.signum) from None
     if fmt is Format.json:
         sys.stdout.write(json.dumps(report.as_dict(), indent=1) + "\n")
     else:
