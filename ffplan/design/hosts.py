@@ -18,17 +18,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ffplan.codes.lint import (
-    NUMA_NODE_OUT_OF_RANGE,
-    PCIE_SWITCH_LOOP,
-    UNKNOWN_DEVICE_MODEL,
-    UNKNOWN_PCIE_SWITCH,
-    UNKNOWN_ROOT_PORT,
-)
 from ffplan.design.host_checks import host_checks
 from ffplan.diagnostics import Collector, StageError
-from ffplan.inventory import LoadedInventory
+from ffplan.inventory import LoadedInventory, node_checks
 from ffplan.inventory.models import Device, HostSettings, Inventory, NicModel, NodeModel, PcieLink, RootPort
+from ffplan.inventory.node_checks import NodeCheck
 from ffplan.inventory.resolve import ResolvedHost
 from ffplan.plan.model import (
     HostProfile,
@@ -165,7 +159,7 @@ def numa_nodes(model: NodeModel) -> list[NumaNode]:
 
 class _Tree:
     """The PCIe tree of a node model: each device's and switch's parent, and each one's chain of switches up
-    to its root port. References are resolved by lint (FF301, FF308, FF309) and design's _check first."""
+    to its root port. References are checked first (FF301, FF308, FF309: `_check`)."""
 
     def __init__(self, model: NodeModel) -> None:
         self.ports = {rp.name: rp for rp in model.root_ports}
@@ -585,64 +579,27 @@ def _profile_key(host: ResolvedHost) -> tuple:
     return (host.model, host.role.value, tuple(getattr(host.settings, k) for k in PROFILE_SETTINGS))
 
 
+# The node-model checks without which no profile can be built (lint runs these and the rest on every model).
+_PROFILE_NEEDS: tuple[NodeCheck, ...] = (
+    node_checks.numa_node_out_of_range,
+    node_checks.unknown_pcie_switch,
+    node_checks.pcie_switch_loop,
+    node_checks.unknown_root_port,
+    node_checks.unknown_device_model,
+)
+
+
 def _check(loaded: LoadedInventory) -> None:
-    """References the profiles need; lint reports the same (FF301-FF309) with more context."""
-    inv = loaded.inventory
+    """The node models the hosts use, checked as lint checks them (FF301-FF303, FF308, FF309)."""
     c = Collector(loaded.source.file, loaded.source.positions)
     used = {h.model for h in loaded.resolved.hosts}
     for name in sorted(used):
-        model = inv.models.nodes.get(name)
+        model = loaded.inventory.models.nodes.get(name)
         if model is None:
             continue  # the fabric step reports unknown node models
-        nnodes = 1 if model.cpu.nps == 0 else model.cpu.sockets * model.cpu.nps
-        ports = {rp.name for rp in model.root_ports}
-        for ri, rp in enumerate(model.root_ports):
-            if rp.numa >= nnodes:
-                c.error(
-                    NUMA_NODE_OUT_OF_RANGE,
-                    ("models", "nodes", name, "root_ports", ri, "numa"),
-                    f"root port '{rp.name}' of node model '{name}' is on NUMA node {rp.numa}, which does not exist",
-                    "fix the root port's numa, or the cpu's sockets/nps",
-                )
-        switches = {sw.name for sw in model.pcie_switches}
-        for si, sw in enumerate(model.pcie_switches):
-            if sw.upstream not in ports | switches:
-                c.error(
-                    UNKNOWN_PCIE_SWITCH,
-                    ("models", "nodes", name, "pcie_switches", si, "upstream"),
-                    f"PCIe switch '{sw.name}' is under unknown root port or switch '{sw.upstream}'",
-                    "run `ffplan lint` for details",
-                )
-        for loop in model.pcie_switch_loops():
-            c.error(
-                PCIE_SWITCH_LOOP,
-                ("models", "nodes", name, "pcie_switches"),
-                f"PCIe switches {' -> '.join(loop + loop[:1])} of node model '{name}' form a loop",
-                "run `ffplan lint` for details",
-            )
-        for di, d in enumerate(model.devices):
-            if d.root_port is not None and d.root_port not in ports:
-                c.error(
-                    UNKNOWN_ROOT_PORT,
-                    ("models", "nodes", name, "devices", di, "root_port"),
-                    f"device '{d.name}' is on unknown root port '{d.root_port}'",
-                    "run `ffplan lint` for details",
-                )
-            if d.pcie_switch is not None and d.pcie_switch not in switches:
-                c.error(
-                    UNKNOWN_PCIE_SWITCH,
-                    ("models", "nodes", name, "devices", di, "pcie_switch"),
-                    f"device '{d.name}' is under unknown PCIe switch '{d.pcie_switch}'",
-                    "run `ffplan lint` for details",
-                )
-            table = inv.models.gpus if d.kind == "gpu" else inv.models.nics
-            if d.model not in table:
-                c.error(
-                    UNKNOWN_DEVICE_MODEL,
-                    ("models", "nodes", name, "devices", di, "model"),
-                    f"device '{d.name}' has unknown {d.kind} model '{d.model}'",
-                    "run `ffplan lint` for details",
-                )
+        for check in _PROFILE_NEEDS:
+            for finding in check(loaded, name, model):
+                c.error(finding.code, finding.path, finding.message, finding.hint)
     if c.has_errors:
         raise StageError(c.items)
 

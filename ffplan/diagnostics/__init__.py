@@ -16,9 +16,12 @@ from ffplan.diagnostics.diagnostic import (
     StageError,
     YamlPath,
     did_you_mean,
+    duplicates,
     format_yaml_path,
     option_error,
+    plural,
     printable,
+    unknown_name,
     validation_message,
 )
 
@@ -33,8 +36,11 @@ __all__ = [
     "StageError",
     "YamlPath",
     "did_you_mean",
+    "duplicates",
     "format_yaml_path",
     "option_error",
+    "plural",
     "printable",
+    "unknown_name",
     "validation_message",
 ]

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Mapping, Sequence
+from typing import Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 
 class Severity(str, Enum):
@@ -134,6 +134,41 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"did you mean '{match[0]}'?" if match else ""
 
 
+def unknown_name(
+    kind: str, name: str, known: Iterable[str], defined_at: str, context: str = ""
+) -> tuple[str, str] | None:
+    """(message, hint) when `name` is not among `known`: a did-you-mean, or where to define it and the choices.
+
+    `context` follows the name in the message (" in node model 'x'").
+    """
+    known = sorted(set(known))
+    if name in known:
+        return None
+    hint = did_you_mean(name, known)
+    if not hint:
+        shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+        hint = f"define it under {defined_at}" + (f", or use one of: {shown}" if known else "")
+    return f"unknown {kind} '{name}'{context}", hint
+
+
+PathKey = TypeVar("PathKey", bound=Hashable)
+
+
+def duplicates(entries: Iterable[tuple[PathKey, YamlPath]]) -> Iterator[tuple[PathKey, YamlPath, YamlPath]]:
+    """(key, path, first_path) for every entry whose key was already seen at first_path."""
+    first: dict[PathKey, YamlPath] = {}
+    for key, path in entries:
+        if key in first:
+            yield key, path, first[key]
+        else:
+            first[key] = path
+
+
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """`1 leaf`, `40 leaves`: the count with its noun in the right number."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
 @dataclass
 class Collector:
     """Accumulates diagnostics for one source file, locating YAML paths through its position map."""
@@ -149,6 +184,11 @@ class Collector:
         while path and path not in self.positions:
             path = path[:-1]
         return self.positions.get(path, NO_POSITION)
+
+    def where(self, path: YamlPath) -> str:
+        """`groups[0].hostname (line 12)`: how one finding points at the other place involved."""
+        line, _ = self.locate(path)
+        return f"{format_yaml_path(path)} (line {line})"
 
     def add(
         self,

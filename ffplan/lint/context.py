@@ -7,7 +7,7 @@ from functools import cached_property
 
 from ffplan.design.facility import Draw, host_draws, model_draw
 from ffplan.design.sizing import PortDemand, SizingError, TreeSize, port_demand, rack_switches, zone_size
-from ffplan.diagnostics import InfeasibleError, YamlPath, format_yaml_path
+from ffplan.diagnostics import InfeasibleError, YamlPath
 from ffplan.ethernet.speeds import fabric_radix
 from ffplan.inventory import LoadedInventory, ResolvedHost
 from ffplan.inventory.models import Inventory, Rack, SwitchModel, expand_rack_block
@@ -99,8 +99,7 @@ class LintContext:
 
     def where(self, path: YamlPath) -> str:
         """`groups[0].hostname (line 12)`: how one finding points at the other place involved."""
-        line, _ = self.loaded.collector.locate(path)
-        return f"{format_yaml_path(path)} (line {line})"
+        return self.loaded.collector.where(path)
 
     def node_units(self, model: str) -> int:
         node = self.inventory.models.nodes.get(model)

@@ -3,40 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Hashable, Iterable, Iterator, TypeVar
+from typing import Iterable, Iterator, TypeVar
 
-from ffplan.diagnostics import YamlPath, did_you_mean
+from ffplan.diagnostics import YamlPath, unknown_name
 from ffplan.lint.declare import Finding
 
 T = TypeVar("T")
-K = TypeVar("K", bound=Hashable)
 
 
 def unknown_reference(
     path: YamlPath, kind: str, name: str, known: Iterable[str], defined_at: str, context: str = ""
 ) -> Finding | None:
-    """A finding for `name` when it is not among `known`, with a did-you-mean or the list of choices.
-
-    `context` follows the name in the message (" in node model 'x'").
-    """
-    known = sorted(set(known))
-    if name in known:
-        return None
-    hint = did_you_mean(name, known)
-    if not hint:
-        shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-        hint = f"define it under {defined_at}" + (f", or use one of: {shown}" if known else "")
-    return Finding(path, f"unknown {kind} '{name}'{context}", hint)
-
-
-def duplicates(entries: Iterable[tuple[K, YamlPath]]) -> Iterator[tuple[K, YamlPath, YamlPath]]:
-    """(key, path, first_path) for every entry whose key was already seen at first_path."""
-    first: dict[K, YamlPath] = {}
-    for key, path in entries:
-        if key in first:
-            yield key, path, first[key]
-        else:
-            first[key] = path
+    """A finding for `name` when it is not among `known` (`ffplan.diagnostics.unknown_name` words it)."""
+    unknown = unknown_name(kind, name, known, defined_at, context)
+    return None if unknown is None else Finding(path, *unknown)
 
 
 def collapse(items: Iterable[tuple[YamlPath, YamlPath, T]]) -> Iterator[tuple[YamlPath, YamlPath, T, int]]:
@@ -62,8 +42,3 @@ def out_of_range(path: YamlPath, what: str, value: int | None, low: int, high: i
     if value is None or low <= value <= high:
         return None
     return Finding(path, f"{what} {value} is outside {low}-{high}", why)
-
-
-def plural(count: int, noun: str, nouns: str = "") -> str:
-    """`1 leaf`, `40 leaves`: the count with its noun in the right number."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 from ffplan.design.sizing import ThreeLayerTree, TwoLayerSize
+from ffplan.diagnostics import plural
 from ffplan.ethernet.speeds import link_speed, used_nics
 from ffplan.inventory import LoadedInventory
 from ffplan.inventory.models import Role
 from ffplan.lint.context import LintContext
-from ffplan.lint.helpers import plural
 
 
 def summarize(loaded: LoadedInventory) -> list[str]:

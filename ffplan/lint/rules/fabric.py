@@ -17,11 +17,11 @@ from ffplan.design.sizing import (
     rails_per_tree,
 )
 from ffplan.design.storage import gbps_to_gib_s, storage_ports, storage_target
-from ffplan.diagnostics import Severity, YamlPath
+from ffplan.diagnostics import Severity, YamlPath, plural
 from ffplan.inventory import ResolvedHost
 from ffplan.inventory.models import Attach
 from ffplan.lint.context import LintContext
-from ffplan.lint.helpers import collapse, more, plural
+from ffplan.lint.helpers import collapse, more
 from ffplan.lint.declare import Finding, rule
 
 

@@ -7,10 +7,10 @@ import re
 from typing import Iterator
 
 from ffplan.codes import lint as codes
-from ffplan.diagnostics import Severity
+from ffplan.diagnostics import Severity, duplicates
 from ffplan.inventory.models import HOSTNAME_PATTERN, NAME_PATTERN
 from ffplan.lint.context import LintContext
-from ffplan.lint.helpers import collapse, duplicates, more
+from ffplan.lint.helpers import collapse, more
 from ffplan.lint.declare import Finding, rule
 
 _HOSTNAME = re.compile(HOSTNAME_PATTERN)

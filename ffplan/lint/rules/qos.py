@@ -6,10 +6,10 @@ from typing import Iterator
 
 from ffplan.codes import lint as codes
 from ffplan.design.qos import carries_of, purpose_conflicts
-from ffplan.diagnostics import Severity
+from ffplan.diagnostics import Severity, duplicates
 from ffplan.inventory.models import TrafficClass
 from ffplan.lint.context import LintContext
-from ffplan.lint.helpers import duplicates, out_of_range
+from ffplan.lint.helpers import out_of_range
 from ffplan.lint.declare import Finding, rule
 
 MANAGEMENT_VL = 15

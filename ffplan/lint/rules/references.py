@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from ffplan.codes import lint as codes
-from ffplan.diagnostics import Severity, YamlPath
+from ffplan.diagnostics import Severity, YamlPath, duplicates, plural
 from ffplan.inventory import ResolvedHost
 from ffplan.lint.context import LintContext
-from ffplan.lint.helpers import collapse, duplicates, more, plural, unknown_reference
+from ffplan.lint.helpers import collapse, more, unknown_reference
 from ffplan.lint.declare import Finding, rule
 
 
