@@ -1,6 +1,6 @@
 """What the plan says a (part of a) RoCE fabric is and does: its namespaces, veth pairs and interface names, the BGP
 sessions, every switch's FIB (host prefix -> ECMP next-hop set), the pings that must arrive, and the reduced next-hop
-sets after a cable or switch fails (a path-vector run over the plan's sessions, as eBGP computes them).
+sets after a cable or switch fails (ffplan.ethernet.forwarding, as prefixes).
 
 Interface names: a switch port keeps its SONiC name (`Ethernet0`..`Ethernet9999`: at most 12 characters by the
 plan's pattern, within Linux's 15, and unique inside the switch's own namespace), so the rendered frr.conf's
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ffplan.ethernet.forwarding import Failed, NextHops, planned_next_hops, prefixes, reduced_next_hops
 from ffplan.plan.model import EthernetSwitch, HostInterface, Plan
 
 
@@ -86,70 +87,23 @@ def part_of(plan: Plan, zones: list[str] | None, describe: str) -> Part:
     return Part(describe, switches, hosts, ifname, veths, zone, excluded)
 
 
-def prefixes(sw: EthernetSwitch) -> list[str]:
-    """The prefixes a leaf originates, as the kernel FIB writes them: its host block and its loopback."""
-    out = [sw.host_block] if sw.host_block else []
-    return out + [sw.loopback]
-
-
 def planned_fib(part: Part) -> dict[str, dict[str, set[str]]]:
     """switch -> prefix -> next hops: the plan's ECMP groups, for the destinations inside the part."""
-    by_name = part.by_name
-    fib: dict[str, dict[str, set[str]]] = {}
-    for sw in part.switches:
-        routes: dict[str, set[str]] = {}
-        for group in sw.ecmp:
-            for dest in group.destinations:
-                if dest in by_name:
-                    for prefix in prefixes(by_name[dest]):
-                        routes[prefix] = set(group.next_hops)
-        fib[sw.name] = routes
-    return fib
+    return _fib(part, planned_next_hops(part.switches))
 
 
-def predicted_fib(
-    part: Part, down_cables: frozenset[str] = frozenset(), down_switches: frozenset[str] = frozenset()
-) -> dict[str, dict[str, set[str]]]:
-    """switch -> prefix -> next hops as eBGP computes them over the part's sessions (cables and switches that are
-    down removed): every switch keeps the shortest AS paths without its own ASN, over every neighbor offering one
-    (multipath, as-path multipath-relax); an unreachable prefix is absent. Intact, this equals `planned_fib`."""
+def predicted_fib(part: Part, failed: Failed = Failed()) -> dict[str, dict[str, set[str]]]:
+    """switch -> prefix -> next hops after `failed` (the shared prediction, ffplan.ethernet.forwarding, that
+    `ffplan analyze --failed` reports too); an unreachable prefix is absent. Intact, this equals `planned_fib`."""
+    return _fib(part, reduced_next_hops(part.switches, failed))
+
+
+def _fib(part: Part, hops: NextHops) -> dict[str, dict[str, set[str]]]:
     by_name = part.by_name
-    live = {sw.name for sw in part.switches} - down_switches
-    adj: dict[str, list[tuple[str, str]]] = {n: [] for n in live}  # switch -> (neighbor, its address)
-    for sw in part.switches:
-        for p in sw.ports:
-            if sw.name in live and p.peer in live and p.cable not in down_cables and p.peer in by_name:
-                adj[sw.name].append((p.peer, p.peer_address))
-    asn = {sw.name: sw.asn for sw in part.switches}
-    fib: dict[str, dict[str, set[str]]] = {n: {} for n in live}
-    for origin in live:
-        if not by_name[origin].host_block:
-            continue
-        best: dict[str, tuple[int, set[str], set[tuple[int, ...]]]] = {origin: (0, set(), {(asn[origin],)})}
-        changed = True
-        while changed:
-            changed = False
-            for s in sorted(live - {origin}):
-                offers = [
-                    (len(path), addr, (asn[s],) + path)
-                    for nb, addr in adj[s]
-                    if nb in best
-                    for path in best[nb][2]
-                    if asn[s] not in path
-                ]
-                if not offers:
-                    continue
-                length = min(o[0] for o in offers)
-                hops = {o[1] for o in offers if o[0] == length}
-                paths = {o[2] for o in offers if o[0] == length}
-                if best.get(s) != (length, hops, paths):
-                    best[s] = (length, hops, paths)
-                    changed = True
-        for s, (_, hops, _) in best.items():
-            if s != origin:
-                for prefix in prefixes(by_name[origin]):
-                    fib[s][prefix] = hops
-    return fib
+    return {
+        sw: {prefix: set(addrs) for dest, addrs in routes.items() for prefix in prefixes(by_name[dest])}
+        for sw, routes in hops.items()
+    }
 
 
 def ping_pairs(part: Part, limit: int = 16) -> list[tuple[HostInterface, HostInterface]]:

@@ -1,6 +1,7 @@
 """Failures in the running fabric: a leaf-spine cable down (`ip link set down` on its first end) and a switch down
 (its FRR killed and every port set down: a power loss), each timed until no host prefix is black-holed and until
-every FIB holds exactly the reduced next-hop sets the plan predicts (fabric.predicted_fib), then restored and timed
+every FIB holds exactly the reduced next-hop sets the plan predicts (ffplan.ethernet.forwarding, the prediction
+`ffplan analyze --failed` reports), then restored and timed
 back to the planned FIB. The BGP timers in force (FRR's `datacenter` defaults unless the rendered frr.conf sets
 them) are read from bgpd and reported: they bound what a failure without a link-down event costs.
 """
@@ -13,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ffplan.ethernet.forwarding import Failed
 from ffplan.verify.report import Report
 from ffplan.verify_ethernet.boot import POLL_S, Fabric
 from ffplan.verify_ethernet.fabric import Part, fib_differences, planned_fib, predicted_fib
@@ -104,7 +106,7 @@ def measure_failures(report: Report, fab: Fabric, timeout: float, progress: Call
         f"{first}: {timers(fab, first)} (FRR `frr defaults datacenter`; the rendered frr.conf sets no timer)",
     )
     for failure in chosen_failures(part):
-        predicted = predicted_fib(part, failure.cables, failure.switches)
+        predicted = predicted_fib(part, Failed(failure.cables, failure.switches))
         expected = {
             s: {p: predicted.get(s, {}).get(p, set()) for p in planned[s]} for s in planned if s not in failure.switches
         }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ffplan.design import design
+from ffplan.ethernet.forwarding import Failed
 from ffplan.inventory import load_inventory
 from ffplan.verify_ethernet.fabric import part_of, ping_pairs, planned_fib, predicted_fib
 from tests.support.frr import MINI
@@ -22,7 +23,7 @@ def test_intact_prediction_is_the_plans_ecmp_groups(part):
 
 
 def test_a_cable_down_removes_its_next_hop_and_the_spine_it_cut(part):
-    fib = predicted_fib(part, down_cables=frozenset({"pa-leaf01-p03"}))  # pa-leaf01 to pa-spine01
+    fib = predicted_fib(part, Failed(cables=frozenset({"pa-leaf01-p03"})))  # pa-leaf01 to pa-spine01
     assert fib["pa-leaf01"]["10.128.0.4/30"] == {"10.1.0.3"}
     assert fib["pa-leaf02"]["10.128.0.0/30"] == {"10.1.0.7"}  # pa-spine01 no longer reaches pa-leaf01
     assert fib["pa-leaf02"]["10.128.0.8/30"] == {"10.1.0.5", "10.1.0.7"}
@@ -30,7 +31,7 @@ def test_a_cable_down_removes_its_next_hop_and_the_spine_it_cut(part):
 
 
 def test_a_spine_down_halves_every_leafs_set(part):
-    fib = predicted_fib(part, down_switches=frozenset({"pb-spine02"}))
+    fib = predicted_fib(part, Failed(switches=frozenset({"pb-spine02"})))
     assert "pb-spine02" not in fib
     assert all(len(hops) == 1 for leaf in ("pb-leaf01", "pb-leaf02", "pb-leaf03") for hops in fib[leaf].values())
     assert fib["pa-leaf01"] == planned_fib(part)["pa-leaf01"]  # the other plane does not notice
