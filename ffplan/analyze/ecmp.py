@@ -36,6 +36,7 @@ from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import Demand, TopologyArrays
 from ffplan.analyze.loads import TIER_ORDER
 from ffplan.analyze.patterns import PATTERNS, build_pattern
+from ffplan.ethernet.forwarding import Change, Failed, changes, failed_view
 from ffplan.plan.model import Plan
 
 Paths = Literal["ecmp", "pinned"]
@@ -471,6 +472,47 @@ def _phase(
     s = fn(fab, flows, opt.qps, opt.trials, rng)
     by_tier = {t: _stats(x, opt.qps) for t, x in s.by_tier.items()}
     return _stats(s.busiest, opt.qps), s.busiest / opt.qps, opt.trials, s.sampler, s.unroutable / opt.qps, by_tier
+
+
+@dataclass(frozen=True)
+class FailureEffect:
+    """What a failure does to the plan's ECMP sets (ffplan.ethernet.forwarding): every (switch, destination leaf)
+    whose next hops change, counted by prefix as a FIB holds them."""
+
+    items: list[str]  # as the operator named them
+    failed: Failed
+    changes: list[Change]
+
+    @property
+    def narrowed(self) -> int:
+        """Prefixes that keep a route over fewer next hops."""
+        return sum(len(c.prefixes) for c in self.changes if c.reduced)
+
+    @property
+    def unreachable(self) -> int:
+        """(switch, prefix) routes the failure removes: the switch has no path left."""
+        return sum(len(c.prefixes) for c in self.changes if not c.reduced)
+
+    @property
+    def switches(self) -> int:
+        return len({c.switch for c in self.changes})
+
+    def as_dict(self) -> dict:
+        return {
+            "failed": self.items,
+            "cables": sorted(self.failed.cables),
+            "switches": sorted(self.failed.switches),
+            "switches_changed": self.switches,
+            "prefixes_narrowed": self.narrowed,
+            "prefixes_unreachable": self.unreachable,
+            "changes": [c.as_dict() for c in self.changes],
+        }
+
+
+def after_failure(plan: Plan, items: list[str], failed: Failed) -> tuple[Plan, FailureEffect]:
+    """`plan` with its ECMP groups reduced by `failed` (what the Monte Carlo then draws over), and what changed."""
+    assert plan.ethernet is not None
+    return failed_view(plan, failed), FailureEffect(items, failed, changes(plan.ethernet.switches, failed))
 
 
 def plan_qps(plan: Plan) -> int:

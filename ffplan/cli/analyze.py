@@ -18,9 +18,13 @@ from ffplan.inventory.models import Role
 
 if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
     from ffplan.analyze import PatternResult
-    from ffplan.analyze.ecmp import EcmpResult
+    from ffplan.analyze.ecmp import EcmpResult, FailureEffect
+    from ffplan.ethernet.forwarding import Failed
     from ffplan.analyze.sweep import CaseResult, SweepResult
     from ffplan.plan.model import Plan, RouteCheck, StorageTargetPlan
+
+
+SHOWN_CHANGES = 12  # changed next-hop sets the table output lists after a failure
 
 
 class Format(str, Enum):
@@ -113,6 +117,12 @@ def analyze_command(
         help="A plan with planes: analyze this plane (subnet) only; default: every plane on its own, then the worst.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+    failed: list[str] = typer.Option(
+        [],
+        "--failed",
+        help="RoCE plans: a failed cable label, switch name or switch[port] (repeatable): the next-hop sets eBGP "
+        "reduces to, and the trials over them.",
+    ),
     trials: int = typer.Option(
         1000, "--trials", min=1, help="RoCE plans: Monte Carlo trials of ECMP's per-flow hash (docs/ethernet.md)."
     ),
@@ -141,6 +151,7 @@ def analyze_command(
     Example: ffplan analyze out/fire-flyer-2/plan --pattern all-to-all --pattern shift
     Example: ffplan analyze out/fire-flyer-2/plan --sweep --random 20 --cables 5 --seed 1 --format json > sweep.json
     Example: ffplan analyze roce-plan --pattern all-to-all --trials 1000 --qps 1 (a RoCE plan: ECMP as a distribution)
+    Example: ffplan analyze roce-plan --failed pa-leaf01-p03 --format json (the ECMP sets after a failure)
     """
     from ffplan.analyze import PATTERNS
     from ffplan.plan import load_plan
@@ -170,15 +181,16 @@ def analyze_command(
                 f"{', '.join(refused)}: InfiniBand only; a RoCE plan's routes are its ECMP next-hop sets",
                 "drop them; see docs/ethernet.md for the ECMP analysis",
             )
-        _roce(plan, path, names, scope, role, plane, fmt, trials, seed, qps, paths, sampler)
+        _roce(plan, path, names, scope, role, plane, fmt, trials, seed, qps, paths, sampler, failed)
         return
-    ecmp_only = [flag for flag, given in (("--qps", qps), ("--paths", paths)) if given is not None]
+    ecmp_only = [flag for flag, given in (("--qps", qps), ("--paths", paths), ("--failed", failed or None)) if given]
     if trials != 1000 or sampler is not EcmpSampler.auto:
         ecmp_only.append("--trials" if trials != 1000 else "--sampler")
     if ecmp_only:
         fail(
             f"{', '.join(ecmp_only)}: RoCE plans only (ECMP); an InfiniBand plan's routes are its LFTs",
-            "drop them, or analyze a plan designed with fabric.transport: roce",
+            "drop them, or analyze a plan designed with fabric.transport: roce (InfiniBand failures: "
+            "`ffplan reroute --failed`, `ffplan analyze --sweep`)",
         )
     if plan.routing is None and lfts is None:
         fail("the plan has no routing tables", "re-run `ffplan design`, or pass OpenSM's tables with --lfts")
@@ -270,10 +282,12 @@ def _roce(
     qps: int | None,
     paths: EcmpPaths | None,
     sampler: EcmpSampler,
+    failed: list[str],
 ) -> None:
-    """ECMP's busiest-link distribution per pattern and plane of a RoCE plan (ffplan.analyze.ecmp)."""
+    """ECMP's busiest-link distribution per pattern and plane of a RoCE plan (ffplan.analyze.ecmp), on the reduced
+    next-hop sets when something failed."""
     from ffplan.analyze import topology_for
-    from ffplan.analyze.ecmp import EcmpOptions, analyze_ecmp, plan_qps
+    from ffplan.analyze.ecmp import EcmpOptions, after_failure, analyze_ecmp, plan_qps
     from ffplan.analyze.flows import TopologyArrays
     from ffplan.plan.subnets import subnet_view
 
@@ -288,6 +302,9 @@ def _roce(
         paths=paths.value if paths else plan.ethernet.path_selection,
         sampler=sampler.value,
     )
+    effect = None
+    if failed:
+        plan, effect = after_failure(plan, failed, _failed_items(plan, path, failed))
     roles = tuple(r.value for r in role) or None
     reports = []
     for name in subnets:
@@ -312,6 +329,7 @@ def _roce(
                     "plan": str(path),
                     "routes": "ecmp",
                     "options": options.__dict__,
+                    **({"failure": effect.as_dict()} if effect else {}),
                     "planes": [
                         {"plane": name, "patterns": [r.as_dict() for r in results]} for name, results in reports
                     ],
@@ -319,10 +337,54 @@ def _roce(
             )
         )
     else:
+        if effect is not None:
+            _print_failure(effect)
         for name, results in reports:
             _print_ecmp(name, results)
     if any(r.unroutable for _, results in reports for r in results):
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _failed_items(plan: Plan, path: Path, items: list[str]) -> Failed:
+    """--failed items -> what is down; an item naming nothing of the plan, or a host's cable, is a usage error."""
+    from ffplan.codes.plan import OPTION_VALUE_NOT_IN_PLAN
+    from ffplan.diagnostics import did_you_mean, option_error
+    from ffplan.ethernet.forwarding import resolve_failed
+
+    assert plan.ethernet is not None
+    resolved = resolve_failed(plan.ethernet, items)
+    with stage_errors():
+        if resolved.unknown:
+            item = resolved.unknown[0]
+            raise option_error(
+                OPTION_VALUE_NOT_IN_PLAN,
+                "--failed",
+                f"{item!r} is neither a cable label, a switch nor switch[port] of {path}",
+                did_you_mean(item, [s.name for s in plan.switches] + [c.label for c in plan.cables])
+                or "name a cable label from cables.csv (pa-leaf01-p03), a switch (pa-spine01) or switch[port]",
+            )
+        if resolved.host_cables:
+            raise option_error(
+                OPTION_VALUE_NOT_IN_PLAN,
+                "--failed",
+                f"{resolved.host_cables[0]!r} is a host's cable: it cuts one NIC off and changes no next-hop set",
+                "name a switch-to-switch cable or a switch",
+            )
+    return resolved.failed
+
+
+def _print_failure(effect: FailureEffect) -> None:
+    out.print(
+        f"[bold]failed[/]: {', '.join(effect.items)}: {effect.switches} switches' next-hop sets change "
+        f"({effect.narrowed} prefixes over fewer next hops, {effect.unreachable} (switch, prefix) routes "
+        "unreachable); the trials below run on the reduced sets",
+        highlight=False,
+    )
+    for c in effect.changes[:SHOWN_CHANGES]:
+        now = ", ".join(c.reduced) or "unreachable"
+        out.print(f"    {c.switch} -> {c.destination} ({', '.join(c.prefixes)}): {', '.join(c.planned)} => {now}")
+    if len(effect.changes) > SHOWN_CHANGES:
+        out.print(f"    ... {len(effect.changes) - SHOWN_CHANGES} more (--format json lists every one)")
 
 
 def _print_ecmp(plane: str, results: list[EcmpResult]) -> None:

@@ -12,5 +12,5 @@ PLAN_SCHEMA_MISMATCH = Code(
 OPTION_VALUE_NOT_IN_PLAN = Code(
     "FF910",
     "option-value-not-in-plan",
-    "an option names a zone or plane the plan does not have, or a plan with planes lacks --plane",
+    "an option names a zone, plane or failed item the plan does not have, or a plan with planes lacks --plane",
 )

@@ -134,7 +134,7 @@ def test_ecmp_options_on_an_infiniband_plan_are_usage_errors(tmp_path):
     from tests.support.plans import write_plan
 
     write_plan(design(load_inventory(HERE.parents[1] / "inventories" / "lab.yaml")), tmp_path / "plan.yaml")
-    for args in (["--qps", "2"], ["--paths", "pinned"], ["--trials", "5"]):
+    for args in (["--qps", "2"], ["--paths", "pinned"], ["--trials", "5"], ["--failed", "z1-spine01"]):
         res = CliRunner().invoke(app, ["analyze", str(tmp_path), *args])
         assert res.exit_code == 2 and "RoCE plans only" in res.output, res.output
 

@@ -382,11 +382,12 @@ stage_code(
 
 stage_code(
     plan.OPTION_VALUE_NOT_IN_PLAN,
-    "verify, reroute, audit",
+    "verify, reroute, audit, analyze",
     explanation="""
     `ffplan verify --zone` boots one zone of the plan, `--plane` one plane. A zone or plane the plan does not
     have is a mistake in the command line, reported with the plan's zones or planes and exit code 2. Each
     plane is a subnet of its own, so `reroute` and `audit` of a plan with several planes need `--plane`.
+    `ffplan analyze --failed` on a RoCE plan names a cable label, a switch or switch[port] of the plan.
     """,
     bad="""
     ffplan verify out/fire-flyer-2/files --zone z3        # Fire-Flyer 2 has z1 and z2
