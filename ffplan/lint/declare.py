@@ -106,33 +106,30 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def _register(rule: Rule) -> Rule:
-    if not RULE_ID.match(rule.id) or rule.id in RULES:
-        raise ValueError(f"bad or duplicate rule id {rule.id}")  # a programming error, caught by the tests
-    RULES[rule.id] = rule
-    return rule
-
-
-def _example(text: str) -> str:
-    return textwrap.dedent(text).strip("\n")
+def _register(
+    code: Code, severity: Severity, explanation: str, bad: str, good: str, check: Check | None, stage: str = LINT
+) -> None:
+    """Declare `code` with its explanation and its `bad`/`good` examples (dedented), as `ffplan explain` prints them."""
+    if not RULE_ID.match(code) or code in RULES:
+        raise ValueError(f"bad or duplicate rule id {code}")  # a programming error, caught by the tests
+    RULES[code] = Rule(
+        code,
+        code.name,
+        severity,
+        code.summary,
+        inspect.cleandoc(explanation),
+        textwrap.dedent(bad).strip("\n"),
+        textwrap.dedent(good).strip("\n"),
+        check,
+        stage,
+    )
 
 
 def rule(code: Code, severity: Severity, *, bad: str, good: str) -> Callable[[Check], Check]:
     """Register a check function; its docstring is the long explanation that `ffplan explain` prints."""
 
     def decorate(check: Check) -> Check:
-        _register(
-            Rule(
-                code,
-                code.name,
-                severity,
-                code.summary,
-                inspect.cleandoc(check.__doc__ or ""),
-                _example(bad),
-                _example(good),
-                check,
-            )
-        )
+        _register(code, severity, check.__doc__ or "", bad, good, check)
         return check
 
     return decorate
@@ -140,11 +137,7 @@ def rule(code: Code, severity: Severity, *, bad: str, good: str) -> Callable[[Ch
 
 def loader_rule(code: Code, severity: Severity, *, explanation: str, bad: str, good: str) -> None:
     """Register a rule whose findings come from the loader (YAML reading, schema), for docs and suppression."""
-    _register(
-        Rule(
-            code, code.name, severity, code.summary, inspect.cleandoc(explanation), _example(bad), _example(good), None
-        )
-    )
+    _register(code, severity, explanation, bad, good, None)
 
 
 def stage_code(
@@ -152,16 +145,4 @@ def stage_code(
 ) -> None:
     """Register a code a stage after lint emits (`bad`/`good`: the command or input that triggers it and the one
     that does not), so `ffplan explain` documents every code ffplan can print."""
-    _register(
-        Rule(
-            code,
-            code.name,
-            severity,
-            code.summary,
-            inspect.cleandoc(explanation),
-            _example(bad),
-            _example(good),
-            None,
-            stage,
-        )
-    )
+    _register(code, severity, explanation, bad, good, None, stage)
