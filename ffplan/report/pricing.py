@@ -5,7 +5,7 @@ cost-performance against the baseline and its energy (`design_report`).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from statistics import mean
 from typing import Iterable
 
@@ -170,17 +170,7 @@ def _build_cost(parts: d.BuildParts, pricer: Pricer) -> BuildCost:
             _times(parts.nic_optics, pricer.part_price("optics", parts.nic_optic)),
         ]
     )
-    return BuildCost(
-        transport=parts.transport,
-        nic=parts.nic,
-        nics=parts.nics,
-        switch_optic=parts.switch_optic,
-        switch_optics=parts.switch_optics,
-        nic_optic=parts.nic_optic,
-        nic_optics=parts.nic_optics,
-        nics_price=nic,
-        optics_price=optics,
-    )
+    return BuildCost(**asdict(parts), nics_price=nic, optics_price=optics)
 
 
 def price_design(counts: d.DesignCounts, pricer: Pricer) -> Priced:
