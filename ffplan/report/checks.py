@@ -107,28 +107,16 @@ def ratios(by_key: dict[str, DesignReport], plan: Plan | None) -> list[Ratio]:
         if a in by_key and b in by_key and (computed := _ratio(value(by_key[a]), value(by_key[b]))) is not None:
             out.append(Ratio(name=name, numerator=a, denominator=b, computed=computed, paper=ref, paper_basis=basis))
     if ff in by_key and ft3 in by_key and (plan is None or d.is_fire_flyer(plan)):
-        if (relative := by_key[ff].relative_performance) is not None:
-            out.append(
-                Ratio(
-                    name="relative performance",
-                    numerator=ff,
-                    denominator=ft3,
-                    computed=relative,
-                    paper=t2["relative_performance"],
-                    paper_basis="Table II relative performance 83 %",
+        figures = [  # the Fire-Flyer design's own figures are already relative to the reference node
+            ("relative performance", by_key[ff].relative_performance, "relative_performance", "83 %"),
+            ("cost-performance", by_key[ff].cost_performance, "cost_performance", "1.38 (performance / node price)"),
+        ]
+        for name, computed, key, paper_text in figures:
+            if computed is not None:
+                basis = f"Table II {name} {paper_text}"
+                out.append(
+                    Ratio(name=name, numerator=ff, denominator=ft3, computed=computed, paper=t2[key], paper_basis=basis)
                 )
-            )
-        if (cost_performance := by_key[ff].cost_performance) is not None:
-            out.append(
-                Ratio(
-                    name="cost-performance",
-                    numerator=ff,
-                    denominator=ft3,
-                    computed=cost_performance,
-                    paper=t2["cost_performance"],
-                    paper_basis="Table II cost-performance 1.38 (performance / node price)",
-                )
-            )
     return out
 
 
