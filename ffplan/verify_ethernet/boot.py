@@ -23,7 +23,7 @@ from typing import Callable
 from ffplan.plan.model import HostInterface
 from ffplan.verify.lifetime import ToolsMissing
 from ffplan.verify_ethernet.fabric import Part
-from ffplan.verify_ethernet.netns import Namespaces
+from ffplan.verify_ethernet.netns import Namespaces, arp_stat, make_room_for_neighbours
 
 FRR_DIRS = ("/usr/lib/frr", "/usr/libexec/frr", "/usr/local/libexec/frr", "/usr/local/sbin")
 TOOLS = ("zebra", "bgpd", "vtysh", "ip", "ping", "sysctl", "bash")
@@ -84,6 +84,8 @@ class Fabric:
         self.frr: dict[str, Daemons] = {}
         self.host_output: dict[str, str] = {}  # hostname -> what its script printed
         self.host_failed: list[str] = []
+        self.neighbours = ""  # what was done to fit the fabric's ARP entries in the kernel's table
+        self.arp_fulls = 0  # the table's refusals so far, before the fabric exists
 
     def __enter__(self) -> Fabric:
         return self
@@ -107,6 +109,9 @@ class Fabric:
 
     def build(self) -> None:
         part = self.part
+        # both ends of every cable resolve each other
+        self.neighbours = make_room_for_neighbours(2 * len(part.veths))
+        self.arp_fulls = arp_stat()[1]
         for sw in part.switches:
             self.ns.create(sw.name)
         for host in part.hosts:

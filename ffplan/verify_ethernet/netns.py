@@ -27,10 +27,44 @@ CLONE_NEWNET = 0x40000000
 _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 REAPER = Path(__file__).with_name("reaper.py")
 DONE = b"done\n"  # the reaper's last line after a clean end
+# IPv4's neighbour (ARP) table is one for the whole kernel: its size limits, settable only from the first namespace,
+# count the entries of every namespace, and beyond gc_thresh3 a new entry is refused (`neighbor table overflow!`)
+NEIGH_SYSCTL = Path("/proc/sys/net/ipv4/neigh/default")
+ARP_STAT = Path("/proc/net/stat/arp_cache")
+NEIGH_MARGIN = 1024  # entries left for everything else on the machine
 
 
 class NamespaceError(Exception):
     """A namespace could not be created or entered (needs root: CAP_SYS_ADMIN)."""
+
+
+def arp_stat() -> tuple[int, int]:
+    """(entries now, times the table was full) of the kernel's ARP table, from its statistics: a header line, then
+    one line of hexadecimal counters per CPU; `entries` is global (each line repeats it), `table_fulls` per CPU."""
+    header, *cpus = [line.split() for line in ARP_STAT.read_text().splitlines() if line.strip()]
+    entries, fulls = header.index("entries"), header.index("table_fulls")
+    return (int(cpus[0][entries], 16) if cpus else 0), sum(int(cpu[fulls], 16) for cpu in cpus)
+
+
+def make_room_for_neighbours(needed: int) -> str:
+    """Raise the kernel's ARP table limits so that `needed` more entries fit next to those present: a fabric of
+    4,096 veth pairs resolves about 8,192 neighbours, the default gc_thresh3 is 1,024, and beyond it ARP fails at
+    random (sessions stuck in Connect, pings lost). Between gc_thresh2 and gc_thresh3 the kernel drops entries
+    older than 5 s every 5 s, so gc_thresh2 gets the room too. Never lowered: another run may rely on it.
+    Returns what was done, for the report."""
+    present, _ = arp_stat()
+    want2 = present + needed + NEIGH_MARGIN
+    want = {"gc_thresh3": 2 * want2, "gc_thresh2": want2}  # gc_thresh3 first: it stays the larger one
+    have = {name: int((NEIGH_SYSCTL / name).read_text()) for name in want}
+    raised = []
+    for name, value in want.items():
+        if have[name] < value:
+            (NEIGH_SYSCTL / name).write_text(f"{value}\n")
+            raised.append(f"{name} {have[name]:,} -> {value:,}")
+    limits = f"net.ipv4.neigh.default.{'/'.join(sorted(want))}"
+    if raised:
+        return f"{needed:,} entries needed, {present:,} present: raised {limits} ({', '.join(raised)}; global, kept)"
+    return f"{needed:,} entries needed, {present:,} present: {limits} {have['gc_thresh2']:,}/{have['gc_thresh3']:,} suffice"
 
 
 class Namespaces:

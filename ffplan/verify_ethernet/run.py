@@ -21,6 +21,7 @@ from ffplan.verify.report import Report, VerifyInputError
 from ffplan.verify.sim import signals_raise
 from ffplan.verify_ethernet.boot import POLL_S, Fabric, find_tools
 from ffplan.verify_ethernet.fabric import Part, fib_differences, part_of, ping_pairs, planned_fib
+from ffplan.verify_ethernet.netns import arp_stat
 
 DRYRUN_AT_ONCE = 8
 SETTLE_S = 5.0  # a FIB unchanged this long has converged to what it will be (routes arrive within 1-3 s here)
@@ -223,6 +224,15 @@ def run_checks(report: Report, fab: Fabric, plan: Plan, timeout: float, progress
         f"{len(pairs) - len(lost)} of {len(pairs)} host pairs on different leaves of one plane reply "
         f"(ping -M do -s {mtu - 28})",
         lost,
+    )
+    refused = arp_stat()[1] - fab.arp_fulls
+    report.add(
+        "kernel ARP table never full",
+        not refused,
+        fab.neighbours
+        if not refused
+        else f"{refused:,} new neighbours refused during the run (dmesg: `neighbor table overflow!`): sessions, "
+        f"routes and pings above may fail for that alone; {fab.neighbours}",
     )
     pss = fab.memory()
     n = max(len(part.switches), 1)
