@@ -18,6 +18,7 @@ import pytest
 from tests.support.frr import ROOT, alive, children, comm, netns_of, processes_in, root_links
 
 pytestmark = pytest.mark.slow
+WATCH_S = 600  # at most, for one run
 
 
 def start(folder: Path, *args: str) -> subprocess.Popen:
@@ -47,10 +48,12 @@ def watch(proc: subprocess.Popen, until_daemons: bool) -> tuple[dict[int, str], 
     pids: dict[int, str] = {}
     namespaces: set[str] = set()
     home = netns_of(os.getpid())
-    deadline = time.monotonic() + 120
+    # generous: on a loaded 2-core machine a run can take minutes before its first child (seen: none in 120 s)
+    deadline = time.monotonic() + WATCH_S
     while proc.poll() is None and time.monotonic() < deadline:
         kids = children(proc.pid)
-        pids.update((k, comm(k)) for k in kids if k not in pids)
+        # named again each round: a child first seen between fork and exec still bears ffplan's name
+        pids.update((k, name) for k in kids if (name := comm(k)))
         namespaces.update(n for n in map(netns_of, kids) if n and n != home)
         if until_daemons and sum(comm(k) in ("zebra", "bgpd") for k in kids) >= 10:
             return pids, namespaces
@@ -76,7 +79,7 @@ def run_to_end(folder: Path, *args: str) -> tuple[subprocess.Popen, dict[int, st
     proc = start(folder, *args)
     try:
         pids, namespaces = watch(proc, until_daemons=False)
-        out, err = proc.communicate(timeout=120)
+        out, err = proc.communicate(timeout=WATCH_S)
     finally:
         if proc.poll() is None:
             proc.kill()
