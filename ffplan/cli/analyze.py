@@ -381,8 +381,9 @@ def _print_failure(effect: FailureEffect) -> None:
         highlight=False,
     )
     for c in effect.changes[:SHOWN_CHANGES]:
-        now = ", ".join(c.reduced) or "unreachable"
-        out.print(f"    {c.switch} -> {c.destination} ({', '.join(c.prefixes)}): {', '.join(c.planned)} => {now}")
+        gone = ", ".join(h for h in c.planned if h not in c.reduced)
+        now = f"{len(c.planned)} => {len(c.reduced)} next hops, without {gone}" if c.reduced else "unreachable"
+        out.print(f"    {c.switch} -> {c.destination} ({', '.join(c.prefixes)}): {now}", highlight=False)
     if len(effect.changes) > SHOWN_CHANGES:
         out.print(f"    ... {len(effect.changes) - SHOWN_CHANGES} more (--format json lists every one)")
 

@@ -97,7 +97,7 @@ def test_the_table_lists_what_changed(mini_plan):
     res = CliRunner().invoke(app, ["analyze", str(mini_plan), "-p", "ring", "--trials", "20", "--failed", "pa-spine02"])
     assert res.exit_code == 0, res.output
     assert "failed: pa-spine02: 3 switches' next-hop sets change (12 prefixes over fewer next hops" in res.output
-    assert "pa-leaf01 -> pa-leaf02 (10.128.0.4/30, 10.0.0.4/32): 10.1.0.1, 10.1.0.3 => 10.1.0.1" in res.output
+    assert "pa-leaf01 -> pa-leaf02 (10.128.0.4/30, 10.0.0.4/32): 2 => 1 next hops, without 10.1.0.3" in res.output
 
 
 @pytest.mark.parametrize(
