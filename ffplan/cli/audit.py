@@ -3,26 +3,19 @@ matches, 1 when it differs, 2 for unreadable input."""
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 
 import typer
 
 from ffplan.cli import complete
-from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, plan_file, stage_errors
-
-
-class AuditFormat(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, ReportFormat, err, plan_file, stage_errors
 
 
 def audit_command(
     plan: Path = typer.Argument(..., help="The plan (plan.yaml or its design folder)."),
     fabric: Path = typer.Argument(..., help="The as-built fabric: the saved output of `ibnetdiscover`."),
-    fmt: AuditFormat = typer.Option(
-        AuditFormat.text, "--format", "-f", help="text, json, or markdown (a work order for the cabling crew)."
+    fmt: ReportFormat = typer.Option(
+        ReportFormat.text, "--format", "-f", help="text, json, or markdown (a work order for the cabling crew)."
     ),
     plane: str = typer.Option(
         None,
@@ -54,9 +47,9 @@ def audit_command(
     with stage_errors():
         the_plan = plane_view(load_plan(plan_file(plan)), plane, "audit")
         result = audit(the_plan, read_fabric(fabric))
-    if fmt is AuditFormat.json:
+    if fmt is ReportFormat.json:
         typer.echo(as_json(result, str(fabric)), nl=False)
-    elif fmt is AuditFormat.markdown:
+    elif fmt is ReportFormat.markdown:
         typer.echo(format_markdown(result, str(fabric)), nl=False)
     else:
         typer.echo(format_text(result, str(fabric)), nl=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Iterator, NoReturn, Sequence
 
@@ -17,6 +18,14 @@ from ffplan.progress import StageCallback, no_progress
 
 # Wide enough that no table ffplan prints is ever narrowed: rich tables take their natural width, not this.
 PIPE_WIDTH = 10_000
+
+
+class ReportFormat(str, Enum):
+    """`--format` of the commands that print a report for people (text, markdown) or for programs (json)."""
+
+    text = "text"
+    json = "json"
+    markdown = "markdown"
 
 
 class CliConsole(Console):

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 
 import typer
 
-from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, plan_file, stage_errors
-
-
-class DiffFormat(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, ReportFormat, plan_file, stage_errors
 
 
 def diff_command(
     old: Path = typer.Argument(..., help="The base plan (plan.yaml or its design folder)."),
     new: Path = typer.Argument(..., help="The changed plan."),
-    fmt: DiffFormat = typer.Option(DiffFormat.text, "--format", "-f", help="Output format."),
+    fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", "-f", help="Output format."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every changed routing entry, not just counts."),
 ) -> None:
     """Show what changed between two plans: cables to remove, move and add, node and switch changes,
@@ -33,9 +26,9 @@ def diff_command(
 
     with stage_errors():
         d = diff_plans(load_plan(plan_file(old)), load_plan(plan_file(new)))
-    if fmt is DiffFormat.json:
+    if fmt is ReportFormat.json:
         typer.echo(json.dumps(as_json(d, verbose), indent=2, sort_keys=True))
-    elif fmt is DiffFormat.markdown:
+    elif fmt is ReportFormat.markdown:
         typer.echo(format_markdown(d, verbose), nl=False)
     else:
         typer.echo(format_text(d, verbose), nl=False)
