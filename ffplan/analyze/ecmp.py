@@ -36,7 +36,7 @@ from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import Demand, TopologyArrays
 from ffplan.analyze.loads import TIER_ORDER
 from ffplan.analyze.patterns import PATTERNS, build_pattern
-from ffplan.ethernet.forwarding import Change, Failed, changes, failed_view
+from ffplan.ethernet.forwarding import Change, Failed, reduced_plan
 from ffplan.plan.model import Plan
 
 Paths = Literal["ecmp", "pinned"]
@@ -511,8 +511,8 @@ class FailureEffect:
 
 def after_failure(plan: Plan, items: list[str], failed: Failed) -> tuple[Plan, FailureEffect]:
     """`plan` with its ECMP groups reduced by `failed` (what the Monte Carlo then draws over), and what changed."""
-    assert plan.ethernet is not None
-    return failed_view(plan, failed), FailureEffect(items, failed, changes(plan.ethernet.switches, failed))
+    reduced, changed = reduced_plan(plan, failed)
+    return reduced, FailureEffect(items, failed, changed)
 
 
 def plan_qps(plan: Plan) -> int:

@@ -125,38 +125,41 @@ class Change:
         return dict(self.__dict__)
 
 
-def changes(switches: list[EthernetSwitch], failed: Failed) -> list[Change]:
-    """Every (switch, destination) of a switch still up whose next hops differ from the plan's, in plan order."""
-    planned, reduced = planned_next_hops(switches), reduced_next_hops(switches, failed)
-    by_name = {sw.name: sw for sw in switches}
-    found = []
-    for sw in switches:
-        if sw.name in failed.switches:
-            continue
-        for dest, hops in planned[sw.name].items():
-            now = reduced[sw.name].get(dest, frozenset())
-            if now != hops:
-                found.append(Change(sw.name, dest, prefixes(by_name[dest]), _ordered(sw, hops), _ordered(sw, now)))
-    return found
-
-
-def failed_view(plan: Plan, failed: Failed) -> Plan:
-    """`plan` with every switch's ECMP groups replaced by the reduced ones (a failed switch: none), so a stage that
-    reads the groups (the ECMP analysis) sees the fabric after the failure. Next hops in port order, destinations
-    with the same set in one group, in the plan's order."""
+def reduced_plan(plan: Plan, failed: Failed) -> tuple[Plan, list[Change]]:
+    """`plan` with the ECMP groups reduced by `failed` (a failed switch: none), so a stage that reads the groups
+    (the ECMP analysis) sees the fabric after the failure, and every (switch still up, destination) whose next
+    hops changed, in plan order. Only the planes the failure touches are computed again: planes share no session.
+    Next hops in port order, destinations with the same set in one group, in the plan's order."""
     eth = plan.ethernet
     assert eth is not None
-    reduced = reduced_next_hops(eth.switches, failed)
-    switches = []
+    subnet = {z.name: z.subnet for z in plan.zones}
+    plane = {s.name: subnet[s.zone] for s in plan.switches}
+    ends = set(failed.switches) | {sw.name for sw in eth.switches for p in sw.ports if p.cable in failed.cables}
+    touched = {plane[name] for name in ends}
+    part = [sw for sw in eth.switches if plane[sw.name] in touched]
+    planned, reduced = planned_next_hops(part), reduced_next_hops(part, failed)
+    by_name = {sw.name: sw for sw in part}
+    switches, found = [], []
     for sw in eth.switches:
+        if sw.name not in by_name:
+            switches.append(sw)
+            continue
+        now = reduced.get(sw.name, {})
         groups: dict[frozenset[str], list[str]] = {}
         for dest in (d for g in sw.ecmp for d in g.destinations):
-            hops = reduced.get(sw.name, {}).get(dest)
-            if hops:
-                groups.setdefault(hops, []).append(dest)
+            if now.get(dest):
+                groups.setdefault(now[dest], []).append(dest)
         ecmp = [EcmpGroup(destinations=dests, next_hops=_ordered(sw, hops)) for hops, dests in groups.items()]
         switches.append(sw.model_copy(update={"ecmp": ecmp}))
-    return plan.model_copy(update={"ethernet": eth.model_copy(update={"switches": switches})})
+        if sw.name in reduced:
+            found += [
+                Change(
+                    sw.name, dest, prefixes(by_name[dest]), _ordered(sw, hops), _ordered(sw, now.get(dest, frozenset()))
+                )
+                for dest, hops in planned[sw.name].items()
+                if now.get(dest, frozenset()) != hops
+            ]
+    return plan.model_copy(update={"ethernet": eth.model_copy(update={"switches": switches})}), found
 
 
 def _ordered(sw: EthernetSwitch, hops: frozenset[str]) -> list[str]:

@@ -128,3 +128,19 @@ def test_an_unknown_item_is_a_located_usage_error(mini_plan, item, message, hint
 def test_intact_the_prediction_is_the_plans_ecmp_groups(inventory):
     switches = design(load_inventory(inventory)).ethernet.switches
     assert reduced_next_hops(switches) == planned_next_hops(switches)
+
+
+def test_only_the_touched_plane_is_computed_again_and_the_result_is_the_whole_plans():
+    from ffplan.ethernet.forwarding import Failed, reduced_plan
+
+    plan = design(load_inventory(MINI))
+    failed = Failed(cables=frozenset({"pa-leaf01-p03"}), switches=frozenset({"pa-spine02"}))
+    reduced, _ = reduced_plan(plan, failed)
+    whole = reduced_next_hops(plan.ethernet.switches, failed)
+    got = {
+        sw.name: {d: frozenset(g.next_hops) for g in sw.ecmp for d in g.destinations}
+        for sw in reduced.ethernet.switches
+    }
+    assert got == {sw.name: whole.get(sw.name, {}) for sw in plan.ethernet.switches}
+    untouched = [(a, b) for a, b in zip(plan.ethernet.switches, reduced.ethernet.switches) if a.name.startswith("pb-")]
+    assert len(untouched) == 5 and all(a is b for a, b in untouched)
