@@ -155,7 +155,8 @@ def guid2lid_model(fab: Subnet) -> dict:
     return {"records": records}
 
 
-_PORT_FIELD = [f"{port:03d}" for port in range(256)]  # an LFT entry's port, as dump_fts prints it
+# An LFT entry's port as dump_fts prints it (three digits), as bytes: row p is the digits of port p.
+_PORT_DIGITS = np.array([list(f"{port:03d}".encode()) for port in range(256)], dtype=np.uint8)
 
 
 def lft_model(fab: Subnet) -> dict:
@@ -176,29 +177,34 @@ def lft_model(fab: Subnet) -> dict:
     lids = np.array(sorted(fab.lid_owner), dtype=np.int64)
     max_lid = int(lids[-1]) if lids.size else 0
     # Each entry is "LID PORT : (destination)\n", the destination as dump_fts prints it: the portguid lets OpenSM
-    # remap a moved LID. The text around the port is the same on every switch, so it is built once per LID, and a
-    # switch's entries are those pieces picked by numpy (object arrays of the strings) and joined once.
-    before, after = np.empty(len(lids), dtype=object), np.empty(len(lids), dtype=object)
-    for i, lid in enumerate(lids.tolist()):
+    # remap a moved LID. Only the three digits of the port differ between switches, so every LID's entry is
+    # encoded once into one byte array; a switch's block is a copy with its ports' digits put in place, less
+    # the entries it does not list: numpy per switch, no Python per entry (22.6 M entries on 16,384 endpoints).
+    heads, entries = [], []
+    for lid in lids.tolist():
         guid, name = fab.lid_owner[lid]
         kind = "Switch" if guid in is_switch else "Channel Adapter"
-        before[i] = f"0x{lid:04x} "
-        after[i] = f" : ({kind} portguid {guid}: '{name}')\n"
-    port_field = np.array(_PORT_FIELD, dtype=object)
+        heads.append(len(f"0x{lid:04x} "))
+        entries.append(f"0x{lid:04x} 000 : ({kind} portguid {guid}: '{name}')\n".encode())
+    lengths = np.array([len(e) for e in entries], dtype=np.int64)
+    template = np.frombuffer(b"".join(entries), dtype=np.uint8)
+    digit = (np.cumsum(lengths) - lengths + heads)[:, None] + np.arange(3)  # where each entry's port digits are
 
     def blocks() -> Iterator[dict]:
         for s in fab.switches:
             table = lfts[s.name]
-            present = np.flatnonzero(lids < len(table))
-            ports = table[lids[present]]
-            routed = ports != routing.unrouted_port
-            listed = present[routed]
-            pieces = np.empty(3 * len(listed), dtype=object)
-            pieces[0::3], pieces[1::3], pieces[2::3] = before[listed], port_field[ports[routed]], after[listed]
+            present = lids < len(table)
+            ports = np.full(len(lids), routing.unrouted_port, dtype=np.uint8)
+            ports[present] = table[lids[present]]
+            listed = ports != routing.unrouted_port
+            text = template.copy()
+            text[digit[listed]] = _PORT_DIGITS[ports[listed]]
+            if not listed.all():
+                text = text[np.repeat(listed, lengths)]
             yield {
                 "header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
-                "entries": "".join(pieces.tolist())[:-1],
-                "count": len(listed),
+                "entries": text[:-1].tobytes().decode(),
+                "count": int(np.count_nonzero(listed)),
             }
 
     return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks()}
