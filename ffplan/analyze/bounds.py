@@ -19,6 +19,7 @@ into every pod (bundles from its leaves to destinations in other pods, and into 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,10 +48,11 @@ class Cut:
     links: np.ndarray
 
 
-def cuts(net: TopologyArrays, demand: Demand) -> list[Cut]:
+def cuts(net: TopologyArrays, demand: Demand) -> Iterator[Cut]:
     """The cuts of the lower bound for the bundles of `demand` over the channels of `net`, in the order a tie between
     bounds names them: out of every leaf, into every leaf, inter-zone links out of every zone, and in a three-layer
-    tree the spine-core links out of and into every pod."""
+    tree the spine-core links out of and into every pod. Made one kind at a time: each kind's bundles are sorted by
+    their key, and holding all five sorted copies of 8.4 M bundles (16,384 ports all-to-all) took 500 MB."""
     ch = net.channels
     zone = net.zone_of_switch
     home = net.leaf_of[demand.dst]
@@ -65,40 +67,38 @@ def cuts(net: TopologyArrays, demand: Demand) -> list[Cut]:
     tier = np.array([net.topo.tier[s] for s in net.switches])
     spine_core = (tier[ch.src_of] == "spine") & (tier[ch.peer_of] == "core")
     core_spine = (tier[ch.src_of] == "core") & (tier[ch.peer_of] == "spine")
-    home_key = pod_key[np.maximum(home, 0)]
-    inter_pod = to_ca & ~cross & (pod[demand.leaf] > 0) & (pod_key[demand.leaf] != home_key)
+    inter_pod = to_ca & ~cross & (pod[demand.leaf] > 0) & (pod_key[demand.leaf] != pod_key[np.maximum(home, 0)])
     crossing = zone[ch.src_of] != zone[ch.peer_of]
-    out: list[Cut] = []
-    for keys, weights, link_keys, names, label in (
-        (demand.leaf[away], demand.weight[away], ch.src_of, net.switches, "links out of leaf {}"),
-        (home[to_ca], demand.weight[to_ca], ch.peer_of, net.switches, "links into leaf {}"),
+    kinds: list[tuple[np.ndarray, Callable[[np.ndarray], np.ndarray], np.ndarray, list[str], str]] = [
+        (away, lambda taken: demand.leaf[taken], ch.src_of, net.switches, "links out of leaf {}"),
+        (to_ca, lambda taken: home[taken], ch.peer_of, net.switches, "links into leaf {}"),
         (
-            zone[demand.leaf[cross]],
-            demand.weight[cross],
+            cross,
+            lambda taken: zone[demand.leaf[taken]],
             np.where(crossing, zone[ch.src_of], -1),
             net.topo.zones,
             "inter-zone links out of zone {}",
         ),
         (
-            pod_key[demand.leaf[inter_pod]],
-            demand.weight[inter_pod],
+            inter_pod,
+            lambda taken: pod_key[demand.leaf[taken]],
             np.where(spine_core, pod_key[ch.src_of], -1),
             pod_names,
             "spine-core links out of pod {}",
         ),
         (
-            home_key[inter_pod],
-            demand.weight[inter_pod],
+            inter_pod,
+            lambda taken: pod_key[home[taken]],
             np.where(core_spine, pod_key[ch.peer_of], -1),
             pod_names,
             "spine-core links into pod {}",
         ),
-    ):
+    ]
+    for taken, keys_of, link_keys, names, label in kinds:
         order = np.argsort(link_keys, kind="stable")  # channel ids by key
         bounds = np.searchsorted(link_keys[order], np.arange(len(names) + 1))
-        for key, ws in _groups(keys, weights):
-            out.append(Cut(label.format(names[key]), ws, order[bounds[key] : bounds[key + 1]]))
-    return out
+        for key, ws in _groups(keys_of(taken), demand.weight[taken]):
+            yield Cut(label.format(names[key]), ws, order[bounds[key] : bounds[key + 1]])
 
 
 def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
@@ -113,9 +113,12 @@ def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
 
 
 def _groups(keys: np.ndarray, weights: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """(key, its weights) per distinct key, in the order the keys first come."""
+    """(key, its weights) per distinct key, in the order the keys first come. The keys are indices (of a switch, a
+    zone, a pod): below 65,536 they are sorted as 16-bit integers, which numpy's stable sort does by radix."""
     if not len(keys):
         return []
+    if int(keys.min()) >= 0 and int(keys.max()) < 1 << 16:
+        keys = keys.astype(np.uint16)
     order = np.argsort(keys, kind="stable")
     keys, weights = keys[order], weights[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])

@@ -82,7 +82,7 @@ def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
     """Every CA port of a group to every port of the group on another host (the groups are the zones), aggregated
     without listing the flows: from leaf L to port d, the ports on L less those of d's host."""
     host_of = {lid: ca.host for lid, ca in net.topo.ca_by_lid.items()}
-    leaves, dsts, weights = [], [], []
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     flows = inject = 0
     for ports in groups:
         if not ports:
@@ -98,28 +98,34 @@ def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
         src = [a for cols in by_host.values() for a in cols for _ in cols]
         dst = [b for cols in by_host.values() for _ in cols for b in cols]
         np.subtract.at(w, (leaf_row[src], np.array(dst, dtype=np.int64)), 1)  # no flow between two ports of one host
-        r, col = np.nonzero(w)
         # in the order of their first flow: from the leaf's first port, or its first port of another host than d's
         host = np.unique(np.array([host_of[lid] for lid in ports]), return_inverse=True)[1]
-        first = np.unique(leaf_row, return_index=True)[1]
-        other = first.copy()
-        for row, start in enumerate(first.tolist()):
-            other[row] = next(
-                (i for i in range(start, len(ports)) if leaf_row[i] == row and host[i] != host[start]), start
-            )
-        source = np.where(host[first[r]] != host[col], first[r], other[r])
-        # (source, col) is one pair per bundle (a source port is on one leaf): one integer key, whose stable sort
-        # runs along the leaves' rows already in order (5 x faster than lexsort on 8 M bundles)
-        first_flow = np.argsort(source * len(ports) + col, kind="stable")
-        r, col = r[first_flow], col[first_flow]
-        leaves.append(np.array(leaves_in_order, dtype=np.int64)[r])
-        dsts.append(np.array(ports, dtype=np.int64)[col])
-        weights.append(w[r, col])
+        first = np.unique(leaf_row, return_index=True)[1].tolist()
+        segments = []  # (source port, row, which destinations: 0 all, 1 off the first port's host, 2 on it)
+        for row, start in enumerate(first):
+            other = next((i for i in range(start, len(ports)) if leaf_row[i] == row and host[i] != host[start]), start)
+            segments += [(start, row, 0)] if other == start else [(start, row, 1), (other, row, 2)]
+        # A source port is on one leaf, so the bundles of one source are one row's, destinations ascending: in the
+        # order of their source, these segments are the bundles in order without sorting them (8.4 M on 16,384 ports)
+        segments.sort()
+        leaf, dsts, weight = (np.empty(np.count_nonzero(w), dtype=np.int64) for _ in range(3))
+        group_leaves, group_ports = np.array(leaves_in_order, dtype=np.int64), np.array(ports, dtype=np.int64)
+        at = 0
+        for _, row, which in segments:
+            taken = w[row] > 0
+            if which:
+                taken &= (host == host[first[row]]) == (which == 2)
+            cols = np.flatnonzero(taken)
+            end = at + len(cols)
+            leaf[at:end], dsts[at:end], weight[at:end] = group_leaves[row], group_ports[cols], w[row, cols]
+            at = end
+        parts.append((leaf, dsts, weight))
         flows += int(w.sum())
         inject = max(inject, len(ports) - min(len(cols) for cols in by_host.values()))
-    if not leaves:
+    if not parts:
         return pair_demand(net, [])
-    return Demand(np.concatenate(leaves), np.concatenate(dsts), np.concatenate(weights), flows, inject, inject, 0)
+    leaf, dsts, weight = parts[0] if len(parts) == 1 else (np.concatenate(column) for column in zip(*parts))
+    return Demand(leaf, dsts, weight, flows, inject, inject, 0)
 
 
 def count_loads(net: TopologyArrays, lft: np.ndarray, demand: Demand) -> tuple[np.ndarray, int]:

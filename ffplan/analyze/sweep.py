@@ -172,7 +172,7 @@ class _Patterns:
         self._cuts: dict[str, tuple[list[Cut], np.ndarray, np.ndarray]] = {}
         for name, w in self.weights.items():
             rows, cols = np.nonzero(w)  # bundles: (source leaf, destination LID)
-            found = cuts(self.net, Demand(rows, cols, w[rows, cols], int(w.sum()), 0, 0, 0))
+            found = list(cuts(self.net, Demand(rows, cols, w[rows, cols], int(w.sum()), 0, 0, 0)))
             cut_of_link = np.repeat(np.arange(len(found)), [len(c.links) for c in found])
             links = np.concatenate([c.links for c in found]) if found else np.zeros(0, dtype=np.int64)
             self._cuts[name] = (found, cut_of_link, links)
