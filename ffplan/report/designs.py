@@ -239,10 +239,39 @@ def _plan_description(plan: Plan, shape: ClusterShape, fabric: Network, sized: b
     return f"{fabric.name} ({subnets}), {nics}, {plan.placement} placement; {basis}"
 
 
+def _switch_model(plan: Plan) -> tuple[str, int]:
+    """The plan's fabric switch model and its radix."""
+    model = plan.fabric_switch_model
+    return model, next(s.ports for s in plan.switch_models if s.name == model)
+
+
+def _plan_counts(
+    plan: Plan,
+    shape: ClusterShape,
+    fabric: Network,
+    *,
+    sized: bool,
+    notes: tuple[str, ...] = (),
+    transceivers: int | None = None,
+) -> DesignCounts:
+    """The plan's design: as built (`sized` False, counted from the plan) or re-sized for `shape`'s GPUs."""
+    return DesignCounts(
+        FIRE_FLYER,
+        _plan_title(plan, fabric, sized=sized),
+        _plan_description(plan, shape, fabric, sized=sized),
+        "sizing" if sized else "plan",
+        shape.gpus,
+        shape.compute_nodes,
+        shape.gpus_per_node,
+        [fabric],
+        notes,
+        transceivers,
+    )
+
+
 def plan_design(plan: Plan, shape: ClusterShape) -> DesignCounts:
     """The plan's own design as built: switches by tier, every cable with its kind, type and length."""
-    model = plan.fabric_switch_model
-    radix = next(s.ports for s in plan.switch_models if s.name == model)
+    model, radix = _switch_model(plan)
     tiers = Counter(s.tier for s in plan.switches)
     lots = _merge([CableLot(kind=c.kind, type=c.type, length_m=c.length_m, count=1) for c in plan.cables])
     layers = max(z.layers for z in plan.zones)
@@ -258,24 +287,13 @@ def plan_design(plan: Plan, shape: ClusterShape) -> DesignCounts:
     )
     speed = fabric_speed(plan)
     transceivers = twin_port_transceivers(plan, speed).total if speed in TWIN_PORT_SPEEDS else None
-    return DesignCounts(
-        FIRE_FLYER,
-        _plan_title(plan, fabric, sized=False),
-        _plan_description(plan, shape, fabric, sized=False),
-        "plan",
-        shape.gpus,
-        shape.compute_nodes,
-        shape.gpus_per_node,
-        [fabric],
-        transceivers=transceivers,
-    )
+    return _plan_counts(plan, shape, fabric, sized=False, transceivers=transceivers)
 
 
 def plan_design_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) -> DesignCounts:
     """The plan's layout at `shape`'s GPUs (sizing only, no placement): as many planes as it has, each sized
     for its share of the ports; one three-layer tree; or zones of its shape, as many as the ports need."""
-    model = plan.fabric_switch_model
-    radix = next(s.ports for s in plan.switch_models if s.name == model)
+    model, radix = _switch_model(plan)
     if plan.layout == "planes":
         planes = len(plan.zones)
         fabric = multi_plane(model, radix, planes, math.ceil(shape.access_points / planes), catalog)
@@ -285,17 +303,7 @@ def plan_design_sized(plan: Plan, shape: ClusterShape, catalog: PriceCatalog) ->
         notes = ()
     else:
         fabric, notes = _zones_sized(plan, shape, model, radix, catalog)
-    return DesignCounts(
-        FIRE_FLYER,
-        _plan_title(plan, fabric, sized=True),
-        _plan_description(plan, shape, fabric, sized=True),
-        "sizing",
-        shape.gpus,
-        shape.compute_nodes,
-        shape.gpus_per_node,
-        [fabric],
-        notes,
-    )
+    return _plan_counts(plan, shape, fabric, sized=True, notes=notes)
 
 
 def _zones_sized(
