@@ -18,7 +18,8 @@ Algorithm (docs/routing.md has the long form):
   link): its *exit*. A leaf holding its own link to the next zone sends that zone's traffic straight over it (the
   shortest path), except to a destination that enters through its own leaf's link. Every spine of the later zone
   of a linked pair has a *home* linked leaf: traffic for the earlier zone comes down a spine only to its home, and
-  the linked leaves never send each other's LIDs through a spine homed at the receiver. Nothing that entered the
+  the linked leaves never send each other's LIDs through a spine homed at the receiver (their CA pairs to each
+  other are all placed by load, like displaced pairs below). Nothing that entered the
   later zone can then reach an exit, so the channel dependency graph has no cycle through both zones, switch routes
   included (docs/routing.md, section 3). Zones that are not directly linked are reached through the next zone on a
   shortest zone path.
@@ -691,7 +692,15 @@ class _Case:
         reach = [self.spine_reach[s] for s in self.up_spine[leaf]]
         homed = self.homed
         displaced = []
+        # a linked leaf of a later zone places all its CA pairs to the other linked leaves by load, not only the ones
+        # the homes rule moves off their slot: its pairs to the receiver's storage ports can then leave the downlinks
+        # that carry no compute flows to the compute pairs the rule moves (B 822 -> 784 on FF2, docs/routing.md)
+        balanced = homed if leaf in self.entries else frozenset()
+        zone = self.t.zone_of[leaf]
         for d, target, u in climbs:
+            if target in balanced and d.kind == "ca" and d.zone == zone:
+                displaced.append((leaf, d, target))
+                continue
             # the common case inline: alive uplink, its spine reaches the target, no home rule involved (_valid
             # holds only for an alive uplink too)
             uplink_port = port[u]
@@ -707,8 +716,9 @@ class _Case:
         """Place every displaced (leaf, destination) pair on a valid uplink: one whose uplink and spine downlink stay
         within the most flows of the destination's role any link carried before (else exceed it least), then keep a
         leaf shift phase at two flows on a link (at most one pair of the source leaf more than d-mod-k's one), then
-        carry the fewest flows of all roles after the move, then of the destination's role; a destination's pairs are
-        placed one after another, so they spread over the spines instead of all doubling one downlink."""
+        carry the fewest flows of all roles after the move (on the busier of the two links, then on the other), then of
+        the destination's role; a destination's pairs are placed one after another, so they spread over the spines
+        instead of all doubling one downlink."""
         if not displaced:
             return
         t, sid = self.t, self.r.switch_id
@@ -743,6 +753,9 @@ class _Case:
                     max(0, load - cap[role]),
                     max(0, shift - 2),
                     max(a[every], b[every]) + w[every],
+                    # then the less loaded of the two links: a leaf's uplinks fill evenly where its pairs' downlinks
+                    # (all near the maximum) decide the max
+                    min(a[every], b[every]) + w[every],
                     load,
                     b[role] + b[every],
                     (u - i) % U,
