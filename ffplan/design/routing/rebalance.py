@@ -4,6 +4,8 @@ moves of healthy entries off the busiest link while that lowers the maximum all-
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ffplan.design.routing.tree import TreeCase
@@ -56,7 +58,13 @@ class Rebalance:
             load += _summed(ends[chan, 0] * width + ends[chan, 1], flow[k], load.size)
         self.moves: list[tuple[int, int, int]] = []  # (switch, destination column, its former port)
         self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
-        self._routes: dict[int, np.ndarray] = {}  # LID -> _links_to(LID) while its entries stay
+        self._routes: dict[int, np.ndarray] = {}  # destination column -> _links_to(it) while its entries stay
+        self._column = np.ascontiguousarray(self.lft[:, self.lids].T)  # the tables by destination column, kept with lft
+        # the moves off each link found so far; a move changes one destination's routes only, so only the rows of
+        # the destinations changed since (_changed_at) are found again
+        self._found: dict[int, _Found] = {}
+        self._changed_at = np.zeros(len(cas), dtype=np.int64)  # destination column -> the last _set that changed it
+        self._sets = 0
         self._near_columns = self._columns_by_leaf(max(r.K - 1, 0))
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
@@ -90,15 +98,17 @@ class Rebalance:
         return out
 
     def run(self) -> None:
-        best = int(self.load.max())
+        flat = self.load.ravel()
+        top = int(flat.argmax())
+        best = int(flat[top])
         kept = 0
         for _ in range(self.MOVES):
-            s, p = divmod(int(self.load.argmax()), self.load.shape[1])
-            if not self._move_off(s, p, int(self.load[s, p])):
+            s, p = divmod(top, self.load.shape[1])
+            if not self._move_off(s, p, int(flat[top])):
                 break
-            now = int(self.load.max())
-            if now < best:
-                best, kept = now, len(self.moves)
+            top = int(flat.argmax())
+            if flat[top] < best:
+                best, kept = int(flat[top]), len(self.moves)
         self._undo(kept)
 
     def _move_off(self, s: int, p: int, limit: int, avoid: int = -1) -> bool:
@@ -143,14 +153,34 @@ class Rebalance:
         t, the new route's links (moves x 5), which of them gain flows), or None. A move is a leaf sending j up another
         valid uplink (its spine brings j down), a spine of another pod sending it up another valid core slot (its core
         reaches the spine at this spine's position in j's pod), or a core sending it down another of its cables to the
-        same spine: every route stays shortest and up*/down*."""
+        same spine: every route stays shortest and up*/down*. A destination's moves depend on its own routes and flows
+        alone, so those found for (s, p) before stay but for the destinations moved since."""
+        top = s * self.load.shape[1] + p
+        found = self._found.get(top)
+        if found is None:
+            found = self._found[top] = _Found(self._sets, *self._moves_of(s, p, np.arange(len(self.lids))))
+        elif found.at < self._sets:
+            changed = np.nonzero(self._changed_at > found.at)[0]
+            stale = np.zeros(len(self.lids), dtype=bool)
+            stale[changed] = True
+            keep = ~stale[found.j]
+            fresh = self._moves_of(s, p, changed)
+            found = self._found[top] = _Found(
+                self._sets, *(np.concatenate([a[keep], b]) for a, b in zip(found.moves(), fresh))
+            )
+        if not len(found.t):
+            return None
+        return found.moves()
+
+    def _moves_of(self, s: int, p: int, among: np.ndarray) -> tuple[np.ndarray, ...]:
+        """_candidates of the destination columns `among` (ascending), in the order of the columns."""
         c, r = self.c, self.c.r
         width = self.load.shape[1]
         top = s * width + p
-        cols = np.nonzero((self.lft[s, self.lids] == p) & (self.through[s] > 0))[0]
+        cols = among[(self.lft[s, self.lids[among]] == p) & (self.through[s, among] > 0)]
         if not len(cols):
-            return None
-        routes = np.stack([self._links_to(int(self.lids[j])) for j in cols.tolist()])  # (columns, switches + 1, 5)
+            return _NO_MOVES
+        routes = np.stack([self._links_to(j) for j in cols.tolist()])  # (columns, switches + 1, 5)
         # (column, switch) pairs whose flows of the column cross (s, p)
         jj, t = np.nonzero((routes[:, :-1] == top).any(axis=2) & (self.through[:, cols].T > 0))
         leaf = self.dleaf[cols[jj]]
@@ -178,7 +208,7 @@ class Rebalance:
         keep = q != self.lft[t, lid]
         jj, t, q = jj[keep], t[keep], q[keep]
         if not len(t):
-            return None
+            return _NO_MOVES
         old = routes[jj, t]
         nxt = self.next[t, q].astype(np.int64)
         new = np.concatenate([(t * width + q)[:, None], routes[jj, nxt][:, :-1]], axis=1)  # row -1: no next switch
@@ -203,8 +233,15 @@ class Rebalance:
         """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
         switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
         checked in that order a block at a time); -1 when there is none."""
+        if not len(k):
+            return -1
+        first = k
+        for key in (peak, -f, t, j, q):  # the first in that order (columns ascend with their LIDs), usually the move
+            first = first[key[first] == key[first].min()]
+        if self._shared(j[first], new[first], added[first])[0] <= 1:
+            return int(first[0])
         k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
-        for start, end in ((0, 1), *((b, b + 16) for b in range(1, len(k), 16))):
+        for start, end in ((1, 17), *((b, b + 16) for b in range(17, len(k), 16))):
             block = k[start:end]
             fine = np.nonzero(self._shared(j[block], new[block], added[block]) <= 1)[0]
             if len(fine):
@@ -236,16 +273,17 @@ class Rebalance:
             self._set(t, j, port)
         del self.moves[mark:]
 
-    def _links_to(self, lid: int) -> np.ndarray:
-        """(switches x 5): the links (switch * 256 + port) of every switch's route to `lid` by the tables, padded with
-        -1 (a route is at most 4 links; row -1, the padding's, is all -1)."""
-        if lid in self._routes:
-            return self._routes[lid]
+    def _links_to(self, j: int) -> np.ndarray:
+        """(switches x 5): the links (switch * 256 + port) of every switch's route to destination column j by the
+        tables, padded with -1 (a route is at most 4 links; row -1, the padding's, is all -1)."""
+        if j in self._routes:
+            return self._routes[j]
         n, width = len(self.rows), self.load.shape[1]
-        out = self._routes[lid] = np.full((n + 1, 5), -1, dtype=np.int64)
+        out = self._routes[j] = np.full((n + 1, 5), -1, dtype=np.int64)
         at = self.rows.copy()
+        column = self._column[j]
         for i in range(4):
-            port = self.lft[at, lid].astype(np.int64)
+            port = column[at].astype(np.int64)
             nxt = self.next[at, port].astype(np.int64)
             live = (at >= 0) & (nxt >= 0)
             out[:n, i] = np.where(live, at * width + port, -1)
@@ -263,7 +301,9 @@ class Rebalance:
     def _set(self, t: int, j: int, port: int) -> None:
         """Switch t sends destination j out of `port`: its flows leave the old path for the new one."""
         lid = int(self.lids[j])
-        self._routes.pop(lid, None)
+        self._routes.pop(j, None)
+        self._sets += 1
+        self._changed_at[j] = self._sets
         f = int(self.through[t, j])
         for sign, start in ((-1, int(self.lft[t, lid])), (1, port)):
             for a, b in self._links(t, start, lid):
@@ -271,7 +311,26 @@ class Rebalance:
                 nxt = int(self.next[a, b])
                 self.through[nxt, j] += sign * f
             if sign < 0:
-                self.lft[t, lid] = port
+                self.lft[t, lid] = self._column[j, t] = port
+
+
+@dataclass
+class _Found:
+    """The moves off one link (Rebalance._candidates) as of the `at`-th _set."""
+
+    at: int
+    t: np.ndarray
+    j: np.ndarray
+    q: np.ndarray
+    f: np.ndarray
+    new: np.ndarray
+    added: np.ndarray
+
+    def moves(self) -> tuple[np.ndarray, ...]:
+        return self.t, self.j, self.q, self.f, self.new, self.added
+
+
+_NO_MOVES = tuple(np.zeros((0, 5) if k >= 4 else 0, dtype=bool if k == 5 else np.int64) for k in range(6))
 
 
 def _summed(cells: np.ndarray, flows: np.ndarray, size: int) -> np.ndarray:
