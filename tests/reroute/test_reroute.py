@@ -18,7 +18,7 @@ from ffplan.opensm import View
 from ffplan.opensm.files import lfts_text, opensm_files
 from ffplan.opensm.layout import LFTS, TOPOLOGY
 from ffplan.reroute import missing_from_discovery, reroute, resolve_items
-from ffplan.fabric.discovery import parse_topology
+from ffplan.fabric.discovery import guid as canonical_guid, parse_topology
 from ffplan.fabric.lft import parse_lfts
 from tests.audit.asbuilt import with_aggregation_nodes
 from tests.support.plans import designed
@@ -265,3 +265,23 @@ def test_sharp_aggregation_nodes_are_neither_unplanned_nor_refused(lab, tmp_path
     for guid, table in tables.items():
         for i, s in enumerate(lab.switches):
             assert table[900 + i] == (s.ports + 1 if by_guid[guid].name == s.name else table[s.lid]), (guid, s.name)
+
+
+def test_reroute_file_leaves_out_the_entries_a_switch_does_not_route(lab):
+    """A leaf cut off from every spine: no other switch routes to its CA ports (port 255), so their blocks list every
+    other LID with its port and its portguid, and not those (the LFT writer's partial blocks)."""
+    leaf = "za-leaf01"
+    uplinks = [c.label for c in lab.cables if c.kind != "node-leaf" and leaf in (c.a.device, c.b.device)]
+    result = reroute(lab, uplinks)
+    dump = parse_lfts(lfts_text(result.fab))
+    ports = {lft.switch: lft.ports for lft in result.plan.routing.lfts}
+    partial = 0
+    for s in result.fab.switches:
+        table = ports[s.name]
+        routed = {lid: int(table[lid]) for lid in result.fab.lid_owner if lid < len(table) and table[lid] != 255}
+        assert dump.tables[canonical_guid(s.node_guid)] == routed, s.name
+        assert dump.portguids[canonical_guid(s.node_guid)] == {
+            lid: canonical_guid(result.fab.lid_owner[lid][0]) for lid in routed
+        }
+        partial += len(routed) < len(result.fab.lid_owner)
+    assert 0 < partial < len(result.fab.switches)  # blocks with entries left out, and whole ones
