@@ -20,9 +20,8 @@ Two exact-in-distribution ways to draw the loads of many trials at once, never f
 
 Pinned paths are InfiniBand's way on Ethernet: every switch sends the flows to one destination port down one
 next hop, so all QPs of a connection share a path and the busiest link is one number, not a distribution. The
-rule: a switch lists its next hops round robin over the next switches (by name), each one's links in port order,
-and takes entry r mod n, r starting as the port's rank on its leaf and divided by the number of next switches at
-every hop (a spine then spreads over its parallel links the ports the leaves' choice sent it).
+rule is ffplan.ethernet.pinning's, the one the design renders: a switch takes entry r mod n of its next hops in
+pinning order, r starting as the port's rank on its leaf and divided by the number of next switches at every hop.
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from ffplan.analyze.flows import Demand, TopologyArrays
 from ffplan.analyze.loads import TIER_ORDER
 from ffplan.analyze.patterns import PATTERNS, build_pattern
 from ffplan.ethernet.forwarding import Change, Failed, reduced_plan
+from ffplan.ethernet.pinning import pinning_order
 from ffplan.plan.model import Plan
 
 Paths = Literal["ecmp", "pinned"]
@@ -71,6 +71,7 @@ class EcmpFabric:
         src: list[int] = []
         dst: list[int] = []
         names: list[str] = []
+        ports: list[str] = []  # per link its SONiC port name
         link_of: dict[tuple[int, str], int] = {}  # (switch, next-hop address) -> link id
         host_rank: dict[tuple[int, int], int] = {}  # (leaf, port number) -> rank among the leaf's host ports
         for i, name in enumerate(self.switches):
@@ -81,6 +82,7 @@ class EcmpFabric:
                     src.append(i)
                     dst.append(self.sid[p.peer])
                     names.append(f"{name}[{p.name}] -> {p.peer}[{p.peer_port}]")
+                    ports.append(p.name)
                 else:
                     host_rank[(i, int(p.port))] = host_ports
                     host_ports += 1
@@ -89,6 +91,7 @@ class EcmpFabric:
         for (leaf, port), rank in host_rank.items():
             self.host_rank[leaf, port] = rank
         self.link_names = names
+        self.link_port = ports
         self.state = np.full((n, n), -1, dtype=np.int64)  # (switch, destination leaf) -> state id; -1: no route
         hop_lists: list[list[int]] = []
         dest: list[int] = []  # per state its destination leaf
@@ -136,17 +139,14 @@ class EcmpFabric:
         return self._pinned
 
     def _pinned_tables(self, hop_lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Per state its next hops in pinning order, flat like `hop_flat` (round robin over the next switches by
-        name, each one's links in port order), and its number of next switches."""
+        """Per state its next hops in pinning order (ffplan.ethernet.pinning), flat like `hop_flat`, and its number
+        of next switches."""
         out: list[int] = []
         fan: list[int] = []
         for ids in hop_lists:
-            by_next: dict[str, list[int]] = {}
-            for link in ids:
-                by_next.setdefault(self.switches[self.dst[link]], []).append(link)
-            groups = [sorted(by_next[k], key=lambda lk: self.link_names[lk]) for k in sorted(by_next)]
-            out.extend(g[j] for j in range(max(len(g) for g in groups)) for g in groups if j < len(g))
-            fan.append(len(groups))
+            ordered, next_switches = pinning_order(ids, lambda lk: (self.switches[self.dst[lk]], self.link_port[lk]))
+            out.extend(ordered)
+            fan.append(next_switches)
         return np.array(out, dtype=np.int64), np.array(fan, dtype=np.int64)
 
     def tier_name(self, link: int) -> str:

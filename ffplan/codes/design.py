@@ -19,6 +19,11 @@ RACK_POWER_FOR_SWITCHES = Code(
 CABLE_BEYOND_REACH = Code(
     "FF156", "cable-beyond-reach", "an optical run is longer than every medium of the fabric's speed reaches"
 )
+PINNED_NOT_RENDERABLE = Code(
+    "FF157",
+    "pinned-not-renderable",
+    "pinned paths (fabric.roce.path_selection: pinned) on a three-tier RoCE fabric or one a switch cannot pin",
+)
 UNKNOWN_FAILED_LINK = Code(
     "FF601",
     "unknown-failed-link",

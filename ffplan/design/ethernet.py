@@ -4,13 +4,16 @@ sessions, ECMP next-hop sets, SONiC port names and the lossless QoS (docs/ethern
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import NoReturn
 
+from ffplan.codes.design import PINNED_NOT_RENDERABLE
 from ffplan.codes.lint import NIC_SPEED_UNSUPPORTED
 from ffplan.design.host_checks import host_checks
 from ffplan.design.hosts import ETHERNET_NIC_CLASS, numa_nodes, pcie_devices
 from ffplan.diagnostics import Collector, InfeasibleError
 from ffplan.ethernet import addressing as addr
 from ffplan.ethernet.bgp import leaf_asn, pod_asn, spine_asn
+from ffplan.ethernet.pinning import PinConflict, pinned_prefixes
 from ffplan.ethernet.ports import sonic_port
 from ffplan.ethernet.qos import DCQCN_DEFAULTS, DCQCN_SOURCE, buffer_fit, headroom
 from ffplan.ethernet.speeds import link_speed, used_nics
@@ -62,6 +65,10 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
             "run `ffplan lint` for the details",
         )
         raise InfeasibleError(c.items)
+    if roce.path_selection == "pinned" and inv.fabric.topology == "three-layer-fat-tree":
+        _refuse_pinned(
+            loaded, "a three-tier tree with parallel links would give a pod spine two next hops for one host"
+        )
     zones = {z.name: z for z in plan.zones}
     zone_index = {z.name: i for i, z in enumerate(plan.zones)}
     pools = addr.pools(roce.addressing)
@@ -164,6 +171,12 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
                 maximum_paths=paths,
             )
         )
+    if roce.path_selection == "pinned":
+        try:
+            pins = pinned_prefixes(switches)
+        except PinConflict as exc:
+            _refuse_pinned(loaded, f"{exc}, so it would need two next hops for one host")
+        switches = [sw.model_copy(update={"pinned": pins.get(sw.name, [])}) for sw in switches]
     qos = _qos(loaded, speed.radix, switches)
     return EthernetPlan(
         link_gbps=speed.gbps,
@@ -178,6 +191,18 @@ def design_ethernet(loaded: LoadedInventory, plan: Plan) -> EthernetPlan:
         nic_qos=_nic_qos(qos),
         path_selection=roce.path_selection,
     )
+
+
+def _refuse_pinned(loaded: LoadedInventory, why: str) -> NoReturn:
+    c = Collector(loaded.source.file, loaded.source.positions)
+    c.error(
+        PINNED_NOT_RENDERABLE,
+        ("fabric", "roce", "path_selection"),
+        f"pinned paths are rendered on two-tier fabrics whose leaves reach the same spines only: {why} "
+        "(docs/ethernet.md, 'Rendering pinned paths')",
+        "use `path_selection: ecmp` (the default); `ffplan analyze --paths pinned` compares pinned paths on any plan",
+    )
+    raise InfeasibleError(c.items)
 
 
 def _asn(bgp: RoceBgp, sw: Switch, leaf_number: dict[str, int], zone_index: dict[str, int], pods: int) -> int:

@@ -190,7 +190,12 @@ def render_switches(plan: Plan) -> dict[str, str]:
     for sw in eth.switches:
         files[f"sonic/{sw.name}/config_db.json"] = config_db_text(config_db(eth, sw, tiers[sw.name].tier))
         files[f"sonic/{sw.name}/frr.conf"] = render_template(
-            "frr/frr.conf.j2", sw=sw, router_id=sw.loopback.split("/")[0], inventory=plan.inventory.file
+            "frr/frr.conf.j2",
+            sw=sw,
+            router_id=sw.loopback.split("/")[0],
+            inventory=plan.inventory.file,
+            host_pool=eth.host_pool,
+            announce_hosts=eth.path_selection == "pinned",  # pinned host /31s need the leaves' more-specifics
         )
     for profile in eth.host_profiles:
         files[f"hosts/{profile.node_model}/nccl-roce.conf"] = render_template("hosts/nccl.conf", p=profile)

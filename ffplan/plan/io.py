@@ -44,11 +44,16 @@ _YAML_STYLE: dict[str, Any] = {"sort_keys": False, "width": (1 << 31) - 1, "allo
 
 def dump_plan(plan: Plan) -> str:
     # An InfiniBand plan has no `ethernet:` key at all, so its file is what it was before RoCE existed.
-    # A RoCE plan has `path_selection` only when pinned, so ECMP plans are what they were before the option existed.
+    # A RoCE plan has `path_selection` and its switches' `pinned` lists only when pinned, so ECMP plans are what they
+    # were before the option existed.
     exclude: dict[str, Any] | None = (
         {"ethernet": True}
         if plan.ethernet is None
-        else ({"ethernet": {"path_selection"}} if plan.ethernet.path_selection == "ecmp" else None)
+        else (
+            {"ethernet": {"path_selection": True, "switches": {"__all__": {"pinned"}}}}
+            if plan.ethernet.path_selection == "ecmp"
+            else None
+        )
     )
     data = plan.model_dump(mode="json", exclude=exclude)
     for nic_model in data["nic_models"]:  # an ordinary NIC's entry is what it was before multi-planar NICs

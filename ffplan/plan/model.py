@@ -588,6 +588,14 @@ class EcmpGroup(Frozen):
     next_hops: list[Ipv4]
 
 
+class PinnedPrefixes(Frozen):
+    """Pinned paths: the host /31s a switch accepts from one BGP neighbor (frr.conf's inbound route map), every other
+    host /31 it hears from that neighbor refused (ffplan.ethernet.pinning)."""
+
+    neighbor: Ipv4  # the neighbor's address, as in `neighbors`
+    prefixes: list[Ipv4Net]  # host /31s, by destination leaf in the ECMP groups' order, then port order
+
+
 class EthernetSwitch(Frozen):
     name: Name  # the plan's switch
     asn: Asn
@@ -597,6 +605,8 @@ class EthernetSwitch(Frozen):
     neighbors: list[BgpNeighbor]
     ecmp: list[EcmpGroup]
     maximum_paths: Annotated[int, Field(ge=1)]
+    # path_selection pinned only: per neighbor of a group with several next hops, the host /31s accepted from it
+    pinned: list[PinnedPrefixes] = []
 
 
 class HostInterface(Frozen):

@@ -132,6 +132,25 @@ stage_code(
 )
 
 stage_code(
+    design.PINNED_NOT_RENDERABLE,
+    "design",
+    explanation="""
+    `fabric.roce.path_selection: pinned` renders each switch's choice of one next hop per host /31 as BGP
+    policy (docs/ethernet.md, "Rendering pinned paths"): a per-switch, per-prefix table with one entry. The
+    pinning rule divides the destination port's rank by the fan-out at every hop, so on a three-tier tree a pod
+    spine would need one choice as the second hop and another as the fourth, and a spine that leaves with
+    different numbers of next switches reach would need two as well. The designer refuses such a plan (exit 3);
+    `ffplan analyze --paths pinned` still compares pinned paths on it.
+    """,
+    bad="""
+    fabric: {topology: three-layer-fat-tree, roce: {path_selection: pinned}}
+    """,
+    good="""
+    fabric: {topology: two-layer-fat-tree, roce: {path_selection: pinned}}
+    """,
+)
+
+stage_code(
     design.UNKNOWN_FAILED_LINK,
     "design",
     explanation="""
