@@ -194,3 +194,15 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_local_workers_keep_glibcs_malloc_thresholds(monkeypatch):
+    """Dask's default MALLOC_TRIM_THRESHOLD_ fixes glibc's mmap threshold too, so a worker maps and unmaps every
+    numpy array over 128 KiB afresh (Fire-Flyer 2's sweep: 1.3-1.5 x the wall of one process); the sweep's own
+    cluster leaves glibc's dynamic thresholds alone."""
+    from ffplan.analyze.sweep_cluster import local_cluster
+
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    with local_cluster(1) as client:
+        seen = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+    assert list(seen.values()) == [None]
