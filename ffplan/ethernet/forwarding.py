@@ -12,6 +12,7 @@ leaf does not reach it through another leaf).
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
 from ffplan.inventory.failed_items import PortRef, parse_item
@@ -109,6 +110,39 @@ def reduced_next_hops(switches: list[EthernetSwitch], failed: Failed = Failed())
                 paths[s] = frozenset(path for _, path in offers[s])
                 hops[s][origin] = frozenset(addr for addr, _ in offers[s])
     return hops
+
+
+def pinned_routes(switches: list[EthernetSwitch], hops: NextHops) -> dict[str, dict[str, frozenset[str]]]:
+    """switch -> host /31 -> next hops, for a plan with pinned paths (switches with `pinned` lists), over `hops`
+    (`reduced_next_hops`): a switch holds a host /31 from the neighbors among its next hops to the host's leaf that
+    hold it themselves (its leaf: always), a pinned one only from its pinned neighbor. So a /31 whose pinned path
+    broke anywhere is withdrawn hop by hop and the switch falls back to the aggregate (docs/ethernet.md, "Rendering
+    pinned paths"). Empty for an ECMP plan: its leaves announce no /31s."""
+    if not any(sw.pinned for sw in switches):
+        return {}
+    names = {sw.name for sw in switches}
+    peer = {(sw.name, str(p.peer_address)): p.peer for sw in switches for p in sw.ports}
+    hosts = {
+        str(ipaddress.ip_interface(p.address).network): sw.name
+        for sw in switches
+        for p in sw.ports
+        if p.peer not in names
+    }
+    pin = {(sw.name, prefix): pinned.neighbor for sw in switches for pinned in sw.pinned for prefix in pinned.prefixes}
+    routes: dict[str, dict[str, frozenset[str]]] = {sw: {} for sw in hops}
+    for _ in range(len(switches)):  # each round reaches one hop further from the leaves; a fixpoint is reached
+        for sw in sorted(hops):
+            for prefix, leaf in hosts.items():
+                if leaf == sw:
+                    continue
+                offered = hops[sw].get(leaf, frozenset())
+                wanted = {pin[(sw, prefix)]} & offered if (sw, prefix) in pin else offered
+                have = frozenset(a for a in wanted if peer[(sw, a)] == leaf or prefix in routes.get(peer[(sw, a)], {}))
+                if have:
+                    routes[sw][prefix] = have
+                else:
+                    routes[sw].pop(prefix, None)
+    return routes
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ffplan.ethernet.forwarding import Failed, NextHops, planned_next_hops, prefixes, reduced_next_hops
+from ffplan.ethernet.forwarding import (
+    Failed,
+    NextHops,
+    pinned_routes,
+    planned_next_hops,
+    prefixes,
+    reduced_next_hops,
+)
 from ffplan.plan.model import EthernetSwitch, HostInterface, Plan
 
 
@@ -88,20 +95,24 @@ def part_of(plan: Plan, zones: list[str] | None, describe: str) -> Part:
 
 
 def planned_fib(part: Part) -> dict[str, dict[str, set[str]]]:
-    """switch -> prefix -> next hops: the plan's ECMP groups, for the destinations inside the part."""
+    """switch -> prefix -> next hops: the plan's ECMP groups, for the destinations inside the part (and with pinned
+    paths each host /31 over its pinned next hop)."""
     return _fib(part, planned_next_hops(part.switches))
 
 
 def predicted_fib(part: Part, failed: Failed = Failed()) -> dict[str, dict[str, set[str]]]:
     """switch -> prefix -> next hops after `failed` (the shared prediction, ffplan.ethernet.forwarding, that
-    `ffplan analyze --failed` reports too); an unreachable prefix is absent. Intact, this equals `planned_fib`."""
+    `ffplan analyze --failed` reports too); an unreachable prefix is absent. Intact, this equals `planned_fib`.
+    With pinned paths a /31 whose pinned path broke is absent too: the aggregate's reduced set carries it."""
     return _fib(part, reduced_next_hops(part.switches, failed))
 
 
 def _fib(part: Part, hops: NextHops) -> dict[str, dict[str, set[str]]]:
     by_name = part.by_name
+    pinned = pinned_routes(part.switches, hops)
     return {
         sw: {prefix: set(addrs) for dest, addrs in routes.items() for prefix in prefixes(by_name[dest])}
+        | {prefix: set(addrs) for prefix, addrs in pinned.get(sw, {}).items()}
         for sw, routes in hops.items()
     }
 

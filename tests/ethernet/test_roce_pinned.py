@@ -125,3 +125,32 @@ def test_a_three_tier_plan_with_pinned_paths_is_refused(tmp_path):
     line = next(n for n, text in enumerate(inventory.read_text().splitlines(), 1) if "path_selection" in text)
     assert f"pinned.yaml:{line}:" in res.output and "FF157" in res.output, res.output
     assert "two-tier" in res.output and "path_selection: ecmp" in res.output
+
+
+def test_verify_expects_the_pinned_31s_and_their_fallback(mini):
+    """verify's expected FIB (ffplan.ethernet.forwarding's one prediction): intact every leaf holds the other
+    leaves' host /31s over their pinned spine; with pa-leaf01's cable to pa-spine01 down, the 4 /31s pinned through
+    it are withdrawn (pa-spine01's pair to pa-leaf01, and the other leaves' pins of gpu1 over pa-spine01), 8 held,
+    as benchmarks/pinned_frr.py measured in FRR; the aggregates keep their reduced ECMP sets."""
+    from ffplan.ethernet.forwarding import Failed
+    from ffplan.verify_ethernet.fabric import part_of, planned_fib, predicted_fib
+
+    part = part_of(mini, ["pa"], "plane pa")
+    leaves = ["pa-leaf01", "pa-leaf02", "pa-leaf03"]
+
+    def pinned(fib):
+        return {(sw, p): hops for sw in leaves for p, hops in fib[sw].items() if p.endswith("/31")}
+
+    intact = pinned(planned_fib(part))
+    assert len(intact) == 12 and all(len(hops) == 1 for hops in intact.values())
+    assert intact[("pa-leaf02", "10.128.0.0/31")] == {"10.1.0.5"}  # gpu1 via pa-spine01
+    down = predicted_fib(part, Failed(cables=frozenset({"pa-leaf01-p03"})))
+    lost = set(intact) - set(pinned(down))
+    assert lost == {
+        ("pa-leaf01", "10.128.0.4/31"),
+        ("pa-leaf01", "10.128.0.8/31"),
+        ("pa-leaf02", "10.128.0.0/31"),
+        ("pa-leaf03", "10.128.0.0/31"),
+    }
+    assert down["pa-leaf02"]["10.128.0.0/30"] == {"10.1.0.7"}  # the fallback: the aggregate over pa-spine02
+    assert "10.128.0.0/31" not in down["pa-spine01"] and "10.128.0.0/31" in down["pa-spine02"]
