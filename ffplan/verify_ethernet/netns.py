@@ -47,24 +47,25 @@ def arp_stat() -> tuple[int, int]:
 
 
 def make_room_for_neighbours(needed: int) -> str:
-    """Raise the kernel's ARP table limits so that `needed` more entries fit next to those present: a fabric of
-    4,096 veth pairs resolves about 8,192 neighbours, the default gc_thresh3 is 1,024, and beyond it ARP fails at
-    random (sessions stuck in Connect, pings lost). Between gc_thresh2 and gc_thresh3 the kernel drops entries
-    older than 5 s every 5 s, so gc_thresh2 gets the room too. Never lowered: another run may rely on it.
+    """Raise the kernel's ARP table limits when `needed` more entries would not fit below gc_thresh2 next to those
+    present: a fabric of 4,096 veth pairs resolves about 8,192 neighbours, the default gc_thresh3 is 1,024, and
+    beyond it ARP fails at random (sessions stuck in Connect, pings lost). Between gc_thresh2 and gc_thresh3 the
+    kernel drops entries older than 5 s every 5 s, so gc_thresh2 gets the room (and a margin), gc_thresh3 twice
+    that. Never lowered: another run may rely on it; a small fabric leaves the defaults alone.
     Returns what was done, for the report."""
     present, _ = arp_stat()
-    want2 = present + needed + NEIGH_MARGIN
-    want = {"gc_thresh3": 2 * want2, "gc_thresh2": want2}  # gc_thresh3 first: it stays the larger one
-    have = {name: int((NEIGH_SYSCTL / name).read_text()) for name in want}
-    raised = []
-    for name, value in want.items():
-        if have[name] < value:
-            (NEIGH_SYSCTL / name).write_text(f"{value}\n")
-            raised.append(f"{name} {have[name]:,} -> {value:,}")
-    limits = f"net.ipv4.neigh.default.{'/'.join(sorted(want))}"
-    if raised:
-        return f"{needed:,} entries needed, {present:,} present: raised {limits} ({', '.join(raised)}; global, kept)"
-    return f"{needed:,} entries needed, {present:,} present: {limits} {have['gc_thresh2']:,}/{have['gc_thresh3']:,} suffice"
+    names = ("gc_thresh3", "gc_thresh2")  # gc_thresh3 first: it stays the larger one
+    have = {name: int((NEIGH_SYSCTL / name).read_text()) for name in names}
+    limits = f"net.ipv4.neigh.default.gc_thresh2/gc_thresh3 {have['gc_thresh2']:,}/{have['gc_thresh3']:,}"
+    if present + needed <= have["gc_thresh2"] and present + needed < have["gc_thresh3"]:
+        return f"{needed:,} entries needed, {present:,} present: {limits} suffice"
+    room = present + needed + NEIGH_MARGIN
+    want = {"gc_thresh3": max(have["gc_thresh3"], 2 * room), "gc_thresh2": max(have["gc_thresh2"], room)}
+    for name in names:
+        if want[name] != have[name]:
+            (NEIGH_SYSCTL / name).write_text(f"{want[name]}\n")
+    raised = ", ".join(f"{name} {have[name]:,} -> {want[name]:,}" for name in names if want[name] != have[name])
+    return f"{needed:,} entries needed, {present:,} present: raised {raised} (net.ipv4.neigh.default; global, kept)"
 
 
 class Namespaces:

@@ -49,9 +49,17 @@ def test_the_defaults_are_raised_for_a_plane_of_roce_dual_plane(proc):
     # what is there (400), the fabric's 8,192 and a margin of 1,024 below gc_thresh2, gc_thresh3 twice that
     assert read() == (9616, 19232)
     assert said == (
-        "8,192 entries needed, 400 present: raised net.ipv4.neigh.default.gc_thresh2/gc_thresh3 "
-        "(gc_thresh3 1,024 -> 19,232, gc_thresh2 512 -> 9,616; global, kept)"
+        "8,192 entries needed, 400 present: raised gc_thresh3 1,024 -> 19,232, gc_thresh2 512 -> 9,616 "
+        "(net.ipv4.neigh.default; global, kept)"
     )
+
+
+def test_a_small_fabric_leaves_the_defaults_alone(proc):
+    limits, read = proc
+    limits(512, 1024)
+    said = netns.make_room_for_neighbours(48)
+    assert read() == (512, 1024)
+    assert said == "48 entries needed, 400 present: net.ipv4.neigh.default.gc_thresh2/gc_thresh3 512/1,024 suffice"
 
 
 def test_limits_large_enough_are_left_alone(proc):
