@@ -13,6 +13,7 @@ from ffplan.analyze.flows import TopologyArrays, pair_demand
 from ffplan.design import design
 from ffplan.design.routing import route
 from ffplan.design.routing.rebalance import Rebalance
+from ffplan.design.routing.tree import _Sums
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
 from ffplan.plan.topology import build_topology
@@ -201,3 +202,35 @@ def test_a_lost_cores_minimal_repair_spreads_over_the_cables_left(tree, repaired
     assert {topo.tier[list(topo.lid)[i]] for i, _ in healthy} <= {"core"}
     a2a = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all"])[0]
     assert a2a.unroutable == 0 and a2a.max_load == repaired, a2a.max_load
+
+
+def test_the_rebalance_keeps_the_moves_it_found_off_a_link(parallel, monkeypatch):
+    """The rebalance keeps the moves it found off each link and finds again only those of the destinations moved
+    since: the same tables as finding every move afresh at every step (a core of the 256-port tree: hundreds of
+    moves over parallel core cables, with reliefs)."""
+    kept = lfts(route(parallel, ["z1-core01"]))
+    found = Rebalance._candidates
+
+    def afresh(self, s, p):
+        self._found.clear()
+        return found(self, s, p)
+
+    monkeypatch.setattr(Rebalance, "_candidates", afresh)
+    again = lfts(route(parallel, ["z1-core01"]))
+    assert (kept != lfts(parallel.routing)).sum() > 100  # the case moves entries
+    assert np.array_equal(kept, again)
+
+
+def test_the_tree_routers_sums_add_as_np_add_at():
+    """The tree router sums its loads by bincount (_Sums), as np.add.at would, negative indexes wrapping."""
+    rng = np.random.default_rng(25)
+    target = rng.integers(0, 5, (7, 9))
+    expected = target.copy()
+    sums = _Sums(target)
+    for _ in range(3):
+        index = (rng.integers(-1, 7, 50), rng.integers(-1, 9, 50))
+        weights = rng.integers(0, 40, 50)
+        np.add.at(expected, index, weights)
+        sums.add(index, weights)
+    sums.done()
+    assert np.array_equal(target, expected)
