@@ -221,16 +221,20 @@ def test_the_rebalance_keeps_the_moves_it_found_off_a_link(parallel, monkeypatch
     assert np.array_equal(kept, again)
 
 
-def test_the_tree_routers_sums_add_as_np_add_at():
-    """The tree router sums its loads by bincount (_Sums), as np.add.at would, negative indexes wrapping."""
+@pytest.mark.parametrize("block", [_Sums.BLOCK, 60])
+def test_the_tree_routers_sums_add_as_np_add_at(block):
+    """The tree router sums its loads by bincount (_Sums), as np.add.at would, negative indexes wrapping; a block at
+    a time, holding fewer cells than a block between sums."""
     rng = np.random.default_rng(25)
     target = rng.integers(0, 5, (7, 9))
     expected = target.copy()
     sums = _Sums(target)
+    sums.BLOCK = block
     for _ in range(3):
         index = (rng.integers(-1, 7, 50), rng.integers(-1, 9, 50))
         weights = rng.integers(0, 40, 50)
         np.add.at(expected, index, weights)
         sums.add(index, weights)
+        assert sums.pending < block
     sums.done()
     assert np.array_equal(target, expected)
