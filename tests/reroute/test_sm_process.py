@@ -18,14 +18,20 @@ from ffplan.sm_process import NotOurOpenSM, subnet_manager_reading
 
 @pytest.fixture
 def fake_opensm(tmp_path):
-    """A copy of /bin/sh called opensm: `opensm -c 'sleep 60; :' ARGS...` keeps ARGS in its command line."""
+    """A copy of /bin/sh called opensm: `opensm -c 'sleep 60; :' ARGS...` keeps ARGS in its command line. It dies of
+    SIGHUP even when the test runs under nohup: a shell cannot undo a SIGHUP ignored on entry, so the child resets
+    it before the exec."""
     exe = tmp_path / "bin" / "opensm"
     exe.parent.mkdir()
     shutil.copy2(shutil.which("sh") or "/bin/sh", exe)
     started: list[subprocess.Popen] = []
 
     def start(*args: str, cwd: Path = tmp_path) -> subprocess.Popen:
-        proc = subprocess.Popen([str(exe), "-c", "sleep 60; :", *args], cwd=cwd)
+        proc = subprocess.Popen(
+            [str(exe), "-c", "sleep 60; :", *args],
+            cwd=cwd,
+            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+        )
         started.append(proc)
         time.sleep(0.05)
         return proc
