@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from ffplan.design.routing import ZoneRouter, route  # noqa: E402
 from ffplan.design.routing.rebalance import Rebalance  # noqa: E402
 from ffplan.plan.topology import build_topology  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
+from synth import plan_file  # noqa: E402
 
 
 def timed(fn, repeat: int) -> tuple[float, float]:
@@ -59,24 +59,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-routing-") as tmp:
-        path = Path(args.plan) if args.plan else Path(tmp) / "ff2"
-        if not args.plan:
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "ffplan",
-                    "design",
-                    str(ROOT / "inventories" / "fire-flyer-2.yaml"),
-                    "-o",
-                    str(path),
-                    "-q",
-                    "--force",
-                ],
-                check=True,
-                cwd=ROOT,
-            )
-        plan = load_plan(path / "plan.yaml" if path.is_dir() else path)
+        plan = load_plan(plan_file(args.plan, Path(tmp) / "ff2"))
     if args.failed:
         failure_case(plan, args.failed, args.repair_only)
         return

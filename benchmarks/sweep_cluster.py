@@ -12,7 +12,6 @@ a cluster of that many cores: set-up (once per worker, in parallel) + cases x me
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,6 +25,7 @@ from ffplan.analyze.sweep_cluster import local_cluster  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 from ffplan.plan.model import Plan  # noqa: E402
 from ffplan.plan.topology import build_topology  # noqa: E402
+from synth import plan_file  # noqa: E402
 
 
 def curve(plan: Plan, workers: list[int]) -> None:
@@ -85,24 +85,7 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=64, help="with --sample: the cluster's cores")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-sweep-") as tmp:
-        path = Path(args.plan) if args.plan else Path(tmp) / "ff2"
-        if not args.plan:
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "ffplan",
-                    "design",
-                    str(ROOT / "inventories" / "fire-flyer-2.yaml"),
-                    "-o",
-                    str(path),
-                    "-q",
-                    "--force",
-                ],
-                check=True,
-                cwd=ROOT,
-            )
-        plan = load_plan(path / "plan.yaml" if path.is_dir() else path)
+        plan = load_plan(plan_file(args.plan, Path(tmp) / "ff2"))
     if args.sample:
         extrapolate(plan, args.sample, args.cores)
     else:

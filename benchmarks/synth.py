@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -179,3 +181,16 @@ def three_layer_inventory(name: str, radix: int, nodes: int) -> dict:
             }
         ],
     }
+
+
+def plan_file(given: str | None, work: Path) -> Path:
+    """The plan.yaml of PLAN as given on a benchmark's command line (a plan folder or file), else of Fire-Flyer 2
+    designed into `work`."""
+    if given is None:
+        root = Path(__file__).resolve().parents[1]
+        inventory = root / "inventories" / "fire-flyer-2.yaml"
+        design = [sys.executable, "-m", "ffplan", "design", str(inventory), "-o", str(work), "-q", "--force"]
+        subprocess.run(design, check=True, cwd=root)
+        return work / "plan.yaml"
+    path = Path(given)
+    return path / "plan.yaml" if path.is_dir() else path

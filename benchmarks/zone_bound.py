@@ -17,7 +17,6 @@ Usage: python benchmarks/zone_bound.py CAP [SHIFT] [--zone z2] [--free linked|in
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from ffplan.design.routing import ZoneRouter  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 from ffplan.plan.topology import build_topology  # noqa: E402
+from synth import plan_file  # noqa: E402
 
 
 def main() -> None:
@@ -44,22 +44,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, help="CBC's time limit (default: none)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ffplan-zone-bound-") as tmp:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "ffplan",
-                "design",
-                str(ROOT / "inventories" / "fire-flyer-2.yaml"),
-                "-o",
-                tmp,
-                "-q",
-                "--force",
-            ],
-            check=True,
-            cwd=ROOT,
-        )
-        topo = build_topology(load_plan(Path(tmp) / "plan.yaml"))
+        topo = build_topology(load_plan(plan_file(None, Path(tmp))))
     router = ZoneRouter(topo)
     tables = router.tables().tables
     home = router._intact(True).home
