@@ -127,6 +127,7 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
 class Items:
     """Failed items sorted by what they are; `switch[port]` references become cable labels."""
 
+    names: list[str]  # the items as given
     switches: set[str]
     cables: set[str]  # switch-to-switch cable labels
     ca_cables: set[str]  # node-leaf cable labels
@@ -141,7 +142,13 @@ def resolve_items(plan: Plan, items: list[str]) -> Items:
     topo = build_topology(plan)
     cables, switches, unknown = resolve_failed(topo, items)
     ca_cables = {label for label in cables if topo.by_label[label][0] == "node-leaf"}
-    return Items(switches, cables - ca_cables, ca_cables, [items[i] for i in unknown])
+    return Items(items, switches, cables - ca_cables, ca_cables, [items[i] for i in unknown])
+
+
+def failed_items(plan: Plan, failed: list[str]) -> Items:
+    """What a re-route avoids: the items the plan's routing already avoids and `failed`, sorted and resolved."""
+    assert plan.routing is not None
+    return resolve_items(plan, sorted(set(plan.routing.failed) | set(failed)))
 
 
 @dataclass(frozen=True)
@@ -206,18 +213,17 @@ class Rerouted:
     route_s: float
 
 
-def reroute(plan: Plan, failed: list[str], aggregation: list[AggregationNode] | None = None) -> Rerouted:
-    """Route `plan` around `failed` (on top of what the plan already avoids) and render the degraded fabric's LFTs,
-    with routes to the SHARP Aggregation Nodes discovery found (`aggregation`).
+def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[AggregationNode] | None = None) -> Rerouted:
+    """Route `plan` around `failed` (on top of what the plan already avoids; or the Items `failed_items` resolved)
+    and render the degraded fabric's LFTs, with routes to the SHARP Aggregation Nodes discovery found
+    (`aggregation`).
 
     A CA port that is down needs no new route (its LID just has no port): it only leaves the file."""
     from ffplan.design.routing import route
     from ffplan.verify.arrays import planned_array, reachability
     from ffplan.verify.expect import fabric_topo
 
-    assert plan.routing is not None
-    failed = sorted(set(plan.routing.failed) | set(failed))
-    items = resolve_items(plan, failed)
+    items = failed if isinstance(failed, Items) else failed_items(plan, failed)
     started = time.perf_counter()
     routing = route(
         plan, failed=sorted(items.switches | items.cables) + items.unknown
@@ -242,7 +248,7 @@ def reroute(plan: Plan, failed: list[str], aggregation: list[AggregationNode] | 
     changed = (planned_array(before, width)[:, live] != after[:, live]).sum(axis=1)
     ca_pairs, switch_lids = reachability(fab, topo, after)
     return Rerouted(
-        failed=failed,
+        failed=items.names,
         plan=new_plan,
         fab=fab,
         entries_changed=int(changed.sum()),

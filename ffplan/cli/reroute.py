@@ -149,7 +149,7 @@ def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[st
     from ffplan.diagnostics import did_you_mean
     from ffplan.plan import load_plan
     from ffplan.plan.subnets import plane_view
-    from ffplan.reroute import aggregation_nodes, missing_from_discovery, reroute, resolve_items
+    from ffplan.reroute import aggregation_nodes, failed_items, missing_from_discovery, reroute
 
     with stage_errors():
         loaded = plane_view(load_plan(plan / "plan.yaml" if plan.is_dir() else plan), plane, "reroute")
@@ -179,14 +179,15 @@ def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[st
                     "hardware's GUIDs in the inventory and re-run design",
                 )
             failed = missing.failed
-        unknown = resolve_items(loaded, failed).unknown
+        items = failed_items(loaded, failed)  # resolved once: reroute() takes them as they are
+        unknown = [item for item in failed if item in items.unknown]  # the router refuses the plan's own
         if unknown:
             hint = did_you_mean(unknown[0], [s.name for s in loaded.switches] + [c.label for c in loaded.cables])
             fail(
                 escape(f"--failed {unknown[0]!r} is neither a cable label, a switch nor switch[port] of the plan"),
                 hint or "use a cable label from cables.csv (z1-leaf05-p21), a switch name (z1-spine05) or switch[port]",
             )
-        return reroute(loaded, failed, aggregation_nodes(loaded, topo) if fabric is not None else None), missing
+        return reroute(loaded, items, aggregation_nodes(loaded, topo) if fabric is not None else None), missing
 
 
 def _print(s: dict) -> None:
