@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -233,7 +233,8 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     before = build_fabric(plan, view)
     routing, routed = _route_aggregation_nodes(routing, plan, aggregation or [], items.switches, set(before.lid_owner))
     new_plan = plan.model_copy(update={"routing": routing})
-    fab = build_fabric(new_plan, view)
+    # the same sub-fabric (build_fabric reads no routing), its own LID owners: the routed nodes join them below
+    fab = replace(before, plan=new_plan, lid_owner=dict(before.lid_owner))
     topo = fabric_topo(fab)
     guid_of = {s.name: s.node_guid for s in fab.switches}
     for n in routed:  # the routed nodes join the fabric the walk checks
