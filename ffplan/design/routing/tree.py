@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ffplan.inventory import LoadedInventory
 
 NO = -1
+GROW_BLOCK = 1 << 18  # (switch, LID) walks of the in-trees grown at once (_grow)
 
 
 @dataclass
@@ -563,10 +564,8 @@ class TreeCase:
         else:
             for target in targets.tolist():
                 lft[:, r.switch_lids[target]] = self._intact_switch_routes(target)
-        for target in targets[
-            self._open(r.switch_lids[targets], targets, np.zeros(len(targets), dtype=np.int64))
-        ].tolist():
-            self._grow(int(r.switch_lids[target]), target, 0)
+        grow = targets[self._open(r.switch_lids[targets], targets, np.zeros(len(targets), dtype=np.int64))]
+        self._grow(r.switch_lids[grow], grow, np.zeros(len(grow), dtype=np.int64))
         if not failed:
             self.grown[:, r.switch_lids[targets]] = False  # the intact routes: nothing to drop
 
@@ -615,7 +614,12 @@ class TreeCase:
         )
         used = np.nonzero((self.ch.next >= 0).any(axis=0))[0]
         self._ports = used
-        self._hop = self.ch.next[:, used]
+        self._hop = hop = self.ch.next[:, used]
+        self._has, self._nb = hop >= 0, np.maximum(hop, 0)
+        # preference among equally short next hops: higher tier, then lower port
+        self._rank = np.where(self._has, self._tier[self._nb] * 1024 - used[None, :], -(1 << 20))
+        # a next hop one tier down outside the transit pod: a strictly grown route may not climb after it
+        self._descends_to_plain = (self._tier[:, None] > self._tier[self._nb]) & ~self._valley_ok[self._nb]
 
     def _transit(self) -> np.ndarray:
         """The switches where a grown route may turn down then up: the spines and the first leaf of one pod, the first
@@ -648,8 +652,8 @@ class TreeCase:
         if not self.t.failed_cables and not self.t.failed_switches:
             return
         d = self.d
-        for j in self._open(r.d_lid[d], r.d_leaf[d], r.d_port[d]).tolist():
-            self._grow(int(r.d_lid[d[j]]), int(r.d_leaf[d[j]]), int(r.d_port[d[j]]))
+        grow = d[self._open(r.d_lid[d], r.d_leaf[d], r.d_port[d])]
+        self._grow(r.d_lid[grow], r.d_leaf[grow], r.d_port[grow])
 
     def _open(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> np.ndarray:
         """The indexes of `lids` (delivered at switch `at`, port `port`) whose route does not arrive from some alive
@@ -657,76 +661,77 @@ class TreeCase:
         lengths = route_lengths(self.ch, self.lft[:, lids], (at, port))
         return np.nonzero(((lengths < 0) & self.alive[:, None]).any(axis=0))[0]
 
-    def _grow(self, lid: int, at: int, port: int, reroute_valleys: bool = False) -> None:
-        """Grow `lid`'s in-tree with down-then-up turns at transit switches only, then whatever is still open with
-        them anywhere (marked loose: the deadlock proof decides whether those stay)."""
-        self._grow_pass(lid, at, port, strict=True, reroute_valleys=reroute_valleys)
-        self._grow_pass(lid, at, port, strict=False)
-
-    def _grow_pass(self, lid: int, at: int, port: int, strict: bool, reroute_valleys: bool = False) -> None:
-        """The in-tree of one LID (reached at switch `at`, port `port`): the entries of alive switches whose route
-        does not arrive are opened and grown from the switches whose route does, shortest total route first, ties to
-        the higher tier; a down-then-up turn only at a transit switch (_transit)."""
+    def _grow(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> None:
+        """Grow the in-trees of `lids` (delivered at switch `at`, port `port`) with down-then-up turns at transit
+        switches only, then whatever is still open with them anywhere (marked loose: the deadlock proof decides
+        whether those stay). The in-trees are independent: each pass measures a block of them at once."""
         if not hasattr(self, "_valley_ok"):
             self._prepare_growth()
-        hops, clean = self._route_lengths(self.lft[:, lid].astype(np.int64), at, port)
-        grow_from = ((hops < 0) | (~clean if reroute_valleys else False)) & self.alive
-        if not grow_from.any():
+        step = max(1, GROW_BLOCK // max(len(self.r.names), 1))
+        for strict in (True, False):
+            for a in range(0, len(lids), step):
+                block = slice(a, a + step)
+                hops, clean = self._route_lengths(lids[block], at[block], port[block])
+                for j, lid in enumerate(lids[block].tolist()):
+                    self._grow_pass(lid, hops[:, j], clean[:, j], strict)
+
+    def _grow_pass(self, lid: int, hops: np.ndarray, clean: np.ndarray, strict: bool) -> None:
+        """The in-tree of one LID (`hops`, `clean`: _route_lengths of its column): the entries of alive switches whose
+        route does not arrive are opened and grown from the switches whose route does, shortest total route first,
+        ties to the higher tier; a down-then-up turn only at a transit switch (_transit). Only the open switches'
+        rows are weighed: a handful of the fabric's."""
+        rows = np.nonzero((hops < 0) & self.alive)[0]
+        if not len(rows):
             return
-        hop, ports, tier = self._hop, self._ports, self._tier
+        hop, ports, tier, has, nb = self._hop, self._ports, self._tier, self._has, self._nb
         if strict:
             hops[~clean] = -1  # kept, but no strictly grown route continues over them
-        todo = grow_from.copy()
-        has = hop >= 0
-        nb = np.maximum(hop, 0)
-        # preference among equally short next hops: higher tier, then lower port
-        rank = np.where(has, tier[nb] * 1024 - ports[None, :], -(1 << 20))
         col = self.lft[:, lid]
-        col[grow_from] = UNROUTED
+        col[rows] = UNROUTED
         succ = np.where(col == UNROUTED, -1, self.ch.next[np.arange(len(col)), np.minimum(col, 255)])
-        while True:
-            via = np.where(has, hops[nb], -1)  # route length from the next switch
-            valley = (
-                (tier[:, None] > tier[nb])
-                & (succ[nb] >= 0)
-                & (tier[np.maximum(succ[nb], 0)] > tier[nb])
-                & ~self._valley_ok[nb]
-            )
-            valley &= strict
-            cand = (via >= 0) & ~valley & todo[:, None]
+        marks = self.grown if strict else self.loose
+        while len(rows):
+            near = nb[rows]
+            via = np.where(has[rows], hops[near], -1)  # route length from the next switch
+            cand = via >= 0
+            if strict:  # no turn down then up at a switch outside the transit pod
+                climbs = (succ >= 0) & (tier[np.maximum(succ, 0)] > tier)
+                cand &= ~(self._descends_to_plain[rows] & climbs[near])
             if not cand.any():
                 break
             best = np.where(cand, via, 1 << 20).min(axis=1)
             m = int(best.min())
-            grow = np.nonzero(best == m)[0]
-            k = np.where(cand[grow] & (via[grow] == m), rank[grow], -(1 << 30)).argmax(axis=1)
+            now = best == m
+            grow = rows[now]
+            k = np.where(cand[now] & (via[now] == m), self._rank[grow], -(1 << 30)).argmax(axis=1)
             col[grow] = ports[k]
             succ[grow] = hop[grow, k]
-            (self.grown if strict else self.loose)[grow, lid] = True
+            marks[grow, lid] = True
             hops[grow] = m + 1
-            todo[grow] = False
+            rows = rows[~now]
 
-    def _route_lengths(self, col: np.ndarray, leaf: int, port: int) -> tuple[np.ndarray, np.ndarray]:
-        """(links, clean): switch-to-switch links of every switch's route (by `col`, one LID's entries) to `leaf`,
-        ending at `port` there, -1 where it does not arrive; and whether the route turns down then up only at a
-        transit switch (a grown route may continue only over such a route)."""
+    def _route_lengths(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(links, clean), (switches x `lids`): switch-to-switch links of every switch's route to each LID (by its
+        column of the tables), delivered at switch `at`, port `port`, -1 where it does not arrive; and whether the
+        route turns down then up only at a transit switch (a grown route may continue only over such a route)."""
         tier, ch = self._tier, self.ch
-        n = len(col)
+        n, m = len(self.r.names), len(lids)
         w = walk(
             ch,
-            col[:, None],
-            np.arange(n),
-            np.zeros(n, dtype=np.int64),
+            self.lft[:, lids],
+            np.tile(np.arange(n), m),
+            np.repeat(np.arange(m), n),
             64,
             trace=True,
-            dest=(np.array([leaf]), np.array([port])),
+            dest=(at, port),
         )
-        clean = np.ones(n, dtype=bool)
+        clean = np.ones(n * m, dtype=bool)
         for (k1, c1), (k2, c2) in zip(w.steps, w.steps[1:]):  # a turn: two links in a row of one walk
             c1 = c1[np.searchsorted(k1, k2)]  # the walks of a step are a sorted subset of the step before's
             prev, pos, step = ch.src_of[c1], ch.peer_of[c1], ch.peer_of[c2]
             clean[k2[(tier[prev] > tier[pos]) & (tier[step] > tier[pos]) & ~self._valley_ok[pos]]] = False
-        return np.where(w.reached & self.alive, w.links, -1), clean
+        links = np.where(w.reached & np.tile(self.alive, m), w.links, -1)
+        return links.reshape(m, n).T, clean.reshape(m, n).T
 
 
 class _Sums:
