@@ -285,6 +285,8 @@ class _Case:
         self.shift_load: dict[
             str, np.ndarray
         ] = {}  # leaf -> (uplink, leaf) -> its CA pairs to that leaf up that uplink
+        self._ports_of: dict[str, list[Dest]] = {}  # leaf -> its alive CA ports (for _make_room)
+        self._port_us: dict[str, dict[int, int]] = {}  # leaf -> its alive uplink ports -> uplink index
 
     # ------------------------------------------------------------------ cross-zone set-up
 
@@ -762,10 +764,77 @@ class _Case:
                 )
 
             u = min(cands, key=key)
+            if not base and target in self.homed:
+                a, b = self._link_loads(leaf, u, target)
+                if max(a[every], b[every]) + w[every] > cap[every] and self._make_room(leaf, d, cands, w, cap):
+                    u = min(cands, key=key)
             link = self.up[leaf][u]
             assert link is not None, "_valid holds only for an alive uplink"
             self.tables[leaf][d.lid] = link[0]
             self._add_load(leaf, u, self._down_target(leaf, u, target), w)
+
+    def _make_room(self, leaf: str, d: Dest, cands: list[int], w: list[int], cap: list[int]) -> bool:
+        """A zone-local pair into a linked leaf x of a later zone that fits on no valid downlink into x within `cap`
+        (the most flows of each load any link carried before the displaced pairs came): move one pair another leaf
+        sends to x off the downlink of one of `cands` onto another of that leaf's uplinks, where its uplink, its
+        downlink (a spine homed at x is open to a leaf without inter-zone links) and its shift phase stay within cap
+        and 2, and the first pair then fits there. The homes rule keeps the other linked leaves off x's homed spines,
+        so their pairs into x crowd its other downlinks; the unlinked leaves' pairs make room for them on the homed
+        ones (B 784 -> 780 in FF2's z2, docs/routing.md, section 3). Returns whether a pair moved."""
+        t, sid = self.t, self.r.switch_id
+        x = d.switch
+        every, role = LOAD_ALL, LOAD_COMPUTE if d.role == "compute" else LOAD_STORAGE
+        if x not in self._ports_of:
+            self._ports_of[x] = [p for p in self.dests if p.kind == "ca" and p.switch == x]
+        ports = self._ports_of[x]
+        on: dict[str, list[tuple[str, int, Dest]]] = {}  # spine -> pairs (source leaf, uplink, destination) down to x
+        for y in t.leaves[t.zone_of[leaf]]:
+            if y in (leaf, x) or not self.sw_alive[y]:
+                continue
+            port_u = self._port_u(y)
+            table = self.tables[y]
+            for p in ports:
+                uy = port_u.get(table[p.lid])
+                if uy is not None:
+                    on.setdefault(self.up_spine[y][uy], []).append((y, uy, p))
+        # first a move that keeps the moved pair's leaf at d-mod-k's balance: its uplinks within one destination of
+        # each other (from one of its busiest to a less busy one) and at most one port of x per downlink (no shift
+        # phase above one flow on a link); then one within the loads' caps and a shift phase of two
+        for keep_balance in (True, False):
+            for u in cands:
+                a, b = self._link_loads(leaf, u, x)
+                if any(a[k] + w[k] > cap[k] for k in (every, role)) or self.shift_load[leaf][u, sid[x]] >= 2:
+                    continue
+                for y, uy, p in on.get(self.up_spine[leaf][u], ()):
+                    wy = self._weights(y, p)
+                    if any(b[k] - wy[k] + w[k] > cap[k] for k in (every, role)):
+                        continue
+                    fits = [
+                        u2
+                        for u2 in range(len(self.up[y]))
+                        if u2 != uy
+                        and self.shift_load[y][u2, sid[x]] < (1 if keep_balance else 2)
+                        and (not keep_balance or self.up_load[y][u2, every] + wy[every] <= self.up_load[y][uy, every])
+                        and self._valid(y, u2, x, p)
+                        and all(load[k] + wy[k] <= cap[k] for load in self._link_loads(y, u2, x) for k in range(LOADS))
+                    ]
+                    if fits:
+                        u2 = min(
+                            fits, key=lambda u2: (max(int(load[every]) for load in self._link_loads(y, u2, x)), u2)
+                        )
+                        link = self.up[y][u2]
+                        assert link is not None, "_valid holds only for an alive uplink"
+                        self.tables[y][p.lid] = link[0]
+                        self._add_load(y, uy, x, [-k for k in wy])
+                        self._add_load(y, u2, x, wy)
+                        return True
+        return False
+
+    def _port_u(self, leaf: str) -> dict[int, int]:
+        """The leaf's alive uplink ports -> uplink index."""
+        if leaf not in self._port_us:
+            self._port_us[leaf] = {link[0]: u for u, link in enumerate(self.up[leaf]) if link is not None}
+        return self._port_us[leaf]
 
     def _weights(self, leaf: str, d: Dest) -> list[int]:
         """The pair's flows in the balance loads: zone-local traffic in the first three, cross-zone in the last three
