@@ -9,11 +9,14 @@ fabric.deadlock), analyze's flow loads and the failure sweep, verify's and rerou
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from ffplan.fabric.arrays import BLOCK, MAX_HOPS, Channels
+from ffplan.fabric.arrays import MAX_HOPS, Channels
+
+TREE_BLOCK = 1 << 18  # (switch, LID) entries of the in-trees handled at once: a few arrays of them stay in the cache
 
 
 @dataclass
@@ -74,37 +77,58 @@ def walk(
     return Walked(reached, links, pos, looping, steps)
 
 
+@dataclass
+class InTrees:
+    """The in-trees of a block of columns of a set of LFTs: `hops` (switches x the block's columns, int8) is each
+    switch's route length to the column's destination (-1 where it does not arrive) and `to`, flat over the block,
+    the entry of the next switch on the route (`hops.size`, an entry past the block, where there is none)."""
+
+    cols: slice
+    port: np.ndarray
+    hops: np.ndarray
+    to: np.ndarray
+
+
+def in_trees(
+    ch: Channels, lft: np.ndarray, dest: tuple[np.ndarray, np.ndarray], max_hops: int = MAX_HOPS
+) -> Iterator[InTrees]:
+    """The route lengths from every switch (the rows of `lft`) to each column's destination (`dest`: the switch and
+    port where column j is delivered), a block of columns at a time: what `walk` from every switch gives (`reached`,
+    `links`), without walking. The routes to one column form an in-tree, so a switch's route is one link longer than
+    its next switch's: the entries whose next entry has length L - 1 have length L, found for every entry of the block
+    at once, a length at a time. Blocks of TREE_BLOCK entries, so each pass stays in the cache."""
+    n, m = lft.shape
+    width = ch.next.shape[1]
+    next_of = ch.next.ravel()
+    row_base = (np.arange(n, dtype=np.intp) * width)[:, None]
+    step = max(1, TREE_BLOCK // max(n, 1))
+    for a in range(0, m, step):
+        port = lft[:, a : a + step]
+        b = port.shape[1]
+        nxt = next_of.take(row_base + port)
+        at, home_port = dest[0][a : a + b], dest[1][a : a + b]
+        cols = np.flatnonzero(at >= 0)
+        home = cols[port[at[cols], cols] == home_port[cols]]
+        lengths = np.full(n * b + 1, -1, dtype=np.int8)  # the last entry: where dead ends lead, never arrives
+        lengths[at[home] * b + home] = 0
+        nxt[at[home], home] = -1  # arrived: the walk stops there
+        to = np.where(nxt >= 0, nxt * b + np.arange(b), n * b).ravel()
+        hops = lengths[:-1]
+        for length in range(1, max_hops):
+            grown = lengths.take(to) == length - 1  # only entries still open: a set entry's next is one shorter
+            if not grown.any():
+                break
+            np.copyto(hops, np.int8(length), where=grown)
+        yield InTrees(slice(a, a + b), port, hops.reshape(n, b), to)
+
+
 def route_lengths(
     ch: Channels, lft: np.ndarray, dest: tuple[np.ndarray, np.ndarray], max_hops: int = MAX_HOPS
 ) -> np.ndarray:
     """Links of the route from every switch (the rows of `lft`) to each column's destination (`dest`: the switch and
-    port where column j is delivered), -1 where it does not arrive: what `walk` from every switch gives
-    (`reached`, `links`), without walking. The routes to one column form an in-tree, so a switch's route is one link
-    longer than its next switch's: the lengths grow from the destinations, one length at a time over the entries
-    still open (int8: a route that arrives has fewer than `max_hops` links). Columns in blocks of about BLOCK
-    entries."""
-    n, m = lft.shape
-    out = np.full((n, m), -1, dtype=np.int8)
-    step = max(1, BLOCK // max(n, 1))
-    rows = np.arange(n)[:, None]
-    for a in range(0, m, step):
-        port = lft[:, a : a + step].astype(np.intp)
-        cols = np.arange(port.shape[1])
-        hops = out[:, a : a + port.shape[1]]
-        at, home_port = dest[0][a : a + step], dest[1][a : a + step]
-        has = at >= 0
-        home = np.zeros(port.shape, dtype=bool)
-        home[at[has], cols[has]] = port[at[has], cols[has]] == home_port[has]
-        hops[home] = 0
-        nxt = ch.next[rows, port]
-        nxt[home] = -1  # arrived: the walk stops there
-        i, j = np.nonzero(nxt >= 0)
-        to = nxt[i, j]
-        for length in range(1, max_hops):
-            done = hops[to, j] >= 0
-            if not done.any():
-                break
-            hops[i[done], j[done]] = length
-            keep = ~done
-            i, j, to = i[keep], j[keep], to[keep]
+    port where column j is delivered), -1 where it does not arrive (int8: a route that arrives has fewer than
+    `max_hops` links): `in_trees` put together."""
+    out = np.empty(lft.shape, dtype=np.int8)
+    for block in in_trees(ch, lft, dest, max_hops):
+        out[:, block.cols] = block.hops
     return out
