@@ -11,79 +11,95 @@ from __future__ import annotations
 import numpy as np
 
 from ffplan.fabric.arrays import Channels, Tables, table_array
-from ffplan.fabric.walk import route_lengths
+from ffplan.fabric.walk import InTrees, in_trees
 from ffplan.plan.model import RouteCheck
 from ffplan.plan.topology import Topology
 
 
-def route_hops(topo: Topology, tables: Tables, ch: Channels | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(hops, shortest): switch-to-switch links of the route from every switch (in `topo.lid` order) to every LID,
-    -1 where it does not arrive; and the fewest links the alive fabric allows, -1 where nothing connects (int8: a
-    route has at most MAX_HOPS links)."""
-    ch = ch or Channels(topo)
-    lft = table_array(topo, tables)
-    n, width = lft.shape
-    hops = route_lengths(ch, lft, (ch.dest_switch[:width], ch.dest_port[:width]))
-    dest = ch.dest_switch[:width]
-    dist = switch_distances(ch, n).astype(np.int8)
-    shortest = np.where(dest[None, :] >= 0, dist[:, np.maximum(dest, 0)], np.int8(-1))
-    return hops, shortest
-
-
 def switch_distances(ch: Channels, n: int) -> np.ndarray:
-    """Fewest alive links between every pair of switches (-1 where nothing connects): a breadth-first search from all
-    switches at once, a port at a time (no n x n x n product)."""
+    """Fewest alive links between every pair of switches (-1 where nothing connects; int8, as the route lengths): a
+    breadth-first search from all switches at once, a port at a time, over rows of bits (no n x n x n product)."""
     dist = np.full((n, n), -1, dtype=np.int64)
     np.fill_diagonal(dist, 0)
-    seen = np.eye(n, dtype=bool)
+    seen = np.packbits(np.eye(n, dtype=bool), axis=1)
     frontier = seen.copy()
-    ports = np.nonzero((ch.next >= 0).any(axis=0))[0].tolist()
+    hops = [(np.flatnonzero(hop >= 0), hop[hop >= 0]) for hop in ch.next.T if (hop >= 0).any()]
     for step in range(1, n):
         grown = np.zeros_like(frontier)
-        for p in ports:
-            hop = ch.next[:, p]
-            has = hop >= 0
-            grown[has] |= frontier[hop[has]]  # a switch is one step further than its neighbour's frontier
+        for at, hop in hops:
+            grown[at] |= frontier[hop]  # a switch is one step further than its neighbour's frontier
         grown &= ~seen
         if not grown.any():
             break
-        dist[grown] = step
+        dist[np.unpackbits(grown, axis=1, count=n).view(bool)] = step
         seen |= grown
         frontier = grown
-    return dist
+    return dist.astype(np.int8)
+
+
+class RouteCounts:
+    """The route check counted a block of in-trees (fabric.walk.in_trees) at a time, so a stage that goes over the
+    in-trees anyway (analyze's loads) counts it on the way. Only the CA LIDs of alive CA ports and the LIDs of alive
+    switches are checked, from alive switches that the alive fabric connects to the destination."""
+
+    def __init__(self, topo: Topology, ch: Channels, width: int):
+        n = len(ch.switches)
+        sid = {s: i for i, s in enumerate(ch.switches)}
+        self.alive = np.array([s not in topo.failed_switches for s in ch.switches])
+        self.cas_on = np.zeros(n, dtype=np.int64)  # CA sources on each switch
+        self.kind = np.zeros(max(width, topo.max_lid + 1), dtype=np.int8)  # per LID: 1 alive CA port, 2 alive switch
+        self.own = np.full(len(self.kind), -1, dtype=np.int64)  # a CA LID's leaf: that source is the LID itself
+        for lid, ca in topo.ca_by_lid.items():
+            if topo.cable_alive(ca.label) and ca.leaf not in topo.failed_switches:
+                self.cas_on[sid[ca.leaf]] += 1
+                self.kind[lid], self.own[lid] = 1, sid[ca.leaf]
+        for s, lid in topo.lid.items():
+            if s not in topo.failed_switches:
+                self.kind[lid] = 2
+        # the shortest route to each LID's switch; column n (-1) for a LID no port delivers
+        self.dist = np.concatenate([switch_distances(ch, n), np.full((n, 1), -1, dtype=np.int8)], axis=1)
+        known = ch.dest_switch[:width]
+        self.dest = np.full(width, n, dtype=np.int64)
+        self.dest[: len(known)] = np.where(known >= 0, known, n)
+        self.counts = dict.fromkeys(RouteCheck.model_fields, 0)
+        self.width, self.counted = width, 0  # columns counted so far
+
+    @property
+    def complete(self) -> bool:
+        return self.counted == self.width
+
+    def add(self, block: InTrees) -> None:
+        """Count the routes of one block: only the few entries that are lost or longer than the shortest are looked
+        at one by one."""
+        hops = block.hops
+        self.counted += hops.shape[1]
+        shortest = self.dist.take(self.dest[block.cols], axis=1)
+        off = ((hops < 0) | (hops > shortest)) & (self.kind[block.cols] > 0)
+        if not off.any():
+            return
+        rows, cols = np.nonzero(off)
+        h, best, lid = hops[rows, cols], shortest[rows, cols], cols + block.cols.start
+        connected = (best >= 0) & self.alive[rows]
+        lost, detour = connected & (h < 0), connected & (h > best)
+        to_ca = self.kind[lid] == 1
+        sources = self.cas_on[rows] - (self.own[lid] == rows)  # the leaf's CA ports but the destination itself
+        c = self.counts
+        c["ca_pair_detours"] += int(sources[detour & to_ca].sum())
+        c["switch_to_ca_detours"] += int(np.count_nonzero(detour & to_ca))
+        c["unreachable_ca_pairs"] += int(sources[lost & to_ca].sum())
+        c["unreachable_switch_to_ca"] += int(np.count_nonzero(lost & to_ca))
+        c["unreachable_switch_lids"] += int((1 + self.cas_on[rows])[lost & ~to_ca].sum())
+
+    def result(self) -> RouteCheck:
+        return RouteCheck(**self.counts)
 
 
 def check_routes(topo: Topology, tables: Tables, ch: Channels | None = None) -> RouteCheck:
     """Detours and unreachable destinations of the routes, over the alive part of the fabric."""
     ch = ch or Channels(topo)
-    hops, shortest = route_hops(topo, tables, ch)
-    alive_sw = np.array([s not in topo.failed_switches for s in ch.switches])
-    sid = {s: i for i, s in enumerate(ch.switches)}
-    cas_on = np.zeros(len(ch.switches), dtype=np.int64)
-    ca_lids, own = [], []
-    for lid, ca in topo.ca_by_lid.items():
-        if topo.cable_alive(ca.label) and ca.leaf not in topo.failed_switches:
-            cas_on[sid[ca.leaf]] += 1
-            ca_lids.append(lid)
-            own.append(sid[ca.leaf])
-    sw_lids = [lid for s, lid in topo.lid.items() if s not in topo.failed_switches]
-    ca_lids_a = np.array(ca_lids, dtype=np.int64)
-    h, best = hops[:, ca_lids_a], shortest[:, ca_lids_a]
-    connected = (best >= 0) & alive_sw[:, None]
-    lost = connected & (h < 0)
-    detour = connected & (h > best)
-    # CA sources: every CA port of the leaf but the destination itself
-    columns = np.arange(len(ca_lids))
-
-    def ca_pairs(routes: np.ndarray) -> int:
-        return int((routes.sum(axis=1) * cas_on).sum() - routes[np.array(own, dtype=np.int64), columns].sum())
-
-    hs, bs = hops[:, sw_lids], shortest[:, sw_lids]
-    sw_lost = (bs >= 0) & alive_sw[:, None] & (hs < 0)
-    return RouteCheck(
-        ca_pair_detours=ca_pairs(detour),
-        switch_to_ca_detours=int(detour[alive_sw].sum()),
-        unreachable_ca_pairs=ca_pairs(lost),
-        unreachable_switch_to_ca=int(lost.sum()),
-        unreachable_switch_lids=int(sw_lost.sum() + (cas_on[:, None] * sw_lost).sum()),
-    )
+    lft = table_array(topo, tables)
+    width = lft.shape[1]
+    counts = RouteCounts(topo, ch, width)
+    for block in in_trees(ch, lft, (ch.dest_switch[:width], ch.dest_port[:width])):
+        counts.add(block)
+    return counts.result()

@@ -3,6 +3,7 @@ shortcuts that use them: each must give what the slower path gave, entry for ent
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -10,8 +11,10 @@ from ffplan.analyze import plan_tables, topology_for
 from ffplan.design import design
 from ffplan.design.routing.dispatch import router_for
 from ffplan.fabric.arrays import Channels, table_array
+from ffplan.fabric.reach import check_routes
 from ffplan.fabric.walk import route_lengths, walk
 from ffplan.inventory import load_inventory
+from ffplan.plan.model import RouteCheck
 from tests.routing.three_layer import SMALL
 
 
@@ -49,3 +52,47 @@ def test_a_case_needs_only_the_intact_switch_columns(tree, failed):
     assert (fresh.intact_switch_columns() == intact.lft[:, fresh.switch_lids[fresh.switch_targets]]).all()
     a, b = fresh.case(failed), warm.case(failed)
     assert (a.lft == b.lft).all() and (a.grown == b.grown).all() and (a.loose == b.loose).all()
+
+
+@pytest.mark.parametrize("failed", [[], ["z1-core01"], ["z1-spine01-p05", "z1-leaf02-p06"]])
+@pytest.mark.parametrize("damaged", [0.0, 0.02, 0.3])
+def test_route_check_counts_what_the_walk_finds(tree, failed, damaged):
+    """check_routes (counted a block of in-trees at a time) against its definition: every (switch, LID) route walked,
+    the shortest paths by networkx, the routes of every alive source counted one by one."""
+    rt = router_for(tree).tables(failed)
+    topo = rt.topo
+    ch = Channels(topo)
+    lft = table_array(topo, rt.tables)
+    rng = np.random.default_rng(11)
+    hit = rng.random(lft.shape) < damaged
+    lft[hit] = rng.integers(0, 256, int(hit.sum()))
+    n, width = lft.shape
+    w = walk(ch, lft, np.repeat(np.arange(n), width), np.tile(np.arange(width), n))
+    hops = np.where(w.reached, w.links, -1).reshape(n, width)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from(zip(ch.src_of.tolist(), ch.peer_of.tolist()))
+    dist = dict(nx.all_pairs_shortest_path_length(graph))
+    alive = [s not in topo.failed_switches for s in ch.switches]
+    sid = {s: i for i, s in enumerate(ch.switches)}
+    cas = [(lid, sid[ca.leaf]) for lid, ca in topo.ca_by_lid.items()]
+    cas = [(lid, leaf) for lid, leaf in cas if alive[leaf] and topo.cable_alive(topo.ca_by_lid[lid].label)]
+    cas_on = np.bincount([leaf for _, leaf in cas], minlength=n)
+    expected = dict.fromkeys(RouteCheck.model_fields, 0)
+    for lid, leaf in cas:
+        for s in (s for s in range(n) if alive[s] and leaf in dist[s]):
+            sources = cas_on[s] - (s == leaf)
+            if hops[s, lid] < 0:
+                expected["unreachable_ca_pairs"] += sources
+                expected["unreachable_switch_to_ca"] += 1
+            elif hops[s, lid] > dist[s][leaf]:
+                expected["ca_pair_detours"] += sources
+                expected["switch_to_ca_detours"] += 1
+    for name, lid in topo.lid.items():
+        at = sid[name]
+        if alive[at]:
+            lost = [s for s in range(n) if alive[s] and at in dist[s] and hops[s, lid] < 0]
+            expected["unreachable_switch_lids"] += sum(1 + int(cas_on[s]) for s in lost)
+    got = check_routes(topo, {s: lft[i] for i, s in enumerate(ch.switches)}, ch)
+    assert got.model_dump() == {k: int(v) for k, v in expected.items()}
+    assert any(expected.values()) == bool(damaged)
