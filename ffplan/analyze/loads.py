@@ -15,7 +15,9 @@ from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import TopologyArrays, count_loads
 from ffplan.analyze.patterns import PATTERNS, Pattern, Phase, build_pattern
 from ffplan.plan.topology import Topology, build_topology, resolve_failed
-from ffplan.plan.model import LftLike, Plan
+from ffplan.fabric.reach import RouteCounts
+from ffplan.fabric.walk import in_trees
+from ffplan.plan.model import LftLike, Plan, RouteCheck
 
 
 @dataclass
@@ -106,12 +108,48 @@ def analyze(
 ) -> list[PatternResult]:
     net = TopologyArrays(topo or topology_for(plan))
     lft = net.lft(tables if tables is not None else plan_tables(plan))
+    return _patterns(plan, net, lft, patterns, scope, roles, top, None)
+
+
+def analyze_and_check(
+    plan: Plan,
+    patterns: list[str] | tuple[str, ...] = PATTERNS,
+    *,
+    scope: str | None = None,
+    roles: tuple[str, ...] | None = None,
+    tables: Mapping[str, LftLike] | None = None,
+    top: int = 5,
+    topo: Topology | None = None,
+) -> tuple[list[PatternResult], RouteCheck]:
+    """`analyze`, and the route check of the same tables (fabric.reach.check_routes) on the same channels: counted
+    over the in-trees the loads of a pattern go over anyway, or on its own when none does."""
+    net = TopologyArrays(topo or topology_for(plan))
+    lft = net.lft(tables if tables is not None else plan_tables(plan))
+    width = lft.shape[1]
+    counts = RouteCounts(net.topo, net.channels, width)
+    results = _patterns(plan, net, lft, patterns, scope, roles, top, counts)
+    if not counts.complete:
+        for block in in_trees(net.channels, lft, (net.channels.dest_switch[:width], net.channels.dest_port[:width])):
+            counts.add(block)
+    return results, counts.result()
+
+
+def _patterns(
+    plan: Plan,
+    net: TopologyArrays,
+    lft: np.ndarray,
+    patterns: list[str] | tuple[str, ...],
+    scope: str | None,
+    roles: tuple[str, ...] | None,
+    top: int,
+    counts: RouteCounts | None,
+) -> list[PatternResult]:
     results = []
     for name in patterns:
         pat = build_pattern(net, name, scope, roles)
         worst = None
         for phase in pat.phases:
-            load, unroutable = count_loads(net, lft, phase.demand)
+            load, unroutable = count_loads(net, lft, phase.demand, counts)
             mx = int(load.max()) if len(load) else 0
             bound, cut = lower_bound(net, phase.demand)
             ratio = mx / bound if bound else (1.0 if mx == 0 else float("inf"))

@@ -447,8 +447,8 @@ def _analyze(
     top: int,
 ) -> tuple[list[PatternResult], RouteCheck, str]:
     """One subnet's patterns and route check, over its plan's tables or a dump of OpenSM's."""
-    from ffplan.analyze import analyze, plan_tables, read_lfts, topology_for
-    from ffplan.fabric.reach import check_routes
+    from ffplan.analyze import read_lfts, topology_for
+    from ffplan.analyze.loads import analyze_and_check
     from ffplan.fabric.discovery import lid_guids, read_fabric
     from ffplan.inventory.source import read_text
     from ffplan.plan.io import MAX_PLAN_BYTES
@@ -471,8 +471,10 @@ def _analyze(
                 f"{len(read.unknown_switches)} dump switches not in the plan, {read.unmapped_lids} entries not mapped"
             )
     roles = tuple(r.value for r in role) or None
-    results = analyze(plan, names, scope=scope.value if scope else None, roles=roles, tables=tables, top=top, topo=topo)
-    return results, check_routes(topo, tables if tables is not None else plan_tables(plan)), source
+    results, check = analyze_and_check(
+        plan, names, scope=scope.value if scope else None, roles=roles, tables=tables, top=top, topo=topo
+    )
+    return results, check, source
 
 
 def _worst(reports: list[tuple[str, tuple[list[PatternResult], RouteCheck, str]]]) -> dict:

@@ -204,3 +204,31 @@ def test_a_flow_that_does_not_arrive_loads_no_link(lab_plan):
     senders = sum(1 for leaf in topo.leaves["zb"] if leaf != "zb-leaf01" for _ in topo.cas[leaf])
     assert r.unroutable == senders
     assert r.mean_load * r.links == intact.mean_load * intact.links - 2 * senders  # two links per lost flow: up, down
+
+
+@pytest.mark.parametrize("damaged", [0.0, 0.02, 0.3])
+def test_loads_over_the_in_trees_equal_the_walk(lab_plan, damaged):
+    """A dense demand's loads are summed over the in-trees (flows.count_loads), a sparse one's bundles are walked:
+    both give the same loads and unroutable flows, also over tables with random ports (dead ends, wrong CAs, loops),
+    and the route check counted on the way equals check_routes."""
+    import numpy as np
+
+    from ffplan.analyze import plan_tables
+    from ffplan.analyze.flows import TopologyArrays, _tree_loads, _walked_loads, all_to_all_demand, count_loads
+    from ffplan.analyze.patterns import _ports
+    from ffplan.fabric.reach import RouteCounts, check_routes
+
+    topo = topology_for(lab_plan)
+    net = TopologyArrays(topo)
+    lft = net.lft(plan_tables(lab_plan))
+    rng = np.random.default_rng(5)
+    hit = rng.random(lft.shape) < damaged
+    lft[hit] = rng.integers(0, 256, int(hit.sum()))
+    demand = all_to_all_demand(net, [_ports(topo, z, None) for z in topo.zones])
+    counts = RouteCounts(topo, net.channels, lft.shape[1])
+    walked, summed = _walked_loads(net, lft, demand), _tree_loads(net, lft, demand, counts)
+    assert (walked[0] == summed[0]).all() and walked[1] == summed[1]
+    assert (walked[1] > 0) == bool(damaged) and walked[0].sum() > 0
+    assert counts.complete
+    assert counts.result() == check_routes(topo, {s: lft[i] for i, s in enumerate(net.switches)}, net.channels)
+    assert count_loads(net, lft, demand)[1] == walked[1]  # all-to-all goes over the in-trees
