@@ -48,11 +48,13 @@ class Cut:
     links: np.ndarray
 
 
-def cuts(net: TopologyArrays, demand: Demand) -> Iterator[Cut]:
-    """The cuts of the lower bound for the bundles of `demand` over the channels of `net`, in the order a tie between
-    bounds names them: out of every leaf, into every leaf, inter-zone links out of every zone, and in a three-layer
-    tree the spine-core links out of and into every pod. Made one kind at a time: each kind's bundles are sorted by
-    their key, and holding all five sorted copies of 8.4 M bundles (16,384 ports all-to-all) took 500 MB."""
+Kind = tuple[np.ndarray, Callable[[np.ndarray], np.ndarray], np.ndarray, list[str], str]
+
+
+def _kinds(net: TopologyArrays, demand: Demand) -> list[Kind]:
+    """The kinds of cut in the order a tie between bounds names them, each as (the bundles it takes, their keys from
+    that mask, each channel's key or -1, the keys' names, the cut's label): out of every leaf, into every leaf,
+    inter-zone links out of every zone, and in a three-layer tree the spine-core links out of and into every pod."""
     ch = net.channels
     zone = net.zone_of_switch
     home = net.leaf_of[demand.dst]
@@ -69,7 +71,7 @@ def cuts(net: TopologyArrays, demand: Demand) -> Iterator[Cut]:
     core_spine = (tier[ch.src_of] == "core") & (tier[ch.peer_of] == "spine")
     inter_pod = to_ca & ~cross & (pod[demand.leaf] > 0) & (pod_key[demand.leaf] != pod_key[np.maximum(home, 0)])
     crossing = zone[ch.src_of] != zone[ch.peer_of]
-    kinds: list[tuple[np.ndarray, Callable[[np.ndarray], np.ndarray], np.ndarray, list[str], str]] = [
+    return [
         (away, lambda taken: demand.leaf[taken], ch.src_of, net.switches, "links out of leaf {}"),
         (to_ca, lambda taken: home[taken], ch.peer_of, net.switches, "links into leaf {}"),
         (
@@ -94,7 +96,13 @@ def cuts(net: TopologyArrays, demand: Demand) -> Iterator[Cut]:
             "spine-core links into pod {}",
         ),
     ]
-    for taken, keys_of, link_keys, names, label in kinds:
+
+
+def cuts(net: TopologyArrays, demand: Demand) -> Iterator[Cut]:
+    """The cuts of the lower bound for the bundles of `demand` over the channels of `net`, in the order a tie between
+    bounds names them (`_kinds`). Made one kind at a time: each kind's bundles are sorted by their key, and holding
+    all five sorted copies of 8.4 M bundles (16,384 ports all-to-all) took 500 MB."""
+    for taken, keys_of, link_keys, names, label in _kinds(net, demand):
         order = np.argsort(link_keys, kind="stable")  # channel ids by key
         bounds = np.searchsorted(link_keys[order], np.arange(len(names) + 1))
         for key, ws in _groups(keys_of(taken), demand.weight[taken]):
@@ -102,14 +110,53 @@ def cuts(net: TopologyArrays, demand: Demand) -> Iterator[Cut]:
 
 
 def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
-    """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`."""
+    """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`: every cut's
+    `bin_bound` at once from each key's histogram of weights (`_kind_bounds`), or cut by cut where the histograms
+    would be large (weights of many distinct values)."""
     best, where = 0, "no flow crosses a switch-to-switch link"
     alive = net.channels.alive
-    for cut in cuts(net, demand):
-        b = bin_bound(cut.weights, int(alive[cut.links].sum()))
-        if b > best:
-            best, where = b, cut.name
+    for taken, keys_of, link_keys, names, label in _kinds(net, demand):
+        keys, weights = keys_of(taken), demand.weight[taken]
+        on = link_keys >= 0
+        machines = np.bincount(link_keys[on], weights=alive[on], minlength=len(names)).astype(np.int64)
+        bounds = _kind_bounds(keys, weights, machines)
+        if bounds is None:  # cut by cut, in the order of `cuts`
+            for key, ws in _groups(keys, weights):
+                b = bin_bound(ws, int(machines[key]))
+                if b > best:
+                    best, where = b, label.format(names[key])
+        elif len(bounds) and int(bounds.max()) > best:
+            best = int(bounds.max())
+            first = int(np.argmax((bounds == best)[keys]))  # ties: the key that comes first in the bundles
+            where = label.format(names[int(keys[first])])
     return best, where
+
+
+HISTOGRAM_CELLS = 1 << 22  # keys x weight values of `_kind_bounds`' histogram at most
+
+
+def _kind_bounds(keys: np.ndarray, weights: np.ndarray, machines: np.ndarray) -> np.ndarray | None:
+    """`bin_bound` of every key's bundles over its `machines` at once (0 for a key without bundles or links): sorted
+    weights only matter through the histogram of each key's weights, in which the largest k with k * machines inside
+    one weight's run of ranks gives that run's (k + 1) * weight. None where the histogram would exceed
+    HISTOGRAM_CELLS (keys x largest weight)."""
+    groups = len(machines)
+    if not len(keys):
+        return np.zeros(groups, dtype=np.int64)
+    if int(weights.min()) < 0 or groups * (int(weights.max()) + 1) > HISTOGRAM_CELLS:
+        return None
+    values = int(weights.max()) + 1
+    hist = np.bincount(keys * values + weights, minlength=groups * values).reshape(groups, values)[:, ::-1]
+    heavier = np.cumsum(hist, axis=1)  # per key and weight (heaviest first): bundles at least that heavy
+    weight = np.arange(values - 1, -1, -1, dtype=np.int64)
+    count, total = heavier[:, -1], hist @ weight
+    m = np.maximum(machines, 1)[:, None]
+    k = (heavier - 1) // m  # the largest k whose rank k * machines is among the bundles this heavy
+    run = (hist > 0) & (k >= 1) & (k * m >= heavier - hist)  # ... and within this weight's run of ranks
+    ranked = np.where(run, (k + 1) * weight, 0).max(axis=1)
+    heaviest = weight[np.argmax(hist > 0, axis=1)]
+    bound = np.maximum(np.maximum(-(-total // m[:, 0]), heaviest), ranked)
+    return np.where((count > 0) & (machines > 0), bound, 0)
 
 
 def _groups(keys: np.ndarray, weights: np.ndarray) -> list[tuple[int, np.ndarray]]:

@@ -232,3 +232,35 @@ def test_loads_over_the_in_trees_equal_the_walk(lab_plan, damaged):
     assert counts.complete
     assert counts.result() == check_routes(topo, {s: lft[i] for i, s in enumerate(net.switches)}, net.channels)
     assert count_loads(net, lft, demand)[1] == walked[1]  # all-to-all goes over the in-trees
+
+
+@pytest.mark.parametrize("cells", [None, 1])
+def test_every_cut_bound_at_once_equals_cut_by_cut(lab_plan, monkeypatch, cells):
+    """lower_bound takes every cut's bin_bound at once from histograms of the weights (or cut by cut where they would
+    be too large: `cells` 1): the same bound and the same first cut as bin_bound of each cut in `cuts` order, for
+    random weights (many ties) and links down."""
+    import numpy as np
+
+    from ffplan.analyze import bounds
+    from ffplan.analyze.bounds import cuts, lower_bound
+    from ffplan.analyze.flows import Demand, TopologyArrays
+
+    if cells is not None:
+        monkeypatch.setattr(bounds, "HISTOGRAM_CELLS", cells)
+
+    topo = topology_for(lab_plan)
+    net = TopologyArrays(topo)
+    rng = np.random.default_rng(3)
+    ca_lids = np.array(sorted(topo.ca_by_lid))
+    leaves = np.unique(net.leaf_of[ca_lids])
+    for trial in range(20):
+        keys = np.unique(rng.choice(leaves, 300) * len(net.leaf_of) + rng.choice(ca_lids, 300))
+        weight = rng.integers(1, 4 if trial % 2 else 40, len(keys))
+        demand = Demand(keys // len(net.leaf_of), keys % len(net.leaf_of), weight, int(weight.sum()), 0, 0, 0)
+        net.channels.alive = rng.random(len(net.channels.ends)) > 0.1 * (trial % 3)
+        best, where = 0, "no flow crosses a switch-to-switch link"
+        for cut in cuts(net, demand):
+            b = bin_bound(cut.weights, int(net.channels.alive[cut.links].sum()))
+            if b > best:
+                best, where = b, cut.name
+        assert lower_bound(net, demand) == (best, where)
