@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -267,7 +268,8 @@ def _scalar_value(node: yaml.ScalarNode) -> Any:
 
 
 def _read_yaml(text: str) -> object:
-    """What `yaml.load(text, Loader=_PlanLoader)` returns, built straight from libyaml's events.
+    """What `yaml.load(text, Loader=_PlanLoader)` returns: read by _CanonicalReader if the text is exactly what ffplan
+    writes, else built straight from libyaml's events.
 
     Composing libyaml's node tree (a Python object and two marks per scalar) is what makes a plan slow to
     read: the events skip it, and a plain scalar is resolved once per distinct value (a plan repeats its
@@ -276,8 +278,242 @@ def _read_yaml(text: str) -> object:
     an alias bomb or a nesting deep enough to exhaust the stack. YAML that ffplan never writes is then left
     to the full loader, so a hand-edited plan reads exactly as before.
     """
+    data = _CanonicalReader().read(text)
+    if data is not None:
+        return data
     data, unusual = _build_from_events(text)
     return yaml.load(text, Loader=_PlanLoader) if unusual else data
+
+
+class _NotCanonical(Exception):
+    """Bytes _PlanWriter never writes: the plan is read from libyaml's events instead."""
+
+
+# The scalars of a canonical plan: a plain word libyaml reads as it is written (no indicator first, no ': ', ' #' or
+# trailing space; in a flow collection no ',', ':', brackets or braces at all), or a single-quoted string of printable
+# ASCII. Anything else (double quotes, tags, anchors, aliases, comments) is not canonical.
+_FIRST = r"(?:[A-Za-z0-9_/(+=;~]|[-.][A-Za-z0-9_.])"
+_FLOW_LAST = r"\x21\x22\x24-\x2b\x2d-\x39\x3b-\x5a\x5c\x5e-\x7a\x7c\x7e"  # printable ASCII but # , : [ ] { }
+_FLOW_PLAIN = re.compile(rf"{_FIRST}(?:(?:[ {_FLOW_LAST}]|(?<! )#)*(?:[{_FLOW_LAST}]|(?<! )#))?")
+_BLOCK_LAST = _FLOW_LAST + r",\[\]{}"
+_BLOCK_PLAIN = re.compile(rf"{_FIRST}(?:(?:[ {_BLOCK_LAST}]|(?<! )#|:(?! ))*(?:[{_BLOCK_LAST}]|(?<! )#))?")
+_QUOTED = re.compile(r"'(?:[\x20-\x26\x28-\x7e]|'')*'")
+_FLOW_WORD = rf"(?:{_QUOTED.pattern}|{_FLOW_PLAIN.pattern})"
+_FLOW_PAIR = re.compile(rf"({_FLOW_WORD}): ({_FLOW_WORD})(?:, (?=.)|$)")
+_FLOW_ITEM = re.compile(rf"({_FLOW_WORD})(?:, (?=.)|$)")
+
+
+class _CanonicalReader:
+    """The data of a plan exactly as _PlanWriter writes it (ffplan's header, block collections indented by two, a
+    sequence in a mapping not indented, flat collections in flow style on one line, the words above), read a line
+    at a time with str methods: libyaml's event loop was 5 s of a 16,384-endpoint plan's load, a Python step per
+    event. Anything else returns None and the plan is read from libyaml's events, which also refuse what must be
+    refused (duplicate keys, alias bombs, depth, bad tags) with its position: so this reader gives libyaml's data or
+    nothing (tests/plan/test_plan_yaml.py compares them on generated plans and on mutations of them)."""
+
+    def __init__(self) -> None:
+        self.loader = _PlanLoader("")  # its resolver: a plain word's value, as the events give it
+        # first characters some implicit resolver matches (PyYAML picks resolvers by it): any other word is a string
+        self.resolved_first = frozenset(self.loader.yaml_implicit_resolvers)
+        self.flow_words: dict[str, object] = {}  # a word's text -> its value, in a flow collection
+        self.block_words: dict[str, object] = {}  # in a block mapping or sequence
+        self.nodes = 0  # the document's, as _build_from_events counts them (a canonical plan has no aliases)
+        self.flow_nodes = 0  # the last flow collection's
+
+    def read(self, text: str) -> object:
+        lines = text.split("\n")
+        if lines[0] != HEADER[:-1] or lines.pop() != "" or len(lines) < 2:
+            return None
+        try:
+            return self.document(lines)
+        except _NotCanonical:
+            return None
+
+    def document(self, lines: list[str]) -> dict:
+        root: dict = {}
+        stack: list[tuple[Any, int]] = []  # the open collections but the innermost, with their indents
+        top: Any = root  # the innermost open collection
+        top_indent = 0  # its indent; a sequence in a mapping has its key's
+        pending: tuple[dict, object, int] | None = None  # a key waiting for its block value: (mapping, key, indent)
+        words, word, flow, missing, plain = self.block_words, self.word, self.flow, _MISSING, _BLOCK_PLAIN
+        nodes = 1
+        for line in islice(lines, 1, None):
+            content = line.lstrip(" ")
+            indent = len(line) - len(content)
+            if indent == top_indent and pending is None and top.__class__ is dict and content[:2] != "- ":
+                pass  # the next key of the open mapping: most lines
+            elif pending is not None:  # a block collection starts: a sequence at the key's indent, a mapping deeper
+                owner, key, key_indent = pending
+                pending = None
+                item = content[:2] == "- "
+                if item and indent == key_indent:
+                    value: Any = []
+                elif not item and indent == key_indent + 2:
+                    value = {}
+                else:
+                    raise _NotCanonical
+                owner[key] = value
+                nodes += 1
+                stack.append((top, top_indent))
+                top, top_indent = value, indent
+            else:
+                item = content[:2] == "- "
+                while top_indent > indent:
+                    top, top_indent = stack.pop()
+                if not item and top_indent == indent and top.__class__ is list:  # a key after its sequence
+                    top, top_indent = stack.pop()
+                if top_indent != indent or (top.__class__ is list) is not item:
+                    raise _NotCanonical
+            if top.__class__ is list:  # an item
+                content = content[2:]
+                if content[:1] in ("{", "["):
+                    top.append(flow(content))
+                    nodes += self.flow_nodes
+                    continue
+                if ": " not in content and content[-1:] != ":" or _QUOTED.fullmatch(content):
+                    value = words.get(content, missing)
+                    top.append(word(content, plain, words) if value is missing else value)
+                    nodes += 1
+                    continue
+                mapping: dict = {}  # a mapping item: its first key on the item's line, the others 2 deeper
+                top.append(mapping)
+                nodes += 1
+                stack.append((top, top_indent))
+                top, top_indent = mapping, indent + 2
+            if content[:1] == "'":  # a quoted key may hold ': '
+                quoted = _QUOTED.match(content)
+                end = quoted.end() if quoted else 0
+                key_text, colon, value_text = content[:end], content[end : end + 2], content[end + 2 :]
+                if content[end:] == ":":
+                    colon = ""
+                elif colon != ": ":
+                    raise _NotCanonical
+            else:
+                key_text, colon, value_text = content.partition(": ")
+                if not colon:
+                    if content[-1:] != ":":
+                        raise _NotCanonical
+                    key_text = content[:-1]
+            key = words.get(key_text, missing)
+            if key is missing:
+                key = word(key_text, plain, words)
+            if key in top:
+                raise _NotCanonical  # a duplicate key: refused by the events, located
+            if not colon:
+                pending = (top, key, top_indent)
+                if len(stack) >= MAX_PLAN_DEPTH - 2:  # the events refuse a plan nested too deep, located
+                    raise _NotCanonical
+                nodes += 1
+            elif value_text[:1] in ("{", "["):
+                top[key] = flow(value_text)
+                nodes += 1 + self.flow_nodes
+            else:
+                value = words.get(value_text, missing)
+                top[key] = word(value_text, plain, words) if value is missing else value
+                nodes += 2
+            if nodes > MAX_PLAN_NODES:  # the events refuse the plan, located
+                raise _NotCanonical
+        if pending is not None:
+            raise _NotCanonical  # a key with no value: null, which the writer spells
+        self.nodes = nodes
+        return root
+
+    def flow(self, text: str) -> dict | list:
+        """A flow collection of words on one line (its nodes in self.flow_nodes)."""
+        words, word, missing, plain = self.flow_words, self.word, _MISSING, _FLOW_PLAIN
+        if text[0] == "{":
+            if text[-1] != "}":
+                raise _NotCanonical
+            mapping: dict = {}
+            self.flow_nodes = 1
+            if len(text) == 2:
+                return mapping
+            try:  # split where the writer separates words: a quoted word holding ', ' or ': ' is cut, and fails
+                for pair in text[1:-1].split(", "):
+                    key_text, colon, value_text = pair.partition(": ")
+                    key = words.get(key_text, missing)
+                    if key is missing:
+                        key = word(key_text, plain, words)
+                    value = words.get(value_text, missing)
+                    if value is missing:
+                        value = word(value_text, plain, words)
+                    if not colon or key in mapping:
+                        raise _NotCanonical
+                    mapping[key] = value
+            except _NotCanonical:
+                mapping = self.quoted_pairs(text[1:-1])
+            self.flow_nodes = 1 + 2 * len(mapping)
+            return mapping
+        if text[-1] != "]":
+            raise _NotCanonical
+        sequence: list = []
+        if len(text) > 2:
+            try:
+                for value_text in text[1:-1].split(", "):
+                    value = words.get(value_text, missing)
+                    sequence.append(word(value_text, plain, words) if value is missing else value)
+            except _NotCanonical:
+                sequence = [word(m[1], plain, words) for m in self.matches(_FLOW_ITEM, text[1:-1])]
+        self.flow_nodes = 1 + len(sequence)
+        return sequence
+
+    def quoted_pairs(self, inner: str) -> dict:
+        """A flow mapping whose quoted words hold ', ' or ': ' (a sentence in the plan's small sections)."""
+        mapping: dict = {}
+        for m in self.matches(_FLOW_PAIR, inner):
+            key = self.word(m[1], _FLOW_PLAIN, self.flow_words)
+            if key in mapping:
+                raise _NotCanonical
+            mapping[key] = self.word(m[2], _FLOW_PLAIN, self.flow_words)
+        return mapping
+
+    @staticmethod
+    def matches(pattern: re.Pattern[str], inner: str) -> list[re.Match[str]]:
+        found, at = [], 0
+        while at < len(inner):
+            m = pattern.match(inner, at)
+            if m is None:
+                raise _NotCanonical
+            found.append(m)
+            at = m.end()
+        return found
+
+    def word(self, text: str, plain: re.Pattern[str], cache: dict[str, object]) -> object:
+        """A word's value: a single-quoted string, or a plain word resolved as libyaml's events resolve it."""
+        value = cache.get(text, _MISSING)
+        if value is not _MISSING:
+            return value
+        if text[:1] == "'":
+            if not _QUOTED.fullmatch(text):
+                raise _NotCanonical
+            value = text[1:-1].replace("''", "'")
+        elif not (len(text) > 1000 and _digits_and_spaces(text) or plain.fullmatch(text)):
+            raise _NotCanonical
+        elif text[0] not in self.resolved_first:
+            value = text
+        else:
+            try:
+                value = _plain_value(self.loader, text, None)
+            except _Refused:
+                raise _NotCanonical from None  # a timestamp that does not exist: refused by the events, located
+            if value is _MERGE:
+                raise _NotCanonical
+        cache[text] = value
+        return value
+
+
+def _digits_and_spaces(text: str) -> bool:
+    """Whether a word is port numbers (an LFT): plain in every context, checked 3 times faster than by
+    _FLOW_PLAIN (68 MB of them in a 16,384-endpoint plan)."""
+    return (
+        text.isascii()
+        and text[0] != " "
+        and text[-1] != " "
+        and not text.encode("ascii").translate(None, b"0123456789 ")
+    )
+
+
+_MISSING = object()
 
 
 def _build_from_events(text: str) -> tuple[object, bool]:

@@ -10,7 +10,18 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffplan.plan.io import _YAML_STYLE, _Dumper, _DuplicateKey, _PlanLoader, _PlanWriter, _read_yaml, _Refused, _Unusual
+from ffplan.plan.io import (
+    _YAML_STYLE,
+    HEADER,
+    _CanonicalReader,
+    _Dumper,
+    _DuplicateKey,
+    _PlanLoader,
+    _PlanWriter,
+    _read_yaml,
+    _Refused,
+    _Unusual,
+)
 
 GOLDEN_PLANS = sorted((Path(__file__).resolve().parents[1] / "golden" / "expected").glob("*/plan.yaml"))
 
@@ -180,3 +191,210 @@ def test_words_the_writer_never_resolves_read_back_as_strings(word):
 
     assert _always_str(word)
     assert _PlanLoader("").resolve(yaml.ScalarNode, word, (True, False)) == "tag:yaml.org,2002:str"
+
+
+# ---------------------------------------------------------------- the canonical reader (ffplan.plan.io)
+
+
+def _typed(data: object) -> object:
+    """The data with every scalar's type beside it: 1, 1.0 and True are equal in Python, not in a plan."""
+    if isinstance(data, dict):
+        return [(_typed(k), _typed(v)) for k, v in data.items()]
+    if isinstance(data, list):
+        return [_typed(v) for v in data]
+    return (type(data).__name__, data)
+
+
+def _libyaml(text: str) -> object:
+    return _typed(yaml.load(text, Loader=_PlanLoader))
+
+
+def _events(text: str) -> int:
+    """The nodes the events reader counts against MAX_PLAN_NODES (no aliases here)."""
+    kinds = (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    return sum(isinstance(e, kinds) for e in yaml.parse(text, Loader=_PlanLoader))
+
+
+@pytest.mark.parametrize("plan", GOLDEN_PLANS, ids=lambda p: p.parent.name)
+def test_the_canonical_reader_reads_a_designed_plan_as_libyaml_does(plan: Path) -> None:
+    text = plan.read_text()
+    reader = _CanonicalReader()
+    data = reader.read(text)
+    assert data is not None, "a designed plan is canonical: the fast reader must not fall back"
+    assert _typed(data) == _libyaml(text)
+    assert reader.nodes == _events(text)
+
+
+CANONICAL_WORDS = st.sampled_from(
+    [
+        "a",
+        "z1-leaf001",
+        "z1-leaf001-p01",
+        "mlx5_0",
+        "DAC 2m",
+        "0 1 2 255",
+        "255 " * 300 + "0",  # an LFT long enough for the digits-and-spaces shortcut
+        "1 2  3",
+        "switch's port",
+        "default: the guide's 1 GiB/s",
+        "a, b",
+        "x: y, z",
+        "0-15,64-79",
+        "0000:41:00.0",
+        "10.1.0.59/31",
+        "list-price (USD)",
+        "channel dependency graph",
+        "every route from a CA port (to every LID); VL15",
+        "a#b",
+        "a=b",
+        "~/x",
+        "-1x",
+        ".a",
+        "(x)",
+        "x]",
+        "it's",
+        "''",
+        "'",
+        '"x"',
+    ]
+)
+
+
+def _documents(words: st.SearchStrategy, keys: st.SearchStrategy) -> st.SearchStrategy:
+    scalars = st.one_of(words, st.integers(-(10**12), 10**12), st.floats(allow_nan=False), st.booleans(), st.none())
+    values = st.recursive(
+        scalars,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+        max_leaves=16,
+    )
+    # a plan's top level holds collections of collections (the writer leaves a flat document to PyYAML)
+    return st.tuples(st.dictionaries(keys, values, max_size=5), values).map(
+        lambda t: {**t[0], "switches": [{"name": "s1", "value": t[1]}]}
+    )
+
+
+# any word: some the writer leaves to PyYAML
+PLAN_DOCUMENTS = _documents(st.one_of(CANONICAL_WORDS, WORDS), st.one_of(CANONICAL_WORDS, WORDS))
+# words a designed plan holds (an LFT is never a key: PyYAML writes a key of 128 characters or more as `? key`)
+CANONICAL_DOCUMENTS = _documents(CANONICAL_WORDS, CANONICAL_WORDS.filter(lambda w: len(w) < 128))
+
+
+def _written(data: dict) -> str | None:
+    try:
+        return HEADER + _PlanWriter().document(data)
+    except _Unusual:
+        return None  # dump_plan leaves it to PyYAML, whose text the reader need not know
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(PLAN_DOCUMENTS, CANONICAL_DOCUMENTS))
+def test_the_canonical_reader_reads_what_the_writer_writes_as_libyaml_does(data: dict) -> None:
+    text = _written(data)
+    if text is None:
+        return
+    reader = _CanonicalReader()
+    read = reader.read(text)
+    if read is None:  # only words in double quotes (a tab, a line break, not ASCII), ' #' or long keys (`? `) fall back
+        assert '"' in text or " #" in text or "? " in text, text
+        return
+    assert _typed(read) == _libyaml(text)
+    assert reader.nodes == _events(text)
+
+
+MUTATIONS = st.sampled_from(
+    [
+        " ",
+        "  ",
+        "- ",
+        ": ",
+        ":",
+        ",",
+        ", ",
+        "'",
+        '"',
+        "#",
+        " #",
+        "\n",
+        "\n  ",
+        "{",
+        "}",
+        "[",
+        "]",
+        "&a ",
+        "*a",
+        "!!int ",
+        "!",
+        "? ",
+        "|",
+        ">",
+        "---\n",
+        "...\n",
+        "\t",
+        "\r",
+        "~",
+        "",
+        "a",
+        "1",
+        "<<: ",
+        "%",
+        "@",
+        "`",
+        "=",
+        "\u2028",
+        "\x85",
+        "é",
+        "\ufeff",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(CANONICAL_DOCUMENTS, st.lists(st.tuples(st.floats(0, 1), st.integers(0, 3), MUTATIONS), min_size=1, max_size=3))
+def test_the_canonical_reader_gives_libyaml_data_or_falls_back(data: dict, edits: list) -> None:
+    """On bytes the writer never writes (an edit anywhere), the reader returns libyaml's data or nothing: never other
+    data, and nothing where libyaml refuses."""
+    text = _written(data)
+    if text is None:
+        return
+    assert _CanonicalReader().read(text) is not None
+    for where, cut, insert in edits:
+        at = len(HEADER) + int(where * (len(text) - len(HEADER)))
+        text = text[:at] + insert + text[at + cut :]
+    read = _CanonicalReader().read(text)
+    try:
+        expected = _libyaml(text)
+    except (yaml.YAMLError, _DuplicateKey, _Refused, ValueError, TypeError):
+        assert read is None
+        return
+    assert read is None or _typed(read) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a: 1\na: 2\n",  # a duplicate key: the events refuse it, located
+        "a: 1\n  b: 2\n",
+        "a:\n  - 1\n",  # a sequence indented under its key
+        "a:\n",  # null, which the writer spells
+        "a: x # comment\n",
+        "a: 'x\n",
+        "a: {b: 1, b: 2}\n",
+        "a: [1, [2]]\n",
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "a: 2001-02-30\n",  # a timestamp that does not exist: refused by the events, located
+        "<<: {a: 1}\n",
+        "a: 1\n---\nb: 2\n",
+        'a: "x"\n',
+        "a: x \n",
+        "a: |\n  x\n",
+    ],
+)
+def test_the_canonical_reader_leaves_what_the_writer_never_writes_to_libyaml(body: str) -> None:
+    assert _CanonicalReader().read(HEADER + body) is None
+    assert _CanonicalReader().read(HEADER + "plan_version: 3\n") == {"plan_version": 3}
+
+
+def test_the_canonical_reader_needs_the_header() -> None:
+    assert _CanonicalReader().read("plan_version: 3\n") is None
+    assert _CanonicalReader().read(HEADER + "plan_version: 3") is None  # no final line break
