@@ -3,8 +3,10 @@ no wrapping surprises, LF line endings, so one plan is byte-identical on every m
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -651,8 +653,26 @@ def read_plan(path: Path | str, needs: tuple[str, ...] = ()) -> tuple[Plan, str]
     do without. Plans are large (routing tables), so they are read with libyaml directly; only a refused
     plan is read again through the inventory reader's position tracking, to locate its problems.
     """
-    c = Collector(str(path))
-    text = read_text(Path(path), MAX_PLAN_BYTES, PLAN_SIZE_HINT)
+    with _no_cyclic_gc():
+        text = read_text(Path(path), MAX_PLAN_BYTES, PLAN_SIZE_HINT)
+        return _parse_plan(Collector(str(path)), text, needs), text
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Reading a plan builds millions of objects (a dict, list or model per YAML collection) and no reference cycle:
+    the cyclic collector finds nothing, but ran again and again over the growing heap (1.1 s of a 16,384-endpoint
+    plan's 2.1 s of validation). Reference counting still frees everything; the collector runs again afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse_plan(c: Collector, text: str, needs: tuple[str, ...]) -> Plan:
     try:
         data = _read_yaml(text)
     except _DuplicateKey:
@@ -697,7 +717,7 @@ def read_plan(path: Path | str, needs: tuple[str, ...] = ()) -> tuple[Plan, str]
         ]
     if problems:
         raise _refuse(c, text, problems)
-    return plan, text
+    return plan
 
 
 def _schema_problems(exc: ValidationError, data: dict) -> list[Problem]:
