@@ -5,6 +5,10 @@ own `opensm-lfts.dump` (`-D 0x43`) and ffplan's `lfts.dump` (the `file` routing 
     0x0001 021 : (Channel Adapter portguid 0x0002c90103000003: 'z1-cn0001')
     Unicast lids [0-860] of switch Lid 2 guid 0x0002c90101000001 ('z1-spine01'):
     0x0001 001 # Channel Adapter portguid 0x0002c90103000003: 'z1-cn0001 HCA-1'
+    Unicast lids [0x0-0x4507] of switch Lid 1 guid 0x0002c90104000001 (z1-core001):
+    0x0001 000 portguid 0x0002c90104000001
+
+(the last: ffplan's own, without dump_fts's description, which the file engine skips)
 
 `scan_lfts` streams the text as (line, kind, ...) records without holding a dict per entry (a 16,384-endpoint
 subnet's file has 22.6 M entries); verify, analyze and reroute build what they need from the records.

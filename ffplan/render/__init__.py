@@ -4,7 +4,7 @@ Public surface: `render_plan(plan, prefix) -> {relative path: text}`: the OpenSM
 profiles (hosts/), the exports (exports/) and the plan they came from (plan.yaml, so `ffplan verify OUT`
 and later diffs have it at hand). Pure and deterministic: identical plans give byte-identical
 files, with no timestamps. Writing them (atomically, with a manifest) is `ffplan.outdir.write_folder`'s job;
-`render_plan_chunked` gives it the LFT files as chunks made while they are written (1.7 GB for one
+`render_plan_chunked` gives it the LFT files as chunks made while they are written (0.88 GB for one
 16,384-endpoint subnet).
 """
 

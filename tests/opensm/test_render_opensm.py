@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ffplan.diagnostics import StageError
@@ -79,6 +80,42 @@ def test_file_set_and_prefix(lab_plan):
 def test_bad_prefix_is_refused(lab_plan, prefix):
     with pytest.raises(StageError, match="prefix"):
         render_opensm(lab_plan, prefix)
+
+
+def test_lft_entries_are_what_the_file_engine_reads_and_every_reader_takes_both_forms(lab_plan):
+    """An entry is `0x<lid> <port> portguid 0x<guid>`: the file engine (osm_ucast_file.c) reads that and skips the
+    description dump_fts prints after it (` : (<type> portguid 0x<guid>: '<name>')`), which would double a
+    16,384-endpoint file. ffplan's readers read the file, and dump_fts output of the same tables, alike."""
+    from ffplan.analyze.loads import topology_for
+    from ffplan.analyze.opensm import read_lfts
+    from ffplan.fabric.lft import lft_array
+    from ffplan.verify.arrays import read_lft_file
+
+    fab = build_fabric(lab_plan)
+    text = render_opensm(lab_plan)["opensm/lfts.dump"]
+    entries = [ln for ln in text.splitlines() if ln.startswith("0x")]
+    assert entries and all(re.fullmatch(r"0x[0-9a-f]{4} [0-9]{3} portguid 0x[0-9a-f]{16}", e) for e in entries)
+    owner = fab.lid_owner
+    switch_guids = {s.node_guid for s in fab.switches}
+
+    def described(m: re.Match) -> str:
+        g, name = owner[int(m.group(1), 16)]
+        kind = "Switch" if g in switch_guids else "Channel Adapter"
+        return f"0x{m.group(1)} {m.group(2)} : ({kind} portguid {g}: '{name}')"
+
+    dump_fts_form = re.sub(r"(?m)^0x([0-9a-f]{4}) ([0-9]{3}) portguid (0x[0-9a-f]{16})$", described, text)
+    assert dump_fts_form != text and ": 'za-spine01')" in dump_fts_form
+    assert parse_lfts(dump_fts_form) == parse_lfts(text)
+    guids, width = [s.node_guid for s in fab.switches], max(owner) + 1
+    for new, old in zip(lft_array(text, guids, width, 255), lft_array(dump_fts_form, guids, width, 255)):
+        assert (new == old).all()
+    new_read, old_read = read_lft_file(text, fab), read_lft_file(dump_fts_form, fab)  # verify's reader
+    assert all(np.array_equal(v, getattr(old_read, k)) for k, v in vars(new_read).items())
+    assert new_read.entries == len(entries) and new_read.no_portguid == 0
+    topo = topology_for(lab_plan)
+    new_tables, old_tables = read_lfts(text, topo), read_lfts(dump_fts_form, topo)  # analyze's reader
+    assert new_tables.tables.keys() == old_tables.tables.keys() and new_tables.unmapped_lids == 0
+    assert all(np.array_equal(t, old_tables.tables[name]) for name, t in new_tables.tables.items())
 
 
 def test_every_switch_has_a_full_lft_block(lab_plan):

@@ -121,7 +121,8 @@ def test_corrupted_lft_entry_is_caught(damaged, no_leftovers):
     lines = lfts.read_text().splitlines()
     # za-leaf01's entry for gpu03's LID: move it to another uplink (still a valid port).
     i = next(i for i, ln in enumerate(lines) if ln.startswith("Unicast lids") and "(za-leaf01)" in ln)
-    j = next(k for k in range(i + 1, len(lines)) if "'gpu03 mlx5_0'" in lines[k])
+    gpu03 = next(p.lid for n in designed("lab").nodes if n.hostname == "gpu03" for p in n.ports if p.nic == "mlx5_0")
+    j = next(k for k in range(i + 1, len(lines)) if lines[k].startswith(f"0x{gpu03:04x} "))
     lid, port = lines[j].split()[:2]
     new_port = 7 if int(port) != 7 else 8
     lines[j] = f"{lid} {new_port:03d}" + lines[j][len(lid) + 4 :]

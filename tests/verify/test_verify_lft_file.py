@@ -38,7 +38,7 @@ def test_rendered_lft_file_passes_and_each_problem_names_its_line(lab_plan):
     lines[next_head + 1] = f"0x0001 {wrong:03d} : (Switch portguid 0x0002c90101000001: 'za-spine01')"  # a difference
     second = head + 2  # LID 2 names another switch's port GUID, no portguid on LID 3
     lines[second] = lines[second].replace("0x0002c90101000002", "0x0002c90102000001")
-    lines[head + 3] = lines[head + 3].split(" : ")[0]
+    lines[head + 3] = lines[head + 3].split(" portguid ")[0]
     lines[head + 4] = "0xzz 001"  # junk
     lines += [""] + dup + [""] + foreign
     check = _check(fab, "\n".join(lines) + "\n")
