@@ -115,21 +115,52 @@ def parse_topology(text: str) -> DiscoveredFabric:
     lid_at: dict[int, tuple[str, int, int]] = {}  # LID -> (node GUID, port, line)
     guid_at: dict[str, tuple[str, int]] = {}  # CA port GUID -> (node GUID, port)
     current: str | None = None
-    for no, raw in enumerate(lines(text), 1):
+    bad = _CONTROL.search(text)  # the first control character: one search of the text, not one per line
+    bad_at = bad.start() if bad else len(text)
+    start = 0  # where the line starts in the text
+    for no, raw in enumerate(text.split("\n"), 1):  # a list of lines: the text is at most MAX_FABRIC_BYTES
         if len(raw) > MAX_LINE:
             raise TopologyError(
                 no, f"a line of {len(raw):,} characters (ibnetdiscover's are under 300): not ibnetdiscover output"
             )
-        bad = _CONTROL.search(raw)
-        if bad:
+        if bad and bad_at < start + len(raw):
             raise TopologyError(
                 no,
                 f"control character {bad.group()!r} (ibnetdiscover prints a node description's "
                 "control characters as spaces): the file was edited",
-                bad.start() + 1,
+                bad_at - start + 1,
             )
+        start += len(raw) + 1
         line = raw.strip()
         if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):  # a port line, most of the text: no other kind of line starts so
+            m = _PORT_LINE.match(line)
+            if m is None or current is None:
+                raise TopologyError(
+                    no,
+                    f'not a port line of a node record ([port](portguid) "peer"[port], numbers bounded): {line[:80]!r}'
+                    if m is None
+                    else "a port line before any node record",
+                )
+            port, rport = int(m.group(1)), int(m.group(4))
+            if not 1 <= port <= topo.nports[current]:
+                raise TopologyError(
+                    no, f"port [{port}] of {topo.desc[current]!r}, which has {topo.nports[current]} ports"
+                )
+            if (current, port) in port_line:
+                raise TopologyError(
+                    no,
+                    f"port [{port}] of {topo.desc[current]!r} is listed twice (also at line "
+                    f"{port_line[(current, port)]})",
+                )
+            port_line[(current, port)] = no
+            rm = _RATE_TAIL.match(line)
+            if rm:
+                topo.rate[(current, port)] = rm.group(1)
+            if topo.kind[current] == "Ca":
+                _ca_port(topo, lid_at, guid_at, current, port, m.group(2), _LID_TAIL.search(line), no)
+            ports.append((current, port, m.group(3), rport, no))
             continue
         m = _GUID_KEY.match(line)
         if m:
@@ -193,33 +224,6 @@ def parse_topology(text: str) -> DiscoveredFabric:
             continue
         if _HEADER_WORD.match(line):
             raise TopologyError(no, f'not a node record (Switch|Ca N "id", at most 255 ports): {line[:80]!r}')
-        m = _PORT_LINE.match(line) if line.startswith("[") else None
-        if line.startswith("[") and (m is None or current is None):
-            raise TopologyError(
-                no,
-                f'not a port line of a node record ([port](portguid) "peer"[port], numbers bounded): {line[:80]!r}'
-                if m is None
-                else "a port line before any node record",
-            )
-        if m and current is not None:
-            port, rport = int(m.group(1)), int(m.group(4))
-            if not 1 <= port <= topo.nports[current]:
-                raise TopologyError(
-                    no, f"port [{port}] of {topo.desc[current]!r}, which has {topo.nports[current]} ports"
-                )
-            if (current, port) in port_line:
-                raise TopologyError(
-                    no,
-                    f"port [{port}] of {topo.desc[current]!r} is listed twice (also at line "
-                    f"{port_line[(current, port)]})",
-                )
-            port_line[(current, port)] = no
-            rm = _RATE_TAIL.match(line)
-            if rm:
-                topo.rate[(current, port)] = rm.group(1)
-            if topo.kind[current] == "Ca":
-                _ca_port(topo, lid_at, guid_at, current, port, m.group(2), _LID_TAIL.search(line), no)
-            ports.append((current, port, m.group(3), rport, no))
     _link(topo, ids, ports, port_line)
     return topo
 
