@@ -164,29 +164,25 @@ def _tree_loads(
 ) -> tuple[np.ndarray, int]:
     """count_loads over the in-trees (fabric.walk.in_trees), a block of destination columns at a time: the flows that
     enter each switch towards a destination (its own bundle's plus what the switches routing through it pass on) are
-    summed from the longest routes down, then put on the channel the switch takes. Only routes that arrive carry
+    summed from the longest routes down, each entry's put on the channel it takes. Only routes that arrive carry
     flows: a route through a switch arrives only if the switch's own does."""
     ch = net.channels
     n, m = lft.shape
     weight = np.zeros((n, m), dtype=np.int64 if demand.flows >= 1 << 31 else np.int32)
     weight[demand.leaf, demand.dst] = demand.weight  # one bundle per (source leaf, destination)
-    load = np.zeros(len(ch.ends), dtype=np.float64)
+    load = np.zeros(len(ch.ends), dtype=np.float64)  # float64 sums stay exact far beyond any flow count
     lost = 0
-    chan_of = ch.chan.ravel()
-    row_base = (np.arange(n, dtype=np.intp) * ch.chan.shape[1])[:, None]
     for block in in_trees(ch, lft, (ch.dest_switch[:m], ch.dest_port[:m])):
         if counts is not None:
             counts.add(block)
-        hops = block.hops.ravel()
-        size = len(hops)
         sent = weight[:, block.cols]
         lost += int(sent[block.hops < 0].sum())
-        flows = np.zeros(size + 1)  # float64 sums stay exact far beyond any flow count; the last: no switch
-        flows[:size] = sent.ravel()
+        hops, chan = block.hops.ravel(), block.chan.ravel()
+        flows = np.zeros(len(hops) + 1)  # the last: no switch
+        flows[:-1] = sent.ravel()
         for length in range(int(hops.max(initial=0)), 0, -1):
             at = np.flatnonzero(hops == length)
-            flows += np.bincount(block.to[at], weights=flows[at], minlength=size + 1)
-        on = np.flatnonzero(hops > 0)
-        chan = chan_of.take((row_base + block.port).ravel()[on])
-        load += np.bincount(chan, weights=flows[on], minlength=len(load))
+            passed = flows[at]
+            np.add.at(flows, block.to[at], passed)
+            load += np.bincount(chan[at], weights=passed, minlength=len(load))
     return load.astype(np.int64), lost

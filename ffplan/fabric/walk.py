@@ -80,12 +80,13 @@ def walk(
 @dataclass
 class InTrees:
     """The in-trees of a block of columns of a set of LFTs: `hops` (switches x the block's columns, int8) is each
-    switch's route length to the column's destination (-1 where it does not arrive) and `to`, flat over the block,
-    the entry of the next switch on the route (`hops.size`, an entry past the block, where there is none)."""
+    switch's route length to the column's destination (-1 where it does not arrive), `chan` the channel its entry
+    takes (-1: none, or arrived) and `to`, flat over the block, the entry of the next switch on the route
+    (`hops.size`, an entry past the block, where there is none)."""
 
     cols: slice
-    port: np.ndarray
     hops: np.ndarray
+    chan: np.ndarray
     to: np.ndarray
 
 
@@ -98,20 +99,21 @@ def in_trees(
     its next switch's: the entries whose next entry has length L - 1 have length L, found for every entry of the block
     at once, a length at a time. Blocks of TREE_BLOCK entries, so each pass stays in the cache."""
     n, m = lft.shape
-    width = ch.next.shape[1]
-    next_of = ch.next.ravel()
-    row_base = (np.arange(n, dtype=np.intp) * width)[:, None]
+    chan_of = ch.chan.ravel()
+    peer_of = np.append(ch.peer_of, np.int32(-1))  # channel -1: no next switch
+    row_base = (np.arange(n, dtype=np.intp) * ch.chan.shape[1])[:, None]
     step = max(1, TREE_BLOCK // max(n, 1))
     for a in range(0, m, step):
         port = lft[:, a : a + step]
         b = port.shape[1]
-        nxt = next_of.take(row_base + port)
+        chan = chan_of.take(row_base + port)
         at, home_port = dest[0][a : a + b], dest[1][a : a + b]
         cols = np.flatnonzero(at >= 0)
         home = cols[port[at[cols], cols] == home_port[cols]]
         lengths = np.full(n * b + 1, -1, dtype=np.int8)  # the last entry: where dead ends lead, never arrives
         lengths[at[home] * b + home] = 0
-        nxt[at[home], home] = -1  # arrived: the walk stops there
+        chan[at[home], home] = -1  # arrived: the walk stops there
+        nxt = peer_of.take(chan)
         to = np.where(nxt >= 0, nxt * b + np.arange(b), n * b).ravel()
         hops = lengths[:-1]
         for length in range(1, max_hops):
@@ -119,7 +121,7 @@ def in_trees(
             if not grown.any():
                 break
             np.copyto(hops, np.int8(length), where=grown)
-        yield InTrees(slice(a, a + b), port, hops.reshape(n, b), to)
+        yield InTrees(slice(a, a + b), hops.reshape(n, b), chan, to)
 
 
 def route_lengths(
