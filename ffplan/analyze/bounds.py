@@ -19,7 +19,7 @@ into every pod (bundles from its leaves to destinations in other pods, and into 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,19 +48,20 @@ class Cut:
     links: np.ndarray
 
 
-Kind = tuple[np.ndarray, Callable[[np.ndarray], np.ndarray], np.ndarray, list[str], str]
+Kind = tuple[np.ndarray, np.ndarray, np.ndarray, list[str], str]
 
 
-def _kinds(net: TopologyArrays, demand: Demand) -> list[Kind]:
-    """The kinds of cut in the order a tie between bounds names them, each as (the bundles it takes, their keys from
-    that mask, each channel's key or -1, the keys' names, the cut's label): out of every leaf, into every leaf,
-    inter-zone links out of every zone, and in a three-layer tree the spine-core links out of and into every pod."""
+def _kinds(net: TopologyArrays, leaf: np.ndarray, home: np.ndarray) -> list[Kind]:
+    """The kinds of cut in the order a tie between bounds names them, for bundles from switch `leaf` to a CA port on
+    switch `home` (-1: no CA port), each as (the bundles it takes, their keys, each channel's key or -1, the keys'
+    names, the cut's label): out of every leaf, into every leaf, inter-zone links out of every zone, and in a
+    three-layer tree the spine-core links out of and into every pod."""
     ch = net.channels
     zone = net.zone_of_switch
-    home = net.leaf_of[demand.dst]
-    away = home != demand.leaf  # bundles to a port on the source leaf cross no switch-to-switch link
+    at = np.maximum(home, 0)
+    away = home != leaf  # bundles to a port on the source leaf cross no switch-to-switch link
     to_ca = away & (home >= 0)
-    cross = to_ca & (zone[np.maximum(home, 0)] != zone[demand.leaf])
+    cross = to_ca & (zone[at] != zone[leaf])
     # three-layer trees: a pod is (zone, pod) as one key; 0 for switches in no pod (cores, two-layer trees)
     pod = np.array([net.topo.pod.get(s, 0) for s in net.switches], dtype=np.int64)
     pods = int(pod.max()) + 1
@@ -69,28 +70,22 @@ def _kinds(net: TopologyArrays, demand: Demand) -> list[Kind]:
     tier = np.array([net.topo.tier[s] for s in net.switches])
     spine_core = (tier[ch.src_of] == "spine") & (tier[ch.peer_of] == "core")
     core_spine = (tier[ch.src_of] == "core") & (tier[ch.peer_of] == "spine")
-    inter_pod = to_ca & ~cross & (pod[demand.leaf] > 0) & (pod_key[demand.leaf] != pod_key[np.maximum(home, 0)])
+    inter_pod = to_ca & ~cross & (pod[leaf] > 0) & (pod_key[leaf] != pod_key[at])
     crossing = zone[ch.src_of] != zone[ch.peer_of]
     return [
-        (away, lambda taken: demand.leaf[taken], ch.src_of, net.switches, "links out of leaf {}"),
-        (to_ca, lambda taken: home[taken], ch.peer_of, net.switches, "links into leaf {}"),
-        (
-            cross,
-            lambda taken: zone[demand.leaf[taken]],
-            np.where(crossing, zone[ch.src_of], -1),
-            net.topo.zones,
-            "inter-zone links out of zone {}",
-        ),
+        (away, leaf, ch.src_of, net.switches, "links out of leaf {}"),
+        (to_ca, home, ch.peer_of, net.switches, "links into leaf {}"),
+        (cross, zone[leaf], np.where(crossing, zone[ch.src_of], -1), net.topo.zones, "inter-zone links out of zone {}"),
         (
             inter_pod,
-            lambda taken: pod_key[demand.leaf[taken]],
+            pod_key[leaf],
             np.where(spine_core, pod_key[ch.src_of], -1),
             pod_names,
             "spine-core links out of pod {}",
         ),
         (
             inter_pod,
-            lambda taken: pod_key[home[taken]],
+            pod_key[at],
             np.where(core_spine, pod_key[ch.peer_of], -1),
             pod_names,
             "spine-core links into pod {}",
@@ -100,60 +95,85 @@ def _kinds(net: TopologyArrays, demand: Demand) -> list[Kind]:
 
 def cuts(net: TopologyArrays, demand: Demand) -> Iterator[Cut]:
     """The cuts of the lower bound for the bundles of `demand` over the channels of `net`, in the order a tie between
-    bounds names them (`_kinds`). Made one kind at a time: each kind's bundles are sorted by their key, and holding
-    all five sorted copies of 8.4 M bundles (16,384 ports all-to-all) took 500 MB."""
-    for taken, keys_of, link_keys, names, label in _kinds(net, demand):
+    bounds names them (`_kinds`), each with its bundles' weights."""
+    for taken, keys, link_keys, names, label in _kinds(net, demand.leaf, net.leaf_of[demand.dst]):
         order = np.argsort(link_keys, kind="stable")  # channel ids by key
         bounds = np.searchsorted(link_keys[order], np.arange(len(names) + 1))
-        for key, ws in _groups(keys_of(taken), demand.weight[taken]):
+        for key, ws in _groups(keys[taken], demand.weight[taken]):
             yield Cut(label.format(names[key]), ws, order[bounds[key] : bounds[key + 1]])
 
 
 def lower_bound(net: TopologyArrays, demand: Demand) -> tuple[int, str]:
-    """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`: every cut's
-    `bin_bound` at once from each key's histogram of weights (`_kind_bounds`), or cut by cut where the histograms
-    would be large (weights of many distinct values)."""
+    """(bound, the cut that gives it) for the bundles of `demand` over the alive channels of `net`. Whether a cut
+    takes a bundle, and its key, depend on the bundle's (source leaf, destination leaf) pair alone, so the bundles
+    are counted once per pair and weight (`_pairs`) and every cut's `bin_bound` is taken at once from each key's
+    histogram of weights (`_histogram_bounds`); cut by cut over `cuts` where that histogram would be too large."""
     best, where = 0, "no flow crosses a switch-to-switch link"
     alive = net.channels.alive
-    for taken, keys_of, link_keys, names, label in _kinds(net, demand):
-        keys, weights = keys_of(taken), demand.weight[taken]
+    pairs = _pairs(net, demand)
+    if pairs is None:
+        for cut in cuts(net, demand):
+            b = bin_bound(cut.weights, int(alive[cut.links].sum()))
+            if b > best:
+                best, where = b, cut.name
+        return best, where
+    pair_of, hist, values, leaf, home = pairs
+    for taken, keys, link_keys, names, label in _kinds(net, leaf, home):
         on = link_keys >= 0
         machines = np.bincount(link_keys[on], weights=alive[on], minlength=len(names)).astype(np.int64)
-        bounds = _kind_bounds(keys, weights, machines)
-        if bounds is None:  # cut by cut, in the order of `cuts`
-            for key, ws in _groups(keys, weights):
-                b = bin_bound(ws, int(machines[key]))
-                if b > best:
-                    best, where = b, label.format(names[key])
-        elif len(bounds) and int(bounds.max()) > best:
+        key_hist = np.stack(
+            [np.bincount(keys[taken], weights=hist[taken, v], minlength=len(names)) for v in range(len(values))],
+            axis=1,
+        ).astype(np.int64)
+        bounds = _histogram_bounds(key_hist, values, machines)
+        if int(bounds.max()) > best:
             best = int(bounds.max())
-            first = int(np.argmax((bounds == best)[keys]))  # ties: the key that comes first in the bundles
-            where = label.format(names[int(keys[first])])
+            tied = taken & (bounds == best)[np.where(taken, keys, 0)]
+            where = label.format(names[int(keys[pair_of[np.argmax(tied[pair_of])]])])  # the first bundle's key
     return best, where
 
 
-HISTOGRAM_CELLS = 1 << 22  # keys x weight values of `_kind_bounds`' histogram at most
+PAIR_CELLS = 1 << 23  # (source leaf, destination leaf, weight) cells of `_pairs` at most
 
 
-def _kind_bounds(keys: np.ndarray, weights: np.ndarray, machines: np.ndarray) -> np.ndarray | None:
-    """`bin_bound` of every key's bundles over its `machines` at once (0 for a key without bundles or links): sorted
-    weights only matter through the histogram of each key's weights, in which the largest k with k * machines inside
-    one weight's run of ranks gives that run's (k + 1) * weight. None where the histogram would exceed
-    HISTOGRAM_CELLS (keys x largest weight)."""
-    groups = len(machines)
-    if not len(keys):
-        return np.zeros(groups, dtype=np.int64)
-    if int(weights.min()) < 0 or groups * (int(weights.max()) + 1) > HISTOGRAM_CELLS:
+def _pairs(
+    net: TopologyArrays, demand: Demand
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The bundles of `demand` by (source leaf, destination leaf) pair: (each bundle's pair, per pair and weight value
+    its bundles, the weight values ascending, each pair's source and destination switch, -1 for a destination that is
+    no CA port). The leaves are the switches with CA ports; None where a bundle leaves another switch, or the pairs
+    times the weight values exceed PAIR_CELLS."""
+    if not len(demand.leaf) or int(demand.weight.min()) < 0 or int(demand.weight.max()) >= PAIR_CELLS:
         return None
-    values = int(weights.max()) + 1
-    hist = np.bincount(keys * values + weights, minlength=groups * values).reshape(groups, values)[:, ::-1]
-    heavier = np.cumsum(hist, axis=1)  # per key and weight (heaviest first): bundles at least that heavy
-    weight = np.arange(values - 1, -1, -1, dtype=np.int64)
+    leaves = np.flatnonzero(np.bincount(net.leaf_of[net.leaf_of >= 0], minlength=len(net.switches)))
+    count = len(leaves) + 1  # the leaves, and no CA port
+    index = np.full(len(net.switches) + 1, len(leaves), dtype=np.int32)  # by switch; the last: -1, no CA port
+    index[leaves] = np.arange(len(leaves), dtype=np.int32)
+    src = index[demand.leaf]
+    present = np.bincount(demand.weight)
+    values = np.flatnonzero(present)
+    if (src == len(leaves)).any() or len(leaves) * count * len(values) > PAIR_CELLS:
+        return None
+    value_of = np.zeros(len(present), dtype=np.int32)
+    value_of[values] = np.arange(len(values), dtype=np.int32)
+    pair_of = src * count + index[net.leaf_of[demand.dst]]
+    hist = np.bincount(pair_of * len(values) + value_of[demand.weight], minlength=len(leaves) * count * len(values))
+    switch = np.append(leaves, -1)
+    return pair_of, hist.reshape(-1, len(values)), values, np.repeat(leaves, count), np.tile(switch, len(leaves))
+
+
+def _histogram_bounds(hist: np.ndarray, values: np.ndarray, machines: np.ndarray) -> np.ndarray:
+    """`bin_bound` of every key at once from its bundles' histogram `hist` (keys x weight `values`, ascending) over
+    its `machines` (0 for a key without bundles or links): the sorted weights only matter through the histogram, in
+    which the largest k with k * machines inside one weight's run of ranks gives that run's (k + 1) * weight."""
+    hist = hist[:, ::-1]  # heaviest first
+    weight = values[::-1].astype(np.int64)
+    heavier = np.cumsum(hist, axis=1)  # per key and weight: bundles at least that heavy
     count, total = heavier[:, -1], hist @ weight
     m = np.maximum(machines, 1)[:, None]
     k = (heavier - 1) // m  # the largest k whose rank k * machines is among the bundles this heavy
     run = (hist > 0) & (k >= 1) & (k * m >= heavier - hist)  # ... and within this weight's run of ranks
-    ranked = np.where(run, (k + 1) * weight, 0).max(axis=1)
+    ranked = np.where(run, (k + 1) * weight, 0).max(axis=1, initial=0)
     heaviest = weight[np.argmax(hist > 0, axis=1)]
     bound = np.maximum(np.maximum(-(-total // m[:, 0]), heaviest), ranked)
     return np.where((count > 0) & (machines > 0), bound, 0)

@@ -234,11 +234,22 @@ def test_loads_over_the_in_trees_equal_the_walk(lab_plan, damaged):
     assert count_loads(net, lft, demand)[1] == walked[1]  # all-to-all goes over the in-trees
 
 
+@pytest.fixture(scope="module")
+def three_layer_plan():
+    from ffplan.design import design
+    from ffplan.inventory import load_inventory
+    from tests.routing.three_layer import SMALL
+
+    return design(load_inventory(SMALL))
+
+
 @pytest.mark.parametrize("cells", [None, 1])
-def test_every_cut_bound_at_once_equals_cut_by_cut(lab_plan, monkeypatch, cells):
-    """lower_bound takes every cut's bin_bound at once from histograms of the weights (or cut by cut where they would
-    be too large: `cells` 1): the same bound and the same first cut as bin_bound of each cut in `cuts` order, for
-    random weights (many ties) and links down."""
+@pytest.mark.parametrize("plan", ["lab_plan", "three_layer_plan"])
+def test_every_cut_bound_at_once_equals_cut_by_cut(request, monkeypatch, plan, cells):
+    """lower_bound counts the bundles per (source leaf, destination leaf, weight) and takes every cut's bin_bound at
+    once (or cut by cut where the counts would be too many: `cells` 1): the same bound and the same first cut as
+    bin_bound of each cut in `cuts` order, for random bundles in random order (many ties, destinations that are
+    switch LIDs), links down, and sources that are no leaf (cut by cut)."""
     import numpy as np
 
     from ffplan.analyze import bounds
@@ -246,15 +257,15 @@ def test_every_cut_bound_at_once_equals_cut_by_cut(lab_plan, monkeypatch, cells)
     from ffplan.analyze.flows import Demand, TopologyArrays
 
     if cells is not None:
-        monkeypatch.setattr(bounds, "HISTOGRAM_CELLS", cells)
-
-    topo = topology_for(lab_plan)
+        monkeypatch.setattr(bounds, "PAIR_CELLS", cells)
+    topo = topology_for(request.getfixturevalue(plan))
     net = TopologyArrays(topo)
     rng = np.random.default_rng(3)
-    ca_lids = np.array(sorted(topo.ca_by_lid))
-    leaves = np.unique(net.leaf_of[ca_lids])
-    for trial in range(20):
-        keys = np.unique(rng.choice(leaves, 300) * len(net.leaf_of) + rng.choice(ca_lids, 300))
+    lids = np.array([*sorted(topo.ca_by_lid), *topo.lid.values()])
+    leaves = np.unique(net.leaf_of[net.leaf_of >= 0])
+    for trial in range(24):
+        sources = leaves if trial % 4 else np.arange(len(net.switches))
+        keys = rng.permutation(np.unique(rng.choice(sources, 300) * len(net.leaf_of) + rng.choice(lids, 300)))
         weight = rng.integers(1, 4 if trial % 2 else 40, len(keys))
         demand = Demand(keys // len(net.leaf_of), keys % len(net.leaf_of), weight, int(weight.sum()), 0, 0, 0)
         net.channels.alive = rng.random(len(net.channels.ends)) > 0.1 * (trial % 3)
