@@ -413,56 +413,56 @@ class TreeCase:
 
     def _spine_entries(self) -> None:
         """A spine sends a destination of its pod down to its leaf (the destination's own cable when it is the slot's
-        spine), and one of another pod up its core slot, or the valid core slot with the fewest flows."""
+        spine), and one of another pod up its core slot, or the valid core slot with the fewest flows. The spines of
+        one pod share their destinations: a pod's spines are routed at once."""
         r, lft = self.r, self.lft
         d = self.d
         lid, dleaf, x = r.d_lid[d], r.d_leaf[d], r.d_core_slot[d]
-        slots, size = r.d_slots[d], r.d_size[d]
-        pod_sends: dict[tuple[int, int], np.ndarray] = {}  # (zone, pod) -> CA ports sending each destination per slot
+        dzone, dpod = r.d_zone[d], r.d_pod[d]
         up_load = np.zeros(r.cu_to.shape, dtype=np.int64)  # flows per spine uplink
         down_load = np.zeros((len(r.names), len(r.names)), dtype=np.int64)  # flows per (core, spine) downlink
         # all-to-all flows of each destination arriving at each core (_core_entries spreads them over its cables)
         self.core_flows = np.zeros((len(r.core_ids), len(d)), dtype=np.int64)
-        displaced: list[tuple[int, int]] = []
-        weight: dict[int, np.ndarray] = {}
+        displaced: list[tuple[int, int, int]] = []  # (spine, destination index, its flows through the spine)
         sums = _Sums(up_load), _Sums(down_load), _Sums(self.core_flows)
-        for s in r.spine_ids.tolist():
-            if not self.alive[s]:
-                continue
-            zone = r.d_zone[d] == r.zone[s]
-            mine = zone & (r.d_pod[d] == r.pod[s])
-            own_cable = np.zeros(len(d), dtype=bool)
-            for k in reversed(range(int(size.max(initial=1)))):  # the destination's first such slot wins
-                slot = slots[:, k]
-                cable = mine & (k < size) & (r.up_to[dleaf, slot] == s) & self.up_ok[dleaf, slot]
-                lft[s, lid[cable]] = r.up_far_port[dleaf[cable], slot[cable]]
-                own_cable |= cable
-            other = mine & ~own_cable
-            lft[s, lid[other]] = self.link[s, dleaf[other]]
+        spines = r.spine_ids[self.alive[r.spine_ids]]
+        pods = r.zone[spines] * (int(r.pod.max(initial=0)) + 1) + r.pod[spines]
+        for key in np.unique(pods).tolist():
+            group = spines[pods == key]  # the alive spines of one pod, in spine order
+            zone, pod = int(r.zone[group[0]]), int(r.pod[group[0]])
+            mine = np.nonzero((dzone == zone) & (dpod == pod))[0]
+            lft[group[:, None], lid[mine]] = self.link[group[:, None], dleaf[mine]]
             if r.K == 0:
                 continue
-            away = np.nonzero(zone & ~mine & self.reach[s, dleaf])[0]
-            far = r.spine_at[r.zone[s], r.d_pod[d][away], r.position[s]]
-            core = r.cu_to[s, x[away]]
-            valid = self.cu_ok[s, x[away]] & (self.link[core, far] != UNROUTED)
-            lft[s, lid[away[valid]]] = r.cu_port[s, x[away[valid]]]
-            # the pod's CA ports send a destination through s when their leaf chose s's slot for it
-            key = (int(r.zone[s]), int(r.pod[s]))
-            if key not in pod_sends:
-                pod_sends[key] = self._pod_sends(*key)
-            carried = pod_sends[key][:, r.position[s]] * r.d_ca[d]
-            w = carried[away[valid]]
-            sums[0].add((np.full(len(w), s), x[away[valid]]), w)
-            sums[1].add((core[valid], far[valid]), w)
-            sums[2].add((self.core_row[core[valid]], away[valid]), w)
-            displaced += [(s, int(i)) for i in away[~valid]]
-            weight[s] = carried
+            # the pod's CA ports send a destination through a spine when their leaf chose its slot for it
+            sends = self._pod_sends(zone, pod) * r.d_ca[d][:, None]
+            others = np.nonzero((dzone == zone) & (dpod != pod))[0]
+            row, col = np.nonzero(self.reach[group[:, None], dleaf[others]])
+            src, dst = group[row], others[col]  # (spine, destination) pairs that go up a core slot
+            far = r.spine_at[zone, dpod[dst], r.position[src]]
+            core = r.cu_to[src, x[dst]]
+            valid = self.cu_ok[src, x[dst]] & (self.link[core, far] != UNROUTED)
+            lft[src[valid], lid[dst[valid]]] = r.cu_port[src[valid], x[dst[valid]]]
+            w = sends[dst, r.position[src]]
+            sums[0].add((src[valid], x[dst[valid]]), w[valid])
+            sums[1].add((core[valid], far[valid]), w[valid])
+            sums[2].add((self.core_row[core[valid]], dst[valid]), w[valid])
+            displaced += zip(src[~valid].tolist(), dst[~valid].tolist(), w[~valid].tolist())
+        # a destination's own cable from its slot's spine (the first such slot of its set)
+        slots, size = r.d_slots[d], r.d_size[d]
+        for k in reversed(range(int(size.max(initial=1)))):
+            slot = slots[:, k]
+            spine = r.up_to[dleaf, slot]
+            at = np.maximum(spine, 0)
+            cable = (k < size) & (spine >= 0) & self.up_ok[dleaf, slot] & self.alive[at]
+            cable &= (r.zone[at] == dzone) & (r.pod[at] == dpod)
+            lft[spine[cable], lid[cable]] = r.up_far_port[dleaf[cable], slot[cable]]
         for added in sums:
             added.done()
         # a destination's displaced pairs one after another: each source spine takes the valid core slot whose
         # uplink and core downlink carry the fewest flows, so they spread over the cores into the destination's pod
         displaced.sort(key=lambda p: (int(r.d_lid[self.d[p[1]]]), p[0]))
-        for s, i in displaced:
+        for s, i, w in displaced:
             di = self.d[i]
             far = r.spine_at[r.zone[s], r.d_pod[di], r.position[s]]
             cands = np.nonzero(self.cu_ok[s] & (r.cu_to[s] >= 0))[0]
@@ -471,7 +471,6 @@ class TreeCase:
             cands, cores = cands[keep], cores[keep]
             if not len(cands):
                 continue
-            w = int(weight[s][i])
             # a core sends a destination down one of its cables to the spine: the destination's flows there stack on
             # it, the others spread over them (_spread)
             stacked = self.core_flows[self.core_row[cores], i]
@@ -487,15 +486,17 @@ class TreeCase:
     def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
         """(alive destinations x U): the CA ports of one pod's alive leaves that send each destination up each slot."""
         r = self.r
-        out = np.zeros((len(self.d), max(r.U, 1)), dtype=np.int64)
+        U = max(r.U, 1)
         sources = np.bincount(r.d_leaf[self.d][r.d_ca[self.d]], minlength=len(r.names))
-        rows = np.arange(len(self.d))
-        sends = _Sums(out)
-        for a in r.leaf_ids[(r.zone[r.leaf_ids] == zone) & (r.pod[r.leaf_ids] == pod)].tolist():
-            if self.alive[a]:
-                sends.add((rows, r.chosen_slots(a)[self.d]), np.full(len(rows), sources[a]))
-        sends.done()
-        return out
+        leaves = r.leaf_ids[(r.zone[r.leaf_ids] == zone) & (r.pod[r.leaf_ids] == pod)]
+        leaves = leaves[self.alive[leaves]]
+        if not len(leaves):
+            return np.zeros((len(self.d), U), dtype=np.int64)
+        chosen = np.stack([r.chosen_slots(a)[self.d] for a in leaves.tolist()])
+        cells = np.arange(len(self.d)) * U + chosen
+        weights = np.broadcast_to(sources[leaves][:, None], chosen.shape)
+        sends = np.bincount(cells.ravel(), weights=weights.ravel(), minlength=len(self.d) * U)
+        return sends.astype(np.int64).reshape(len(self.d), U)
 
     def _core_entries(self) -> None:
         """A core sends a destination down to the spine at its position in the destination's pod: over the cable of
