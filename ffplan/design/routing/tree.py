@@ -459,29 +459,64 @@ class TreeCase:
             lft[spine[cable], lid[cable]] = r.up_far_port[dleaf[cable], slot[cable]]
         for added in sums:
             added.done()
-        # a destination's displaced pairs one after another: each source spine takes the valid core slot whose
-        # uplink and core downlink carry the fewest flows, so they spread over the cores into the destination's pod
-        displaced.sort(key=lambda p: (int(r.d_lid[self.d[p[1]]]), p[0]))
+        self._place_up(displaced, up_load, down_load)
+
+    def _place_up(self, displaced: list[tuple[int, int, int]], up_load: np.ndarray, down_load: np.ndarray) -> None:
+        """The displaced (spine, destination, flows) pairs, a destination's one after another: each source spine takes
+        the valid core slot whose uplink and core downlink carry the fewest flows, so they spread over the cores into
+        the destination's pod. Tens of thousands of pairs after a core failure, each weighing a spine's few core
+        slots: plain Python numbers (the same float64 arithmetic as numpy's) over the rows of the loads it reads."""
+        r = self.r
+        up: dict[int, list[int]] = {}  # spine -> flows per core slot
+        down: dict[int, list[int]] = {}  # far spine -> flows per core down to it
+        # (spine, far spine) -> its valid core slots: (slot, core, core row, the core's cables to far, tie rank)
+        ways: dict[tuple[int, int], list[tuple[int, int, int, int, int]]] = {}
+        lid, pod = r.d_lid[self.d].tolist(), r.d_pod[self.d].tolist()
+        rows, ports, entries = [], [], []
+        displaced.sort(key=lambda p: (lid[p[1]], p[0]))
+        current, flows = -1, list[int]()  # the destination of the pairs at hand, its core_flows column
         for s, i, w in displaced:
-            di = self.d[i]
-            far = r.spine_at[r.zone[s], r.d_pod[di], r.position[s]]
-            cands = np.nonzero(self.cu_ok[s] & (r.cu_to[s] >= 0))[0]
-            cores = r.cu_to[s, cands]
-            keep = self.link[cores, far] != UNROUTED
-            cands, cores = cands[keep], cores[keep]
-            if not len(cands):
+            far = int(r.spine_at[r.zone[s], pod[i], r.position[s]])
+            if (s, far) not in ways:
+                cands = np.nonzero(self.cu_ok[s] & (r.cu_to[s] >= 0))[0]
+                cores = r.cu_to[s, cands]
+                keep = self.link[cores, far] != UNROUTED
+                cands, cores = cands[keep], cores[keep]
+                cables = (self.ch.next[cores] == far).sum(axis=1)
+                rank = (cands - s) % max(r.K, 1)
+                ways[(s, far)] = list(
+                    zip(cands.tolist(), cores.tolist(), self.core_row[cores].tolist(), cables.tolist(), rank.tolist())
+                )
+                up.setdefault(s, up_load[s].tolist())
+                down.setdefault(far, down_load[:, far].tolist())
+            way = ways[(s, far)]
+            if not way:
                 continue
-            # a core sends a destination down one of its cables to the spine: the destination's flows there stack on
-            # it, the others spread over them (_spread)
-            stacked = self.core_flows[self.core_row[cores], i]
-            down = (down_load[cores, far] - stacked) / (self.ch.next[cores] == far).sum(axis=1) + stacked
-            load = np.maximum(up_load[s, cands], down) + w
-            k = int(np.lexsort(((cands - s) % r.K, up_load[s, cands] + down, load))[0])
-            lft[s, r.d_lid[di]] = r.cu_port[s, cands[k]]
-            up_load[s, cands[k]] += w
-            down_load[cores[k], far] += w
-            self.core_flows[self.core_row[cores[k]], i] += w
-            self.taken_over.setdefault(int(cores[k]), []).append(i)
+            if i != current:
+                if current >= 0:
+                    self.core_flows[:, current] = flows
+                current, flows = i, self.core_flows[:, i].tolist()
+            loads, to_far = up[s], down[far]
+            best: tuple[float, float, int] | None = None
+            for x, core, row, cables, rank in way:
+                # a core sends a destination down one of its cables to the spine: the destination's flows there stack
+                # on it, the others spread over them (_spread)
+                stacked = flows[row]
+                way_down = (to_far[core] - stacked) / cables + stacked
+                key = (max(float(loads[x]), way_down) + w, loads[x] + way_down, rank)
+                if best is None or key < best:
+                    best, chosen = key, (x, core, row)
+            x, core, row = chosen
+            rows.append(s)
+            entries.append(lid[i])
+            ports.append(int(r.cu_port[s, x]))
+            loads[x] += w
+            to_far[core] += w
+            flows[row] += w
+            self.taken_over.setdefault(core, []).append(i)
+        if current >= 0:
+            self.core_flows[:, current] = flows
+        self.lft[rows, entries] = ports
 
     def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
         """(alive destinations x U): the CA ports of one pod's alive leaves that send each destination up each slot."""
