@@ -43,14 +43,18 @@ class Rebalance:
         self.rows = np.arange(n)
         weight = self._weights(cas)
         self.through = np.zeros((n, len(cas)), dtype=np.int64)  # flows of each destination at each switch
-        self.load = np.zeros((n, self.next.shape[1]), dtype=np.int64)  # flows per (switch, port) link
+        width = self.next.shape[1]
+        # flows per (switch, port) link, and one cell after them that a move's links not gaining flows point to
+        self._loads = np.zeros(n * width + 1, dtype=np.int64)
+        self._unmoved = n * width
+        self._loads[self._unmoved] = _NEVER
+        self.load = self._loads[:-1].reshape(n, width)
         pos, j = np.nonzero(weight)
         flow = weight[pos, j]
         # every flow walked leaf, spine, core, spine, leaf (fabric.walk): counted at each switch it passes and on
         # each link it takes
         # (np.add.at on 8 M flows a step took seconds; bincount sums the same integers)
         through, load = self.through.reshape(-1), self.load.reshape(-1)
-        width = self.load.shape[1]
         through += _summed(pos * len(cas) + j, flow, through.size)
         ends = np.array(c.ch.ends, dtype=np.int64).reshape(-1, 2)
         for k, chan in walk(c.ch, self.lft, pos, self.lids[j], trace=True).steps:
@@ -60,11 +64,15 @@ class Rebalance:
         self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
         self._routes: dict[int, np.ndarray] = {}  # destination column -> _links_to(it) while its entries stay
         self._column = np.ascontiguousarray(self.lft[:, self.lids].T)  # the tables by destination column, kept with lft
-        # the moves off each link found so far; a move changes one destination's routes only, so only the rows of
-        # the destinations changed since (_changed_at) are found again
+        # the moves off each link found so far; a move changes one destination's routes only, and of those only the
+        # moves of the switches it touched (_touched), so only those are found again
         self._found: dict[int, _Found] = {}
         self._changed_at = np.zeros(len(cas), dtype=np.int64)  # destination column -> the last _set that changed it
+        self._touched: dict[int, np.ndarray] = {}  # destination column -> per switch, the last _set touching its moves
         self._sets = 0
+        self._next_to = np.zeros((n, n), dtype=bool)  # [a, b]: some port of a leads to b
+        ports = self.next >= 0
+        self._next_to[np.nonzero(ports)[0], self.next[ports]] = True
         self._near_columns = self._columns_by_leaf(max(r.K - 1, 0))
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
@@ -119,22 +127,23 @@ class Rebalance:
         c = self._candidates(s, p)
         if c is None:
             return False
-        t, j, q, f, new, added = c
-        flat = self.load.ravel()
-        loads = np.where(added, flat[np.maximum(new, 0)] + f[:, None], 0)
-        fit = np.nonzero((loads < limit).all(axis=1) & ~((new == avoid) & added).any(axis=1))[0]
-        k = self._best(fit, t, j, q, f, loads.max(axis=1), new, added)
+        t, j, q, f, new = c.t, c.j, c.q, c.f, c.new
+        peak = self._loads[new].max(axis=1) + f  # the busiest link gaining flows, after the move
+        ok = peak < limit
+        if avoid >= 0:
+            ok &= ~(new == avoid).any(axis=1)
+        k = self._best(np.nonzero(ok)[0], t, j, q, f, peak, new)
         if k >= 0:
             self.moves.append((int(t[k]), int(j[k]), int(self.lft[t[k], self.lids[j[k]]])))
             self._set(int(t[k]), int(j[k]), int(q[k]))
             return True
         if avoid >= 0:
             return False
-        over = loads >= limit
-        blocked = np.nonzero(over.sum(axis=1) == 1)[0]
+        over = self._loads[new] + f[:, None] >= limit
+        blocked = c.in_found_order(np.nonzero(over.sum(axis=1) == 1)[0], self._tier)
         width = self.load.shape[1]
         tried: set[int] = set()
-        for k in blocked[np.lexsort((q[blocked], t[blocked], -f[blocked], loads[blocked].max(axis=1)))].tolist():
+        for k in blocked[np.lexsort((q[blocked], t[blocked], -f[blocked], peak[blocked]))].tolist():
             link = int(new[k][over[k]][0])
             if link in tried or len(tried) == self.RELIEVE:
                 continue
@@ -148,41 +157,61 @@ class Rebalance:
             self._undo(mark)
         return False
 
-    def _candidates(self, s: int, p: int) -> tuple[np.ndarray, ...] | None:
-        """Every move that takes flows off link (s, p): (switch t, destination column j, its new port q, flows f of j at
-        t, the new route's links (moves x 5), which of them gain flows), or None. A move is a leaf sending j up another
-        valid uplink (its spine brings j down), a spine of another pod sending it up another valid core slot (its core
+    def _candidates(self, s: int, p: int) -> _Found | None:
+        """Every move that takes flows off link (s, p), or None. A move is a leaf sending destination j up another valid
+        uplink (its spine brings j down), a spine of another pod sending it up another valid core slot (its core
         reaches the spine at this spine's position in j's pod), or a core sending it down another of its cables to the
-        same spine: every route stays shortest and up*/down*. A destination's moves depend on its own routes and flows
-        alone, so those found for (s, p) before stay but for the destinations moved since."""
+        same spine: every route stays shortest and up*/down*. A switch's moves of j depend on j's routes and flows at
+        the switches around it alone, so those found for (s, p) before stay but for those a _set touched since."""
         top = s * self.load.shape[1] + p
         found = self._found.get(top)
         if found is None:
-            found = self._found[top] = _Found(self._sets, *self._moves_of(s, p, np.arange(len(self.lids))))
+            every = np.arange(len(self.lids))
+            cols = every[self._crossing(s, p, every)]
+            found = self._found[top] = _Found(
+                self._sets, dict.fromkeys(cols.tolist(), self._sets), *self._moves_of(s, p, cols, None)
+            )
         elif found.at < self._sets:
             changed = np.nonzero(self._changed_at > found.at)[0]
-            stale = np.zeros(len(self.lids), dtype=bool)
-            stale[changed] = True
-            keep = ~stale[found.j]
-            fresh = self._moves_of(s, p, changed)
-            found = self._found[top] = _Found(
-                self._sets, *(np.concatenate([a[keep], b]) for a, b in zip(found.moves(), fresh))
-            )
+            cross = self._crossing(s, p, changed)
+            mine = cross | np.fromiter((j in found.stamp for j in changed.tolist()), dtype=bool, count=len(changed))
+            cols, cross = changed[mine], cross[mine]
+            if len(cols):
+                touched = np.stack([self._touched[j] for j in cols.tolist()]) > found.at  # (cols, switches)
+                row = np.minimum(np.searchsorted(cols, found.j), len(cols) - 1)
+                keep = ~((cols[row] == found.j) & touched[row, found.t])
+                fresh = self._moves_of(s, p, cols[cross], touched[cross])
+                stamp = found.stamp | dict.fromkeys(cols.tolist(), self._sets)
+                found = self._found[top] = _Found(
+                    self._sets, stamp, *(np.concatenate([a[keep], b]) for a, b in zip(found.moves(), fresh))
+                )
+            else:
+                found.at = self._sets
         if not len(found.t):
             return None
-        return found.moves()
+        return found
 
-    def _moves_of(self, s: int, p: int, among: np.ndarray) -> tuple[np.ndarray, ...]:
-        """_candidates of the destination columns `among` (ascending), in the order of the columns."""
+    def _crossing(self, s: int, p: int, among: np.ndarray) -> np.ndarray:
+        """Which destination columns of `among` have flows crossing link (s, p)."""
+        out: np.ndarray = (self.lft[s, self.lids[among]] == p) & (self.through[s, among] > 0)
+        return out
+
+    def _moves_of(self, s: int, p: int, cols: np.ndarray, only: np.ndarray | None) -> tuple[np.ndarray, ...]:
+        """The moves off link (s, p) of the destination columns `cols` (ascending, crossing it), at the switches `only`
+        marks (columns x switches; None: every switch), in the order of tier, column, switch and port: (switch t,
+        column j, new port q, flows f of j at t, the new route's links gaining flows (moves x 5, padded with the
+        cell after the loads), the port's place among the switch's candidate ports)."""
         c, r = self.c, self.c.r
         width = self.load.shape[1]
         top = s * width + p
-        cols = among[(self.lft[s, self.lids[among]] == p) & (self.through[s, among] > 0)]
         if not len(cols):
             return _NO_MOVES
         routes = np.stack([self._links_to(j) for j in cols.tolist()])  # (columns, switches + 1, 5)
         # (column, switch) pairs whose flows of the column cross (s, p)
-        jj, t = np.nonzero((routes[:, :-1] == top).any(axis=2) & (self.through[:, cols].T > 0))
+        crossing = (routes[:, :-1] == top).any(axis=2) & (self.through[:, cols].T > 0)
+        if only is not None:
+            crossing &= only
+        jj, t = np.nonzero(crossing)
         leaf = self.dleaf[cols[jj]]
         tier = self._tier[t]
         parts = []
@@ -202,22 +231,23 @@ class Rebalance:
         ok = (self.next[t[at]] == hop[:, None]) & (hop >= 0)[:, None]
         parts.append((np.nonzero(at)[0], np.broadcast_to(np.arange(self.next.shape[1]), ok.shape), ok))
         pair = np.concatenate([rows[np.nonzero(ok)[0]] for rows, _, ok in parts])
+        place = np.concatenate([np.nonzero(ok)[1] for _, _, ok in parts])
         q = np.concatenate([ports[ok] for _, ports, ok in parts]).astype(np.int64)
         jj, t = jj[pair], t[pair]
         lid = self.lids[cols[jj]]
         keep = q != self.lft[t, lid]
-        jj, t, q = jj[keep], t[keep], q[keep]
+        jj, t, q, place = jj[keep], t[keep], q[keep], place[keep]
         if not len(t):
             return _NO_MOVES
         old = routes[jj, t]
         nxt = self.next[t, q].astype(np.int64)
         new = np.concatenate([(t * width + q)[:, None], routes[jj, nxt][:, :-1]], axis=1)  # row -1: no next switch
         takes = (old == top).any(axis=1) & ~(new == top).any(axis=1)
-        t, j, q, old, new = t[takes], cols[jj[takes]], q[takes], old[takes], new[takes]
-        kept = np.zeros(new.shape, dtype=bool)  # links of the new route on the old one (a loop: no 3-d temporary)
+        t, j, q, place, old, new = t[takes], cols[jj[takes]], q[takes], place[takes], old[takes], new[takes]
+        kept = new < 0  # links of the new route on the old one (a loop: no 3-d temporary), and the padding
         for link in old.T:
             kept |= new == link[:, None]
-        return t, j, q, self.through[t, j], new, (new >= 0) & ~kept
+        return t, j, q, self.through[t, j], np.where(kept, self._unmoved, new), place
 
     def _best(
         self,
@@ -228,7 +258,6 @@ class Rebalance:
         f: np.ndarray,
         peak: np.ndarray,
         new: np.ndarray,
-        added: np.ndarray,
     ) -> int:
         """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
         switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
@@ -238,18 +267,18 @@ class Rebalance:
         first = k
         for key in (peak, -f, t, j, q):  # the first in that order (columns ascend with their LIDs), usually the move
             first = first[key[first] == key[first].min()]
-        if self._shared(j[first], new[first], added[first])[0] <= 1:
+        if self._shared(j[first], new[first])[0] <= 1:
             return int(first[0])
         k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
         for start, end in ((1, 17), *((b, b + 16) for b in range(17, len(k), 16))):
             block = k[start:end]
-            fine = np.nonzero(self._shared(j[block], new[block], added[block]) <= 1)[0]
+            fine = np.nonzero(self._shared(j[block], new[block]) <= 1)[0]
             if len(fine):
                 return int(block[fine[0]])
         return -1
 
-    def _shared(self, j: np.ndarray, new: np.ndarray, added: np.ndarray) -> np.ndarray:
-        """The most destinations a move of j onto the links `new` (those `added` gaining flows) puts on one of them with
+    def _shared(self, j: np.ndarray, new: np.ndarray) -> np.ndarray:
+        """The most destinations a move of j onto the links `new` gaining flows (_moves_of) puts on one of them with
         j in some leaf shift phase. A phase sends one source leaf's ports to one leaf's ports, and a pod's source
         leaves to consecutive leaves: on a leaf's uplink, the other ports of j's leaf it already carries; on a spine's
         or core's link, the destinations it carries on leaves less than K apart from j's (K consecutive leaves have
@@ -259,12 +288,13 @@ class Rebalance:
         same_leaf = np.where(self.dleaf[near] == self.dleaf[j][:, None], near, -1)
         most = np.zeros(len(j), dtype=np.int64)
         for i in range(new.shape[1]):
-            a, b = np.maximum(new[:, i], 0) // width, np.maximum(new[:, i], 0) % width
+            added = new[:, i] != self._unmoved
+            a, b = np.where(added, new[:, i], 0) // width, np.where(added, new[:, i], 0) % width
             cols = np.where((self._tier[a] == 0)[:, None], same_leaf, near)
             sent = self.lft[a[:, None], self.lids[np.maximum(cols, 0)]] == b[:, None]
             carried = self.through[a[:, None], np.maximum(cols, 0)] > 0
             count = (sent & carried & (cols >= 0) & (cols != j[:, None])).sum(axis=1)
-            most = np.maximum(most, np.where(added[:, i], count, 0))
+            most = np.maximum(most, np.where(added, count, 0))
         return most
 
     def _undo(self, mark: int) -> None:
@@ -290,6 +320,16 @@ class Rebalance:
             at = np.where(live, nxt, -1)
         return out
 
+    def _upstream(self, t: int, j: int) -> np.ndarray:
+        """Per switch: its route to destination column j passes switch t (t's own included)."""
+        parent = self.next[self.rows, self._column[j]].astype(np.int64)  # -1: no next switch
+        at = self.rows
+        out: np.ndarray = at == t
+        for _ in range(4):
+            at = np.where(at >= 0, parent[np.maximum(at, 0)], -1)
+            out |= at == t
+        return out
+
     def _links(self, t: int, port: int, lid: int) -> list[tuple[int, int]]:
         """The links from switch t to LID `lid` when t sends it out of `port`."""
         out = []
@@ -304,33 +344,49 @@ class Rebalance:
         self._routes.pop(j, None)
         self._sets += 1
         self._changed_at[j] = self._sets
+        # a switch's moves of j change with its route (the switches upstream of t), the routes of the switches it
+        # may move j to (their neighbours) and its flows (the switches on t's old and new routes)
+        touched = self._touched.setdefault(j, np.zeros(len(self.rows), dtype=np.int64))
+        upstream = self._upstream(t, j)
+        touched[upstream | self._next_to[:, upstream].any(axis=1)] = self._sets
         f = int(self.through[t, j])
         for sign, start in ((-1, int(self.lft[t, lid])), (1, port)):
             for a, b in self._links(t, start, lid):
                 self.load[a, b] += sign * f
                 nxt = int(self.next[a, b])
                 self.through[nxt, j] += sign * f
+                touched[nxt] = self._sets
             if sign < 0:
                 self.lft[t, lid] = self._column[j, t] = port
 
 
 @dataclass
 class _Found:
-    """The moves off one link (Rebalance._candidates) as of the `at`-th _set."""
+    """The moves off one link (Rebalance._moves_of's arrays) as of the `at`-th _set; `stamp`: per destination column
+    with moves, the _set as of which they were last found."""
 
     at: int
+    stamp: dict[int, int]
     t: np.ndarray
     j: np.ndarray
     q: np.ndarray
     f: np.ndarray
     new: np.ndarray
-    added: np.ndarray
+    place: np.ndarray
 
     def moves(self) -> tuple[np.ndarray, ...]:
-        return self.t, self.j, self.q, self.f, self.new, self.added
+        return self.t, self.j, self.q, self.f, self.new, self.place
+
+    def in_found_order(self, k: np.ndarray, tier: np.ndarray) -> np.ndarray:
+        """The moves `k` in the order the moves of the destinations found together come in (tier, column, switch,
+        port), those found earlier first (the ties of the relief's order are taken in it)."""
+        stamp = np.array([self.stamp[j] for j in self.j[k].tolist()], dtype=np.int64)
+        out: np.ndarray = k[np.lexsort((self.place[k], self.t[k], self.j[k], tier[self.t[k]], stamp))]
+        return out
 
 
-_NO_MOVES = tuple(np.zeros((0, 5) if k >= 4 else 0, dtype=bool if k == 5 else np.int64) for k in range(6))
+_NO_MOVES = tuple(np.zeros((0, 5) if k == 4 else 0, dtype=np.int64) for k in range(6))
+_NEVER = -(1 << 40)  # the load of the cell a move's links not gaining flows point to: never the busiest
 
 
 def _summed(cells: np.ndarray, flows: np.ndarray, size: int) -> np.ndarray:
