@@ -70,6 +70,8 @@ class Rebalance:
         self._changed_at = np.zeros(len(cas), dtype=np.int64)  # destination column -> the last _set that changed it
         self._touched: dict[int, np.ndarray] = {}  # destination column -> per switch, the last _set touching its moves
         self._sets = 0
+        self._row_max = self.load.max(axis=1)
+        self._dirty: set[int] = set()  # switches whose loads _set changed since _busiest
         self._next_to = np.zeros((n, n), dtype=bool)  # [a, b]: some port of a leads to b
         ports = self.next >= 0
         self._next_to[np.nonzero(ports)[0], self.next[ports]] = True
@@ -107,17 +109,27 @@ class Rebalance:
 
     def run(self) -> None:
         flat = self.load.ravel()
-        top = int(flat.argmax())
+        top = self._busiest()
         best = int(flat[top])
         kept = 0
         for _ in range(self.MOVES):
             s, p = divmod(top, self.load.shape[1])
             if not self._move_off(s, p, int(flat[top])):
                 break
-            top = int(flat.argmax())
+            top = self._busiest()
             if flat[top] < best:
                 best, kept = int(flat[top]), len(self.moves)
         self._undo(kept)
+
+    def _busiest(self) -> int:
+        """The busiest link, the first in the order of switch and port (flat.argmax()): the first row at the highest
+        row maximum, kept up to date for the rows _set changed."""
+        if self._dirty:
+            rows = np.fromiter(self._dirty, dtype=np.int64, count=len(self._dirty))
+            self._row_max[rows] = self.load[rows].max(axis=1)
+            self._dirty.clear()
+        s = int(self._row_max.argmax())
+        return s * self.load.shape[1] + int(self.load[s].argmax())
 
     def _move_off(self, s: int, p: int, limit: int, avoid: int = -1) -> bool:
         """Take the best move of flows off link (s, p) that keeps every link it adds flows to below `limit` and adds
@@ -128,10 +140,13 @@ class Rebalance:
         if c is None:
             return False
         t, j, q, f, new = c.t, c.j, c.q, c.f, c.new
-        peak = self._loads[new].max(axis=1) + f  # the busiest link gaining flows, after the move
+        peak = self._loads[new[0]]  # the busiest link gaining flows, after the move
+        for links in new[1:]:
+            np.maximum(peak, self._loads[links], out=peak)
+        peak += f
         ok = peak < limit
         if avoid >= 0:
-            ok &= ~(new == avoid).any(axis=1)
+            ok &= ~(new == avoid).any(axis=0)
         k = self._best(np.nonzero(ok)[0], t, j, q, f, peak, new)
         if k >= 0:
             self.moves.append((int(t[k]), int(j[k]), int(self.lft[t[k], self.lids[j[k]]])))
@@ -139,12 +154,12 @@ class Rebalance:
             return True
         if avoid >= 0:
             return False
-        over = self._loads[new] + f[:, None] >= limit
-        blocked = c.in_found_order(np.nonzero(over.sum(axis=1) == 1)[0], self._tier)
+        over = self._loads[new] + f >= limit
+        blocked = c.in_found_order(np.nonzero(over.sum(axis=0) == 1)[0], self._tier)
         width = self.load.shape[1]
         tried: set[int] = set()
         for k in blocked[np.lexsort((q[blocked], t[blocked], -f[blocked], peak[blocked]))].tolist():
-            link = int(new[k][over[k]][0])
+            link = int(new[:, k][over[:, k]][0])
             if link in tried or len(tried) == self.RELIEVE:
                 continue
             tried.add(link)
@@ -183,7 +198,9 @@ class Rebalance:
                 fresh = self._moves_of(s, p, cols[cross], touched[cross])
                 stamp = found.stamp | dict.fromkeys(cols.tolist(), self._sets)
                 found = self._found[top] = _Found(
-                    self._sets, stamp, *(np.concatenate([a[keep], b]) for a, b in zip(found.moves(), fresh))
+                    self._sets,
+                    stamp,
+                    *(np.concatenate([a[..., keep], b], axis=-1) for a, b in zip(found.moves(), fresh)),
                 )
             else:
                 found.at = self._sets
@@ -199,16 +216,16 @@ class Rebalance:
     def _moves_of(self, s: int, p: int, cols: np.ndarray, only: np.ndarray | None) -> tuple[np.ndarray, ...]:
         """The moves off link (s, p) of the destination columns `cols` (ascending, crossing it), at the switches `only`
         marks (columns x switches; None: every switch), in the order of tier, column, switch and port: (switch t,
-        column j, new port q, flows f of j at t, the new route's links gaining flows (moves x 5, padded with the
+        column j, new port q, flows f of j at t, the new route's links gaining flows (5 x moves, padded with the
         cell after the loads), the port's place among the switch's candidate ports)."""
         c, r = self.c, self.c.r
         width = self.load.shape[1]
-        top = s * width + p
         if not len(cols):
             return _NO_MOVES
         routes = np.stack([self._links_to(j) for j in cols.tolist()])  # (columns, switches + 1, 5)
+        upstream = self._upstream(s, cols)
         # (column, switch) pairs whose flows of the column cross (s, p)
-        crossing = (routes[:, :-1] == top).any(axis=2) & (self.through[:, cols].T > 0)
+        crossing = upstream[:, :-1] & (self.through[:, cols].T > 0)
         if only is not None:
             crossing &= only
         jj, t = np.nonzero(crossing)
@@ -237,17 +254,19 @@ class Rebalance:
         lid = self.lids[cols[jj]]
         keep = q != self.lft[t, lid]
         jj, t, q, place = jj[keep], t[keep], q[keep], place[keep]
+        nxt = self.next[t, q].astype(np.int64)
+        takes = ~upstream[jj, nxt]  # the new route leaves (s, p) (column -1: no next switch, no route)
+        jj, t, q, place, nxt = jj[takes], t[takes], q[takes], place[takes], nxt[takes]
         if not len(t):
             return _NO_MOVES
-        old = routes[jj, t]
-        nxt = self.next[t, q].astype(np.int64)
-        new = np.concatenate([(t * width + q)[:, None], routes[jj, nxt][:, :-1]], axis=1)  # row -1: no next switch
-        takes = (old == top).any(axis=1) & ~(new == top).any(axis=1)
-        t, j, q, place, old, new = t[takes], cols[jj[takes]], q[takes], place[takes], old[takes], new[takes]
-        kept = new < 0  # links of the new route on the old one (a loop: no 3-d temporary), and the padding
-        for link in old.T:
-            kept |= new == link[:, None]
-        return t, j, q, self.through[t, j], np.where(kept, self._unmoved, new), place
+        new = np.empty((5, len(t)), dtype=np.int64)  # (link of the route, move): contiguous rows to weigh
+        new[0] = t * width + q
+        new[1:] = routes[jj, nxt, :-1].T  # row -1: no next switch
+        kept = new < 0  # links of the new route on the old one, and the padding
+        for link in routes[jj, t].T:
+            kept |= new == link
+        new[kept] = self._unmoved
+        return t, cols[jj], q, self.through[t, cols[jj]], new, place
 
     def _best(
         self,
@@ -267,12 +286,12 @@ class Rebalance:
         first = k
         for key in (peak, -f, t, j, q):  # the first in that order (columns ascend with their LIDs), usually the move
             first = first[key[first] == key[first].min()]
-        if self._shared(j[first], new[first])[0] <= 1:
+        if self._shared(j[first], new[:, first])[0] <= 1:
             return int(first[0])
         k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
         for start, end in ((1, 17), *((b, b + 16) for b in range(17, len(k), 16))):
             block = k[start:end]
-            fine = np.nonzero(self._shared(j[block], new[block]) <= 1)[0]
+            fine = np.nonzero(self._shared(j[block], new[:, block]) <= 1)[0]
             if len(fine):
                 return int(block[fine[0]])
         return -1
@@ -287,9 +306,9 @@ class Rebalance:
         near = self._near_columns[self.dleaf[j]]  # (moves, columns), -1 padded
         same_leaf = np.where(self.dleaf[near] == self.dleaf[j][:, None], near, -1)
         most = np.zeros(len(j), dtype=np.int64)
-        for i in range(new.shape[1]):
-            added = new[:, i] != self._unmoved
-            a, b = np.where(added, new[:, i], 0) // width, np.where(added, new[:, i], 0) % width
+        for links in new:
+            added = links != self._unmoved
+            a, b = np.where(added, links, 0) // width, np.where(added, links, 0) % width
             cols = np.where((self._tier[a] == 0)[:, None], same_leaf, near)
             sent = self.lft[a[:, None], self.lids[np.maximum(cols, 0)]] == b[:, None]
             carried = self.through[a[:, None], np.maximum(cols, 0)] > 0
@@ -320,14 +339,18 @@ class Rebalance:
             at = np.where(live, nxt, -1)
         return out
 
-    def _upstream(self, t: int, j: int) -> np.ndarray:
-        """Per switch: its route to destination column j passes switch t (t's own included)."""
-        parent = self.next[self.rows, self._column[j]].astype(np.int64)  # -1: no next switch
-        at = self.rows
-        out: np.ndarray = at == t
-        for _ in range(4):
-            at = np.where(at >= 0, parent[np.maximum(at, 0)], -1)
-            out |= at == t
+    def _upstream(self, t: int, cols: np.ndarray) -> np.ndarray:
+        """(columns x switches + 1): the switch's route to the destination column passes switch t (t's own included;
+        the last, for no switch, never)."""
+        n = len(self.rows)
+        parent = self.next[self.rows, self._column[cols]].astype(np.int64)  # -1: no next switch
+        at = np.broadcast_to(self.rows, parent.shape)
+        out = np.zeros((len(cols), n + 1), dtype=bool)
+        up = out[:, :n]
+        up |= at == t
+        for _ in range(3):  # a route is at most 4 links
+            at = np.where(at >= 0, np.take_along_axis(parent, np.maximum(at, 0), axis=1), -1)
+            up |= at == t
         return out
 
     def _links(self, t: int, port: int, lid: int) -> list[tuple[int, int]]:
@@ -347,12 +370,13 @@ class Rebalance:
         # a switch's moves of j change with its route (the switches upstream of t), the routes of the switches it
         # may move j to (their neighbours) and its flows (the switches on t's old and new routes)
         touched = self._touched.setdefault(j, np.zeros(len(self.rows), dtype=np.int64))
-        upstream = self._upstream(t, j)
+        upstream = self._upstream(t, np.array([j]))[0, :-1]
         touched[upstream | self._next_to[:, upstream].any(axis=1)] = self._sets
         f = int(self.through[t, j])
         for sign, start in ((-1, int(self.lft[t, lid])), (1, port)):
             for a, b in self._links(t, start, lid):
                 self.load[a, b] += sign * f
+                self._dirty.add(a)
                 nxt = int(self.next[a, b])
                 self.through[nxt, j] += sign * f
                 touched[nxt] = self._sets
@@ -385,7 +409,7 @@ class _Found:
         return out
 
 
-_NO_MOVES = tuple(np.zeros((0, 5) if k == 4 else 0, dtype=np.int64) for k in range(6))
+_NO_MOVES = tuple(np.zeros((5, 0) if k == 4 else 0, dtype=np.int64) for k in range(6))
 _NEVER = -(1 << 40)  # the load of the cell a move's links not gaining flows point to: never the busiest
 
 
