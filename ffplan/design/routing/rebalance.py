@@ -4,8 +4,6 @@ moves of healthy entries off the busiest link while that lowers the maximum all-
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ffplan.design.routing.tree import TreeCase
@@ -44,11 +42,11 @@ class Rebalance:
         weight = self._weights(cas)
         self.through = np.zeros((n, len(cas)), dtype=np.int64)  # flows of each destination at each switch
         width = self.next.shape[1]
-        # flows per (switch, port) link, and one cell after them that a move's links not gaining flows point to
-        self._loads = np.zeros(n * width + 1, dtype=np.int64)
+        # flows per (switch, port) link, and after them a cell for a move's links not gaining flows, one for gaps
+        self._loads = np.zeros(n * width + 2, dtype=np.int64)
         self._unmoved = n * width
-        self._loads[self._unmoved] = _NEVER
-        self.load = self._loads[:-1].reshape(n, width)
+        self._loads[self._unmoved :] = _NEVER, _GAP
+        self.load = self._loads[: n * width].reshape(n, width)
         pos, j = np.nonzero(weight)
         flow = weight[pos, j]
         # every flow walked leaf, spine, core, spine, leaf (fabric.walk): counted at each switch it passes and on
@@ -139,7 +137,7 @@ class Rebalance:
         c = self._candidates(s, p)
         if c is None:
             return False
-        t, j, q, f, new = c.t, c.j, c.q, c.f, c.new
+        t, j, q, f, new, _ = c.moves()
         peak = self._loads[new[0]]  # the busiest link gaining flows, after the move
         for links in new[1:]:
             np.maximum(peak, self._loads[links], out=peak)
@@ -184,7 +182,10 @@ class Rebalance:
             every = np.arange(len(self.lids))
             cols = every[self._crossing(s, p, every)]
             found = self._found[top] = _Found(
-                self._sets, dict.fromkeys(cols.tolist(), self._sets), *self._moves_of(s, p, cols, None)
+                self._sets,
+                dict.fromkeys(cols.tolist(), self._sets),
+                self._moves_of(s, p, cols, None),
+                self._unmoved + 1,
             )
         elif found.at < self._sets:
             changed = np.nonzero(self._changed_at > found.at)[0]
@@ -193,18 +194,13 @@ class Rebalance:
             cols, cross = changed[mine], cross[mine]
             if len(cols):
                 touched = np.stack([self._touched[j] for j in cols.tolist()]) > found.at  # (cols, switches)
-                row = np.minimum(np.searchsorted(cols, found.j), len(cols) - 1)
-                keep = ~((cols[row] == found.j) & touched[row, found.t])
-                fresh = self._moves_of(s, p, cols[cross], touched[cross])
-                stamp = found.stamp | dict.fromkeys(cols.tolist(), self._sets)
-                found = self._found[top] = _Found(
-                    self._sets,
-                    stamp,
-                    *(np.concatenate([a[..., keep], b], axis=-1) for a, b in zip(found.moves(), fresh)),
-                )
-            else:
-                found.at = self._sets
-        if not len(found.t):
+                t, j = found.moves()[:2]
+                row = np.minimum(np.searchsorted(cols, j), len(cols) - 1)
+                found.drop(np.nonzero((cols[row] == j) & touched[row, t])[0])
+                found.add(self._moves_of(s, p, cols[cross], touched[cross]))
+                found.stamp.update(dict.fromkeys(cols.tolist(), self._sets))
+            found.at = self._sets
+        if not found.live:
             return None
         return found
 
@@ -384,33 +380,57 @@ class Rebalance:
                 self.lft[t, lid] = self._column[j, t] = port
 
 
-@dataclass
 class _Found:
-    """The moves off one link (Rebalance._moves_of's arrays) as of the `at`-th _set; `stamp`: per destination column
-    with moves, the _set as of which they were last found."""
+    """The moves off one link (Rebalance._moves_of's arrays) as of the `at`-th _set, kept in buffers so that finding
+    a few again does not copy them all: a move dropped leaves a gap (column -1, every link on the cell `gap`, whose
+    load never fits) until the gaps outnumber the moves. `stamp`: per destination column with moves, the _set as of
+    which they were last found."""
 
-    at: int
-    stamp: dict[int, int]
-    t: np.ndarray
-    j: np.ndarray
-    q: np.ndarray
-    f: np.ndarray
-    new: np.ndarray
-    place: np.ndarray
+    def __init__(self, at: int, stamp: dict[int, int], moves: tuple[np.ndarray, ...], gap: int):
+        self.at, self.stamp, self.gap = at, stamp, gap
+        self._buffers = list(moves)
+        self.size = self.live = len(moves[0])
 
     def moves(self) -> tuple[np.ndarray, ...]:
-        return self.t, self.j, self.q, self.f, self.new, self.place
+        """(switch t, column j, port q, flows f, links `new` (5 x moves), place) of the moves and gaps."""
+        return tuple(a[..., : self.size] for a in self._buffers)
+
+    def drop(self, k: np.ndarray) -> None:
+        self._buffers[1][k] = -1
+        self._buffers[4][:, k] = self.gap
+        self.live -= len(k)
+
+    def add(self, moves: tuple[np.ndarray, ...]) -> None:
+        count = len(moves[0])
+        if self.size - self.live > self.live or self.size + count > self._buffers[0].shape[-1]:
+            keep = self._buffers[1][: self.size] >= 0
+            self.size = self.live = int(keep.sum())
+            room = 2 * (self.size + count)
+            self._buffers = [_room(a[..., : len(keep)][..., keep], room) for a in self._buffers]
+        for a, b in zip(self._buffers, moves):
+            a[..., self.size : self.size + count] = b
+        self.size += count
+        self.live += count
 
     def in_found_order(self, k: np.ndarray, tier: np.ndarray) -> np.ndarray:
         """The moves `k` in the order the moves of the destinations found together come in (tier, column, switch,
         port), those found earlier first (the ties of the relief's order are taken in it)."""
-        stamp = np.array([self.stamp[j] for j in self.j[k].tolist()], dtype=np.int64)
-        out: np.ndarray = k[np.lexsort((self.place[k], self.t[k], self.j[k], tier[self.t[k]], stamp))]
+        t, j, _, _, _, place = self.moves()
+        stamp = np.array([self.stamp[c] for c in j[k].tolist()], dtype=np.int64)
+        out: np.ndarray = k[np.lexsort((place[k], t[k], j[k], tier[t[k]], stamp))]
         return out
+
+
+def _room(a: np.ndarray, size: int) -> np.ndarray:
+    """`a` in a buffer of `size` along its last axis."""
+    out = np.empty((*a.shape[:-1], size), dtype=a.dtype)
+    out[..., : a.shape[-1]] = a
+    return out
 
 
 _NO_MOVES = tuple(np.zeros((5, 0) if k == 4 else 0, dtype=np.int64) for k in range(6))
 _NEVER = -(1 << 40)  # the load of the cell a move's links not gaining flows point to: never the busiest
+_GAP = 1 << 40  # the load of the cell a gap's links point to: never fits
 
 
 def _summed(cells: np.ndarray, flows: np.ndarray, size: int) -> np.ndarray:
