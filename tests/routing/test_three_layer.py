@@ -14,6 +14,7 @@ from ffplan.design import design
 from ffplan.design.routing import route
 from ffplan.design.routing.rebalance import Rebalance
 from ffplan.design.routing.tree import _Sums
+from ffplan.fabric.walk import walk
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
 from ffplan.plan.topology import build_topology
@@ -219,6 +220,28 @@ def test_the_rebalance_keeps_the_moves_it_found_off_a_link(parallel, monkeypatch
     again = lfts(route(parallel, ["z1-core01"]))
     assert (kept != lfts(parallel.routing)).sum() > 100  # the case moves entries
     assert np.array_equal(kept, again)
+
+
+def test_the_rebalance_counts_the_flows_as_the_walk_of_each_flow(parallel, monkeypatch):
+    """The rebalance's start walks the flows of one destination entering one switch together, summed: the same
+    flows per switch and destination and per link as fabric.walk's walk of every flow (a core of the 256-port tree,
+    the tables of its minimal repair)."""
+    started = []
+    monkeypatch.setattr(Rebalance, "run", lambda self: started.append(self))
+    route(parallel, ["z1-core01"])
+    rb = started[0]
+    c = rb.c
+    weight = rb._weights(c.d[c.r.d_ca[c.d]])
+    leaf, j = np.nonzero(weight)
+    flow = weight[leaf, j]
+    through, load = np.zeros_like(rb.through), np.zeros_like(rb.load)
+    np.add.at(through, (leaf, j), flow)
+    ends = np.array(c.ch.ends, dtype=np.int64).reshape(-1, 2)
+    for k, chan in walk(c.ch, c.lft, leaf, rb.lids[j], trace=True).steps:
+        np.add.at(through, (c.ch.peer_of[chan], j[k]), flow[k])
+        np.add.at(load, (ends[chan, 0], ends[chan, 1]), flow[k])
+    assert load.sum() > 0
+    assert np.array_equal(rb.through, through) and np.array_equal(rb.load, load)
 
 
 @pytest.mark.parametrize("block", [_Sums.BLOCK, 60])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ffplan.design.routing.tree import TreeCase
-from ffplan.fabric.walk import walk
+from ffplan.fabric.arrays import MAX_HOPS
 from ffplan.plan.model import UNROUTED
 
 
@@ -47,17 +47,7 @@ class Rebalance:
         self._unmoved = n * width
         self._loads[self._unmoved :] = _NEVER, _GAP
         self.load = self._loads[: n * width].reshape(n, width)
-        pos, j = np.nonzero(weight)
-        flow = weight[pos, j]
-        # every flow walked leaf, spine, core, spine, leaf (fabric.walk): counted at each switch it passes and on
-        # each link it takes
-        # (np.add.at on 8 M flows a step took seconds; bincount sums the same integers)
-        through, load = self.through.reshape(-1), self.load.reshape(-1)
-        through += _summed(pos * len(cas) + j, flow, through.size)
-        ends = np.array(c.ch.ends, dtype=np.int64).reshape(-1, 2)
-        for k, chan in walk(c.ch, self.lft, pos, self.lids[j], trace=True).steps:
-            through += _summed(c.ch.peer_of[chan].astype(np.int64) * len(cas) + j[k], flow[k], through.size)
-            load += _summed(ends[chan, 0] * width + ends[chan, 1], flow[k], load.size)
+        self._walk_flows(weight)
         self.moves: list[tuple[int, int, int]] = []  # (switch, destination column, its former port)
         self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
         self._routes: dict[int, np.ndarray] = {}  # destination column -> _links_to(it) while its entries stay
@@ -74,6 +64,31 @@ class Rebalance:
         ports = self.next >= 0
         self._next_to[np.nonzero(ports)[0], self.next[ports]] = True
         self._near_columns = self._columns_by_leaf(max(r.K - 1, 0))
+
+    def _walk_flows(self, weight: np.ndarray) -> None:
+        """Every flow walked from its leaf towards its destination as fabric.walk walks it (to where its LID is
+        delivered, a dead end or MAX_HOPS links), counted at each switch it enters and on each link it takes; the
+        flows of one destination that enter one switch walk on together, summed (the walk of each of the 8 M flows
+        of a 16k tree took most of the start)."""
+        ch, columns = self.c.ch, len(self.lids)
+        through, load = self.through.reshape(-1), self.load.reshape(-1)
+        width = self.load.shape[1]
+        cells = np.flatnonzero(weight)  # (switch, column) cells: weight is (switches x columns) as through
+        flow = weight.reshape(-1)[cells].astype(np.int64)
+        through[cells] += flow
+        for _ in range(MAX_HOPS):
+            at, j = np.divmod(cells, columns)
+            lid = self.lids[j]
+            port = self.lft[at, lid].astype(np.int64)
+            nxt = ch.next[at, port].astype(np.int64)
+            go = ~((at == ch.dest_switch[lid]) & (port == ch.dest_port[lid])) & (nxt >= 0)
+            if not go.any():
+                break
+            load += _summed(at[go] * width + port[go], flow[go], load.size)
+            entered = _summed(nxt[go] * columns + j[go], flow[go], through.size)
+            cells = np.flatnonzero(entered)
+            flow = entered[cells]
+            through[cells] += flow
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
         """(switches x destinations): flows from each alive leaf's CA ports to each CA destination of its zone on
