@@ -354,14 +354,19 @@ class Rebalance:
         """(columns x switches + 1): the switch's route to the destination column passes switch t (t's own included;
         the last, for no switch, never)."""
         n = len(self.rows)
-        parent = self.next[self.rows, self._column[cols]].astype(np.int64)  # -1: no next switch
-        at = np.broadcast_to(self.rows, parent.shape)
+        # the next switch of each (column, switch), n (none) where there is none; cell n leads to itself
+        parent = np.full((len(cols), n + 1), n, dtype=np.int64)
+        parent[:, :n] = self.next[self.rows, self._column[cols]]
+        parent[parent < 0] = n
+        flat = parent.reshape(-1)
+        row = (np.arange(len(cols)) * (n + 1))[:, None]
+        at = row + self.rows
         out = np.zeros((len(cols), n + 1), dtype=bool)
         up = out[:, :n]
-        up |= at == t
+        up |= at == row + t
         for _ in range(3):  # a route is at most 4 links
-            at = np.where(at >= 0, np.take_along_axis(parent, np.maximum(at, 0), axis=1), -1)
-            up |= at == t
+            at = row + flat[at]
+            up |= at == row + t
         return out
 
     def _links(self, t: int, port: int, lid: int) -> list[tuple[int, int]]:
@@ -431,7 +436,10 @@ class _Found:
         """The moves `k` in the order the moves of the destinations found together come in (tier, column, switch,
         port), those found earlier first (the ties of the relief's order are taken in it)."""
         t, j, _, _, _, place = self.moves()
-        stamp = np.array([self.stamp[c] for c in j[k].tolist()], dtype=np.int64)
+        cols = np.fromiter(self.stamp, dtype=np.int64, count=len(self.stamp))
+        order = np.argsort(cols)
+        stamp = np.fromiter(self.stamp.values(), dtype=np.int64, count=len(cols))[order]
+        stamp = stamp[np.searchsorted(cols[order], j[k])]
         out: np.ndarray = k[np.lexsort((place[k], t[k], j[k], tier[t[k]], stamp))]
         return out
 
