@@ -178,14 +178,16 @@ def _result(
     ratio: float,
     top: int,
 ) -> PatternResult:
-    topo, ends = net.topo, net.channels.ends
-    links = [(net.switches[i], port) for i, port in ends]
-    ranked = sorted(range(len(links)), key=lambda c: (-int(load[c]), links[c]))[:top]
+    topo, ch = net.topo, net.channels
+    # the most loaded links first, ties by (switch name, port): a sort of the arrays, not of 65,536 tuples
+    by_name = np.empty(len(net.switches), dtype=np.int64)
+    by_name[sorted(range(len(net.switches)), key=net.switches.__getitem__)] = np.arange(len(net.switches))
+    ports = np.array([port for _, port in ch.ends], dtype=np.int64)
     stats = []
-    for c in ranked:
-        sw, port = links[c]
-        peer, pport = topo.switch_peer(sw, port)
-        stats.append(LinkStat(f"{sw}[{port}] -> {peer}[{pport}]", int(load[c])))
+    for c in np.lexsort((ports, by_name[ch.src_of], -load))[:top].tolist():
+        sw, port = ch.ends[c]
+        peer, pport = topo.switch_peer(net.switches[sw], port)
+        stats.append(LinkStat(f"{net.switches[sw]}[{port}] -> {peer}[{pport}]", int(load[c])))
     d = phase.demand
     return PatternResult(
         pattern=pat.name,
@@ -194,7 +196,7 @@ def _result(
         description=pat.description,
         phases=len(pat.phases),
         flows=d.flows,
-        links=len(links),
+        links=len(ch.ends),
         max_load=mx,
         mean_load=int(load.sum()) / len(load) if len(load) else 0.0,
         min_load=int(load.min()) if len(load) else 0,
@@ -212,16 +214,19 @@ def _result(
 
 
 def _by_tier(net: TopologyArrays, load: np.ndarray) -> dict[str, np.ndarray]:
-    """`load` (flows per channel) split by the tiers a channel joins, in the order tiers first occur."""
-    tiers, zones, ch = net.topo.tier, net.zone_of_switch, net.channels
-    names = [
-        f"{tiers[net.switches[a]]} → {tiers[net.switches[b]]}" if zones[a] == zones[b] else "between zones"
-        for a, b in zip(ch.src_of.tolist(), ch.peer_of.tolist())
-    ]
-    of = np.array(names, dtype=object)
-    return {
-        tier: load[of == tier] for tier in sorted(set(names), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))
+    """`load` (flows per channel) split by the tiers a channel joins ("leaf → spine", or "between zones"), in the
+    order of TIER_ORDER, then by name."""
+    ch, zones = net.channels, net.zone_of_switch
+    tiers = sorted({net.topo.tier[s] for s in net.switches})
+    tier = np.array([tiers.index(net.topo.tier[s]) for s in net.switches], dtype=np.int64)
+    across = len(tiers) ** 2  # the kind of a channel between zones
+    kind = np.where(zones[ch.src_of] == zones[ch.peer_of], tier[ch.src_of] * len(tiers) + tier[ch.peer_of], across)
+    names = {
+        int(k): "between zones" if k == across else f"{tiers[k // len(tiers)]} → {tiers[k % len(tiers)]}"
+        for k in np.unique(kind)
     }
+    ordered = sorted(names, key=lambda k: (TIER_ORDER.get(names[k], len(TIER_ORDER)), names[k]))
+    return {names[k]: load[kind == k] for k in ordered}
 
 
 TIER_ORDER = {

@@ -275,3 +275,34 @@ def test_every_cut_bound_at_once_equals_cut_by_cut(request, monkeypatch, plan, c
             if b > best:
                 best, where = b, cut.name
         assert lower_bound(net, demand) == (best, where)
+
+
+@pytest.mark.parametrize("plan", ["lab_plan", "three_layer_plan"])
+def test_top_links_and_tiers_by_their_definition(request, plan):
+    """The report's most loaded links (ties by switch name, then port) and its loads by tier, taken on arrays: the
+    same as sorting every link's (-flows, (switch, port)) and naming every channel's tiers one by one."""
+    import numpy as np
+
+    from ffplan.analyze.flows import TopologyArrays
+    from ffplan.analyze.loads import TIER_ORDER, _result
+    from ffplan.analyze.patterns import build_pattern
+
+    topo = topology_for(request.getfixturevalue(plan))
+    net = TopologyArrays(topo)
+    pat = build_pattern(net, "ring")
+    load = np.random.default_rng(2).integers(0, 3, len(net.channels.ends))  # many ties
+    r = _result(net, pat, pat.phases[0], load, 0, 2, 1, "", 2.0, 40)
+    links = [(net.switches[i], port) for i, port in net.channels.ends]
+    ranked = sorted(range(len(links)), key=lambda c: (-int(load[c]), links[c]))[:40]
+    assert [(t.link.split(" -> ")[0], t.flows) for t in r.top] == [
+        (f"{links[c][0]}[{links[c][1]}]", int(load[c])) for c in ranked
+    ]
+    zones, tier = net.zone_of_switch, topo.tier
+    names = [
+        f"{tier[net.switches[a]]} → {tier[net.switches[b]]}" if zones[a] == zones[b] else "between zones"
+        for a, b in zip(net.channels.src_of.tolist(), net.channels.peer_of.tolist())
+    ]
+    order = sorted(set(names), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))
+    assert list(r.loads_by_tier) == order and len(order) > 1
+    for name in order:
+        assert r.loads_by_tier[name].tolist() == [int(x) for x, n in zip(load, names) if n == name]
