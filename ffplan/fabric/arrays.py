@@ -47,25 +47,28 @@ class Channels:
         self.switches = list(topo.lid)
         sid = {s: i for i, s in enumerate(self.switches)}
         width = max(topo.nports.values(), default=0) + 1
+        failed = topo.failed_switches
+        alive = topo.cable_alive if topo.failed_cables or failed else None  # intact: every cable is
         links = []
         for i, s in enumerate(self.switches):
-            if s in topo.failed_switches:
+            if s in failed:
                 continue
             for p in range(1, width):
                 what = topo.peer.get((s, p))
                 if what is None or what[0] != "switch":
                     continue
                 other = what[1][0]
-                if other in topo.failed_switches or not topo.cable_alive(topo.port_label[(s, p)]):
+                if other in failed or (alive is not None and not alive(topo.port_label[(s, p)])):
                     continue
                 links.append((i, p, sid[other]))
         self._link(links)
-        self.dest_switch = np.full(topo.max_lid + 1, -1, dtype=np.int64)
-        self.dest_port = np.zeros(topo.max_lid + 1, dtype=np.int64)
-        for s, lid in topo.lid.items():
-            self.dest_switch[lid] = sid[s]
-        for lid, ca in topo.ca_by_lid.items():
-            self.dest_switch[lid], self.dest_port[lid] = sid[ca.leaf], ca.leaf_port
+        lids = topo.max_lid + 1
+        self.dest_switch = np.full(lids, -1, dtype=np.int64)
+        self.dest_port = np.zeros(lids, dtype=np.int64)
+        self.dest_switch[list(topo.lid.values())] = np.arange(len(self.switches))
+        cas = list(topo.ca_by_lid.items())
+        self.dest_switch[[lid for lid, _ in cas]] = [sid[ca.leaf] for _, ca in cas]
+        self.dest_port[[lid for lid, _ in cas]] = [ca.leaf_port for _, ca in cas]
         self.sources = np.array([len(topo.cas.get(s, ())) for s in self.switches], dtype=np.int64)
 
     @classmethod
@@ -101,16 +104,15 @@ class Channels:
 
     def _link(self, links: list[tuple[int, int, int]]) -> None:
         """(switch, port, next switch) -> next, chan, ends, peer_of, src_of, alive."""
-        width = max(PORTS, max((p for _, p, _ in links), default=0) + 1)  # an Ethernet switch may have 256 ports
+        at, port, to = np.array(links, dtype=np.int64).reshape(-1, 3).T
+        width = max(PORTS, int(port.max(initial=0)) + 1)  # an Ethernet switch may have 256 ports
         self.next = np.full((len(self.switches), width), -1, dtype=np.int32)
         self.chan = np.full((len(self.switches), width), -1, dtype=np.int32)
-        self.ends = []  # channel id -> (switch index, port)
-        for i, p, j in links:
-            self.next[i, p] = j
-            self.chan[i, p] = len(self.ends)
-            self.ends.append((i, p))
-        self.peer_of = np.array([self.next[i, p] for i, p in self.ends], dtype=np.int32)  # channel -> switch it enters
-        self.src_of = np.array([i for i, _ in self.ends], dtype=np.int32)
+        self.next[at, port] = to
+        self.chan[at, port] = np.arange(len(links))
+        self.ends = list(zip(at.tolist(), port.tolist()))  # channel id -> (switch index, port)
+        self.peer_of = to.astype(np.int32)  # channel -> switch it enters
+        self.src_of = at.astype(np.int32)
         self.alive = np.ones(len(self.ends), dtype=bool)
 
     def without(self, topo: Topology) -> Channels:
