@@ -77,19 +77,30 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
     def name(node: str, port: int | None = None) -> str:
         return f"{desc.get(node) or node}" + ("" if port is None else f"[{port}]")
 
-    found = {frozenset((key(*a), key(*b))): (a, b) for a, b in topo.links}
-    planned: dict[frozenset, tuple[str, str, tuple[str, ...]]] = {}  # link -> (kind, label, switches it needs)
+    planned_switches = set(switch_guid.values())
+    unplanned = {name(g) for g, kind in topo.kind.items() if kind == "Switch" and g not in planned_switches}
+    found: dict[tuple, tuple] = {}  # link (its two ends' keys, in order) -> its two ends in the fabric
+    for a, b in topo.links:
+        ka, kb = key(*a), key(*b)
+        found[_link(ka, kb)] = (a, b)
+        for end, k in ((a, ka), (b, kb)):
+            if k[0] == "ca" and k[1] not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
+                unplanned.add(f"{name(*end)} (port GUID {k[1]})")
+    planned: dict[tuple, tuple[str, str, tuple[str, ...]]] = {}  # link -> (kind, label, switches it needs)
     for c in plan.cables:
         if c.kind != "node-leaf":
             ends = (
                 ("switch", switch_guid[c.a.device], int(c.a.port)),
                 ("switch", switch_guid[c.b.device], int(c.b.port)),
             )
-            planned[frozenset(ends)] = (c.kind, c.label, (c.a.device, c.b.device))
+            planned[_link(*ends)] = (c.kind, c.label, (c.a.device, c.b.device))
     for n in plan.nodes:
         for p in n.ports:
-            ca_link = (("switch", switch_guid[p.leaf], p.leaf_port), ("ca", p.port_guid))
-            planned[frozenset(ca_link)] = ("node-leaf", p.cable, (p.leaf,))
+            planned[_link(("switch", switch_guid[p.leaf], p.leaf_port), ("ca", p.port_guid))] = (
+                "node-leaf",
+                p.cable,
+                (p.leaf,),
+            )
     cables: list[str] = []
     ca_ports: list[str] = []
     for link, (kind, label, needs) in planned.items():
@@ -101,18 +112,11 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
         for link, (a, b) in found.items()
         if link not in planned and AGGREGATION_NODE not in (desc.get(a[0]), desc.get(b[0]))
     ]
-    planned_switches = set(switch_guid.values())
     wrong_kind = [
         f"{s.name} ({s.node_guid}) is a {topo.kind[s.node_guid]}"
         for s in plan.switches
         if topo.kind.get(s.node_guid, "Switch") != "Switch"
     ]
-    unplanned = {name(g) for g, kind in topo.kind.items() if kind == "Switch" and g not in planned_switches}
-    for a, b in topo.links:
-        for end in (a, b):
-            k = key(*end)
-            if k[0] == "ca" and k[1] not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
-                unplanned.add(f"{name(*end)} (port GUID {k[1]})")
     return Missing(
         switches=sorted(set(switch_guid) - up),
         cables=sorted(cables),
@@ -121,6 +125,11 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
         unplanned_nodes=sorted(unplanned),
         wrong_kind=sorted(wrong_kind),
     )
+
+
+def _link(x: tuple, y: tuple) -> tuple:
+    """A link by its two ends' keys, whichever end is named first."""
+    return (x, y) if x <= y else (y, x)
 
 
 @dataclass
@@ -165,8 +174,9 @@ class AggregationNode:
 def aggregation_nodes(plan: Plan, topo: DiscoveredFabric) -> list[AggregationNode]:
     """The Aggregation Nodes of the plan's switches that discovery shows with a unicast LID."""
     switch_of = {s.node_guid: s.name for s in plan.switches}
+    nodes = {g for g, desc in topo.desc.items() if desc == AGGREGATION_NODE}
     out = []
-    for (a, pa), (b, pb) in sorted(topo.links):
+    for (a, pa), (b, pb) in sorted(link for link in topo.links if link[0][0] in nodes or link[1][0] in nodes):
         for (sw, port), (node, node_port) in (((a, pa), (b, pb)), ((b, pb), (a, pa))):
             lid = topo.port_lid.get((node, node_port), 0)
             if (
