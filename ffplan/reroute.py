@@ -148,6 +148,8 @@ class Items:
 
 
 def resolve_items(plan: Plan, items: list[str]) -> Items:
+    if not items:  # an intact fabric: nothing to look up in the plan's topology (1 s to build on 16,384 ports)
+        return Items([], set(), set(), set(), [])
     topo = build_topology(plan)
     cables, switches, unknown = resolve_failed(topo, items)
     ca_cables = {label for label in cables if topo.by_label[label][0] == "node-leaf"}

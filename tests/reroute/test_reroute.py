@@ -174,6 +174,8 @@ def test_cli_reroute_resolves_the_failed_items_once(lab, tmp_path, monkeypatch):
     res = CliRunner().invoke(app, ["reroute", str(plan), "--failed", cable, "-o", str(tmp_path), "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["failed"] == [cable] and len(built) == 1
+    # an intact fabric has nothing to resolve
+    assert reroute(lab, []).failed == [] and len(built) == 1
     # of several unknown items, the first given is named
     res = CliRunner().invoke(
         app, ["reroute", str(plan), "--failed", "zz-nope", "--failed", "aa-nope", "-o", str(tmp_path)]
