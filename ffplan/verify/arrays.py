@@ -57,20 +57,29 @@ def _reach(
     n = len(ch.switches)
     res = Reach(0, 0, {}, [])
     hops_count = np.zeros(n + 2, dtype=np.int64)  # a walk traverses at most every switch once
+    w = (ch.sources + extra).astype(np.int64)  # sources at each switch (the destination's own port counts too)
+    rows = np.arange(n, dtype=np.int64)[:, None]
     for a in range(0, len(dests), LID_BLOCK):
         lids = dests[a : a + LID_BLOCK]
         cols = np.arange(len(lids))
         at = ch.dest_switch[lids]
-        links = route_lengths(ch, lft[:, lids], (at, ch.dest_port[lids]), max_hops=n).astype(np.int64)
+        links = route_lengths(ch, lft[:, lids], (at, ch.dest_port[lids]), max_hops=n)
         ok = links >= 0
-        n_src = np.repeat(ch.sources[:, None] + extra, len(lids), axis=1)
-        n_src[at, cols] -= 1
-        res.pairs += int(n_src.sum())
-        res.reachable += int(n_src[ok].sum())
-        hops_count += np.bincount(links[ok] + 1, weights=n_src[ok], minlength=len(hops_count)).astype(np.int64)
-        j, i = np.nonzero((~ok & (n_src > 0)).T)  # by LID, then switch
-        j, i = j[: max_failures - len(res.failures)], i[: max_failures - len(res.failures)]
-        if len(i):
+        # the routes of each switch by switches traversed (bin 0: not arriving), weighted by its sources; then
+        # less each destination's own port, which is no source of a pair with itself
+        width = int(links.max()) + 2
+        traversed = np.where(ok, links.astype(np.int64) + 1, 0)
+        by_hops = w @ np.bincount((rows * width + traversed).ravel(), minlength=n * width).reshape(n, width)
+        own = traversed[at, cols]
+        by_hops -= np.bincount(own, minlength=width)
+        res.pairs += len(lids) * int(w.sum()) - len(lids)
+        res.reachable += int(by_hops[1:].sum())
+        hops_count[1:width] += by_hops[1:]
+        if len(res.failures) < max_failures and not ok.all():
+            lost = ~ok & (w[:, None] > 0)
+            lost[at, cols] &= w[at] > 1
+            j, i = np.nonzero(lost.T)  # by LID, then switch
+            j, i = j[: max_failures - len(res.failures)], i[: max_failures - len(res.failures)]
             end = walk(ch, lft, i, lids[j], max_hops=n).end
             res.failures += [
                 f"{names[s]} -> {lid_name(fab, int(lids[k]))}: dropped at {names[int(e)]}"
