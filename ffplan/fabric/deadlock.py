@@ -39,26 +39,33 @@ def channel_dependencies(
     tables: Tables,
     ch: Channels | None = None,
 ) -> tuple[Channels, np.ndarray]:
-    """(channels, dependency edges as an (E, 2) array of channel ids) of every route in the data-VL scope. The LIDs
-    are independent of each other: they are walked in blocks of about BLOCK entries, so memory stays flat."""
+    """(channels, dependency edges as an (E, 2) array of channel ids, sorted) of every route in the data-VL scope.
+    The LIDs are independent of each other: they are walked in blocks of about BLOCK entries, so memory stays flat.
+    A dependency c1 -> c2 is c1 and the port c2 leaves from at c1's far end: one bit of a (channels x ports) set
+    keeps each once, instead of sorting the tens of millions found (one per entry) to drop the repeats."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
     n, width = lft.shape
     is_switch_lid = np.zeros(width, dtype=bool)
     is_switch_lid[[topo.lid[s] for s in ch.switches]] = True
     has_cas = np.array([bool(topo.cas.get(s)) for s in ch.switches], dtype=bool)
-    count = max(len(ch.ends), 1)
+    ports = ch.chan.shape[1]
+    found = np.zeros(len(ch.ends) * ports, dtype=bool)
     step = max(1, BLOCK // max(n, 1))
-    codes = [_dependencies(ch, lft, a, is_switch_lid[a : a + step], has_cas, count) for a in range(0, width, step)]
-    code = _distinct(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
-    return ch, np.stack([code // count, code % count], axis=1)
+    for a in range(0, width, step):
+        found[_dependencies(ch, lft, a, is_switch_lid[a : a + step], has_cas)] = True
+    code = np.flatnonzero(found)
+    first, port = code // ports, code % ports
+    second = ch.chan[ch.peer_of[first], port].astype(np.int64)
+    order = np.lexsort((second, first))
+    return ch, np.stack([first[order], second[order]], axis=1)
 
 
 def _dependencies(
-    ch: Channels, full: np.ndarray, first: int, is_switch_lid: np.ndarray, has_cas: np.ndarray, count: int
+    ch: Channels, full: np.ndarray, first: int, is_switch_lid: np.ndarray, has_cas: np.ndarray
 ) -> np.ndarray:
     """The dependencies of one block of LID columns of `full` (from `first` on), each (c1, c2) as the integer
-    c1 * count + c2."""
+    c1 * ports + the port c2 leaves from (repeats left in)."""
     lft = full[:, first : first + len(is_switch_lid)]
     n, width = lft.shape
     rows = np.arange(n)[:, None]
@@ -75,18 +82,10 @@ def _dependencies(
         for k, c in walk(ch, full, start, col + first, MAX_HOPS - 1, trace=True).steps:
             active[ch.peer_of[c], col[k]] = True
     i, lid = np.nonzero(active & (nxt >= 0))
-    second = c1[nxt[i, lid], lid]
-    keep = second >= 0
-    return _distinct(c1[i, lid][keep].astype(np.int64) * count + second[keep])  # one integer per (c1, c2)
-
-
-def _distinct(codes: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted. Not np.unique: from numpy 2.3 it hashes, 10-30 times slower than a sort for
-    millions of distinct values (a third of a large design's routing stage)."""
-    codes = np.sort(codes)
-    first = np.ones(len(codes), dtype=bool)
-    first[1:] = codes[1:] != codes[:-1]
-    return codes[first]
+    port = lft[nxt[i, lid], lid]
+    keep = ch.chan[nxt[i, lid], port] >= 0
+    codes: np.ndarray = c1[i, lid][keep].astype(np.int64) * ch.chan.shape[1] + port[keep]
+    return codes
 
 
 def _acyclic(count: int, edges: np.ndarray) -> np.ndarray:
