@@ -27,6 +27,7 @@ class RoutingTables:
     tables: Tables  # switch -> ports indexed by LID
     max_lid: int
     failed: list[str]
+    channels: Channels | None = None  # of `topo`, when the router built them
 
 
 def first_proven(
@@ -39,7 +40,10 @@ def first_proven(
     for i, attempt in enumerate(attempts):
         rt = attempt()
         if channels is None:  # every attempt routes the same failure case: the same channels
-            channels = intact_channels.without(rt.topo) if intact_channels is not None else Channels(rt.topo)
+            if intact_channels is not None:
+                channels = intact_channels.without(rt.topo)
+            else:
+                channels = rt.channels or Channels(rt.topo)
         try:
             return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
         except StageError:

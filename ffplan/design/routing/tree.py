@@ -57,6 +57,7 @@ class TreeTables:
     lft: np.ndarray  # (switches in topo.lid order) x (max LID + 1), uint8
     grown: np.ndarray  # bool, same shape: entries grown with down-then-up turns at transit switches only (_grow)
     loose: np.ndarray  # bool: entries grown with such turns anywhere
+    channels: Channels  # of `topo`
 
 
 class TreeRouter:
@@ -253,7 +254,9 @@ class TreeRouter:
         lft = case.lft
         for name in drop:
             lft = np.where(getattr(case, name), np.uint8(UNROUTED), lft)
-        return RoutingTables(case.topo, dict(zip(self.names, lft)), case.topo.max_lid, sorted(set(items)))
+        return RoutingTables(
+            case.topo, dict(zip(self.names, lft)), case.topo.max_lid, sorted(set(items)), case.channels
+        )
 
     def proven_tables(
         self,
@@ -316,7 +319,7 @@ class TreeCase:
             self.r.rebalance(self)
         self._switch_lids(bool(self.t.failed_cables or self.t.failed_switches))
         self._grow_in_trees()
-        return TreeTables(self.t, self.lft, self.grown, self.loose)
+        return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch)
 
     def _cores_lost(self) -> bool:
         """A spine-core cable or a core failed (a spine-core cable's both ends are spines and cores)."""
