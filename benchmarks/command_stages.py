@@ -25,8 +25,9 @@ from ffplan.analyze.bounds import lower_bound  # noqa: E402
 from ffplan.analyze.flows import TopologyArrays, count_loads  # noqa: E402
 from ffplan.analyze.loads import plan_tables, topology_for  # noqa: E402
 from ffplan.analyze.patterns import build_pattern  # noqa: E402
+from ffplan.cli.common import kept_until_exit  # noqa: E402
 from ffplan.fabric.discovery import read_fabric  # noqa: E402
-from ffplan.fabric.reach import check_routes  # noqa: E402
+from ffplan.fabric.reach import RouteCounts  # noqa: E402
 from ffplan.opensm.files import lfts_chunks  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 from ffplan.reroute import aggregation_nodes, missing_from_discovery, reroute, resolve_items  # noqa: E402
@@ -64,7 +65,8 @@ def reroute_stages(plan_path: Path, net: Path, lfts: Path) -> None:
 
 def analyze_stages(plan_path: Path) -> None:
     clock = Clock("analyze")
-    plan = load_plan(plan_path)
+    with kept_until_exit():  # as the command: the collector never walks the plan
+        plan = load_plan(plan_path)
     clock.mark("load the plan")
     topo = topology_for(plan)
     net = TopologyArrays(topo)
@@ -72,12 +74,11 @@ def analyze_stages(plan_path: Path) -> None:
     clock.mark("topology and arrays")
     demand = build_pattern(net, "all-to-all", None, None).phases[0].demand
     clock.mark("all-to-all bundles")
-    count_loads(net, lft, demand)
-    clock.mark("walk the bundles")
+    counts = RouteCounts(topo, net.channels, lft.shape[1])
+    count_loads(net, lft, demand, counts)
+    clock.mark("loads and route check")
     lower_bound(net, demand)
     clock.mark("lower bound (cuts)")
-    check_routes(topo, plan_tables(plan))
-    clock.mark("route check")
 
 
 def main() -> None:

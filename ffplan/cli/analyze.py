@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from ffplan.cli import complete
-from ffplan.cli.common import EXIT_FINDINGS, err, fail, out, stage_errors, write_output
+from ffplan.cli.common import EXIT_FINDINGS, err, fail, kept_until_exit, out, stage_errors, write_output
 from ffplan.inventory.models import Role
 
 if TYPE_CHECKING:  # imported where used: `ffplan --help` does not load the analyzer
@@ -161,7 +161,7 @@ def analyze_command(
     bad = [p for p in names if p not in PATTERNS]
     if bad:
         fail(f"unknown pattern {', '.join(bad)}", f"use one of {', '.join(PATTERNS)}")
-    with stage_errors():
+    with stage_errors(), kept_until_exit():
         path = plan_path / "plan.yaml" if plan_path.is_dir() else plan_path
         plan = load_plan(path)
     if plan.ethernet is not None:
