@@ -338,6 +338,7 @@ class _CanonicalReader:
         top_indent = 0  # its indent; a sequence in a mapping has its key's
         pending: tuple[dict, object, int] | None = None  # a key waiting for its block value: (mapping, key, indent)
         words, word, flow, missing, plain = self.block_words, self.word, self.flow, _MISSING, _BLOCK_PLAIN
+        limit = MAX_PLAN_NODES
         nodes = 1
         for line in islice(lines, 1, None):
             content = line.lstrip(" ")
@@ -413,7 +414,7 @@ class _CanonicalReader:
                 value = words.get(value_text, missing)
                 top[key] = word(value_text, plain, words) if value is missing else value
                 nodes += 2
-            if nodes > MAX_PLAN_NODES:  # the events refuse the plan, located
+            if nodes > limit:  # the events refuse the plan, located
                 raise _NotCanonical
         if pending is not None:
             raise _NotCanonical  # a key with no value: null, which the writer spells
@@ -493,6 +494,8 @@ class _CanonicalReader:
             raise _NotCanonical
         elif text[0] not in self.resolved_first:
             value = text
+        elif text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
+            value = int(text)  # a decimal integer (a LID, a port): YAML 1.1 reads a leading 0 as octal
         else:
             try:
                 value = _plain_value(self.loader, text, None)
