@@ -282,18 +282,15 @@ def _parse_ports(text: str) -> np.ndarray:
     if not text.isascii():
         raise ValueError("must be port numbers (0-255) separated by single spaces")
     raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    digits = raw - np.uint8(ord("0"))  # a space and anything else wraps above 9
     is_space = raw == ord(" ")
-    spaces = np.flatnonzero(is_space)
-    starts = np.r_[0, spaces + 1]
-    widths = np.r_[spaces, len(raw)] - starts  # of each number: 1-3 digits, so no empty one (two spaces, an end)
-    if not len(raw) or ((digits > 9) & ~is_space).any() or widths.min() < 1 or widths.max() > 3:
+    ends = np.append(np.flatnonzero(is_space), len(raw))  # one past each number's last digit
+    widths = np.diff(ends, prepend=-1) - 1  # of each number: 1-3 digits, so no empty one (two spaces, an end)
+    if not len(raw) or ((raw - np.uint8(ord("0")) > 9) & ~is_space).any() or widths.min() < 1 or widths.max() > 3:
         raise ValueError("must be port numbers (0-255) separated by single spaces")
-    ends = starts + widths  # one past each number's last digit
-    # the digits behind two zeros: byte i is at i + 2, so a one-digit number at the start reads zeros before it
-    padded = np.r_[np.zeros(2, dtype=np.int16), np.where(is_space, 0, digits).astype(np.int16)]
-    ones, tens, hundreds = padded[ends + 1], padded[ends], padded[ends - 1]
-    numbers: np.ndarray = ones + 10 * np.where(widths > 1, tens, 0) + 100 * np.where(widths > 2, hundreds, 0)
+    # each number's last three bytes, gathered from the text itself (a padded int16 copy of all 68 MB took a third
+    # longer); a byte before a short number's first digit is masked by its width
+    ones, tens, hundreds = (raw.take(ends - k, mode="clip").astype(np.int16) - ord("0") for k in (1, 2, 3))
+    numbers: np.ndarray = ones + np.where(widths > 1, 10 * tens, 0) + np.where(widths > 2, 100 * hundreds, 0)
     return numbers
 
 

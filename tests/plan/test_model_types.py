@@ -4,6 +4,8 @@ text reads as its pattern says."""
 from typing import get_args
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ffplan.inventory.models import LinkSpeed, SpeedName
 from ffplan.plan.model import _PORTS_TEXT, _parse_ports
@@ -41,3 +43,13 @@ def test_lft_text_parses_as_the_pattern_says(text, ports):
             _parse_ports(text)
     else:
         assert _parse_ports(text).tolist() == ports
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="0123456789  \t-x\u0663", max_size=16))
+def test_any_lft_text_parses_as_the_pattern_says(text):
+    if _PORTS_TEXT.fullmatch(text):
+        assert _parse_ports(text).tolist() == [int(number) for number in text.split(" ")]
+    else:
+        with pytest.raises(ValueError, match="separated by single spaces"):
+            _parse_ports(text)
