@@ -58,6 +58,8 @@ class Rebalance:
         self._changed_at = np.zeros(len(cas), dtype=np.int64)  # destination column -> the last _set that changed it
         self._touched: dict[int, np.ndarray] = {}  # destination column -> per switch, the last _set touching its moves
         self._sets = 0
+        self._carries: dict[int, tuple[int, int]] = {}  # _carried: link * switches + leaf -> (columns, as of _set)
+        self._switch_set = np.zeros(n, dtype=np.int64)  # switch -> the last _set changing its tables or flows
         self._row_max = self.load.max(axis=1)
         self._dirty: set[int] = set()  # switches whose loads _set changed since _busiest
         self._next_to = np.zeros((n, n), dtype=bool)  # [a, b]: some port of a leads to b
@@ -314,18 +316,40 @@ class Rebalance:
         or core's link, the destinations it carries on leaves less than K apart from j's (K consecutive leaves have
         distinct core slots). The minimal repair makes at most two share a link; a move may too, never more."""
         width = self.load.shape[1]
-        near = self._near_columns[self.dleaf[j]]  # (moves, columns), -1 padded
-        same_leaf = np.where(self.dleaf[near] == self.dleaf[j][:, None], near, -1)
         most = np.zeros(len(j), dtype=np.int64)
         for links in new:
-            added = links != self._unmoved
-            a, b = np.where(added, links, 0) // width, np.where(added, links, 0) % width
-            cols = np.where((self._tier[a] == 0)[:, None], same_leaf, near)
+            k = np.nonzero(links != self._unmoved)[0]
+            a, b = links[k] // width, links[k] % width
+            mine = (self.lft[a, self.lids[j[k]]] == b) & (self.through[a, j[k]] > 0)  # j itself, on the link
+            count = self._carried(links[k], self.dleaf[j[k]]) - mine
+            most[k] = np.maximum(most[k], count)
+        return most
+
+    def _carried(self, links: np.ndarray, leaves: np.ndarray) -> np.ndarray:
+        """Per link and leaf, the destination columns the link carries of those _shared counts for a destination on
+        the leaf (itself included): its ports on a leaf's uplink, else the columns of leaves less than K apart.
+        Kept until a _set changes the tables or flows at the link's switch."""
+        width, n = self.load.shape[1], len(self.rows)
+        keys = links * n + leaves
+        out = np.zeros(len(keys), dtype=np.int64)
+        missing = []
+        for i, key in enumerate(keys.tolist()):
+            kept = self._carries.get(key)
+            if kept is not None and kept[1] >= self._switch_set[key // n // width]:
+                out[i] = kept[0]
+            else:
+                missing.append(i)
+        if missing:
+            k = np.array(missing)
+            a, b, leaf = links[k] // width, links[k] % width, leaves[k]
+            near = self._near_columns[leaf]  # (links, columns), -1 padded
+            cols = np.where((self._tier[a] == 0)[:, None] & (self.dleaf[near] != leaf[:, None]), -1, near)
             sent = self.lft[a[:, None], self.lids[np.maximum(cols, 0)]] == b[:, None]
             carried = self.through[a[:, None], np.maximum(cols, 0)] > 0
-            count = (sent & carried & (cols >= 0) & (cols != j[:, None])).sum(axis=1)
-            most = np.maximum(most, np.where(added, count, 0))
-        return most
+            out[k] = (sent & carried & (cols >= 0)).sum(axis=1)
+            for key, count in zip(keys[k].tolist(), out[k].tolist()):
+                self._carries[key] = (count, self._sets)
+        return out
 
     def _undo(self, mark: int) -> None:
         """Undo the moves after the first `mark`."""
@@ -389,13 +413,14 @@ class Rebalance:
         upstream = self._upstream(t, np.array([j]))[0, :-1]
         touched[upstream | self._next_to[:, upstream].any(axis=1)] = self._sets
         f = int(self.through[t, j])
+        self._switch_set[t] = self._sets
         for sign, start in ((-1, int(self.lft[t, lid])), (1, port)):
             for a, b in self._links(t, start, lid):
                 self.load[a, b] += sign * f
                 self._dirty.add(a)
                 nxt = int(self.next[a, b])
                 self.through[nxt, j] += sign * f
-                touched[nxt] = self._sets
+                touched[nxt] = self._switch_set[nxt] = self._sets
             if sign < 0:
                 self.lft[t, lid] = self._column[j, t] = port
 
