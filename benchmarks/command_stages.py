@@ -30,7 +30,7 @@ from ffplan.fabric.discovery import read_fabric  # noqa: E402
 from ffplan.fabric.reach import RouteCounts  # noqa: E402
 from ffplan.opensm.files import lfts_chunks  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
-from ffplan.reroute import aggregation_nodes, missing_from_discovery, reroute, resolve_items  # noqa: E402
+from ffplan.reroute import aggregation_nodes, failed_items, missing_from_discovery, reroute  # noqa: E402
 
 
 class Clock:
@@ -52,11 +52,11 @@ def reroute_stages(plan_path: Path, net: Path, lfts: Path) -> None:
     clock.mark("parse the discovery")
     failed = missing_from_discovery(plan, topo).failed
     clock.mark("compare with the plan")
-    resolve_items(plan, failed)
+    items = failed_items(plan, failed)  # as the CLI does: resolved once, reroute() takes them
     clock.mark("resolve failed items")
     nodes = aggregation_nodes(plan, topo)
     clock.mark("aggregation nodes")
-    result = reroute(plan, failed, nodes)
+    result = reroute(plan, items, nodes)
     clock.mark(f"reroute (route {result.route_s:.1f} s wall)")
     with lfts.open("w", encoding="utf-8") as fh:
         fh.writelines(lfts_chunks(result.fab))
