@@ -109,7 +109,7 @@ def all_to_all_demand(net: TopologyArrays, groups: list[list[int]]) -> Demand:
         # A source port is on one leaf, so the bundles of one source are one row's, destinations ascending: in the
         # order of their source, these segments are the bundles in order without sorting them (8.4 M on 16,384 ports)
         segments.sort()
-        leaf, dsts, weight = (np.empty(np.count_nonzero(w), dtype=np.int64) for _ in range(3))
+        leaf, dsts, weight = (np.empty(np.count_nonzero(w), dtype=np.int32) for _ in range(3))  # half of int64
         group_leaves, group_ports = np.array(leaves_in_order, dtype=np.int64), np.array(ports, dtype=np.int64)
         at = 0
         for _, row, which in segments:
