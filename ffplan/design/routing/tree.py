@@ -506,7 +506,8 @@ class TreeCase:
                 # on it, the others spread over them (_spread)
                 stacked = flows[row]
                 way_down = (to_far[core] - stacked) / cables + stacked
-                key = (max(float(loads[x]), way_down) + w, loads[x] + way_down, rank)
+                load = loads[x]  # exact integers: compared with the floats as numpy's float64 would
+                key = ((load if load > way_down else way_down) + w, load + way_down, rank)
                 if best is None or key < best:
                     best, chosen = key, (x, core, row)
             x, core, row = chosen
