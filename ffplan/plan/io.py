@@ -653,8 +653,9 @@ def read_plan(path: Path | str, needs: tuple[str, ...] = ()) -> tuple[Plan, str]
     with the plan's file:line:col and YAML path, so no later stage sees a plan it cannot trust.
 
     `needs`: the optional sections (routing, qos, hosts; absent in plans of older ffplan) the caller cannot
-    do without. Plans are large (routing tables), so they are read with libyaml directly; only a refused
-    plan is read again through the inventory reader's position tracking, to locate its problems.
+    do without. Plans are large (routing tables), so they are read by _read_yaml (ffplan's own form a line at a
+    time, any other YAML from libyaml's events); only a refused plan is read again through the inventory
+    reader's position tracking, to locate its problems.
     """
     with _no_cyclic_gc():
         text = read_text(Path(path), MAX_PLAN_BYTES, PLAN_SIZE_HINT)
