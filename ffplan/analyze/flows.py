@@ -184,5 +184,5 @@ def _tree_loads(
             at = np.flatnonzero(hops == length)
             passed = flows[at]
             np.add.at(flows, block.to[at], passed)
-            load += np.bincount(chan[at], weights=passed, minlength=len(load))
+            np.add.at(load, chan[at], passed)  # not a bincount: a zeroed copy of every channel per length
     return load.astype(np.int64), lost
