@@ -70,7 +70,6 @@ def _dependencies(
     n, width = lft.shape
     rows = np.arange(n)[:, None]
     nxt = ch.next[rows, lft]  # next switch per (switch, LID), -1 at the end of the route or a dead end
-    c1 = ch.chan[rows, lft]
     # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
     # on the path from a switch with CA ports (walked from each of them; positions up to MAX_HOPS - 1 links on)
     active = np.zeros((n, width), dtype=bool)
@@ -81,10 +80,10 @@ def _dependencies(
         active[start, col] = True
         for k, c in walk(ch, full, start, col + first, MAX_HOPS - 1, trace=True).steps:
             active[ch.peer_of[c], col[k]] = True
-    i, lid = np.nonzero(active & (nxt >= 0))
-    port = lft[nxt[i, lid], lid]
-    keep = ch.chan[nxt[i, lid], port] >= 0
-    codes: np.ndarray = c1[i, lid][keep].astype(np.int64) * ch.chan.shape[1] + port[keep]
+    at = np.maximum(nxt, 0)
+    port = lft[at, np.arange(width)]  # the port c2 leaves from at the next switch
+    keep = active & (nxt >= 0) & (ch.chan[at, port] >= 0)
+    codes: np.ndarray = ch.chan[rows, lft][keep].astype(np.int64) * ch.chan.shape[1] + port[keep]
     return codes
 
 
