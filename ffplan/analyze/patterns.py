@@ -108,10 +108,10 @@ def build_pattern(net: TopologyArrays, name: str, scope: str | None = None, role
     scope = scope or DEFAULT_SCOPE[name]
     roles = roles if roles else DEFAULT_ROLES[name]
     topo = net.topo
-    nodes = _Nodes(topo)
     if name == "all-to-all" and scope == "zone":  # quadratic in ports: aggregated per leaf, never listed
         phases = [Phase("all", all_to_all_demand(net, [_ports(topo, z, roles) for z in topo.zones]))]
     else:
+        nodes = _Nodes(topo)  # the hosts' ports: what the listed patterns pair up
         fn = {
             "all-to-all": _all_to_all,
             "shift": _shift,
