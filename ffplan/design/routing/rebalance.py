@@ -238,10 +238,9 @@ class Rebalance:
         routes = np.stack([self._links_to(j) for j in cols.tolist()])  # (columns, switches + 1, 5)
         upstream = self._upstream(s, cols)
         # (column, switch) pairs whose flows of the column cross (s, p)
-        crossing = upstream[:, :-1] & (self.through[:, cols].T > 0)
-        if only is not None:
-            crossing &= only
-        jj, t = np.nonzero(crossing)
+        jj, t = np.nonzero(upstream[:, :-1] if only is None else upstream[:, :-1] & only)
+        flows = self.through[t, cols[jj]] > 0
+        jj, t = jj[flows], t[flows]
         leaf = self.dleaf[cols[jj]]
         tier = self._tier[t]
         parts = []
@@ -278,7 +277,7 @@ class Rebalance:
         kept = new < 0  # links of the new route on the old one, and the padding
         for link in routes[jj, t].T:
             kept |= new == link
-        new[kept] = self._unmoved
+        np.putmask(new, kept, self._unmoved)
         return t, cols[jj], q, self.through[t, cols[jj]], new, place
 
     def _best(
