@@ -287,6 +287,7 @@ class _Case:
         ] = {}  # leaf -> (uplink, leaf) -> its CA pairs to that leaf up that uplink
         self._ports_of: dict[str, list[Dest]] = {}  # leaf -> its alive CA ports (for _make_room)
         self._port_us: dict[str, dict[int, int]] = {}  # leaf -> its alive uplink ports -> uplink index
+        self._spine_ids_of: dict[str, np.ndarray] = {}  # leaf -> switch id of each uplink's spine
 
     # ------------------------------------------------------------------ cross-zone set-up
 
@@ -779,8 +780,9 @@ class _Case:
         sends to x off the downlink of one of `cands` onto another of that leaf's uplinks, where its uplink, its
         downlink (a spine homed at x is open to a leaf without inter-zone links) and its shift phase stay within cap
         and 2, and the first pair then fits there. The homes rule keeps the other linked leaves off x's homed spines,
-        so their pairs into x crowd its other downlinks; the unlinked leaves' pairs make room for them on the homed
-        ones (B 784 -> 780 in FF2's z2, docs/routing.md, section 3). Returns whether a pair moved."""
+        so their pairs into x crowd its other downlinks; the unlinked leaves' pairs make room for them (on FF2 all go
+        to x's hole downlink, the one that carries none of their other ports of x: B 784 -> 780 in z2,
+        docs/routing.md, section 3). Returns whether a pair moved."""
         t, sid = self.t, self.r.switch_id
         x = d.switch
         every, role = LOAD_ALL, LOAD_COMPUTE if d.role == "compute" else LOAD_STORAGE
@@ -797,31 +799,43 @@ class _Case:
                 uy = port_u.get(table[p.lid])
                 if uy is not None:
                     on.setdefault(self.up_spine[y][uy], []).append((y, uy, p))
+        sx = sid[x]
+        limit = np.array(cap[:LOADS])
+        into_x = self.down_load[:, sx, :LOADS]
+        rooms: dict[tuple[str, str], list[int]] = {}  # (leaf y, role) -> y's uplinks that take such a pair to x
+
+        def room(y: str, p: Dest, wy: list[int]) -> list[int]:
+            """y's valid uplinks whose uplink and downlink to x take the pair within the caps, in a shift phase of 2."""
+            if (y, p.role) not in rooms:
+                ok = (self.up_load[y][:, :LOADS] + wy[:LOADS] <= limit).all(axis=1)
+                ok &= (into_x[self._spine_ids(y)] + wy[:LOADS] <= limit).all(axis=1)
+                ok &= self.shift_load[y][:, sx] < 2
+                rooms[(y, p.role)] = [u2 for u2 in np.flatnonzero(ok).tolist() if self._valid(y, u2, x, p)]
+            return rooms[(y, p.role)]
+
         # first a move that keeps the moved pair's leaf at d-mod-k's balance: its uplinks within one destination of
         # each other (from one of its busiest to a less busy one) and at most one port of x per downlink (no shift
         # phase above one flow on a link); then one within the loads' caps and a shift phase of two
+        # the candidate uplinks least loaded first: the pair goes where room is made, so the leaf's uplinks stay even
+        order = sorted(cands, key=lambda u: (int(self.up_load[leaf][u, every]), u))
         for keep_balance in (True, False):
-            for u in cands:
-                a, b = self._link_loads(leaf, u, x)
-                if any(a[k] + w[k] > cap[k] for k in (every, role)) or self.shift_load[leaf][u, sid[x]] >= 2:
+            for u in order:
+                a, b = (load.tolist() for load in self._link_loads(leaf, u, x))
+                if any(a[k] + w[k] > cap[k] for k in (every, role)) or self.shift_load[leaf][u, sx] >= 2:
                     continue
                 for y, uy, p in on.get(self.up_spine[leaf][u], ()):
                     wy = self._weights(y, p)
                     if any(b[k] - wy[k] + w[k] > cap[k] for k in (every, role)):
                         continue
+                    up, shift = self.up_load[y][:, every], self.shift_load[y][:, sx]
                     fits = [
                         u2
-                        for u2 in range(len(self.up[y]))
-                        if u2 != uy
-                        and self.shift_load[y][u2, sid[x]] < (1 if keep_balance else 2)
-                        and (not keep_balance or self.up_load[y][u2, every] + wy[every] <= self.up_load[y][uy, every])
-                        and self._valid(y, u2, x, p)
-                        and all(load[k] + wy[k] <= cap[k] for load in self._link_loads(y, u2, x) for k in range(LOADS))
+                        for u2 in room(y, p, wy)
+                        if u2 != uy and (not keep_balance or (shift[u2] == 0 and up[u2] + wy[every] <= up[uy]))
                     ]
                     if fits:
-                        u2 = min(
-                            fits, key=lambda u2: (max(int(load[every]) for load in self._link_loads(y, u2, x)), u2)
-                        )
+                        busiest = np.maximum(up, into_x[self._spine_ids(y), every])
+                        u2 = min(fits, key=lambda u2: (int(busiest[u2]), u2))
                         link = self.up[y][u2]
                         assert link is not None, "_valid holds only for an alive uplink"
                         self.tables[y][p.lid] = link[0]
@@ -829,6 +843,12 @@ class _Case:
                         self._add_load(y, u2, x, wy)
                         return True
         return False
+
+    def _spine_ids(self, leaf: str) -> np.ndarray:
+        """The switch id of each uplink's spine of the leaf (to index down_load with)."""
+        if leaf not in self._spine_ids_of:
+            self._spine_ids_of[leaf] = np.array([self.r.switch_id[s] for s in self.up_spine[leaf]], dtype=np.int64)
+        return self._spine_ids_of[leaf]
 
     def _port_u(self, leaf: str) -> dict[int, int]:
         """The leaf's alive uplink ports -> uplink index."""
