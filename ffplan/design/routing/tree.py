@@ -704,25 +704,28 @@ class TreeCase:
     def _grow(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> None:
         """Grow the in-trees of `lids` (delivered at switch `at`, port `port`) with down-then-up turns at transit
         switches only, then whatever is still open with them anywhere (marked loose: the deadlock proof decides
-        whether those stay). The in-trees are independent: each pass measures a block of them at once."""
+        whether those stay). The in-trees are independent: each pass measures a block of them at once. Only the LIDs
+        the strict pass left open get the second: every switch it grew arrives (it continues a route that does)."""
         if not hasattr(self, "_valley_ok"):
             self._prepare_growth()
         step = max(1, GROW_BLOCK // max(len(self.r.names), 1))
         for strict in (True, False):
+            left = np.zeros(len(lids), dtype=bool)
             for a in range(0, len(lids), step):
                 block = slice(a, a + step)
                 hops, clean = self._route_lengths(lids[block], at[block], port[block])
                 for j, lid in enumerate(lids[block].tolist()):
-                    self._grow_pass(lid, hops[:, j], clean[:, j], strict)
+                    left[a + j] = self._grow_pass(lid, hops[:, j], clean[:, j], strict)
+            lids, at, port = lids[left], at[left], port[left]
 
-    def _grow_pass(self, lid: int, hops: np.ndarray, clean: np.ndarray, strict: bool) -> None:
+    def _grow_pass(self, lid: int, hops: np.ndarray, clean: np.ndarray, strict: bool) -> bool:
         """The in-tree of one LID (`hops`, `clean`: _route_lengths of its column): the entries of alive switches whose
         route does not arrive are opened and grown from the switches whose route does, shortest total route first,
         ties to the higher tier; a down-then-up turn only at a transit switch (_transit). Only the open switches'
-        rows are weighed: a handful of the fabric's."""
+        rows are weighed: a handful of the fabric's. True when some stay open."""
         rows = np.nonzero((hops < 0) & self.alive)[0]
         if not len(rows):
-            return
+            return False
         hop, ports, tier, has, nb = self._hop, self._ports, self._tier, self._has, self._nb
         if strict:
             hops[~clean] = -1  # kept, but no strictly grown route continues over them
@@ -738,7 +741,7 @@ class TreeCase:
                 climbs = (succ >= 0) & (tier[np.maximum(succ, 0)] > tier)
                 cand &= ~(self._descends_to_plain[rows] & climbs[near])
             if not cand.any():
-                break
+                break  # the rest stays open
             best = np.where(cand, via, 1 << 20).min(axis=1)
             m = int(best.min())
             now = best == m
@@ -749,6 +752,7 @@ class TreeCase:
             marks[grow, lid] = True
             hops[grow] = m + 1
             rows = rows[~now]
+        return bool(len(rows))
 
     def _route_lengths(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(links, clean), (switches x `lids`): switch-to-switch links of every switch's route to each LID (by its
