@@ -53,9 +53,10 @@ def test_a_lost_inter_zone_link_moves_only_the_routes_that_used_it(ff2_sweep):
 
 
 @pytest.mark.parametrize("failed, most_b", [([], 780), (["z2-leaf31-p27"], 783)], ids=["intact", "z2-leaf31-p27 down"])
-def test_unlinked_leaves_make_room_on_homed_spines_for_the_linked_leaves(ff2_routed, failed, most_b):
+def test_unlinked_leaves_make_room_for_the_linked_leaves(ff2_routed, failed, most_b):
     """The homes rule keeps z2's linked leaves off the spines homed at each other, so their pairs into a linked leaf
-    crowd its other downlinks; the unlinked leaves move some of their pairs into it onto the homed spines to make room:
+    crowd its other downlinks; the unlinked leaves move some of their pairs into it off those (onto its hole's
+    downlink, 9 per linked leaf) to make room:
     all-CA all-to-all at its bound 780 intact and 783 with z2-leaf31-p27 down (OpenSM's best engine 783). The old
     router moved only the linked leaves' own pairs: 784 in both cases (benchmarks/zone_bound.py: the least with the
     unlinked leaves on their slots). The leaf shift stays at 2, compute all-to-all at 585, the routes deadlock-free,
