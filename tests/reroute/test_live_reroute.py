@@ -68,6 +68,16 @@ def _installed(sim: Simulation):
     return topo, parse_lfts(sim.diag(["dump_fts", "-n"])).tables
 
 
+def _installed_when(sim: Simulation, written: dict, timeout: float):
+    """The installed tables once they hold every table of `written`, or as they are after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        topo, tables = _installed(sim)
+        if {sw: t for sw, t in tables.items() if sw in written} == written or time.monotonic() > deadline:
+            return topo, tables
+        time.sleep(1)
+
+
 def _balance(topo, tables) -> str:
     loads = pattern_loads(topo, tables, build_fabric(designed("fire-flyer-2"), View(zone=ZONE)))
     assert all(load.unreachable == 0 for load in loads.values())
@@ -91,12 +101,14 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         assert {"z1-leaf05-p21", "z1-spine05"} <= set(summary["failed"])
         assert summary["missing"]["cables"] == ["z1-leaf05-p21"] and summary["unreachable"]["ca_pairs"] == 0
         sim.wait_log_count("SUBNET UP", sweeps + 1, 60)
+        # that SUBNET UP may be the unlink trap's own sweep: OpenSM takes a SIGHUP only between its 10 s main-loop
+        # waits, so wait until the heavy sweep it starts has installed the file reroute wrote
+        written = parse_lfts(lfts.read_text()).tables
+        topo, tables = _installed_when(sim, written, 60)
         print(f"\nreroute + heavy sweep: {time.monotonic() - started:.1f} s; {summary['routes_changed']}")
-        topo, tables = _installed(sim)
         res = walk_ca_pairs(topo, tables)
         assert res.pairs == 613872 and res.broken == 0  # every CA pair of the zone (no CA port was lost)
         # the installed tables are the ones reroute wrote, and its count of unreachable switch LIDs is the truth
-        written = parse_lfts(lfts.read_text()).tables
         assert {sw: t for sw, t in tables.items() if sw in written} == written
         assert walk_switch_lids(topo, tables).broken == summary["unreachable"]["switch_lid_pairs"]
         assert sim.opensm.poll() is None
