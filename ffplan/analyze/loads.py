@@ -106,8 +106,7 @@ def analyze(
     top: int = 5,
     topo: Topology | None = None,
 ) -> list[PatternResult]:
-    net = TopologyArrays(topo or topology_for(plan))
-    lft = net.lft(tables if tables is not None else plan_tables(plan))
+    net, lft = _arrays(plan, tables, topo)
     return _patterns(plan, net, lft, patterns, scope, roles, top, None)
 
 
@@ -123,8 +122,7 @@ def analyze_and_check(
 ) -> tuple[list[PatternResult], RouteCheck]:
     """`analyze`, and the route check of the same tables (fabric.reach.check_routes) on the same channels: counted
     over the in-trees the loads of a pattern go over anyway, or on its own when none does."""
-    net = TopologyArrays(topo or topology_for(plan))
-    lft = net.lft(tables if tables is not None else plan_tables(plan))
+    net, lft = _arrays(plan, tables, topo)
     width = lft.shape[1]
     counts = RouteCounts(net.topo, net.channels, width)
     results = _patterns(plan, net, lft, patterns, scope, roles, top, counts)
@@ -132,6 +130,14 @@ def analyze_and_check(
         for block in in_trees(net.channels, lft, (net.channels.dest_switch[:width], net.channels.dest_port[:width])):
             counts.add(block)
     return results, counts.result()
+
+
+def _arrays(
+    plan: Plan, tables: Mapping[str, LftLike] | None, topo: Topology | None
+) -> tuple[TopologyArrays, np.ndarray]:
+    """The plan's topology as arrays, and `tables` (the plan's own when None) as its LFT array."""
+    net = TopologyArrays(topo or topology_for(plan))
+    return net, net.lft(tables if tables is not None else plan_tables(plan))
 
 
 def _patterns(

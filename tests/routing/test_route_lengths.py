@@ -23,15 +23,20 @@ def tree():
     return design(load_inventory(SMALL))
 
 
+def _damage(lft: np.ndarray, fraction: float, seed: int) -> None:
+    """Random ports in about `fraction` of the entries: dead ends, wrong CAs, loops."""
+    rng = np.random.default_rng(seed)
+    hit = rng.random(lft.shape) < fraction
+    lft[hit] = rng.integers(0, 256, int(hit.sum()))
+
+
 @pytest.mark.parametrize("damaged", [0.0, 0.05, 0.3])
 def test_route_lengths_equal_the_walk_from_every_switch(tree, damaged):
     """Also over tables with random ports (dead ends, wrong CAs, loops): -1 wherever the walk does not arrive."""
     topo = topology_for(tree)
     ch = Channels(topo)
     lft = table_array(topo, plan_tables(tree))
-    rng = np.random.default_rng(7)
-    hit = rng.random(lft.shape) < damaged
-    lft[hit] = rng.integers(0, 256, int(hit.sum()))
+    _damage(lft, damaged, seed=7)
     n, width = lft.shape
     w = walk(ch, lft, np.repeat(np.arange(n), width), np.tile(np.arange(width), n))
     expected = np.where(w.reached, w.links, -1).reshape(n, width)
@@ -63,9 +68,7 @@ def test_route_check_counts_what_the_walk_finds(tree, failed, damaged):
     topo = rt.topo
     ch = Channels(topo)
     lft = table_array(topo, rt.tables)
-    rng = np.random.default_rng(11)
-    hit = rng.random(lft.shape) < damaged
-    lft[hit] = rng.integers(0, 256, int(hit.sum()))
+    _damage(lft, damaged, seed=11)
     n, width = lft.shape
     w = walk(ch, lft, np.repeat(np.arange(n), width), np.tile(np.arange(width), n))
     hops = np.where(w.reached, w.links, -1).reshape(n, width)
