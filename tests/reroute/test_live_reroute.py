@@ -20,12 +20,12 @@ from ffplan.plan.io import dump_plan
 from ffplan.opensm import DEFAULT_PREFIX, View, build_fabric
 from ffplan.opensm.files import lfts_text, opensm_files, simulator_topology
 from ffplan.opensm.layout import CONF, GUID2LID, LFTS
-from ffplan.fabric.discovery import parse_topology
 from ffplan.fabric.lft import parse_lfts
 from ffplan.verify.boot import rewrite_paths
 from benchmarks.sidebyside import pattern_loads
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk_ca_pairs, walk_switch_lids
+from tests.support.ibsim import installed, installed_when
 from tests.support.plans import designed
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a Fire-Flyer 2 zone in ibsim
@@ -63,21 +63,6 @@ def _reroute(sim: Simulation, plan_file: Path, lfts: Path, hup: bool) -> dict:
     return json.loads(result.stdout)
 
 
-def _installed(sim: Simulation):
-    topo = parse_topology(sim.diag(["ibnetdiscover"]))
-    return topo, parse_lfts(sim.diag(["dump_fts", "-n"])).tables
-
-
-def _installed_when(sim: Simulation, written: dict, timeout: float):
-    """The installed tables once they hold every table of `written`, or as they are after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        topo, tables = _installed(sim)
-        if {sw: t for sw, t in tables.items() if sw in written} == written or time.monotonic() > deadline:
-            return topo, tables
-        time.sleep(1)
-
-
 def _balance(topo, tables) -> str:
     loads = pattern_loads(topo, tables, build_fabric(designed("fire-flyer-2"), View(zone=ZONE)))
     assert all(load.unreachable == 0 for load in loads.values())
@@ -93,7 +78,7 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         sim.console(f'Unlink "{leaf_end.device}"[{leaf_end.port}]')
         sim.console('Unlink "z1-spine05"')
         # OpenSM's own sweep after the trap re-reads the old file: routes through the dead links stay
-        topo, tables = _installed(sim)
+        topo, tables = installed(sim)
         assert walk_ca_pairs(topo, tables).broken > 0
         sweeps = sim.log_count("SUBNET UP")
         started = time.monotonic()
@@ -104,7 +89,7 @@ def test_unlink_a_cable_and_a_spine_then_reroute_live(tmp_path, sim_tools, no_le
         # that SUBNET UP may be the unlink trap's own sweep: OpenSM takes a SIGHUP only between its 10 s main-loop
         # waits, so wait until the heavy sweep it starts has installed the file reroute wrote
         written = parse_lfts(lfts.read_text()).tables
-        topo, tables = _installed_when(sim, written, 60)
+        topo, tables = installed_when(sim, written, 60)
         print(f"\nreroute + heavy sweep: {time.monotonic() - started:.1f} s; {summary['routes_changed']}")
         res = walk_ca_pairs(topo, tables)
         assert res.pairs == 613872 and res.broken == 0  # every CA pair of the zone (no CA port was lost)
@@ -145,9 +130,9 @@ def test_fail_over_during_an_outage_installs_the_rerouted_file(tmp_path, sim_too
         sweeps = standby.log_count(CONFIGURED)
         os.kill(standby.opensm.pid, signal.SIGHUP)
         standby.wait_log_count(CONFIGURED, sweeps + 1, 60)
-        topo, tables = _installed(standby)
-        assert walk_ca_pairs(topo, tables).broken == 0
         written = parse_lfts(lfts.read_text()).tables
+        topo, tables = installed_when(standby, written, 60)
+        assert walk_ca_pairs(topo, tables).broken == 0
         assert {sw: t for sw, t in tables.items() if sw in written} == written
         assert standby.opensm.poll() is None
 
@@ -186,5 +171,5 @@ def _cold_start_and_heavy_sweep(sim: Simulation) -> None:
     sim.wait_log_count(CONFIGURED, sweeps + 1, 60)
     time.sleep(1)
     assert sim.opensm.poll() is None
-    topo, tables = _installed(sim)
+    topo, tables = installed(sim)
     assert walk_ca_pairs(topo, tables).broken == 0

@@ -20,6 +20,7 @@ from ffplan.plan.io import dump_plan
 from ffplan.verify.boot import rewrite_paths
 from ffplan.verify.sim import Simulation
 from ffplan.verify.walk import walk_ca_pairs
+from tests.support.ibsim import installed_when
 from tests.support.plans import designed
 
 pytestmark = pytest.mark.integration
@@ -84,8 +85,7 @@ def test_reroute_routes_the_aggregation_node_opensm_found(tmp_path: Path, sim_to
         assert res.exit_code == 0, res.output
         assert json.loads(res.stdout)["unreachable"]["ca_pairs"] == 0
         sim.wait_log_count("SUBNET UP", sweeps + 1, 60)
-        topo = parse_topology(sim.diag(["ibnetdiscover"]))
-        tables = parse_lfts(sim.diag(["dump_fts", "-n"])).tables
+        topo, tables = installed_when(sim, parse_lfts((tmp_path / LFTS).read_text()).tables, 60)
         leaf_guid = next(s.node_guid for s in plan.switches if s.name == LEAF)
         assert tables[leaf_guid][an_lid] == radix + 1
         assert all(an_lid in t for t in tables.values())

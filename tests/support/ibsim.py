@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
 
+from ffplan.fabric.discovery import parse_topology
+from ffplan.fabric.lft import parse_lfts
 from ffplan.plan.io import dump_plan
 from ffplan.render.opensm import render_opensm
-from ffplan.verify.sim import DEBIAN_PACKAGES, ToolsMissing, find_tools
+from ffplan.verify.sim import DEBIAN_PACKAGES, Simulation, ToolsMissing, find_tools
 from tests.support.plans import designed
 
 
@@ -78,3 +81,20 @@ def no_leftovers():
     assert leftovers(tag) == [], "a previous test left processes behind"
     yield tag
     assert leftovers(tag) == []
+
+
+def installed(sim: Simulation):
+    """The fabric and the tables the running OpenSM installed, read back with ibnetdiscover and dump_fts."""
+    topo = parse_topology(sim.diag(["ibnetdiscover"]))
+    return topo, parse_lfts(sim.diag(["dump_fts", "-n"])).tables
+
+
+def installed_when(sim: Simulation, written: dict, timeout: float):
+    """The installed tables once they hold every table of `written`, or as they are after `timeout` seconds.
+    OpenSM takes a SIGHUP only between its 10 s main-loop waits, so the next SUBNET UP may be a sweep of before."""
+    deadline = time.monotonic() + timeout
+    while True:
+        topo, tables = installed(sim)
+        if {sw: t for sw, t in tables.items() if sw in written} == written or time.monotonic() > deadline:
+            return topo, tables
+        time.sleep(1)
