@@ -47,21 +47,16 @@ class Channels:
         self.switches = list(topo.lid)
         sid = {s: i for i, s in enumerate(self.switches)}
         width = max(topo.nports.values(), default=0) + 1
-        failed = topo.failed_switches
-        alive = topo.cable_alive if topo.failed_cables or failed else None  # intact: every cable is
+        failed, dead = topo.failed_switches, topo.failed_cables
+        # one pass over the cabled ports, in (switch, port) order: with both ends alive a cable is dead only if failed
         links = []
-        for i, s in enumerate(self.switches):
-            if s in failed:
+        for (s, p), what in topo.peer.items():
+            if what[0] != "switch" or not 0 < p < width or s in failed:
                 continue
-            for p in range(1, width):
-                what = topo.peer.get((s, p))
-                if what is None or what[0] != "switch":
-                    continue
-                other = what[1][0]
-                if other in failed or (alive is not None and not alive(topo.port_label[(s, p)])):
-                    continue
-                links.append((i, p, sid[other]))
-        self._link(links)
+            far = what[1][0]
+            if far not in failed and (not dead or topo.port_label[(s, p)] not in dead):
+                links.append((sid[s], p, sid[far]))
+        self._link(sorted(links))
         lids = topo.max_lid + 1
         self.dest_switch = np.full(lids, -1, dtype=np.int64)
         self.dest_port = np.zeros(lids, dtype=np.int64)

@@ -13,7 +13,7 @@ from ffplan.analyze.flows import TopologyArrays, pair_demand
 from ffplan.design import design
 from ffplan.design.routing import route
 from ffplan.design.routing.rebalance import Rebalance
-from ffplan.design.routing.tree import _Sums
+from ffplan.design.routing.tree import _add_at
 from ffplan.fabric.walk import walk
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
@@ -244,20 +244,14 @@ def test_the_rebalance_counts_the_flows_as_the_walk_of_each_flow(parallel, monke
     assert np.array_equal(rb.through, through) and np.array_equal(rb.load, load)
 
 
-@pytest.mark.parametrize("block", [_Sums.BLOCK, 60])
-def test_the_tree_routers_sums_add_as_np_add_at(block):
-    """The tree router sums its loads by bincount (_Sums), as np.add.at would, negative indexes wrapping; a block at
-    a time, holding fewer cells than a block between sums."""
+def test_the_tree_routers_sums_add_as_np_add_at():
+    """The tree router sums its loads on the flat view (_add_at), as np.add.at would, negative indexes wrapping."""
     rng = np.random.default_rng(25)
     target = rng.integers(0, 5, (7, 9))
     expected = target.copy()
-    sums = _Sums(target)
-    sums.BLOCK = block
     for _ in range(3):
         index = (rng.integers(-1, 7, 50), rng.integers(-1, 9, 50))
         weights = rng.integers(0, 40, 50)
         np.add.at(expected, index, weights)
-        sums.add(index, weights)
-        assert sums.pending < block
-    sums.done()
+        _add_at(target, index, weights)
     assert np.array_equal(target, expected)

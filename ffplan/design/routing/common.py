@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ffplan.inventory import LoadedInventory
 
 ROLE_ORDER = {"compute": 0, "storage": 1, "management": 2}
+_ROLE_WEIGHT = 1 << 40  # more than any slot's CA ports: a role's count outweighs the total (intra_slots)
 
 
 @dataclass
@@ -110,7 +111,8 @@ def intra_slots(t: Topology, zone: str) -> IntraSlots:
     if U == 0:
         return out
     total, holes = out.total, out.hole_count
-    per_role: dict[str, list[int]] = {}
+    # per role and slot: (the role's CA ports there, all CA ports there) as one integer, ordered as the pair
+    rank: dict[str, list[int]] = {}
     P = 0
     for leaf in leaves:
         ports = t.cas[leaf]
@@ -123,18 +125,23 @@ def intra_slots(t: Topology, zone: str) -> IntraSlots:
         cap = [0] * U
         for j in range(n):
             cap[(start + j) % U] += 1
+        free = [(start + j) % U for j in range(min(n, U))]  # the slots left, from `start` on: min's ties go first
         P = start
         by_role: dict[str, list] = {}
         for c in ports:
             by_role.setdefault(c.role, []).append(c)
         # the largest role picks first from the slots it has used least; smaller roles share the rest
         for role in sorted(by_role, key=lambda r: (-len(by_role[r]), ROLE_ORDER.get(r, 9), r)):
-            counts = per_role.setdefault(role, [0] * U)
+            mine = rank.setdefault(role, list(total))
             for c in by_role[role]:
-                u = min((u for u in range(U) if cap[u] > 0), key=lambda u: (counts[u], total[u], (u - start) % U))
+                u = min(free, key=mine.__getitem__)
                 cap[u] -= 1
+                if not cap[u]:
+                    free.remove(u)
                 out.used.setdefault(leaf, set()).add(u)
-                counts[u] += 1
+                mine[u] += _ROLE_WEIGHT
+                for r in rank.values():
+                    r[u] += 1
                 total[u] += 1
                 out.slot[c.lid] = u
     # leaf LIDs: one more destination each, water-filled over a separate counter

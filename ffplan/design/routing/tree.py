@@ -86,7 +86,7 @@ class TreeRouter:
         self.up_port = np.full((n, max(U, 1)), UNROUTED, dtype=np.int64)
         self.up_to = np.full((n, max(U, 1)), NO, dtype=np.int64)
         self.up_far_port = np.full((n, max(U, 1)), UNROUTED, dtype=np.int64)
-        self.up_label: dict[tuple[int, int], str] = {}
+        self.up_at: dict[str, tuple[int, int]] = {}  # a leaf uplink's cable label -> (leaf, u)
         for leaf, ups in t.uplinks.items():
             a = sid[leaf]
             for u, link in enumerate(ups):
@@ -95,17 +95,17 @@ class TreeRouter:
                     sid[link.spine],
                     link.spine_port,
                 )
-                self.up_label[(a, u)] = link.label
+                self.up_at[link.label] = (a, u)
                 self.position[sid[link.spine]] = u
         self.cu_port = np.full((n, max(K, 1)), UNROUTED, dtype=np.int64)
         self.cu_to = np.full((n, max(K, 1)), NO, dtype=np.int64)
         self.cu_far_port = np.full((n, max(K, 1)), UNROUTED, dtype=np.int64)
-        self.cu_label: dict[tuple[int, int], str] = {}
+        self.cu_at: dict[str, tuple[int, int]] = {}  # a spine uplink's cable label -> (spine, x)
         for spine, cups in t.core_uplinks.items():
             s = sid[spine]
             for x, cl in enumerate(cups):
                 self.cu_port[s, x], self.cu_to[s, x], self.cu_far_port[s, x] = cl.spine_port, sid[cl.core], cl.core_port
-                self.cu_label[(s, x)] = cl.label
+                self.cu_at[cl.label] = (s, x)
                 self.position[sid[cl.core]] = self.position[s]
         pods = int(self.pod.max()) + 1 if n else 1
         positions = int(self.position.max()) + 1 if n else 1
@@ -123,6 +123,8 @@ class TreeRouter:
         self.d_leaf = np.array(leaf_of, dtype=np.int64)[order]
         self.d_port = np.array(port, dtype=np.int64)[order]
         self.d_ca = np.isin(self.d_lid, list(t.ca_by_lid))
+        index = {lid: i for i, lid in enumerate(self.d_lid.tolist())}
+        self.d_cable = {ca.label: index[lid] for lid, ca in cas}  # a CA port's cable label -> its destination
         self.d_slot = np.array([slots[lid] for lid in self.d_lid.tolist()], dtype=np.int64)
         self.d_slots, self.d_size = self._slot_sets()
         self.leaf_index = np.array([t.index[s] for s in self.names], dtype=np.int64)
@@ -290,8 +292,8 @@ class TreeCase:
         for a in range(n):
             ports = np.nonzero(nxt[a] >= 0)[0][::-1]
             self.link[a, nxt[a, ports]] = ports
-        self.up_ok = self._alive_links(r.up_to, r.up_label)
-        self.cu_ok = self._alive_links(r.cu_to, r.cu_label)
+        self.up_ok = self._alive_links(r.up_to, r.up_at)
+        self.cu_ok = self._alive_links(r.cu_to, r.cu_at)
         self.lft = np.full((n, r.width), UNROUTED, dtype=np.uint8)
         self.taken_over: dict[int, list[int]] = {}  # core -> the alive destinations displaced spines moved onto it
         self.core_row = np.full(n, NO, dtype=np.int64)  # core -> its row of core_flows
@@ -299,17 +301,18 @@ class TreeCase:
         self.grown = np.zeros((n, r.width), dtype=bool)
         self.loose = np.zeros((n, r.width), dtype=bool)
 
-    def _alive_links(self, to: np.ndarray, labels: dict[tuple[int, int], str]) -> np.ndarray:
-        ok = np.zeros(to.shape, dtype=bool)
-        for (a, u), label in labels.items():
-            ok[a, u] = self.t.cable_alive(label)
+    def _alive_links(self, to: np.ndarray, at: dict[str, tuple[int, int]]) -> np.ndarray:
+        """The uplinks (`to`: their far ends, `at`: by cable label) whose cable and both ends are alive."""
+        ok: np.ndarray = (to >= 0) & self.alive[:, None] & self.alive[np.maximum(to, 0)]
+        for label in self.t.failed_cables:
+            if label in at:
+                ok[at[label]] = False
         return ok
 
     def run(self) -> TreeTables:
         r = self.r
-        d_alive = self.alive[r.d_leaf] & np.array(
-            [lid not in self.t.ca_by_lid or self.t.cable_alive(self.t.ca_by_lid[lid].label) for lid in r.d_lid.tolist()]
-        )
+        d_alive = self.alive[r.d_leaf]
+        d_alive[[r.d_cable[label] for label in self.t.failed_cables if label in r.d_cable]] = False
         self.d = np.nonzero(d_alive)[0]  # alive destinations (indexes into r.d_*)
         self.reach = self._spine_reach()
         self._leaf_entries()
@@ -362,7 +365,6 @@ class TreeCase:
         self.up_load = np.zeros(r.up_to.shape, dtype=np.int64)  # all-to-all flows per leaf uplink
         self.down_load = np.zeros((len(r.names), len(r.names)), dtype=np.int64)  # per (spine, leaf) downlink
         displaced: list[tuple[int, int]] = []  # (leaf, destination index)
-        up_load, down_load = _Sums(self.up_load), _Sums(self.down_load)
         for a in r.leaf_ids.tolist():
             if not self.alive[a]:
                 continue
@@ -376,11 +378,9 @@ class TreeCase:
             bad = np.nonzero(~own & same_zone & ~valid)[0]
             displaced += [(a, int(i)) for i in bad]
             w = sources[a] * ca[valid]
-            up_load.add((np.full(len(w), a), slot[valid]), w)
+            _add_at(self.up_load, (np.full(len(w), a), slot[valid]), w)
             far = self._last_spine(spine[valid], dleaf[valid])
-            down_load.add((far, dleaf[valid]), w)
-        up_load.done()
-        down_load.done()
+            _add_at(self.down_load, (far, dleaf[valid]), w)
         self._place(displaced, sources)
 
     def _last_spine(self, spine: np.ndarray, leaf: np.ndarray) -> np.ndarray:
@@ -427,7 +427,6 @@ class TreeCase:
         # all-to-all flows of each destination arriving at each core (_core_entries spreads them over its cables)
         self.core_flows = np.zeros((len(r.core_ids), len(d)), dtype=np.int64)
         displaced: list[tuple[int, int, int]] = []  # (spine, destination index, its flows through the spine)
-        sums = _Sums(up_load), _Sums(down_load), _Sums(self.core_flows)
         spines = r.spine_ids[self.alive[r.spine_ids]]
         pods = r.zone[spines] * (int(r.pod.max(initial=0)) + 1) + r.pod[spines]
         for key in np.unique(pods).tolist():
@@ -447,9 +446,9 @@ class TreeCase:
             valid = self.cu_ok[src, x[dst]] & (self.link[core, far] != UNROUTED)
             lft[src[valid], lid[dst[valid]]] = r.cu_port[src[valid], x[dst[valid]]]
             w = sends[dst, r.position[src]]
-            sums[0].add((src[valid], x[dst[valid]]), w[valid])
-            sums[1].add((core[valid], far[valid]), w[valid])
-            sums[2].add((self.core_row[core[valid]], dst[valid]), w[valid])
+            _add_at(up_load, (src[valid], x[dst[valid]]), w[valid])
+            _add_at(down_load, (core[valid], far[valid]), w[valid])
+            _add_at(self.core_flows, (self.core_row[core[valid]], dst[valid]), w[valid])
             displaced += zip(src[~valid].tolist(), dst[~valid].tolist(), w[~valid].tolist())
         # a destination's own cable from its slot's spine (the first such slot of its set)
         slots, size = r.d_slots[d], r.d_size[d]
@@ -460,8 +459,6 @@ class TreeCase:
             cable = (k < size) & (spine >= 0) & self.up_ok[dleaf, slot] & self.alive[at]
             cable &= (r.zone[at] == dzone) & (r.pod[at] == dpod)
             lft[spine[cable], lid[cable]] = r.up_far_port[dleaf[cable], slot[cable]]
-        for added in sums:
-            added.done()
         self._place_up(displaced, up_load, down_load)
 
     def _place_up(self, displaced: list[tuple[int, int, int]], up_load: np.ndarray, down_load: np.ndarray) -> None:
@@ -778,30 +775,7 @@ class TreeCase:
         return links.reshape(m, n).T, clean.reshape(m, n).T
 
 
-class _Sums:
-    """Integer weights added at cells of `target` as np.add.at would (negative indexes wrap), collected and summed
-    by bincount a block at a time: np.add.at per leaf or spine took seconds on a 16,384-port tree, and holding every
-    cell until the end cost 400 MB there."""
-
-    BLOCK = 1 << 20  # cells collected before they are summed
-
-    def __init__(self, target: np.ndarray):
-        self.target = target
-        self.cells: list[np.ndarray] = []
-        self.weights: list[np.ndarray] = []
-        self.pending = 0
-
-    def add(self, index: tuple[np.ndarray, ...], weights: np.ndarray) -> None:
-        self.cells.append(np.ravel_multi_index(index, self.target.shape, mode="wrap"))
-        self.weights.append(weights)
-        self.pending += len(weights)
-        if self.pending >= self.BLOCK:
-            self.done()
-
-    def done(self) -> None:
-        """Add the weights collected to `target` (exact: integer sums far below 2**53)."""
-        if self.cells:
-            cells, weights = np.concatenate(self.cells), np.concatenate(self.weights)
-            summed = np.bincount(cells, weights=weights, minlength=self.target.size)
-            self.target += summed.astype(self.target.dtype).reshape(self.target.shape)
-            self.cells, self.weights, self.pending = [], [], 0
+def _add_at(target: np.ndarray, index: tuple[np.ndarray, ...], weights: np.ndarray) -> None:
+    """np.add.at(target, index, weights) (negative indexes wrap) on the flat view: the unbuffered add of a 1-D
+    integer array is numpy's fast path, several times faster than the multi-index one."""
+    np.add.at(target.reshape(-1), np.ravel_multi_index(index, target.shape, mode="wrap"), weights)
