@@ -28,6 +28,7 @@ from ffplan.analyze.patterns import build_pattern  # noqa: E402
 from ffplan.cli.common import kept_until_exit  # noqa: E402
 from ffplan.fabric.discovery import read_fabric  # noqa: E402
 from ffplan.fabric.reach import RouteCounts  # noqa: E402
+from ffplan.live_file import check_target, replace_file  # noqa: E402
 from ffplan.opensm.files import lfts_chunks  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 from ffplan.reroute import aggregation_nodes, failed_items, missing_from_discovery, reroute  # noqa: E402
@@ -58,8 +59,7 @@ def reroute_stages(plan_path: Path, net: Path, lfts: Path) -> None:
     clock.mark("aggregation nodes")
     result = reroute(plan, items, nodes)
     clock.mark(f"reroute (route {result.route_s:.1f} s wall)")
-    with lfts.open("w", encoding="utf-8") as fh:
-        fh.writelines(lfts_chunks(result.fab))
+    replace_file(check_target(lfts), lfts_chunks(result.fab))  # as the CLI writes it: fsync, rename
     clock.mark("write the LFT file")
 
 

@@ -125,28 +125,28 @@ def _open_unnamed(dfd: int) -> int | None:
         raise
 
 
-def replace_file(target: Target, chunks: str | Iterable[str]) -> None:
+def replace_file(target: Target, chunks: bytes | Iterable[bytes | memoryview]) -> None:
     """Atomically replace `target` with `chunks` (see the module's docstring). Raises UnsafeTarget when the
     target became a symlink, device, FIFO or folder since `check_target`; OSError when the write fails."""
     dfd = os.open(target.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         _remove_leftovers(dfd, target.name)
         with _terminated_as_exit():
-            _replace_in(dfd, target, [chunks] if isinstance(chunks, str) else chunks)
+            _replace_in(dfd, target, [chunks] if isinstance(chunks, bytes) else chunks)
         os.fsync(dfd)
     finally:
         os.close(dfd)
 
 
-def _replace_in(dfd: int, target: Target, chunks: Iterable[str]) -> None:
+def _replace_in(dfd: int, target: Target, chunks: Iterable[bytes | memoryview]) -> None:
     temp = f".{target.name}.ffplan-{os.getpid()}-{secrets.token_hex(8)}.tmp"
     fd = _open_unnamed(dfd)
     named = fd is None
     if fd is None:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", closefd=False) as fh:
-            fh.writelines(chunks)
+        for chunk in chunks:
+            _write_all(fd, chunk)
         os.fsync(fd)
         _copy_ownership(dfd, target, fd)
         if not named:
@@ -160,6 +160,14 @@ def _replace_in(dfd: int, target: Target, chunks: Iterable[str]) -> None:
         if named:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp, dir_fd=dfd)
+
+
+def _write_all(fd: int, chunk: bytes | memoryview) -> None:
+    """One write(2) of the whole chunk, as the kernel takes it (a numpy buffer as it is: no copy into a file
+    object's buffer)."""
+    view = memoryview(chunk).cast("B")
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _copy_ownership(dfd: int, target: Target, fd: int) -> None:

@@ -49,7 +49,7 @@ MARKER = "ffplan-output"
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 SHOWN = 20  # files listed in a refusal; the rest are counted
 
-FileBody = Union[str, bytes, Iterable[str]]  # an iterable of chunks is read once, while the file is written
+FileBody = Union[str, bytes, Iterable[bytes | memoryview]]  # an iterable of chunks is read once, as it is written
 
 _LEFTOVER = re.compile(r"\..+\.(new|old)-[A-Za-z0-9_]+")
 _RENAME_EXCHANGE = 2
@@ -62,14 +62,12 @@ def _refuse(path: Path, message: str, hint: str) -> InputError:
     return InputError(c.items)
 
 
-def _byte_chunks(body: FileBody) -> Iterator[bytes]:
+def _byte_chunks(body: FileBody) -> Iterable[bytes | memoryview]:
     if isinstance(body, bytes):
-        yield body
-    elif isinstance(body, str):
-        yield body.encode("utf-8")
-    else:
-        for chunk in body:
-            yield chunk.encode("utf-8")
+        return (body,)
+    if isinstance(body, str):
+        return (body.encode("utf-8"),)
+    return body
 
 
 def _manifest_text(entries: list[dict[str, object]], kind: str) -> str:

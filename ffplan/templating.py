@@ -18,7 +18,6 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
 
 import jinja2
 import markupsafe
@@ -143,9 +142,3 @@ def tojson(value: object, indent: int | None = None) -> markupsafe.Markup:
 
 def render_template(name: str, **context: object) -> str:
     return environment().get_template(name).render(**context)
-
-
-def stream_template(name: str, **context: object) -> Iterator[str]:
-    """The same text as render_template, in pieces as the template is run: with lazy values in `context`, a file
-    far larger than memory is never held whole."""
-    return environment().get_template(name).generate(**context)

@@ -43,7 +43,7 @@ from ffplan.opensm.layout import (
 )
 from ffplan.opensm.subnet import Subnet, build_fabric, ibsim_ca_guid, link_rate, unwritable
 from ffplan.plan.model import Plan
-from ffplan.templating import render_template, stream_template
+from ffplan.templating import render_template
 
 _SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/+-]*$")
 
@@ -170,9 +170,12 @@ ENTRY_BYTES = len(lft_entry(0, 0, "0x" + "0" * 16))  # every entry: LIDs < 0xC00
 PORT_AT = len("0x0000 ")  # where an entry's three port digits are
 
 
-def lft_model(fab: Subnet) -> dict:
-    """The LFT file's view model; its blocks (one per switch, about 0.7 MB each on a 16,384-endpoint subnet) are
-    made as the template asks for them."""
+def lfts_chunks(fab: Subnet) -> LftChunks:
+    """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
+    file entries unchecked into a table that ends with the 64-LID block of the highest LID present; the design
+    puts the SM hosts' ports in the top block, so the running SM's port keeps every entry inside it
+    (docs/operations.md). In pieces, one switch's block at a time, its entries a numpy buffer written as it is (the
+    file of a 16,384-endpoint subnet is 0.88 GB): no str of them is ever made."""
     plan = fab.plan
     routing = plan.routing
     assert routing is not None
@@ -191,38 +194,27 @@ def lft_model(fab: Subnet) -> dict:
     # digits put in place: numpy per switch, no Python per entry (22.6 M entries on 16,384 endpoints).
     text = "".join(lft_entry(lid, 0, fab.lid_owner[lid][0]) for lid in lids.tolist())
     entries = np.frombuffer(text.encode("ascii"), dtype=np.dtype((np.void, ENTRY_BYTES)))
-
-    def blocks() -> Iterator[dict]:
-        for s in fab.switches:
-            table = lfts[s.name]
-            present = lids < len(table)
-            ports = np.full(len(lids), routing.unrouted_port, dtype=np.uint8)
-            ports[present] = table[lids[present]]
-            listed = ports != routing.unrouted_port
-            block = entries[listed].view(np.uint8).reshape(-1, ENTRY_BYTES)  # a copy: one entry per row
-            ports = ports[listed]
-            for i, digits in enumerate(_PORT_DIGITS):
-                block[:, PORT_AT + i] = digits.take(ports)
-            yield {
-                "header": f"Unicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):",
-                "entries": str(block.reshape(-1).data[:-1], "ascii"),
-                "count": len(block),
-            }
-
-    return {"title": plan.inventory.name, "engine": routing.engine, "view": fab.view.describe(), "blocks": blocks()}
-
-
-def lfts_chunks(fab: Subnet) -> Iterator[str]:
-    """The file engine's input for this (sub-)fabric: entries only for the LIDs of its ports. OpenSM 3.3.23 writes
-    file entries unchecked into a table that ends with the 64-LID block of the highest LID present; the design
-    puts the SM hosts' ports in the top block, so the running SM's port keeps every entry inside it
-    (docs/operations.md). In pieces, one switch's block at a time: the file of a 16,384-endpoint subnet is 0.88 GB."""
-    return stream_template("opensm/lfts.dump.j2", **lft_model(fab))
+    yield render_template(
+        "opensm/lfts.dump.j2", title=plan.inventory.name, engine=routing.engine, view=fab.view.describe()
+    ).encode()
+    for s in fab.switches:
+        table = lfts[s.name]
+        present = lids < len(table)
+        ports = np.full(len(lids), routing.unrouted_port, dtype=np.uint8)
+        ports[present] = table[lids[present]]
+        listed = ports != routing.unrouted_port
+        block = entries[listed].view(np.uint8).reshape(-1, ENTRY_BYTES)  # a copy: one entry per row
+        ports = ports[listed]
+        for i, digits in enumerate(_PORT_DIGITS):  # a column at a time: numpy's fastest way here
+            block[:, PORT_AT + i] = digits.take(ports)
+        yield f"\nUnicast lids [0x0-0x{max_lid:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):\n".encode()
+        yield block.reshape(-1).data if len(block) else b"\n"  # no entries: an empty line, as dump_fts prints
+        yield f"# {len(block)} lids listed\n".encode()
 
 
 def lfts_text(fab: Subnet) -> str:
     """lfts_chunks as one string."""
-    return "".join(lfts_chunks(fab))
+    return b"".join(lfts_chunks(fab)).decode("ascii")
 
 
 _CONF_GROUPS = [
@@ -429,7 +421,8 @@ def opensm_files(
     return subnet_files(build_fabric(plan, view), prefix, engines, subnet, lfts_text)
 
 
-LftBody = TypeVar("LftBody", str, Iterator[str])
+LftChunks = Iterator[bytes | memoryview]  # an LFT file in pieces (lfts_chunks), each written as it comes
+LftBody = TypeVar("LftBody", str, LftChunks)
 
 
 def subnet_files(

@@ -10,17 +10,18 @@ files, with no timestamps. Writing them (atomically, with a manifest) is `ffplan
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, TypeVar
 
 from ffplan.progress import StageCallback, no_progress
 from ffplan.opensm.layout import DEFAULT_PREFIX
 
 if TYPE_CHECKING:
+    from ffplan.opensm.files import LftChunks
     from ffplan.plan.model import Plan
 
 __all__ = ["render_plan", "render_plan_chunked", "DEFAULT_PREFIX"]
 
-Body = TypeVar("Body", str, "str | Iterator[str]")
+Body = TypeVar("Body", str, "str | LftChunks")
 
 
 def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress) -> dict[str, str]:
@@ -33,8 +34,8 @@ def render_plan(plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallbac
 
 def render_plan_chunked(
     plan: Plan, prefix: str = DEFAULT_PREFIX, on_stage: StageCallback = no_progress, plan_text: str | None = None
-) -> dict[str, str | Iterator[str]]:
-    """render_plan, each LFT file an iterator of its text's pieces, made as `ffplan.outdir.write_folder` writes it
+) -> dict[str, str | LftChunks]:
+    """render_plan, each LFT file an iterator of its bytes' pieces, made as `ffplan.outdir.write_folder` writes it
     (so the "OpenSM files" stage leaves the LFT files' work to the writing). `plan_text`: the file `plan` was read
     and validated from (`ffplan.plan.read_plan`), written as plan.yaml as it is instead of writing the plan again
     (29 MB for a 16k-GPU RoCE plan: 5 s)."""

@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable
 
-from ffplan.opensm.files import LftBody, check_prefix, lfts_chunks, lfts_text, require_complete, subnet_files
+from ffplan.opensm.files import LftBody, LftChunks, check_prefix, lfts_chunks, lfts_text, require_complete, subnet_files
 from ffplan.opensm.layout import CONF, DEFAULT_PREFIX, GUID2LID, README, subnet_folders
 from ffplan.opensm.subnet import Subnet, build_fabric
 from ffplan.plan.model import Plan
@@ -20,7 +20,7 @@ def render_opensm(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str]:
     return _render_opensm(plan, prefix, lfts_text)
 
 
-def render_opensm_chunked(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str | Iterator[str]]:
+def render_opensm_chunked(plan: Plan, prefix: str = DEFAULT_PREFIX) -> dict[str, str | LftChunks]:
     """render_opensm with each LFT file as lfts_chunks, made while it is written (`ffplan.outdir.write_folder`)."""
     return _render_opensm(plan, prefix, lfts_chunks)
 

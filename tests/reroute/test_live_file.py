@@ -23,14 +23,14 @@ def test_replaces_and_keeps_mode(tmp_path):
     target = tmp_path / "lfts.dump"
     target.write_text("old\n")
     os.chmod(target, 0o640)
-    replace_file(check_target(target), ["new", "\n"])
+    replace_file(check_target(target), [b"new", b"\n"])
     assert target.read_text() == "new\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump"]
 
 
 def test_a_new_file_is_0644(tmp_path):
-    replace_file(check_target(tmp_path / "lfts.dump"), "x\n")
+    replace_file(check_target(tmp_path / "lfts.dump"), b"x\n")
     assert stat.S_IMODE((tmp_path / "lfts.dump").stat().st_mode) == 0o644
 
 
@@ -43,7 +43,7 @@ def test_a_planted_temporary_name_is_never_followed(tmp_path):
     folder = tmp_path / "opensm"
     folder.mkdir()
     (folder / f".lfts.dump.{os.getpid()}.tmp").symlink_to(victim)
-    replace_file(check_target(folder / "lfts.dump"), "tables\n")
+    replace_file(check_target(folder / "lfts.dump"), b"tables\n")
     assert victim.read_text() == "secret\n" and stat.S_IMODE(victim.stat().st_mode) == 0o600
     assert (folder / "lfts.dump").read_text() == "tables\n"
 
@@ -84,7 +84,7 @@ def test_a_target_swapped_for_a_symlink_after_the_check_is_not_written_through(t
     target.unlink()
     target.symlink_to(victim)
     with pytest.raises(UnsafeTarget, match="became a symlink"):
-        replace_file(checked, "new\n")
+        replace_file(checked, b"new\n")
     assert victim.read_text() == "keep\n" and target.is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump", "victim"]
 
@@ -94,9 +94,9 @@ _KILLED_WRITER = textwrap.dedent("""
     from pathlib import Path
     from ffplan.live_file import check_target, replace_file
     def chunks():
-        yield "half of the tables\\n" * 1000
+        yield b"half of the tables\\n" * 1000
         os.kill(os.getpid(), getattr(signal, sys.argv[2]))
-        yield "never\\n"
+        yield b"never\\n"
     replace_file(check_target(Path(sys.argv[1])), chunks())
 """)
 
@@ -118,7 +118,7 @@ def test_leftovers_of_dead_runs_are_removed_but_not_of_live_ones(tmp_path):
     live = tmp_path / f".lfts.dump.ffplan-{os.getpid()}-{'1' * 16}.tmp"
     stale.write_text("x")
     live.write_text("y")
-    replace_file(check_target(target), "new\n")
+    replace_file(check_target(target), b"new\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["lfts.dump", live.name])
 
 
