@@ -13,7 +13,7 @@ from rich.markup import escape
 from typing import TYPE_CHECKING
 
 from ffplan.cli import complete
-from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, out, stage_errors
+from ffplan.cli.common import EXIT_FINDINGS, EXIT_OK, err, fail, kept_until_exit, out, stage_errors
 
 if TYPE_CHECKING:
     from ffplan.reroute import Missing, Rerouted
@@ -152,12 +152,16 @@ def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[st
     from ffplan.reroute import aggregation_nodes, failed_items, missing_from_discovery, reroute
 
     with stage_errors():
-        loaded = plane_view(load_plan(plan / "plan.yaml" if plan.is_dir() else plan), plane, "reroute")
+        # kept to the end: the cyclic collector never walks the plan (nor the discovery) to free nothing
+        with kept_until_exit():
+            loaded = plane_view(load_plan(plan / "plan.yaml" if plan.is_dir() else plan), plane, "reroute")
         if loaded.routing is None:
             fail(escape(f"{plan} has no routing to start from"), "re-run `ffplan design`")
         missing = None
+        topo = None
         if fabric is not None:
-            topo = read_fabric(fabric)  # audit's reader: file:line errors (FF930), size limit
+            with kept_until_exit():
+                topo = read_fabric(fabric)  # audit's reader: file:line errors (FF930), size limit
             missing = missing_from_discovery(loaded, topo)
             if len(missing.switches) == len(loaded.switches):
                 placeholders = sum(1 for sw in loaded.switches if sw.guid_placeholder)
@@ -187,7 +191,7 @@ def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[st
                 escape(f"--failed {unknown[0]!r} is neither a cable label, a switch nor switch[port] of the plan"),
                 hint or "use a cable label from cables.csv (z1-leaf05-p21), a switch name (z1-spine05) or switch[port]",
             )
-        return reroute(loaded, items, aggregation_nodes(loaded, topo) if fabric is not None else None), missing
+        return reroute(loaded, items, aggregation_nodes(loaded, topo) if topo is not None else None), missing
 
 
 def _print(s: dict) -> None:
