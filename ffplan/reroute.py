@@ -230,16 +230,21 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     and render the degraded fabric's LFTs, with routes to the SHARP Aggregation Nodes discovery found
     (`aggregation`).
 
-    A CA port that is down needs no new route (its LID just has no port): it only leaves the file."""
-    from ffplan.design.routing import route
+    A CA port that is down needs no new route (its LID just has no port): it only leaves the file. When nothing
+    else is down beyond what the plan's routing already avoids, the plan's own (proven) routing is what routing
+    again gives: it is taken as it is."""
+    from ffplan.design.routing import ENGINE, route
     from ffplan.verify.arrays import planned_array, reachability
     from ffplan.verify.expect import fabric_topo
 
     items = failed if isinstance(failed, Items) else failed_items(plan, failed)
+    avoid = sorted(items.switches | items.cables) + items.unknown  # the router refuses unknown ones
+    assert plan.routing is not None
     started = time.perf_counter()
-    routing = route(
-        plan, failed=sorted(items.switches | items.cables) + items.unknown
-    )  # the router refuses unknown ones
+    if plan.routing.engine == ENGINE and plan.routing.deadlock is not None and plan.routing.failed == avoid:
+        routing = plan.routing  # design routed (and proved) this very case: 3.7 s of a 16,384-endpoint intact fabric
+    else:
+        routing = route(plan, failed=avoid)
     route_s = time.perf_counter() - started
     view = items.view()
     before = build_fabric(plan, view)

@@ -106,6 +106,25 @@ def test_reroute_around_a_cable_changes_routes_and_reaches_every_pair(lab):
     assert lfts_text(reroute(lab, []).fab) == opensm_files(lab)[LFTS]
 
 
+def test_nothing_down_beyond_the_plans_routing_keeps_it_as_routing_again_gives_it(lab):
+    """A fabric that lacks nothing the plan's routing does not already avoid, but CA ports (which need no route):
+    reroute takes the plan's own tables and proof, which are what routing again gives, entry for entry."""
+    from ffplan.design.routing import route
+
+    routed_around = lab.model_copy(update={"routing": route(lab, [_uplink(lab).label])})  # as design writes it
+    ca = lab.nodes[0].ports[0].cable
+    for plan, failed in ((lab, []), (lab, [ca]), (routed_around, []), (routed_around, [ca])):
+        assert plan.routing is not None
+        kept = reroute(plan, failed)
+        assert kept.plan.routing is plan.routing and kept.entries_changed == 0 and kept.ca_pairs.broken == 0
+        again = route(plan, plan.routing.failed)
+        assert again.model_dump(exclude={"lfts"}) == plan.routing.model_dump(exclude={"lfts"})
+        assert [(t.switch, t.ports.tobytes()) for t in again.lfts] == [
+            (t.switch, t.ports.tobytes()) for t in plan.routing.lfts
+        ]
+    assert reroute(routed_around, ["zb-spine02"]).plan.routing.failed == sorted([_uplink(lab).label, "zb-spine02"])
+
+
 def _other_fabric(tmp_path):
     """A discovered fabric of other hardware: no GUID of the plan in it."""
     text = 'Switch 8 "S-00000000000000aa" # "other"\n[1] "H-00000000000000bb"[1](bc)\n\nCa 1 "H-00000000000000bb"\n[1](bc) "S-00000000000000aa"[1]\n'
