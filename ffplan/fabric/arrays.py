@@ -37,6 +37,7 @@ class Channels:
     ends: list[tuple[int, int]]
     peer_of: np.ndarray
     src_of: np.ndarray
+    port_of: np.ndarray
     alive: np.ndarray
     dest_switch: np.ndarray
     dest_port: np.ndarray
@@ -56,7 +57,7 @@ class Channels:
             far = what[1][0]
             if far not in failed and (not dead or topo.port_label[(s, p)] not in dead):
                 links.append((sid[s], p, sid[far]))
-        self._link(sorted(links))
+        self._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
         lids = topo.max_lid + 1
         self.dest_switch = np.full(lids, -1, dtype=np.int64)
         self.dest_port = np.zeros(lids, dtype=np.int64)
@@ -88,7 +89,7 @@ class Channels:
             elif topo.kind.get(other[0]) == "Ca" and other in topo.port_lid:
                 delivered[topo.port_lid[other]] = (at, end[1])
                 sources[at] += 1
-        out._link(sorted(links))
+        out._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
         width = max(delivered, default=0) + 1
         out.dest_switch = np.full(width, -1, dtype=np.int64)
         out.dest_port = np.zeros(width, dtype=np.int64)
@@ -97,17 +98,18 @@ class Channels:
         out.sources = sources
         return out
 
-    def _link(self, links: list[tuple[int, int, int]]) -> None:
-        """(switch, port, next switch) -> next, chan, ends, peer_of, src_of, alive."""
-        at, port, to = np.array(links, dtype=np.int64).reshape(-1, 3).T
+    def _link(self, at: np.ndarray, port: np.ndarray, to: np.ndarray) -> None:
+        """The links (switch, port, next switch), sorted by switch and port -> next, chan, ends, peer_of, src_of,
+        port_of, alive."""
         width = max(PORTS, int(port.max(initial=0)) + 1)  # an Ethernet switch may have 256 ports
         self.next = np.full((len(self.switches), width), -1, dtype=np.int32)
         self.chan = np.full((len(self.switches), width), -1, dtype=np.int32)
         self.next[at, port] = to
-        self.chan[at, port] = np.arange(len(links))
+        self.chan[at, port] = np.arange(len(at))
         self.ends = list(zip(at.tolist(), port.tolist()))  # channel id -> (switch index, port)
         self.peer_of = to.astype(np.int32)  # channel -> switch it enters
         self.src_of = at.astype(np.int32)
+        self.port_of = port.astype(np.int32)
         self.alive = np.ones(len(self.ends), dtype=bool)
 
     def without(self, topo: Topology) -> Channels:
@@ -115,6 +117,7 @@ class Channels:
         much cheaper than building them again, for the failure sweep."""
         out = object.__new__(Channels)
         out.switches, out.ends, out.peer_of, out.src_of = self.switches, self.ends, self.peer_of, self.src_of
+        out.port_of = self.port_of
         out.dest_switch, out.dest_port, out.sources = self.dest_switch, self.dest_port, self.sources
         out.next, out.chan = self.next.copy(), self.chan.copy()
         dead = [
@@ -129,6 +132,28 @@ class Channels:
             out.next[i, p] = out.chan[i, p] = -1
         out.alive = self.alive.copy()
         out.alive[dead] = False
+        return out
+
+    def of_case(self, topo: Topology) -> Channels:
+        """What Channels(topo) builds (ids renumbered: only the alive links), from these channels of the intact
+        topology: their links less the failed cables and switches of `topo`."""
+        if not topo.failed_cables and not topo.failed_switches:
+            return self
+        index = {s: i for i, s in enumerate(self.switches)}
+        dead = np.zeros(len(self.switches), dtype=bool)
+        dead[[index[s] for s in topo.failed_switches if s in index]] = True
+        keep = ~dead[self.src_of] & ~dead[self.peer_of]
+        for label in topo.failed_cables:
+            ends = topo.by_label.get(label, ())[1:]
+            for a, b in zip(ends, ends[::-1]):  # the cable from either end, if both are switches
+                if a in index and b in index:
+                    for p in np.flatnonzero(self.next[index[a]] == index[b]).tolist():
+                        if topo.port_label[(a, p)] == label:
+                            keep[self.chan[index[a], p]] = False
+        out = object.__new__(Channels)
+        out.switches = self.switches
+        out._link(self.src_of[keep], self.port_of[keep], self.peer_of[keep])
+        out.dest_switch, out.dest_port, out.sources = self.dest_switch, self.dest_port, self.sources
         return out
 
     def name(self, c: int) -> str:

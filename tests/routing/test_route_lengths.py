@@ -3,6 +3,7 @@ shortcuts that use them: each must give what the slower path gave, entry for ent
 
 from __future__ import annotations
 
+import dataclasses
 import networkx as nx
 import numpy as np
 import pytest
@@ -57,6 +58,24 @@ def test_a_case_needs_only_the_intact_switch_columns(tree, failed):
     assert (fresh.intact_switch_columns() == intact.lft[:, fresh.switch_lids[fresh.switch_targets]]).all()
     a, b = fresh.case(failed), warm.case(failed)
     assert (a.lft == b.lft).all() and (a.grown == b.grown).all() and (a.loose == b.loose).all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_cases_channels_from_the_intact_ones_equal_channels_built_anew(tree, seed):
+    """Channels.of_case (the intact channels less the failed cables and switches) numbers the alive links as
+    Channels(topo) does: random failed switches and cables of every kind (CA cables too)."""
+    topo = topology_for(tree)
+    rng = np.random.default_rng(seed)
+    labels, switches = sorted(topo.by_label), sorted(topo.lid)
+    failed = {
+        "failed_cables": set(rng.choice(labels, int(rng.integers(0, 12)), replace=False).tolist()),
+        "failed_switches": set(rng.choice(switches, int(rng.integers(0, 3)), replace=False).tolist()),
+    }
+    case = dataclasses.replace(topo, **failed)
+    got, expected = Channels(topo).of_case(case), Channels(case)
+    assert got.ends == expected.ends and got.switches == expected.switches
+    for name in ["next", "chan", "peer_of", "src_of", "port_of", "alive", "dest_switch", "dest_port", "sources"]:
+        assert np.array_equal(getattr(got, name), getattr(expected, name)), name
 
 
 @pytest.mark.parametrize("failed", [[], ["z1-core01"], ["z1-spine01-p05", "z1-leaf02-p06"]])

@@ -136,6 +136,7 @@ class TreeRouter:
         # the switches whose LIDs _switch_lids routes: those without CA ports (leaf LIDs are routed by slots)
         self.switch_targets = np.array([i for i, s in enumerate(self.names) if s not in t.cas], dtype=np.int64)
         self._intact: TreeTables | None = None
+        self._channels: Channels | None = None
         self._intact_switch_columns: np.ndarray | None = None
 
     def _slot_sets(self) -> tuple[np.ndarray, np.ndarray]:
@@ -226,6 +227,12 @@ class TreeRouter:
             self._intact = out
         return out
 
+    def channels(self, topo: Topology) -> Channels:
+        """Channels(topo) of a case's topology, from the intact topology's (built once)."""
+        if self._channels is None:
+            self._channels = Channels(dataclasses.replace(self.topo, failed_cables=set(), failed_switches=set()))
+        return self._channels.of_case(topo)
+
     def intact_switch_columns(self) -> np.ndarray:
         """(switches x switch_targets): the intact tables' columns of the LIDs of `switch_targets`. They depend on the
         topology alone (TreeCase._switch_lids), so a failure case needs only these of the intact case."""
@@ -285,7 +292,7 @@ class TreeCase:
         self.r, self.t = r, topo
         n = len(r.names)
         self.alive = np.array([s not in topo.failed_switches for s in r.names])
-        self.ch = Channels(topo)
+        self.ch = r.channels(topo)
         # port on a towards b over any alive cable (the lowest port), UNROUTED when none
         self.link = np.full((n, n), UNROUTED, dtype=np.int64)
         nxt = self.ch.next
@@ -438,18 +445,27 @@ class TreeCase:
                 continue
             # the pod's CA ports send a destination through a spine when their leaf chose its slot for it
             sends = self._pod_sends(zone, pod) * r.d_ca[d][:, None]
+            # (spine, destination) pairs of other pods, one row per spine: the reachable ones go up their core slot
             others = np.nonzero((dzone == zone) & (dpod != pod))[0]
-            row, col = np.nonzero(self.reach[group[:, None], dleaf[others]])
-            src, dst = group[row], others[col]  # (spine, destination) pairs that go up a core slot
-            far = r.spine_at[zone, dpod[dst], r.position[src]]
-            core = r.cu_to[src, x[dst]]
-            valid = self.cu_ok[src, x[dst]] & (self.link[core, far] != UNROUTED)
-            lft[src[valid], lid[dst[valid]]] = r.cu_port[src[valid], x[dst[valid]]]
-            w = sends[dst, r.position[src]]
-            _add_at(up_load, (src[valid], x[dst[valid]]), w[valid])
-            _add_at(down_load, (core[valid], far[valid]), w[valid])
-            _add_at(self.core_flows, (self.core_row[core[valid]], dst[valid]), w[valid])
-            displaced += zip(src[~valid].tolist(), dst[~valid].tolist(), w[~valid].tolist())
+            reach = self.reach[group[:, None], dleaf[others]]
+            # whether core slot x of a spine takes a destination to pod q depends on (spine, x, q) alone
+            far = r.spine_at[zone][:, r.position[group]].T  # (spines x pods): the spine at its position there
+            core = r.cu_to[group]
+            way = self.cu_ok[group][:, :, None] & (self.link[core[:, :, None], far[:, None, :]] != UNROUTED)
+            cell = x[others] * far.shape[1] + dpod[others]  # a destination's (core slot, pod)
+            up = way.reshape(len(group), -1)[:, cell]
+            valid = reach & up
+            w = sends[others][:, r.position[group]].T
+            flows = np.where(valid, w, 0)
+            lft[group[:, None], lid[others]] = np.where(valid, r.cu_port[group][:, x[others]], UNROUTED)
+            spine = np.arange(len(group))[:, None]
+            up_load[group] += _bincount(spine * up_load.shape[1] + x[others], flows, (len(group), up_load.shape[1]))
+            # the flows of each (spine, core slot, pod): down the core slot's core to the spine there
+            summed = _bincount(spine * way[0].size + cell, flows, way.shape)
+            _add_at(down_load, np.broadcast_arrays(core[:, :, None], far[:, None, :]), summed)
+            _add_at(self.core_flows, np.broadcast_arrays(self.core_row[core][:, x[others]], others), flows)
+            row, col = np.nonzero(reach & ~up)
+            displaced += zip(group[row].tolist(), others[col].tolist(), w[row, col].tolist())
         # a destination's own cable from its slot's spine (the first such slot of its set)
         slots, size = r.d_slots[d], r.d_size[d]
         for k in reversed(range(int(size.max(initial=1)))):
@@ -773,6 +789,12 @@ class TreeCase:
             clean[k2[(tier[prev] > tier[pos]) & (tier[step] > tier[pos]) & ~self._valley_ok[pos]]] = False
         links = np.where(w.reached & np.tile(self.alive, m), w.links, -1)
         return links.reshape(m, n).T, clean.reshape(m, n).T
+
+
+def _bincount(cells: np.ndarray, weights: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The integer `weights` summed per cell (flat indexes into `shape`), as an int64 array of `shape` (exact: float
+    sums far below 2**53)."""
+    return np.bincount(cells.ravel(), weights.ravel(), int(np.prod(shape))).astype(np.int64).reshape(shape)
 
 
 def _add_at(target: np.ndarray, index: tuple[np.ndarray, ...], weights: np.ndarray) -> None:
