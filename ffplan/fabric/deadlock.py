@@ -68,22 +68,24 @@ def _dependencies(
     c1 * ports + the port c2 leaves from (repeats left in)."""
     lft = full[:, first : first + len(is_switch_lid)]
     n, width = lft.shape
-    rows = np.arange(n)[:, None]
-    nxt = ch.next[rows, lft]  # next switch per (switch, LID), -1 at the end of the route or a dead end
+    ports = ch.chan.shape[1]
+    entry = (np.arange(n, dtype=np.intp) * ports)[:, None] + lft  # the (switch, port) each entry leaves from, flat
+    chan = ch.chan.take(entry)  # c1 per (switch, LID), -1 at the end of the route or a dead end
+    at = np.maximum(ch.next.take(entry), 0).astype(np.intp)  # the next switch
+    port = full.take(at * full.shape[1] + np.arange(first, first + width))  # the port c2 leaves from there
+    keep = (chan >= 0) & (ch.chan.take(at * ports + port) >= 0)
     # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
     # on the path from a switch with CA ports (walked from each of them; positions up to MAX_HOPS - 1 links on)
-    active = np.zeros((n, width), dtype=bool)
-    active[:, ~is_switch_lid] = True
     cols, sources = np.flatnonzero(is_switch_lid), np.flatnonzero(has_cas)
-    if len(cols) and len(sources):
-        start, col = np.repeat(sources, len(cols)), np.tile(cols, len(sources))
-        active[start, col] = True
-        for k, c in walk(ch, full, start, col + first, MAX_HOPS - 1, trace=True).steps:
-            active[ch.peer_of[c], col[k]] = True
-    at = np.maximum(nxt, 0)
-    port = lft[at, np.arange(width)]  # the port c2 leaves from at the next switch
-    keep = active & (nxt >= 0) & (ch.chan[at, port] >= 0)
-    codes: np.ndarray = ch.chan[rows, lft][keep].astype(np.int64) * ch.chan.shape[1] + port[keep]
+    if len(cols):
+        active = np.zeros((n, len(cols)), dtype=bool)
+        if len(sources):
+            start, k = np.repeat(sources, len(cols)), np.tile(np.arange(len(cols)), len(sources))
+            active[start, k] = True
+            for w, c in walk(ch, full, start, cols[k] + first, MAX_HOPS - 1, trace=True).steps:
+                active[ch.peer_of[c], k[w]] = True
+        keep[:, cols] &= active
+    codes: np.ndarray = chan[keep].astype(np.int64) * ports + port[keep]
     return codes
 
 
@@ -119,9 +121,21 @@ def switch_route_loops(topo: Topology, lft: np.ndarray, ch: Channels) -> list[tu
     array `lft`."""
     n = len(ch.switches)
     lids = np.array([topo.lid[s] for s in ch.switches], dtype=np.int64)
-    # one step more than MAX_HOPS: a route of MAX_HOPS links ends, one that still moves after it loops
-    w = walk(ch, lft, np.repeat(np.arange(n), n), np.tile(lids, n), MAX_HOPS + 1)
-    return [(ch.switches[k // n], ch.switches[k % n]) for k in np.flatnonzero(w.looping).tolist()]
+    rows = np.arange(n)[:, None]
+    port = lft[:, lids].astype(np.int64)  # (switch, destination switch)
+    nxt = ch.next[rows, port]
+    home = (rows == ch.dest_switch[lids]) & (port == ch.dest_port[lids])
+    # the step of every route as a map of (switch, destination) entries, flat; n * n: stopped (arrived or dead end)
+    step = np.append(np.where(home | (nxt < 0), n * n, nxt * n + np.arange(n)).ravel(), n * n)
+    # where each route is after one step more than MAX_HOPS (a route of MAX_HOPS links ends, one that still moves
+    # after it loops): the step applied MAX_HOPS + 1 times, by repeated squaring
+    far, power, times = np.arange(len(step)), step, MAX_HOPS + 1
+    while times:
+        if times & 1:
+            far = power[far]
+        power, times = power[power], times >> 1
+    looping = far[:-1] < n * n
+    return [(ch.switches[k // n], ch.switches[k % n]) for k in np.flatnonzero(looping).tolist()]
 
 
 def ranking(topo: Topology) -> dict[str, tuple[int, str]]:

@@ -11,7 +11,8 @@ import pytest
 from ffplan.analyze import plan_tables, topology_for
 from ffplan.design import design
 from ffplan.design.routing.dispatch import router_for
-from ffplan.fabric.arrays import Channels, table_array
+from ffplan.fabric.arrays import MAX_HOPS, Channels, table_array
+from ffplan.fabric.deadlock import channel_dependencies, switch_route_loops
 from ffplan.fabric.reach import check_routes
 from ffplan.fabric.walk import route_lengths, walk
 from ffplan.inventory import load_inventory
@@ -118,3 +119,38 @@ def test_route_check_counts_what_the_walk_finds(tree, failed, damaged):
     got = check_routes(topo, {s: lft[i] for i, s in enumerate(ch.switches)}, ch)
     assert got.model_dump() == {k: int(v) for k, v in expected.items()}
     assert any(expected.values()) == bool(damaged)
+
+
+@pytest.mark.parametrize("failed", [[], ["z1-core01"], ["z1-spine01-p05", "z1-leaf02-p06"]])
+@pytest.mark.parametrize("damaged", [0.0, 0.02, 0.3])
+def test_channel_dependencies_are_the_walks_consecutive_channels(tree, failed, damaged):
+    """channel_dependencies (every entry's channel and its next entry's, a block of LIDs at a time) against its
+    definition: the routes in scope walked one by one (from every switch to a CA LID, from the switches with CA ports
+    to a switch LID), each pair of channels one walk takes in a row; and switch_route_loops against the walk of every
+    switch-to-switch route."""
+    rt = router_for(tree).tables(failed)
+    topo = rt.topo
+    ch = Channels(topo)
+    lft = table_array(topo, rt.tables)
+    _damage(lft, damaged, seed=5)
+    n, width = lft.shape
+    if damaged:  # and a switch-to-switch loop: the two ends of a link send a third switch's LID to each other
+        a, p, b = int(ch.src_of[0]), int(ch.port_of[0]), int(ch.peer_of[0])
+        target = topo.lid[ch.switches[next(s for s in range(n) if s not in (a, b))]]
+        lft[a, target], lft[b, target] = p, np.flatnonzero(ch.next[b] == a)[0]
+    assert n < MAX_HOPS  # a route that does not loop ends within the walk
+    switch_lids = set(topo.lid.values())
+    with_cas = [i for i, s in enumerate(ch.switches) if topo.cas.get(s)]
+    start = [s for lid in range(width) for s in (with_cas if lid in switch_lids else range(n))]
+    lid = [lid for lid in range(width) for _ in (with_cas if lid in switch_lids else range(n))]
+    w = walk(ch, lft, np.array(start), np.array(lid), MAX_HOPS, trace=True)
+    expected = set()
+    for (k1, c1), (k2, c2) in zip(w.steps, w.steps[1:]):
+        expected |= set(zip(c1[np.searchsorted(k1, k2)].tolist(), c2.tolist()))
+    tables = {s: lft[i] for i, s in enumerate(ch.switches)}
+    _, edges = channel_dependencies(topo, tables, ch)
+    assert set(map(tuple, edges.tolist())) == expected and len(edges) == len(expected)
+    lids = [topo.lid[s] for s in ch.switches]
+    loops = walk(ch, lft, np.repeat(np.arange(n), n), np.tile(lids, n), MAX_HOPS + 1).looping.reshape(n, n)
+    assert switch_route_loops(topo, lft, ch) == [(ch.switches[a], ch.switches[b]) for a, b in zip(*np.nonzero(loops))]
+    assert loops.any() == bool(damaged)
