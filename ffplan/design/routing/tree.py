@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ffplan.inventory import LoadedInventory
 
 NO = -1
+LEAF_BLOCK = 1 << 19  # (leaf, destination) entries of the leaves' tables routed at once (_leaf_entries)
 GROW_BLOCK = 1 << 18  # (switch, LID) walks of the in-trees grown at once (_grow)
 
 
@@ -372,22 +373,23 @@ class TreeCase:
         self.up_load = np.zeros(r.up_to.shape, dtype=np.int64)  # all-to-all flows per leaf uplink
         self.down_load = np.zeros((len(r.names), len(r.names)), dtype=np.int64)  # per (spine, leaf) downlink
         displaced: list[tuple[int, int]] = []  # (leaf, destination index)
-        for a in r.leaf_ids.tolist():
-            if not self.alive[a]:
-                continue
-            slot = r.chosen_slots(a)[d]
+        leaves = r.leaf_ids[self.alive[r.leaf_ids]]
+        step = max(1, LEAF_BLOCK // max(len(d), 1))
+        for b in range(0, len(leaves), step):  # (leaves x destinations) of a block of leaves at once
+            a = leaves[b : b + step, None]
+            slot = np.stack([r.chosen_slots(leaf)[d] for leaf in a[:, 0].tolist()])
             own = dleaf == a
-            lft[a, lid[own]] = r.d_port[d][own]
             same_zone = r.d_zone[d] == r.zone[a]
             spine = r.up_to[a, slot]
             valid = ~own & same_zone & self.up_ok[a, slot] & self.reach[np.maximum(spine, 0), dleaf] & (spine >= 0)
-            lft[a, lid[valid]] = r.up_port[a, slot[valid]]
-            bad = np.nonzero(~own & same_zone & ~valid)[0]
-            displaced += [(a, int(i)) for i in bad]
-            w = sources[a] * ca[valid]
-            _add_at(self.up_load, (np.full(len(w), a), slot[valid]), w)
-            far = self._last_spine(spine[valid], dleaf[valid])
-            _add_at(self.down_load, (far, dleaf[valid]), w)
+            lft[a, lid] = np.where(own, r.d_port[d], np.where(valid, r.up_port[a, slot], UNROUTED))
+            rows, cols = np.nonzero(~own & same_zone & ~valid)
+            displaced += zip(a[rows, 0].tolist(), cols.tolist())
+            w = np.where(valid, sources[a] * ca, 0)
+            U = self.up_load.shape[1]
+            self.up_load[a[:, 0]] += _bincount(np.arange(len(a))[:, None] * U + slot, w, (len(a), U))
+            far = self._last_spine(spine[valid], np.broadcast_to(dleaf, valid.shape)[valid])
+            _add_at(self.down_load, (far, np.broadcast_to(dleaf, valid.shape)[valid]), w[valid])
         self._place(displaced, sources)
 
     def _last_spine(self, spine: np.ndarray, leaf: np.ndarray) -> np.ndarray:
