@@ -114,6 +114,8 @@ class TreeRouter:
         self.spine_at = np.full((len(t.zones), pods, max(positions, 1)), NO, dtype=np.int64)
         for s in self.spine_ids.tolist():
             self.spine_at[self.zone[s], self.pod[s], self.position[s]] = s
+        # (spine, leaf) -> the spine that brings a destination down to the leaf when it was sent up to the spine
+        self.last_spine = self.spine_at[self.zone[:, None], self.pod[None, :], self.position[:, None]].astype(np.int32)
         # destinations routed by slots: CA and leaf LIDs (spine and core LIDs: _Case._switch_lids)
         cas = sorted(t.ca_by_lid.items())
         lids = [lid for lid, _ in cas] + [t.lid[s] for s in t.lid if t.tier[s] == "leaf"]
@@ -397,7 +399,7 @@ class TreeCase:
         r = self.r
         if r.K == 0:
             return spine
-        far: np.ndarray = r.spine_at[r.zone[spine], r.pod[leaf], r.position[spine]]
+        far: np.ndarray = r.last_spine[spine, leaf]
         return far
 
     def _place(self, displaced: list[tuple[int, int]], sources: np.ndarray) -> None:
@@ -544,13 +546,15 @@ class TreeCase:
         sources = np.bincount(r.d_leaf[self.d][r.d_ca[self.d]], minlength=len(r.names))
         leaves = r.leaf_ids[(r.zone[r.leaf_ids] == zone) & (r.pod[r.leaf_ids] == pod)]
         leaves = leaves[self.alive[leaves]]
-        if not len(leaves):
-            return np.zeros((len(self.d), U), dtype=np.int64)
-        chosen = np.stack([r.chosen_slots(a)[self.d] for a in leaves.tolist()])
-        cells = np.arange(len(self.d)) * U + chosen
-        weights = np.broadcast_to(sources[leaves][:, None], chosen.shape)
-        sends = np.bincount(cells.ravel(), weights=weights.ravel(), minlength=len(self.d) * U)
-        return sends.astype(np.int64).reshape(len(self.d), U)
+        sends = np.zeros((len(self.d), U), dtype=np.int64)
+        # the leaves that send every destination up its own slot at once, the others leaf by leaf
+        own = np.array([a not in r._choice for a in leaves.tolist()], dtype=bool)
+        sends[np.arange(len(self.d)), r.d_slot[self.d]] = sources[leaves[own]].sum()
+        if not own.all():
+            chosen = np.stack([r.chosen_slots(a)[self.d] for a in leaves[~own].tolist()])
+            weights = np.broadcast_to(sources[leaves[~own]][:, None], chosen.shape)
+            sends += _bincount(np.arange(len(self.d)) * U + chosen, weights, sends.shape)
+        return sends
 
     def _core_entries(self) -> None:
         """A core sends a destination down to the spine at its position in the destination's pod: over the cable of
