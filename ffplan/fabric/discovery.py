@@ -115,26 +115,28 @@ def parse_topology(text: str) -> DiscoveredFabric:
     lid_at: dict[int, tuple[str, int, int]] = {}  # LID -> (node GUID, port, line)
     guid_at: dict[str, tuple[str, int]] = {}  # CA port GUID -> (node GUID, port)
     current: str | None = None
+    nports = 0  # of the current node
+    is_ca = False  # the current node is a CA
+    rate = topo.rate
     bad = _CONTROL.search(text)  # the first control character: one search of the text, not one per line
-    bad_at = bad.start() if bad else len(text)
-    start = 0  # where the line starts in the text
+    bad_no = text.count("\n", 0, bad.start()) + 1 if bad else 0  # its line
+    # Per line only what ibnetdiscover's most frequent lines need, first: a port line (most of the text) and the
+    # vendid/devid/sysimgguid lines of each record (a third of the rest)
     for no, raw in enumerate(text.split("\n"), 1):  # a list of lines: the text is at most MAX_FABRIC_BYTES
         if len(raw) > MAX_LINE:
             raise TopologyError(
                 no, f"a line of {len(raw):,} characters (ibnetdiscover's are under 300): not ibnetdiscover output"
             )
-        if bad and bad_at < start + len(raw):
+        if no == bad_no and bad:
             raise TopologyError(
                 no,
                 f"control character {bad.group()!r} (ibnetdiscover prints a node description's "
                 "control characters as spaces): the file was edited",
-                bad_at - start + 1,
+                bad.start() - text.rfind("\n", 0, bad.start()),
             )
-        start += len(raw) + 1
         line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("["):  # a port line, most of the text: no other kind of line starts so
+        first = line[:1]
+        if first == "[":  # a port line: no other kind of line starts so
             m = _PORT_LINE.match(line)
             if m is None or current is None:
                 raise TopologyError(
@@ -143,24 +145,28 @@ def parse_topology(text: str) -> DiscoveredFabric:
                     if m is None
                     else "a port line before any node record",
                 )
-            port, rport = int(m.group(1)), int(m.group(4))
-            if not 1 <= port <= topo.nports[current]:
+            port_digits, pguid, remote, rport_digits = m.groups()
+            port = int(port_digits)
+            if not 1 <= port <= nports:
+                raise TopologyError(no, f"port [{port}] of {topo.desc[current]!r}, which has {nports} ports")
+            end = (current, port)
+            if end in port_line:
                 raise TopologyError(
-                    no, f"port [{port}] of {topo.desc[current]!r}, which has {topo.nports[current]} ports"
+                    no, f"port [{port}] of {topo.desc[current]!r} is listed twice (also at line {port_line[end]})"
                 )
-            if (current, port) in port_line:
-                raise TopologyError(
-                    no,
-                    f"port [{port}] of {topo.desc[current]!r} is listed twice (also at line "
-                    f"{port_line[(current, port)]})",
-                )
-            port_line[(current, port)] = no
+            port_line[end] = no
             rm = _RATE_TAIL.match(line)
             if rm:
-                topo.rate[(current, port)] = rm.group(1)
-            if topo.kind[current] == "Ca":
-                _ca_port(topo, lid_at, guid_at, current, port, m.group(2), _LID_TAIL.search(line), no)
-            ports.append((current, port, m.group(3), rport, no))
+                rate[end] = rm.group(1)
+            if is_ca:
+                _ca_port(topo, lid_at, guid_at, current, port, pguid, _LID_TAIL.search(line), no)
+            ports.append((current, port, remote, int(rport_digits), no))
+            continue
+        if not first or first == "#":
+            continue
+        m = _NODE_KEY.match(line)  # no GUID line matches it: the order of the two tests does not matter
+        if m:
+            pending_ids[m.group(1)] = f"0x{int(m.group(2), 16):x}"
             continue
         m = _GUID_KEY.match(line)
         if m:
@@ -170,13 +176,9 @@ def parse_topology(text: str) -> DiscoveredFabric:
             raise TopologyError(
                 no, f"not a GUID line (0x and at most 16 hex digits, then its port GUID): {line[:80]!r}"
             )
-        m = _NODE_KEY.match(line)
-        if m:
-            pending_ids[m.group(1)] = f"0x{int(m.group(2), 16):x}"
-            continue
         m = _HEADER.match(line)
         if m:
-            kind, nports, node_id, rest = m.groups()
+            kind, nports_digits, node_id, rest = m.groups()
             kind = "Switch" if kind == "Switch" else "Ca"
             idm = _GUID_ID.match(node_id)
             g = guid(idm.group(1)) if idm else pending_guid
@@ -213,14 +215,14 @@ def parse_topology(text: str) -> DiscoveredFabric:
             pending_guid = None
             ids[node_id] = g
             topo.kind[g] = kind
-            topo.nports[g] = int(nports)
+            topo.nports[g] = int(nports_digits)
             topo.line[g] = no
             topo.ids[g], pending_ids = pending_ids, {}
             topo.desc[g] = desc
             lm = _SWITCH_LID.search(rest)
             if kind == "Switch" and lm:
                 _take_lid(topo, lid_at, _lid(lm, no), g, 0, no)
-            current = g
+            current, nports, is_ca = g, int(nports_digits), kind == "Ca"
             continue
         if _HEADER_WORD.match(line):
             raise TopologyError(no, f'not a node record (Switch|Ca N "id", at most 255 ports): {line[:80]!r}')
