@@ -47,9 +47,11 @@ class Clock:
 
 def reroute_stages(plan_path: Path, net: Path, lfts: Path) -> None:
     clock = Clock("reroute")
-    plan = load_plan(plan_path)
+    with kept_until_exit():  # as the command
+        plan = load_plan(plan_path)
     clock.mark("load the plan")
-    topo = read_fabric(net)
+    with kept_until_exit():
+        topo = read_fabric(net)
     clock.mark("parse the discovery")
     failed = missing_from_discovery(plan, topo).failed
     clock.mark("compare with the plan")
