@@ -234,8 +234,8 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     else is down beyond what the plan's routing already avoids, the plan's own (proven) routing is what routing
     again gives: it is taken as it is."""
     from ffplan.design.routing import ENGINE, route
+    from ffplan.fabric.arrays import Channels
     from ffplan.verify.arrays import planned_array, reachability
-    from ffplan.verify.expect import fabric_topo
 
     items = failed if isinstance(failed, Items) else failed_items(plan, failed)
     avoid = sorted(items.switches | items.cables) + items.unknown  # the router refuses unknown ones
@@ -252,19 +252,15 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     new_plan = plan.model_copy(update={"routing": routing})
     # the same sub-fabric (build_fabric reads no routing), its own LID owners: the routed nodes join them below
     fab = replace(before, plan=new_plan, lid_owner=dict(before.lid_owner))
-    topo = fabric_topo(fab)
-    guid_of = {s.name: s.node_guid for s in fab.switches}
     for n in routed:  # the routed nodes join the fabric the walk checks
         fab.lid_owner[n.lid] = (n.port_guid, AGGREGATION_NODE)
-        topo.kind[n.port_guid], topo.desc[n.port_guid], topo.nports[n.port_guid] = "Ca", AGGREGATION_NODE, 1
-        topo.port_lid[(n.port_guid, 1)], topo.port_guid[(n.port_guid, 1)] = n.lid, n.port_guid
-        ends = ((guid_of[n.switch], n.port), (n.port_guid, 1))
-        topo.links.add((min(ends), max(ends)))
     width = max(fab.lid_owner) + 1
     live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
     after = planned_array(fab, width)
     changed = (planned_array(before, width)[:, live] != after[:, live]).sum(axis=1)
-    ca_pairs, switch_lids = reachability(fab, topo, after)
+    ca_pairs, switch_lids = reachability(
+        fab, Channels.of_subnet(fab, [(n.lid, n.switch, n.port) for n in routed]), after
+    )
     return Rerouted(
         failed=items.names,
         plan=new_plan,

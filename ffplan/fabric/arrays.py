@@ -7,7 +7,7 @@ second table form over the same channels). `fabric.walk` walks them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,6 +16,7 @@ from ffplan.plan.model import LftLike
 
 if TYPE_CHECKING:
     from ffplan.fabric.discovery import DiscoveredFabric
+    from ffplan.opensm import Subnet
     from ffplan.plan.topology import Topology
 
 MAX_HOPS = 64
@@ -96,6 +97,31 @@ class Channels:
         for lid, (i, port) in delivered.items():
             out.dest_switch[lid], out.dest_port[lid] = i, port
         out.sources = sources
+        return out
+
+    @classmethod
+    def of_subnet(cls, fab: Subnet, more_cas: Iterable[tuple[int, str, int]] = ()) -> Channels:
+        """`discovered` of the planned (sub-)fabric as ibnetdiscover reads it back (`verify.expect.fabric_topo`),
+        read from the Subnet itself: no dicts of ports and links to build first. `more_cas`: (LID, switch, port) of
+        CA ports the Subnet does not list (SHARP Aggregation Nodes)."""
+        out = object.__new__(cls)
+        out.switches = [s.node_guid for s in fab.switches]
+        index = {s.name: i for i, s in enumerate(fab.switches)}
+        links: list[tuple[int, int, int]] = []
+        for a, pa, b, pb in fab.links:
+            if a in index and b in index:
+                links += ((index[a], pa, index[b]), (index[b], pb, index[a]))
+        out._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
+        cas = [(p.lid, index[p.leaf], p.leaf_port) for ca in fab.cas for p in ca.ports]
+        cas += [(lid, index[switch], port) for lid, switch, port in more_cas]
+        lid, at, port = np.array(cas, dtype=np.int64).reshape(-1, 3).T
+        switch_lids = np.array([s.lid for s in fab.switches], dtype=np.int64)
+        width = max(int(lid.max(initial=0)), int(switch_lids.max(initial=0))) + 1
+        out.dest_switch = np.full(width, -1, dtype=np.int64)
+        out.dest_port = np.zeros(width, dtype=np.int64)
+        out.dest_switch[switch_lids] = np.arange(len(switch_lids))
+        out.dest_switch[lid], out.dest_port[lid] = at, port
+        out.sources = np.bincount(at, minlength=len(index)).astype(np.int64)
         return out
 
     def _link(self, at: np.ndarray, port: np.ndarray, to: np.ndarray) -> None:

@@ -89,11 +89,10 @@ def _reach(
     return res
 
 
-def reachability(fab: Subnet, topo: DiscoveredFabric, lft: np.ndarray) -> tuple[Reach, Reach]:
-    """Walk `lft` ((switches x LIDs), fab.switches order) on the topology: every CA pair, and every switch LID from
-    every other switch and every CA port."""
+def reachability(fab: Subnet, ch: Channels, lft: np.ndarray) -> tuple[Reach, Reach]:
+    """Walk `lft` ((switches x LIDs), fab.switches order) on the channels of fab's switches: every CA pair, and
+    every switch LID from every other switch and every CA port."""
     names = [s.name for s in fab.switches]
-    ch = Channels.discovered(topo, [s.node_guid for s in fab.switches])
     delivered = ch.dest_switch >= 0
     return (
         _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), 0, fab, names),
@@ -139,7 +138,7 @@ def table_checks(
             items,
         )
     ]
-    ca, sw = reachability(fab, topo, installed)
+    ca, sw = reachability(fab, Channels.discovered(topo, guids), installed)
     hops = ", ".join(f"{n} switch{'es' if n > 1 else ''}: {c}" for n, c in sorted(ca.hops.items()))
     out.append(
         (

@@ -3,6 +3,7 @@ entry-by-entry comparison, intact and with a missing entry, a wrong port and a f
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ffplan.opensm import build_fabric
@@ -60,3 +61,26 @@ def test_array_checks_equal_the_walk(lab_plan, case):
         items = {name: items for name, _ok, _detail, items in table_checks(fab, topo, dump_fts(tables))}
         assert "installed port" in items["LFTs installed == plan"][0]
         assert "dropped at" in items["every CA pair reachable"][0]
+
+
+@pytest.mark.parametrize("view", ["intact", "degraded"])
+def test_channels_of_the_subnet_are_those_of_its_topology_read_back(lab_plan, view):
+    """Channels.of_subnet (reroute's walk) gives the channels Channels.discovered finds in the planned fabric read
+    back as ibnetdiscover would (fabric_topo), with a SHARP Aggregation Node on a switch's extra port."""
+    from ffplan.fabric.arrays import Channels
+    from ffplan.opensm import View
+
+    cable = next(c.label for c in lab_plan.cables if c.kind == "leaf-spine")
+    ca = lab_plan.nodes[0].ports[0].cable
+    dropped = View(drop_cables=frozenset({cable, ca}), drop_switches=frozenset({"zb-spine02"}))
+    fab = build_fabric(lab_plan, dropped if view == "degraded" else View())
+    switch = fab.switches[-1]
+    lid, port, node = max(fab.lid_owner) + 1, switch.ports + 1, "0x00000000000a0001"
+    topo = fabric_topo(fab)
+    topo.kind[node], topo.nports[node], topo.port_lid[(node, 1)] = "Ca", 1, lid
+    topo.links.add(((node, 1), (switch.node_guid, port)))
+    read_back = Channels.discovered(topo, [s.node_guid for s in fab.switches])
+    got = Channels.of_subnet(fab, [(lid, switch.name, port)])
+    assert got.switches == read_back.switches and got.ends == read_back.ends
+    for name in ("next", "chan", "peer_of", "src_of", "port_of", "alive", "dest_switch", "dest_port", "sources"):
+        assert np.array_equal(getattr(got, name), getattr(read_back, name)), name
