@@ -66,26 +66,27 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
     planned_port_guid = {(p.node_guid, p.port): p.port_guid for n in plan.nodes for p in n.ports}
     ca_port_guids = set(planned_port_guid.values())
     desc = topo.desc
-
-    def key(node: str, port: int) -> tuple:
-        # switches by node GUID and port; CA ports by the port GUID ibnetdiscover prints on the CA port line,
-        # else (an ibsim net file) by the planned port of that node GUID and port number
-        if topo.kind.get(node) == "Switch":
-            return ("switch", node, port)
-        return ("ca", topo.port_guid.get((node, port)) or planned_port_guid.get((node, port), f"{node}[{port}]"))
+    switch_nodes = {g for g, kind in topo.kind.items() if kind == "Switch"}
+    port_guid = topo.port_guid
 
     def name(node: str, port: int | None = None) -> str:
         return f"{desc.get(node) or node}" + ("" if port is None else f"[{port}]")
 
-    planned_switches = set(switch_guid.values())
-    unplanned = {name(g) for g, kind in topo.kind.items() if kind == "Switch" and g not in planned_switches}
+    unplanned = {name(g) for g in switch_nodes - set(switch_guid.values())}
     found: dict[tuple, tuple] = {}  # link (its two ends' keys, in order) -> its two ends in the fabric
     for a, b in topo.links:
-        ka, kb = key(*a), key(*b)
-        found[_link(ka, kb)] = (a, b)
-        for end, k in ((a, ka), (b, kb)):
-            if k[0] == "ca" and k[1] not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
-                unplanned.add(f"{name(*end)} (port GUID {k[1]})")
+        keys: list[tuple] = []
+        for end in (a, b):
+            # switches by node GUID and port; CA ports by the port GUID ibnetdiscover prints on the CA port line,
+            # else (an ibsim net file) by the planned port of that node GUID and port number
+            if end[0] in switch_nodes:
+                keys.append(("switch", *end))
+                continue
+            pg = port_guid.get(end) or planned_port_guid.get(end, f"{end[0]}[{end[1]}]")
+            keys.append(("ca", pg))
+            if pg not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
+                unplanned.add(f"{name(*end)} (port GUID {pg})")
+        found[_link(*keys)] = (a, b)
     planned: dict[tuple, tuple[str, str, tuple[str, ...]]] = {}  # link -> (kind, label, switches it needs)
     for c in plan.cables:
         if c.kind != "node-leaf":
@@ -103,14 +104,15 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
             )
     cables: list[str] = []
     ca_ports: list[str] = []
-    for link, (kind, label, needs) in planned.items():
-        if link not in found and all(s in up for s in needs):
+    for link in planned.keys() - found.keys():  # the differences of the two, in C: a link at a time in Python only here
+        kind, label, needs = planned[link]
+        if all(s in up for s in needs):
             (ca_ports if kind == "node-leaf" else cables).append(label)
     # a SHARP Aggregation Node is a CA on its switch's extra port, inside the switch: no cable of the plan
     unexpected = [
         f"{name(*a)} <-> {name(*b)}"
-        for link, (a, b) in found.items()
-        if link not in planned and AGGREGATION_NODE not in (desc.get(a[0]), desc.get(b[0]))
+        for a, b in (found[link] for link in found.keys() - planned.keys())
+        if AGGREGATION_NODE not in (desc.get(a[0]), desc.get(b[0]))
     ]
     wrong_kind = [
         f"{s.name} ({s.node_guid}) is a {topo.kind[s.node_guid]}"
