@@ -7,7 +7,8 @@ import gc
 import re
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from itertools import islice
+from itertools import islice, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -309,7 +310,8 @@ class _CanonicalReader:
     """The data of a plan exactly as _PlanWriter writes it (ffplan's header, block collections indented by two, a
     sequence in a mapping not indented, flat collections in flow style on one line, the words above), read a line
     at a time with str methods: libyaml's event loop was 5 s of a 16,384-endpoint plan's load, a Python step per
-    event. Anything else returns None and the plan is read from libyaml's events, which also refuse what must be
+    event. A run of mapping items like the one before it (one line per key, the same keys: the cables) is read a key
+    at a time over the whole run, each column of values by list operations. Anything else returns None and the plan is read from libyaml's events, which also refuse what must be
     refused (duplicate keys, alias bombs, depth, bad tags) with its position: so this reader gives libyaml's data or
     nothing (tests/plan/test_plan_yaml.py compares them on generated plans and on mutations of them)."""
 
@@ -320,7 +322,7 @@ class _CanonicalReader:
         self.flow_words: dict[str, object] = {}  # a word's text -> its value, in a flow collection
         self.block_words: dict[str, object] = {}  # in a block mapping or sequence
         self.nodes = 0  # the document's, as _build_from_events counts them (a canonical plan has no aliases)
-        self.flow_nodes = 0  # the last flow collection's
+        self.flow_scalars = 0  # in the flow collections read so far, each a node
 
     def read(self, text: str) -> object:
         lines = text.split("\n")
@@ -337,10 +339,16 @@ class _CanonicalReader:
         top: Any = root  # the innermost open collection
         top_indent = 0  # its indent; a sequence in a mapping has its key's
         pending: tuple[dict, object, int] | None = None  # a key waiting for its block value: (mapping, key, indent)
-        words, word, flow, missing, plain = self.block_words, self.word, self.flow, _MISSING, _BLOCK_PLAIN
+        words, word, flow, block_value = self.block_words, self.word, self.flow, self.block_value
+        missing, plain = _MISSING, _BLOCK_PLAIN
         limit = MAX_PLAN_NODES
         nodes = 1
-        for line in islice(lines, 1, None):
+        last_item: dict | None = None  # the mapping item begun last, and its first line
+        item_line = 0
+        at, stop = 1, len(lines)
+        while at < stop:
+            line = lines[at]
+            at += 1
             content = line.lstrip(" ")
             indent = len(line) - len(content)
             if indent == top_indent and pending is None and top.__class__ is dict and content[:2] != "- ":
@@ -371,17 +379,30 @@ class _CanonicalReader:
                 content = content[2:]
                 if content[:1] in ("{", "["):
                     top.append(flow(content))
-                    nodes += self.flow_nodes
+                    nodes += 1
                     continue
                 if ": " not in content and content[-1:] != ":" or _QUOTED.fullmatch(content):
                     value = words.get(content, missing)
                     top.append(word(content, plain, words) if value is missing else value)
                     nodes += 1
                     continue
+                stack.append((top, top_indent))
+                if last_item is not None and top and top[-1] is last_item:  # the items like the one before, at once
+                    size = at - 1 - item_line  # the lines of the item before
+                    items, item_nodes = self.items_like(lines, at - 1, top[-1], size, indent)
+                    if items:
+                        top.extend(items)
+                        last_item, item_line = items[-1], at - 1 + size * (len(items) - 1)
+                        at += size * len(items) - 1
+                        top, top_indent = items[-1], indent + 2  # open, as after its last line
+                        nodes += item_nodes
+                        if nodes + self.flow_scalars > limit:
+                            raise _NotCanonical
+                        continue
                 mapping: dict = {}  # a mapping item: its first key on the item's line, the others 2 deeper
                 top.append(mapping)
+                last_item, item_line = mapping, at - 1
                 nodes += 1
-                stack.append((top, top_indent))
                 top, top_indent = mapping, indent + 2
             if content[:1] == "'":  # a quoted key may hold ': '
                 quoted = _QUOTED.match(content)
@@ -407,28 +428,99 @@ class _CanonicalReader:
                 if len(stack) >= MAX_PLAN_DEPTH - 2:  # the events refuse a plan nested too deep, located
                     raise _NotCanonical
                 nodes += 1
-            elif value_text[:1] in ("{", "["):
-                top[key] = flow(value_text)
-                nodes += 1 + self.flow_nodes
             else:
                 value = words.get(value_text, missing)
-                top[key] = word(value_text, plain, words) if value is missing else value
+                top[key] = block_value(value_text) if value is missing else value
                 nodes += 2
-            if nodes > limit:  # the events refuse the plan, located
+            if nodes + self.flow_scalars > limit:  # the events refuse the plan, located
                 raise _NotCanonical
         if pending is not None:
             raise _NotCanonical  # a key with no value: null, which the writer spells
-        self.nodes = nodes
+        self.nodes = nodes + self.flow_scalars
         return root
 
+    def items_like(self, lines: list[str], start: int, previous: dict, size: int, indent: int) -> tuple[list, int]:
+        """The mapping items from lines[start] on with the keys of `previous`, the item before them, each on its line
+        as there, when `previous` is one line per key: read a key at a time over all of them (the 49,152 cables of a
+        16,384-endpoint plan). (the items, their nodes but those in flow collections)"""
+        if len(previous) != size:
+            return [], 0
+        prefixes = []  # each line's indent, "- " or "  ", key and ": "
+        for line in lines[start - size : start]:
+            colon = line.find(": ", indent + 2)
+            if colon < 0 or line[indent + 2] == "'":  # a quoted key may hold ': '
+                return [], 0
+            prefixes.append(line[: colon + 2])
+        count = 0
+        for line in islice(lines, start, len(lines) - size + 1, size):
+            if not line.startswith(prefixes[0]):
+                break
+            count += 1
+        columns: list[list] = []  # the value texts of each key, item by item, then their values
+        for j, prefix in enumerate(prefixes):
+            texts = _after(prefix, lines[start + j : start + count * size : size])
+            count = min(count, len(texts))  # an item not like the others: it and the rest are read a line at a time
+            columns.append(texts)
+        if not count:
+            return [], 0
+        for j, texts in enumerate(columns):
+            del texts[count:]
+            values = self.flows_like(texts) if texts[0][:1] == "{" else None
+            columns[j] = values if values is not None else self.values(texts, self.block_words, self.block_value)
+        keys = list(previous)
+        return [dict(zip(keys, row)) for row in zip(*columns)], count * (1 + 2 * size)
+
+    def flows_like(self, texts: list[str]) -> list[dict] | None:
+        """Flow mappings with the keys of the first, written as there ({device: z1-leaf001, port: 33}), read a key at a
+        time over all of them; None if one is not like it (each is then read by flow())."""
+        if not (all(map(str.startswith, texts, repeat("{"))) and all(map(str.endswith, texts, repeat("}")))):
+            return None
+        split = list(map(str.split, map(itemgetter(slice(1, -1)), texts), repeat(", ")))
+        key_texts = [pair.partition(": ")[0] for pair in split[0]]
+        if set(map(len, split)) != {len(key_texts)}:
+            return None
+        try:
+            keys = self.values(key_texts, self.flow_words, self.flow_word)
+            columns = []
+            for j, key_text in enumerate(key_texts):
+                words = _after(key_text + ": ", list(map(itemgetter(j), split)))
+                if len(words) < len(texts):
+                    return None
+                columns.append(self.values(words, self.flow_words, self.flow_word))
+        except _NotCanonical:  # a quoted word holding ', ' or ': ' (flow() reads it), or a word to refuse
+            return None
+        if len(set(keys)) != len(keys):
+            return None
+        self.flow_scalars += 2 * len(keys) * len(texts)
+        return [dict(zip(keys, row)) for row in zip(*columns)]
+
+    @staticmethod
+    def values(texts: list[str], words: dict[str, object], read: Callable[[str], object]) -> list:
+        """The values of words, each not in `words` yet by `read` (which keeps it there)."""
+        values = list(map(words.get, texts, repeat(_MISSING)))
+        if _MISSING in values:
+            for i, value in enumerate(values):
+                if value is _MISSING:
+                    value = words.get(texts[i], _MISSING)  # read since
+                    values[i] = read(texts[i]) if value is _MISSING else value
+        return values
+
+    def block_value(self, text: str) -> object:
+        """A value on its key's line that is not in block_words: a flow collection, or a word (then kept)."""
+        if text[:1] in ("{", "["):
+            return self.flow(text)
+        return self.word(text, _BLOCK_PLAIN, self.block_words)
+
+    def flow_word(self, text: str) -> object:
+        return self.word(text, _FLOW_PLAIN, self.flow_words)
+
     def flow(self, text: str) -> dict | list:
-        """A flow collection of words on one line (its nodes in self.flow_nodes)."""
+        """A flow collection of words on one line (its words counted in self.flow_scalars)."""
         words, word, missing, plain = self.flow_words, self.word, _MISSING, _FLOW_PLAIN
         if text[0] == "{":
             if text[-1] != "}":
                 raise _NotCanonical
             mapping: dict = {}
-            self.flow_nodes = 1
             if len(text) == 2:
                 return mapping
             try:  # split where the writer separates words: a quoted word holding ', ' or ': ' is cut, and fails
@@ -445,7 +537,7 @@ class _CanonicalReader:
                     mapping[key] = value
             except _NotCanonical:
                 mapping = self.quoted_pairs(text[1:-1])
-            self.flow_nodes = 1 + 2 * len(mapping)
+            self.flow_scalars += 2 * len(mapping)
             return mapping
         if text[-1] != "]":
             raise _NotCanonical
@@ -457,7 +549,7 @@ class _CanonicalReader:
                     sequence.append(word(value_text, plain, words) if value is missing else value)
             except _NotCanonical:
                 sequence = [word(m[1], plain, words) for m in self.matches(_FLOW_ITEM, text[1:-1])]
-        self.flow_nodes = 1 + len(sequence)
+        self.flow_scalars += len(sequence)
         return sequence
 
     def quoted_pairs(self, inner: str) -> dict:
@@ -505,6 +597,14 @@ class _CanonicalReader:
                 raise _NotCanonical
         cache[text] = value
         return value
+
+
+def _after(prefix: str, lines: list[str]) -> list[str]:
+    """What follows `prefix` on each line, up to the first line without it."""
+    starts = list(map(str.startswith, lines, repeat(prefix)))
+    if not all(starts):
+        del lines[starts.index(False) :]
+    return list(map(itemgetter(slice(len(prefix), None)), lines))
 
 
 def _digits_and_spaces(text: str) -> bool:

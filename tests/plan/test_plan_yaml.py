@@ -274,10 +274,36 @@ def _documents(words: st.SearchStrategy, keys: st.SearchStrategy) -> st.SearchSt
     )
 
 
+def _runs(words: st.SearchStrategy, keys: st.SearchStrategy) -> st.SearchStrategy:
+    """Documents with sequences of mappings of one key set (a plan's cables, racks and tables, which the reader
+    reads a key at a time), each value a scalar, or a flow mapping of one key set too (a cable's end); now and then an
+    item with a key less, one more, or one in another place, or a block value."""
+    scalars = st.one_of(words, st.integers(-(10**6), 10**6), st.floats(allow_nan=False), st.booleans(), st.none())
+
+    @st.composite
+    def run(draw: st.DrawFn) -> list:
+        item_keys = draw(st.lists(keys, min_size=1, max_size=4, unique=True))
+        end_keys = draw(st.lists(keys, min_size=1, max_size=3, unique=True))
+        value = st.one_of(scalars, st.tuples(*[scalars] * len(end_keys)).map(lambda v: dict(zip(end_keys, v))))
+        items = draw(st.lists(st.tuples(*[value] * len(item_keys)).map(lambda v: dict(zip(item_keys, v))), min_size=2))
+        for item in draw(st.lists(st.sampled_from(items), max_size=2)) if draw(st.booleans()) else ():
+            item[draw(keys)] = draw(st.one_of(value, st.lists(scalars, max_size=2), st.just({"k": [1, {"x": 2}]})))
+            if draw(st.booleans()):
+                del item[next(iter(item))]
+        return items
+
+    return st.dictionaries(keys, run(), min_size=1, max_size=2)
+
+
 # any word: some the writer leaves to PyYAML
 PLAN_DOCUMENTS = _documents(st.one_of(CANONICAL_WORDS, WORDS), st.one_of(CANONICAL_WORDS, WORDS))
 # words a designed plan holds (an LFT is never a key: PyYAML writes a key of 128 characters or more as `? key`)
-CANONICAL_DOCUMENTS = _documents(CANONICAL_WORDS, CANONICAL_WORDS.filter(lambda w: len(w) < 128))
+CANONICAL_KEYS = CANONICAL_WORDS.filter(lambda w: len(w) < 128)
+PLAIN_KEYS = st.sampled_from(["label", "a", "b", "port", "z1-leaf001"])
+CANONICAL_DOCUMENTS = st.one_of(
+    _documents(CANONICAL_WORDS, CANONICAL_KEYS),
+    _runs(CANONICAL_WORDS, st.one_of(PLAIN_KEYS, PLAIN_KEYS, PLAIN_KEYS, CANONICAL_KEYS)),
+)
 
 
 def _written(data: dict) -> str | None:
