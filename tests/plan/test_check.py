@@ -1,0 +1,57 @@
+"""The plan's cross-reference check (ffplan.plan.check): its screen of the cable ends, a field at a time over all
+cables, passes exactly the cables its loop finds nothing wrong with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ffplan.plan import load_plan
+from ffplan.plan.check import _cable_ends_right, _check_cable_ends, _Problems
+from ffplan.plan.model import Cable, Plan
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "expected"
+# inter-zone and node-leaf cables (lab), spine-core cables (three-layer-8)
+PLANS = {name: load_plan(GOLDEN / name / "plan.yaml") for name in ("lab", "three-layer-8")}
+FIELDS = ("a.device", "a.port", "b.device", "b.port", "zone", "kind")
+
+
+def _with(cable: Cable, field: str, donor: Cable) -> Cable:
+    """`cable` with one field taken from `donor`: names and ports that exist, in the wrong place."""
+    if "." not in field:
+        return cable.model_copy(update={field: getattr(donor, field)})
+    side, name = field.split(".")
+    end = getattr(cable, side).model_copy(update={name: getattr(getattr(donor, side), name)})
+    return cable.model_copy(update={side: end})
+
+
+def _screen_and_loop(plan: Plan, cables: list[Cable]) -> tuple[bool, list]:
+    zones = {z.name for z in plan.zones}
+    switches = {s.name: s for s in plan.switches}
+    nics = {n.hostname: {pt.nic for pt in n.ports} for n in plan.nodes}
+    problems = _Problems()
+    _check_cable_ends(problems, cables, zones, switches, nics)
+    return _cable_ends_right(cables, zones, switches, nics), list(problems)
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_the_screen_passes_a_designed_plan(name: str) -> None:
+    plan = PLANS[name]
+    assert _screen_and_loop(plan, plan.cables) == (True, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(PLANS)),
+    st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(FIELDS), st.integers(0, 10**6)), min_size=1, max_size=3),
+)
+def test_the_screen_passes_what_the_loop_passes(name: str, edits: list) -> None:
+    plan = PLANS[name]
+    cables = list(plan.cables)
+    for at, field, donor in edits:
+        cables[at % len(cables)] = _with(cables[at % len(cables)], field, cables[donor % len(cables)])
+    right, problems = _screen_and_loop(plan, cables)
+    assert right == (not problems), problems
