@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ffplan.fabric.discovery import AGGREGATION_NODE, DiscoveredFabric
+from ffplan.inventory.failed_items import parse_item
 from ffplan.plan.model import MAX_LID, Plan, Routing
 from ffplan.plan.topology import build_topology, resolve_failed
 from ffplan.opensm import Subnet, build_fabric
@@ -150,9 +151,17 @@ class Items:
 
 
 def resolve_items(plan: Plan, items: list[str]) -> Items:
-    if not items:  # an intact fabric: nothing to look up in the plan's topology (1 s to build on 16,384 ports)
+    if not items:  # an intact fabric: nothing to look up in the plan's topology (0.3 s to build on 16,384 ports)
         return Items([], set(), set(), set(), [])
-    topo = build_topology(plan)
+    # what --fabric finds (switch names, cable labels) needs only the cables' kinds, keyed as the topology keys them
+    kind: dict[str, str] = {c.label: c.kind for c in plan.cables if c.kind != "node-leaf"}
+    kind.update((p.cable, "node-leaf") for n in plan.nodes for p in n.ports)
+    switches = {s.name for s in plan.switches}
+    if all(parse_item(item) == item and (item in kind or item in switches) for item in items):
+        cables = {item for item in items if item in kind}
+        ca_cables = {label for label in cables if kind[label] == "node-leaf"}
+        return Items(items, set(items) - cables, cables - ca_cables, ca_cables, [])
+    topo = build_topology(plan)  # switch[port] references, unknown items
     cables, switches, unknown = resolve_failed(topo, items)
     ca_cables = {label for label in cables if topo.by_label[label][0] == "node-leaf"}
     return Items(items, switches, cables - ca_cables, ca_cables, [items[i] for i in unknown])

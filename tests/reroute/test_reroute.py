@@ -77,6 +77,31 @@ def test_resolve_items_sorts_failed_items(lab):
     assert items.ca_cables == {lab.nodes[0].ports[0].cable} and items.unknown == ["nope"]
 
 
+def test_resolve_items_is_the_topologys_resolution_on_random_items(lab):
+    """Names and labels are resolved without the plan's topology: as resolve_failed resolves them on it."""
+    import random
+
+    from ffplan.plan.topology import build_topology, resolve_failed
+
+    topo = build_topology(lab)
+    pool = [s.name for s in lab.switches] + [c.label for c in lab.cables] + ["nope", "za-leaf01[1]", "a b"]
+    pool += [f"{s.name}[{p}]" for s in lab.switches[:3] for p in (1, 2, 99)]
+    rng = random.Random(7)
+    for _ in range(200):
+        items = rng.sample(pool, rng.randint(1, 6))
+        if rng.random() < 0.5:  # the usual case: names and labels only
+            items = [item for item in items if "[" not in item and item not in ("nope", "a b")] or items
+        cables, switches, unknown = resolve_failed(topo, items)
+        ca_cables = {label for label in cables if topo.by_label[label][0] == "node-leaf"}
+        got = resolve_items(lab, items)
+        assert (got.switches, got.cables, got.ca_cables, got.unknown) == (
+            switches,
+            cables - ca_cables,
+            ca_cables,
+            [items[i] for i in unknown],
+        ), items
+
+
 def test_reroute_lists_only_the_lids_of_ports_that_are_up(lab):
     """OpenSM 3.3.23 writes file entries into a table sized by the highest LID it found, unchecked: an entry for
     the LID of a switch or CA that is down overflows it (heap corruption, SIGABRT/SIGSEGV on a cold start)."""
@@ -180,8 +205,9 @@ def test_cli_reroute(lab, tmp_path):
 
 
 def test_cli_reroute_resolves_the_failed_items_once(lab, tmp_path, monkeypatch):
-    """The CLI resolves the items (to name an unknown one) and reroute() routes with them: one plan topology built
-    for that, not one each (a second took 1 s of a 16,384-endpoint re-route)."""
+    """The CLI resolves the items (to name an unknown one) and reroute() routes with them: at most one plan topology
+    built for that, not one each (a second took 1 s of a 16,384-endpoint re-route), and none for names and labels
+    (what --fabric finds) nor for an intact fabric."""
     import ffplan.reroute
 
     built = []
@@ -189,12 +215,16 @@ def test_cli_reroute_resolves_the_failed_items_once(lab, tmp_path, monkeypatch):
     monkeypatch.setattr(ffplan.reroute, "build_topology", lambda plan: built.append(1) or build(plan))
     plan = tmp_path / "plan.yaml"
     plan.write_text(dump_plan(lab))
-    cable = _uplink(lab).label
-    res = CliRunner().invoke(app, ["reroute", str(plan), "--failed", cable, "-o", str(tmp_path), "--format", "json"])
-    assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout)["failed"] == [cable] and len(built) == 1
-    # an intact fabric has nothing to resolve
-    assert reroute(lab, []).failed == [] and len(built) == 1
+    cable = _uplink(lab)
+    leaf_end = cable.a if cable.a.device.startswith("za-leaf") else cable.b
+    for item, builds in ((cable.label, 0), (f"{leaf_end.device}[{leaf_end.port}]", 1)):
+        built.clear()
+        args = ["reroute", str(plan), "--failed", item, "-o", str(tmp_path), "--format", "json"]
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["failed"] == [item] and len(built) == builds
+    built.clear()
+    assert reroute(lab, []).failed == [] and not built
     # of several unknown items, the first given is named
     res = CliRunner().invoke(
         app, ["reroute", str(plan), "--failed", "zz-nope", "--failed", "aa-nope", "-o", str(tmp_path)]
