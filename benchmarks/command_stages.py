@@ -47,20 +47,19 @@ class Clock:
 
 def reroute_stages(plan_path: Path, net: Path, lfts: Path) -> None:
     clock = Clock("reroute")
-    with kept_until_exit():  # as the command
+    with kept_until_exit():  # as the command: the collector paused until the file is written
         plan = load_plan(plan_path)
-    clock.mark("load the plan")
-    with kept_until_exit():
+        clock.mark("load the plan")
         topo = read_fabric(net)
-    clock.mark("parse the discovery")
-    failed = missing_from_discovery(plan, topo).failed
-    clock.mark("compare with the plan")
-    items = failed_items(plan, failed)  # as the CLI does: resolved once, reroute() takes them
-    clock.mark("resolve failed items")
-    nodes = aggregation_nodes(plan, topo)
-    clock.mark("aggregation nodes")
-    result = reroute(plan, items, nodes)
-    clock.mark(f"reroute (route {result.route_s:.1f} s wall)")
+        clock.mark("parse the discovery")
+        failed = missing_from_discovery(plan, topo).failed
+        clock.mark("compare with the plan")
+        items = failed_items(plan, failed)  # as the CLI does: resolved once, reroute() takes them
+        clock.mark("resolve failed items")
+        nodes = aggregation_nodes(plan, topo)
+        clock.mark("aggregation nodes")
+        result = reroute(plan, items, nodes)
+        clock.mark(f"reroute (route {result.route_s:.1f} s wall)")
     replace_file(check_target(lfts), lfts_chunks(result.fab))  # as the CLI writes it: fsync, rename
     clock.mark("write the LFT file")
 
