@@ -153,12 +153,12 @@ class TreeRouter:
         sets = np.repeat(self.d_slot[:, None], max(self.U, 1), axis=1)
         size = np.ones(len(self.d_lid), dtype=np.int64)
         cas = np.nonzero(self.d_ca)[0]
-        for leaf in np.unique(self.d_leaf[cas]).tolist():
+        ports = np.bincount(self.d_leaf[cas], minlength=len(self.names))
+        links = (self.up_to >= 0).sum(axis=1)
+        for leaf in np.nonzero((ports > 0) & (ports < links))[0].tolist():  # the sparse leaves
             mine = cas[self.d_leaf[cas] == leaf]
-            uplinks = int((self.up_to[leaf] >= 0).sum())
+            uplinks = int(links[leaf])
             own = set(self.d_slot[mine].tolist())
-            if len(mine) >= uplinks or not uplinks:
-                continue
             start = min((u for u in own if (u - 1) % uplinks not in own), default=min(own))
             mine = mine[np.argsort((self.d_slot[mine] - start) % uplinks, kind="stable")]
             holes = sorted(set(range(uplinks)) - own, key=lambda u: (u - start) % uplinks)
@@ -565,20 +565,26 @@ class TreeCase:
         r, lft = self.r, self.lft
         d = self.d
         lid, pod, x = r.d_lid[d], r.d_pod[d], r.d_core_slot[d]
-        for c in r.core_ids.tolist():
-            if not self.alive[c]:
-                continue
-            zone = r.d_zone[d] == r.zone[c]
-            far = r.spine_at[r.zone[c], pod[zone], r.position[c]]
-            mine = (r.cu_to[far, x[zone]] == c) & self.cu_ok[far, x[zone]]
-            ports = np.where(mine, r.cu_far_port[far, x[zone]], self.link[c, far])
-            ports = np.where(far >= 0, ports, UNROUTED)
-            taken = np.zeros(len(d), dtype=bool)
-            taken[self.taken_over.get(c, [])] = True
-            moved = (taken[zone] | (r.cu_to[far, x[zone]] == c)) & ~mine & (far >= 0) & (ports != UNROUTED)
-            if moved.any():
-                self._spread(c, np.nonzero(zone)[0], far, x[zone], ports, mine, moved)
-            lft[c, lid[zone]] = ports
+        cores = r.core_ids[self.alive[r.core_ids]]
+        for zone in np.unique(r.zone[cores]).tolist():
+            rows = np.nonzero(r.d_zone[d] == zone)[0]  # the zone's destinations
+            group = cores[r.zone[cores] == zone]
+            step = max(1, LEAF_BLOCK // max(len(rows), 1))
+            for b in range(0, len(group), step):  # (cores x destinations) of a block of cores at once
+                c = group[b : b + step, None]
+                far = r.spine_at[zone, pod[rows], r.position[c]]
+                slot_core = r.cu_to[far, x[rows]]
+                mine = (slot_core == c) & self.cu_ok[far, x[rows]]
+                ports = np.where(mine, r.cu_far_port[far, x[rows]], self.link[c, far])
+                ports = np.where(far >= 0, ports, UNROUTED)
+                may_move = ~mine & (far >= 0) & (ports != UNROUTED)
+                for k, core in enumerate(c[:, 0].tolist()):
+                    taken = np.zeros(len(d), dtype=bool)
+                    taken[self.taken_over.get(core, [])] = True
+                    moved = (taken[rows] | (slot_core[k] == core)) & may_move[k]
+                    if moved.any():
+                        self._spread(core, rows, far[k], x[rows], ports[k], mine[k], moved)
+                lft[c, lid[rows]] = ports
 
     def _spread(
         self,
