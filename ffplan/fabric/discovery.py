@@ -287,6 +287,7 @@ def _link(
     """The port lines as links: every port names a node with a record, and every cable is listed from both its ends,
     alike (a cut dump lacks the records or port lines of what it cut)."""
     peer: dict[tuple[str, int], tuple[str, int]] = {}
+    agree = peer.setdefault
     for g, port, remote, rport, no in ports:
         rg = ids.get(remote)
         if rg is None:
@@ -294,25 +295,25 @@ def _link(
                 no, f"port [{port}] of {topo.desc[g]!r} names node {remote!r}, which has no record: {CUT}"
             )
         a, b = (g, port), (rg, rport)
-        for end, other in ((a, b), (b, a)):  # ibnetdiscover writes each cable from both ends: they must agree
-            if peer.setdefault(end, other) != other:
-                raise TopologyError(
-                    no,
-                    f"port [{port}] of {topo.desc[g]!r} names {remote!r} port [{rport}], but "
-                    f"{topo.desc.get(end[0], end[0])!r} port [{end[1]}] is also cabled to "
-                    f"{topo.desc.get(peer[end][0], peer[end][0])!r} port [{peer[end][1]}]: "
-                    "the two ends disagree",
-                )
-    for g, port, remote, rport, no in ports:
-        rg = ids[remote]
-        if (rg, rport) not in port_line:
+        if agree(a, b) != b or agree(b, a) != a:  # ibnetdiscover writes each cable from both ends: they must agree
+            end = a if peer[a] != b else b
             raise TopologyError(
                 no,
-                f"port [{port}] of {topo.desc[g]!r} names {topo.desc[rg]!r} port [{rport}], which "
-                f"its record (line {topo.line[rg]}) does not list: {CUT}",
+                f"port [{port}] of {topo.desc[g]!r} names {remote!r} port [{rport}], but "
+                f"{topo.desc.get(end[0], end[0])!r} port [{end[1]}] is also cabled to "
+                f"{topo.desc.get(peer[end][0], peer[end][0])!r} port [{peer[end][1]}]: "
+                "the two ends disagree",
             )
-        a, b = (g, port), (rg, rport)
-        topo.links.add((min(a, b), max(a, b)))
+    links = topo.links
+    for g, port, remote, rport, no in ports:
+        a, b = (g, port), (ids[remote], rport)
+        if b not in port_line:
+            raise TopologyError(
+                no,
+                f"port [{port}] of {topo.desc[g]!r} names {topo.desc[b[0]]!r} port [{rport}], which "
+                f"its record (line {topo.line[b[0]]}) does not list: {CUT}",
+            )
+        links.add((a, b) if a <= b else (b, a))
 
 
 MAX_FABRIC_BYTES = 64 * 1024 * 1024  # Fire-Flyer 2's dump is about 1 MB, a 16,384-endpoint one about 15 MB
