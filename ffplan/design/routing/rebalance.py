@@ -39,18 +39,17 @@ class Rebalance:
         self.dleaf = r.d_leaf[cas]
         n = len(r.names)
         self.rows = np.arange(n)
-        weight = self._weights(cas)
-        self.through = np.zeros((n, len(cas)), dtype=np.int64)  # flows of each destination at each switch
+        self.through = self._weights(cas)  # flows of each destination at each switch, once _walk_flows walked them
         width = self.next.shape[1]
         # flows per (switch, port) link, and after them a cell for a move's links not gaining flows, one for gaps
         self._loads = np.zeros(n * width + 2, dtype=np.int64)
         self._unmoved = n * width
         self._loads[self._unmoved :] = _NEVER, _GAP
         self.load = self._loads[: n * width].reshape(n, width)
-        self._walk_flows(weight)
+        self._walk_flows()
         self.moves: list[tuple[int, int, int]] = []  # (switch, destination column, its former port)
         self._tier = np.array([{"leaf": 0, "spine": 1, "core": 2}[c.t.tier[name]] for name in r.names], dtype=np.int64)
-        self._routes: dict[int, np.ndarray] = {}  # destination column -> _links_to(it) while its entries stay
+        self._parent: dict[int, np.ndarray] = {}  # destination column -> _parents(it)
         self._column = np.ascontiguousarray(self.lft[:, self.lids].T)  # the tables by destination column, kept with lft
         # the moves off each link found so far; a move changes one destination's routes only, and of those only the
         # moves of the switches it touched (_touched), so only those are found again
@@ -67,17 +66,17 @@ class Rebalance:
         self._next_to[np.nonzero(ports)[0], self.next[ports]] = True
         self._near_columns = self._columns_by_leaf(max(r.K - 1, 0))
 
-    def _walk_flows(self, weight: np.ndarray) -> None:
+    def _walk_flows(self) -> None:
         """Every flow walked from its leaf towards its destination as fabric.walk walks it (to where its LID is
         delivered, a dead end or MAX_HOPS links), counted at each switch it enters and on each link it takes; the
         flows of one destination that enter one switch walk on together, summed (the walk of each of the 8 M flows
-        of a 16k tree took most of the start)."""
+        of a 16k tree took most of the start). `through` holds the flows' weights at their leaves at first."""
         ch, columns = self.c.ch, len(self.lids)
         through, load = self.through.reshape(-1), self.load.reshape(-1)
         width = self.load.shape[1]
-        cells = np.flatnonzero(weight)  # (switch, column) cells: weight is (switches x columns) as through
-        flow = weight.reshape(-1)[cells].astype(np.int64)
-        through[cells] += flow
+        entering = np.zeros_like(through)  # the flows entering each (switch, column) cell at one hop
+        cells = np.flatnonzero(through)
+        flow = through[cells]
         for _ in range(MAX_HOPS):
             at, j = np.divmod(cells, columns)
             lid = self.lids[j]
@@ -86,10 +85,11 @@ class Rebalance:
             go = ~((at == ch.dest_switch[lid]) & (port == ch.dest_port[lid])) & (nxt >= 0)
             if not go.any():
                 break
-            load += _summed(at[go] * width + port[go], flow[go], load.size)
-            entered = _summed(nxt[go] * columns + j[go], flow[go], through.size)
-            cells = np.flatnonzero(entered)
-            flow = entered[cells]
+            np.add.at(load, at[go] * width + port[go], flow[go])  # np.add.at's fast path: a bincount's cost
+            np.add.at(entering, nxt[go] * columns + j[go], flow[go])
+            cells = np.flatnonzero(entering)
+            flow = entering[cells]
+            entering[cells] = 0
             through[cells] += flow
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
@@ -97,15 +97,14 @@ class Rebalance:
         another leaf, less those between two ports of one host (as analyze's all-to-all counts them)."""
         r, topo = self.c.r, self.c.t
         leaf = r.d_leaf[cas]
-        w = np.bincount(leaf, minlength=len(r.names))[:, None] * (r.zone[:, None] == r.d_zone[cas][None, :])
+        w: np.ndarray = np.bincount(leaf, minlength=len(r.names))[:, None] * (r.zone[:, None] == r.d_zone[cas][None, :])
         columns: dict[str, list[int]] = {}
         for j, lid in enumerate(self.lids.tolist()):
             columns.setdefault(topo.ca_by_lid[lid].host, []).append(j)
         for j, lid in enumerate(self.lids.tolist()):
             w[leaf[j], columns[topo.ca_by_lid[lid].host]] -= 1  # the port of this host sends nothing to its own ports
         w[leaf, np.arange(len(cas))] = 0
-        out: np.ndarray = w.astype(np.int64)
-        return out
+        return w
 
     def _columns_by_leaf(self, reach: int) -> np.ndarray:
         """(switches x columns): per leaf, the destination columns on the leaves of its zone whose index differs from
@@ -207,7 +206,7 @@ class Rebalance:
         elif found.at < self._sets:
             changed = np.nonzero(self._changed_at > found.at)[0]
             cross = self._crossing(s, p, changed)
-            mine = cross | np.fromiter((j in found.stamp for j in changed.tolist()), dtype=bool, count=len(changed))
+            mine = cross | np.isin(changed, np.fromiter(found.stamp, dtype=np.int64, count=len(found.stamp)))
             cols, cross = changed[mine], cross[mine]
             if len(cols):
                 touched = np.stack([self._touched[j] for j in cols.tolist()]) > found.at  # (cols, switches)
@@ -232,11 +231,11 @@ class Rebalance:
         column j, new port q, flows f of j at t, the new route's links gaining flows (5 x moves, padded with the
         cell after the loads), the port's place among the switch's candidate ports)."""
         c, r = self.c, self.c.r
-        width = self.load.shape[1]
         if not len(cols):
             return _NO_MOVES
-        routes = np.stack([self._links_to(j) for j in cols.tolist()])  # (columns, switches + 1, 5)
-        upstream = self._upstream(s, cols)
+        n = len(self.rows)
+        parents = np.stack([self._parents(j) for j in cols.tolist()])  # (columns, switches + 1)
+        upstream = self._upstream(s, parents)
         # (column, switch) pairs whose flows of the column cross (s, p)
         jj, t = np.nonzero(upstream[:, :-1] if only is None else upstream[:, :-1] & only)
         flows = self.through[t, cols[jj]] > 0
@@ -256,29 +255,45 @@ class Rebalance:
         ok &= c.link[np.maximum(cores, 0), far[:, None]] != UNROUTED
         parts.append((np.nonzero(at)[0], r.cu_port[t[at]], ok))
         at = tier == 2  # a core: another of its cables to the spine it sends j down to
-        hop = self.next[t[at], self.lft[t[at], self.lids[cols[jj[at]]]]]
-        ok = (self.next[t[at]] == hop[:, None]) & (hop >= 0)[:, None]
+        hop = parents[jj[at], t[at]]
+        ok = (self.next[t[at]] == hop[:, None]) & (hop < n)[:, None]
         parts.append((np.nonzero(at)[0], np.broadcast_to(np.arange(self.next.shape[1]), ok.shape), ok))
         pair = np.concatenate([rows[np.nonzero(ok)[0]] for rows, _, ok in parts])
         place = np.concatenate([np.nonzero(ok)[1] for _, _, ok in parts])
         q = np.concatenate([ports[ok] for _, ports, ok in parts]).astype(np.int64)
         jj, t = jj[pair], t[pair]
-        lid = self.lids[cols[jj]]
-        keep = q != self.lft[t, lid]
+        keep = q != self._column[cols[jj], t]
         jj, t, q, place = jj[keep], t[keep], q[keep], place[keep]
         nxt = self.next[t, q].astype(np.int64)
-        takes = ~upstream[jj, nxt]  # the new route leaves (s, p) (column -1: no next switch, no route)
+        nxt[nxt < 0] = n  # no next switch: no route
+        takes = ~upstream[jj, nxt]  # the new route leaves (s, p)
         jj, t, q, place, nxt = jj[takes], t[takes], q[takes], place[takes], nxt[takes]
         if not len(t):
             return _NO_MOVES
+        links = self._first_links(cols, parents)
         new = np.empty((5, len(t)), dtype=np.int64)  # (link of the route, move): contiguous rows to weigh
-        new[0] = t * width + q
-        new[1:] = routes[jj, nxt, :-1].T  # row -1: no next switch
-        kept = new < 0  # links of the new route on the old one, and the padding
-        for link in routes[jj, t].T:
-            kept |= new == link
-        np.putmask(new, kept, self._unmoved)
+        new[0] = t * self.load.shape[1] + q
+        old = np.empty((4, len(t)), dtype=np.int64)
+        rows = jj * (n + 1)
+        for i, start in ((1, nxt), (0, t)):  # the new route's links after (t, q), then t's route now
+            out = new[1:] if i else old
+            at = rows + start
+            for step in range(4):  # a route is at most 4 links
+                out[step] = links[at]
+                at = rows + parents.ravel()[at]
+        kept = np.zeros(new[1:].shape, dtype=bool)  # links of the new route on the old one, and the padding
+        for link in old:
+            kept |= new[1:] == link
+        np.putmask(new[1:], kept, self._unmoved)
         return t, cols[jj], q, self.through[t, cols[jj]], new, place
+
+    def _first_links(self, cols: np.ndarray, parents: np.ndarray) -> np.ndarray:
+        """Flat over (columns x switches + 1): the link (switch * width + port) each switch sends the column out of
+        to its next switch, the cell after the loads where there is none."""
+        n, width = len(self.rows), self.load.shape[1]
+        out = np.full(parents.shape, self._unmoved, dtype=np.int64)
+        np.copyto(out[:, :n], self.rows * width + self._column[cols], where=parents[:, :n] < n)
+        return out.ravel()
 
     def _best(
         self,
@@ -315,13 +330,12 @@ class Rebalance:
         or core's link, the destinations it carries on leaves less than K apart from j's (K consecutive leaves have
         distinct core slots). The minimal repair makes at most two share a link; a move may too, never more."""
         width = self.load.shape[1]
+        row, k = np.nonzero(new != self._unmoved)
+        links, jk = new[row, k], j[k]
+        a, b = np.divmod(links, width)
+        mine = (self._column[jk, a] == b) & (self.through[a, jk] > 0)  # j itself, on the link
         most = np.zeros(len(j), dtype=np.int64)
-        for links in new:
-            k = np.nonzero(links != self._unmoved)[0]
-            a, b = links[k] // width, links[k] % width
-            mine = (self.lft[a, self.lids[j[k]]] == b) & (self.through[a, j[k]] > 0)  # j itself, on the link
-            count = self._carried(links[k], self.dleaf[j[k]]) - mine
-            most[k] = np.maximum(most[k], count)
+        np.maximum.at(most, k, self._carried(links, self.dleaf[jk]) - mine)
         return most
 
     def _carried(self, links: np.ndarray, leaves: np.ndarray) -> np.ndarray:
@@ -356,40 +370,27 @@ class Rebalance:
             self._set(t, j, port)
         del self.moves[mark:]
 
-    def _links_to(self, j: int) -> np.ndarray:
-        """(switches x 5): the links (switch * 256 + port) of every switch's route to destination column j by the
-        tables, padded with -1 (a route is at most 4 links; row -1, the padding's, is all -1)."""
-        if j in self._routes:
-            return self._routes[j]
-        n, width = len(self.rows), self.load.shape[1]
-        out = self._routes[j] = np.full((n + 1, 5), -1, dtype=np.int64)
-        at = self.rows.copy()
-        column = self._column[j]
-        for i in range(4):
-            port = column[at].astype(np.int64)
-            nxt = self.next[at, port].astype(np.int64)
-            live = (at >= 0) & (nxt >= 0)
-            out[:n, i] = np.where(live, at * width + port, -1)
-            at = np.where(live, nxt, -1)
+    def _parents(self, j: int) -> np.ndarray:
+        """(switches + 1): the next switch of every switch's route to destination column j by the tables, the last
+        (n, for no switch, leading to itself) where there is none. Kept while j's entries stay (_set updates it)."""
+        out = self._parent.get(j)
+        if out is None:
+            n = len(self.rows)
+            out = self._parent[j] = np.full(n + 1, n, dtype=np.int64)
+            nxt = self.next[self.rows, self._column[j]]
+            np.copyto(out[:n], nxt, where=nxt >= 0)
         return out
 
-    def _upstream(self, t: int, cols: np.ndarray) -> np.ndarray:
-        """(columns x switches + 1): the switch's route to the destination column passes switch t (t's own included;
-        the last, for no switch, never)."""
-        n = len(self.rows)
-        # the next switch of each (column, switch), n (none) where there is none; cell n leads to itself
-        parent = np.full((len(cols), n + 1), n, dtype=np.int64)
-        parent[:, :n] = self.next[self.rows, self._column[cols]]
-        parent[parent < 0] = n
-        flat = parent.reshape(-1)
-        row = (np.arange(len(cols)) * (n + 1))[:, None]
-        at = row + self.rows
-        out = np.zeros((len(cols), n + 1), dtype=bool)
-        up = out[:, :n]
-        up |= at == row + t
+    def _upstream(self, t: int, parents: np.ndarray) -> np.ndarray:
+        """(columns x switches + 1) by the columns' _parents: the switch's route to the destination column passes
+        switch t (t's own included; the last, for no switch, never)."""
+        flat = parents.ravel()
+        row = (np.arange(len(parents)) * parents.shape[1])[:, None]
+        at = row + np.arange(parents.shape[1])
+        out: np.ndarray = at == row + t
         for _ in range(3):  # a route is at most 4 links
             at = row + flat[at]
-            up |= at == row + t
+            out |= at == row + t
         return out
 
     def _links(self, t: int, port: int, lid: int) -> list[tuple[int, int]]:
@@ -403,13 +404,13 @@ class Rebalance:
     def _set(self, t: int, j: int, port: int) -> None:
         """Switch t sends destination j out of `port`: its flows leave the old path for the new one."""
         lid = int(self.lids[j])
-        self._routes.pop(j, None)
         self._sets += 1
         self._changed_at[j] = self._sets
         # a switch's moves of j change with its route (the switches upstream of t), the routes of the switches it
         # may move j to (their neighbours) and its flows (the switches on t's old and new routes)
         touched = self._touched.setdefault(j, np.zeros(len(self.rows), dtype=np.int64))
-        upstream = self._upstream(t, np.array([j]))[0, :-1]
+        parents = self._parents(j)
+        upstream = self._upstream(t, parents[None])[0, :-1]
         touched[upstream | self._next_to[:, upstream].any(axis=1)] = self._sets
         f = int(self.through[t, j])
         self._switch_set[t] = self._sets
@@ -422,6 +423,8 @@ class Rebalance:
                 touched[nxt] = self._switch_set[nxt] = self._sets
             if sign < 0:
                 self.lft[t, lid] = self._column[j, t] = port
+                nxt = int(self.next[t, port])
+                parents[t] = nxt if nxt >= 0 else len(self.rows)
 
 
 class _Found:
@@ -446,11 +449,13 @@ class _Found:
 
     def add(self, moves: tuple[np.ndarray, ...]) -> None:
         count = len(moves[0])
-        if self.size - self.live > self.live or self.size + count > self._buffers[0].shape[-1]:
-            keep = self._buffers[1][: self.size] >= 0
-            self.size = self.live = int(keep.sum())
-            room = 2 * (self.size + count)
-            self._buffers = [_room(a[..., : len(keep)][..., keep], room) for a in self._buffers]
+        if self.size - self.live > self.live:  # the gaps dominate: the moves close up
+            keep = np.flatnonzero(self._buffers[1][: self.size] >= 0)
+            for a in self._buffers:
+                a[..., : len(keep)] = a[..., keep]
+            self.size = len(keep)
+        if self.size + count > self._buffers[0].shape[-1]:  # room for as many again: amortised copies
+            self._buffers = [_room(a[..., : self.size], 2 * (self.size + count)) for a in self._buffers]
         for a, b in zip(self._buffers, moves):
             a[..., self.size : self.size + count] = b
         self.size += count
@@ -478,9 +483,3 @@ def _room(a: np.ndarray, size: int) -> np.ndarray:
 _NO_MOVES = tuple(np.zeros((5, 0) if k == 4 else 0, dtype=np.int64) for k in range(6))
 _NEVER = -(1 << 40)  # the load of the cell a move's links not gaining flows point to: never the busiest
 _GAP = 1 << 40  # the load of the cell a gap's links point to: never fits
-
-
-def _summed(cells: np.ndarray, flows: np.ndarray, size: int) -> np.ndarray:
-    """The flows added up per cell (0 .. size - 1), as integers."""
-    out: np.ndarray = np.bincount(cells, weights=flows, minlength=size).astype(np.int64)
-    return out
