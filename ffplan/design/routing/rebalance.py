@@ -75,22 +75,24 @@ class Rebalance:
         through, load = self.through.reshape(-1), self.load.reshape(-1)
         width = self.load.shape[1]
         entering = np.zeros_like(through)  # the flows entering each (switch, column) cell at one hop
-        cells = np.flatnonzero(through)
-        flow = through[cells]
+        # the first hop: every column of every switch holding flows (a cell without walks on to nothing)
+        rows = np.flatnonzero(self.through.any(axis=1))
+        at, j, flow = rows[:, None], np.arange(columns), self.through[rows]
         for _ in range(MAX_HOPS):
-            at, j = np.divmod(cells, columns)
             lid = self.lids[j]
-            port = self.lft[at, lid].astype(np.int64)
-            nxt = ch.next[at, port].astype(np.int64)
+            port = self.lft[at, lid]
+            nxt = ch.next[at, port]
             go = ~((at == ch.dest_switch[lid]) & (port == ch.dest_port[lid])) & (nxt >= 0)
             if not go.any():
                 break
-            np.add.at(load, at[go] * width + port[go], flow[go])  # np.add.at's fast path: a bincount's cost
-            np.add.at(entering, nxt[go] * columns + j[go], flow[go])
+            at, j, flow = np.broadcast_to(at, go.shape)[go], np.broadcast_to(j, go.shape)[go], flow[go]
+            np.add.at(load, at * width + port[go], flow)  # np.add.at's fast path: a bincount's cost
+            np.add.at(entering, nxt[go].astype(np.int64) * columns + j, flow)
             cells = np.flatnonzero(entering)
             flow = entering[cells]
             entering[cells] = 0
             through[cells] += flow
+            at, j = np.divmod(cells, columns)
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
         """(switches x destinations): flows from each alive leaf's CA ports to each CA destination of its zone on
@@ -206,13 +208,15 @@ class Rebalance:
         elif found.at < self._sets:
             changed = np.nonzero(self._changed_at > found.at)[0]
             cross = self._crossing(s, p, changed)
-            mine = cross | np.isin(changed, np.fromiter(found.stamp, dtype=np.int64, count=len(found.stamp)))
+            mine = cross | np.isin(
+                changed, np.fromiter(found.stamp, dtype=np.int64, count=len(found.stamp)), kind="table"
+            )
             cols, cross = changed[mine], cross[mine]
             if len(cols):
                 touched = np.stack([self._touched[j] for j in cols.tolist()]) > found.at  # (cols, switches)
                 t, j = found.moves()[:2]
-                row = np.minimum(np.searchsorted(cols, j), len(cols) - 1)
-                found.drop(np.nonzero((cols[row] == j) & touched[row, t])[0])
+                k = np.flatnonzero(np.isin(j, cols, kind="table"))
+                found.drop(k[touched[np.searchsorted(cols, j[k]), t[k]]])
                 found.add(self._moves_of(s, p, cols[cross], touched[cross]))
                 found.stamp.update(dict.fromkeys(cols.tolist(), self._sets))
             found.at = self._sets
