@@ -360,10 +360,13 @@ class Rebalance:
             k = np.array(missing)
             a, b, leaf = links[k] // width, links[k] % width, leaves[k]
             near = self._near_columns[leaf]  # (links, columns), -1 padded
-            cols = np.where((self._tier[a] == 0)[:, None] & (self.dleaf[near] != leaf[:, None]), -1, near)
-            sent = self.lft[a[:, None], self.lids[np.maximum(cols, 0)]] == b[:, None]
-            carried = self.through[a[:, None], np.maximum(cols, 0)] > 0
-            out[k] = (sent & carried & (cols >= 0)).sum(axis=1)
+            counted = near >= 0
+            mine = self._tier[a] == 0  # a leaf's uplink: the ports of the leaf alone
+            counted[mine] &= self.dleaf[near[mine]] == leaf[mine, None]
+            cols = np.maximum(near, 0)
+            counted &= self.lft.take(a[:, None] * self.lft.shape[1] + self.lids[cols]) == b[:, None]
+            counted &= self.through.take(a[:, None] * self.through.shape[1] + cols) > 0
+            out[k] = counted.sum(axis=1)
             for key, count in zip(keys[k].tolist(), out[k].tolist()):
                 self._carries[key] = (count, self._sets)
         return out
@@ -434,8 +437,8 @@ class Rebalance:
 class _Found:
     """The moves off one link (Rebalance._moves_of's arrays) as of the `at`-th _set, kept in buffers so that finding
     a few again does not copy them all: a move dropped leaves a gap (column -1, every link on the cell `gap`, whose
-    load never fits) until the gaps outnumber the moves. `stamp`: per destination column with moves, the _set as of
-    which they were last found."""
+    load never fits) until a move found again fills it or the gaps outnumber the moves. `stamp`: per destination
+    column with moves, the _set as of which they were last found."""
 
     def __init__(self, at: int, stamp: dict[int, int], moves: tuple[np.ndarray, ...], gap: int):
         self.at, self.stamp, self.gap = at, stamp, gap
@@ -452,17 +455,21 @@ class _Found:
         self.live -= len(k)
 
     def add(self, moves: tuple[np.ndarray, ...]) -> None:
-        count = len(moves[0])
+        """Put `moves` in the gaps, then after the last move (room for as many again when there is none left)."""
         if self.size - self.live > self.live:  # the gaps dominate: the moves close up
             keep = np.flatnonzero(self._buffers[1][: self.size] >= 0)
             for a in self._buffers:
                 a[..., : len(keep)] = a[..., keep]
             self.size = len(keep)
-        if self.size + count > self._buffers[0].shape[-1]:  # room for as many again: amortised copies
-            self._buffers = [_room(a[..., : self.size], 2 * (self.size + count)) for a in self._buffers]
+        count = len(moves[0])
+        gaps = np.flatnonzero(self._buffers[1][: self.size] < 0)[:count]
+        end = self.size + count - len(gaps)
+        if end > self._buffers[0].shape[-1]:
+            self._buffers = [_room(a[..., : self.size], 2 * end) for a in self._buffers]
         for a, b in zip(self._buffers, moves):
-            a[..., self.size : self.size + count] = b
-        self.size += count
+            a[..., gaps] = b[..., : len(gaps)]
+            a[..., self.size : end] = b[..., len(gaps) :]
+        self.size = end
         self.live += count
 
     def in_found_order(self, k: np.ndarray, tier: np.ndarray) -> np.ndarray:
