@@ -156,10 +156,7 @@ class Rebalance:
         if c is None:
             return False
         t, j, q, f, new, _ = c.moves()
-        peak = self._loads[new[0]]  # the busiest link gaining flows, after the move
-        for links in new[1:]:
-            np.maximum(peak, self._loads[links], out=peak)
-        peak += f
+        peak = self._loads.take(new).max(axis=0) + f  # the busiest link gaining flows, after the move
         ok = peak < limit
         if avoid >= 0:
             ok &= ~(new == avoid).any(axis=0)
@@ -171,7 +168,7 @@ class Rebalance:
         if avoid >= 0:
             return False
         over = self._loads[new] + f >= limit
-        blocked = c.in_found_order(np.nonzero(over.sum(axis=0) == 1)[0], self._tier)
+        blocked = c.in_found_order(np.nonzero((over.sum(axis=0) == 1) & (j >= 0))[0], self._tier)  # (not gaps)
         width = self.load.shape[1]
         tried: set[int] = set()
         for k in blocked[np.lexsort((q[blocked], t[blocked], -f[blocked], peak[blocked]))].tolist():
@@ -203,7 +200,7 @@ class Rebalance:
                 self._sets,
                 dict.fromkeys(cols.tolist(), self._sets),
                 self._moves_of(s, p, cols, None),
-                self._unmoved + 1,
+                self._unmoved,
             )
         elif found.at < self._sets:
             changed = np.nonzero(self._changed_at > found.at)[0]
@@ -436,18 +433,24 @@ class Rebalance:
 
 class _Found:
     """The moves off one link (Rebalance._moves_of's arrays) as of the `at`-th _set, kept in buffers so that finding
-    a few again does not copy them all: a move dropped leaves a gap (column -1, every link on the cell `gap`, whose
-    load never fits) until a move found again fills it or the gaps outnumber the moves. `stamp`: per destination
-    column with moves, the _set as of which they were last found."""
+    a few again does not copy them all: a move dropped leaves a gap (column -1, every link on the cell after
+    `unmoved`, whose load never fits) until a move found again fills it or the gaps outnumber the moves. `stamp`: per
+    destination column with moves, the _set as of which they were last found. `depth`: the rows of `new` with links
+    gaining flows (the rest, all on the cell `unmoved`, are not weighed)."""
 
-    def __init__(self, at: int, stamp: dict[int, int], moves: tuple[np.ndarray, ...], gap: int):
-        self.at, self.stamp, self.gap = at, stamp, gap
+    def __init__(self, at: int, stamp: dict[int, int], moves: tuple[np.ndarray, ...], unmoved: int):
+        self.at, self.stamp, self.unmoved, self.gap = at, stamp, unmoved, unmoved + 1
         self._buffers = list(moves)
         self.size = self.live = len(moves[0])
+        self.depth = self._depth(moves[4])
+
+    def _depth(self, new: np.ndarray) -> int:
+        return 1 + int(np.flatnonzero((new != self.unmoved).any(axis=1)).max(initial=0))
 
     def moves(self) -> tuple[np.ndarray, ...]:
-        """(switch t, column j, port q, flows f, links `new` (5 x moves), place) of the moves and gaps."""
-        return tuple(a[..., : self.size] for a in self._buffers)
+        """(switch t, column j, port q, flows f, links `new` (depth x moves), place) of the moves and gaps."""
+        t, j, q, f, new, place = (a[..., : self.size] for a in self._buffers)
+        return t, j, q, f, new[: self.depth], place
 
     def drop(self, k: np.ndarray) -> None:
         self._buffers[1][k] = -1
@@ -471,6 +474,7 @@ class _Found:
             a[..., self.size : end] = b[..., len(gaps) :]
         self.size = end
         self.live += count
+        self.depth = max(self.depth, self._depth(moves[4]))
 
     def in_found_order(self, k: np.ndarray, tier: np.ndarray) -> np.ndarray:
         """The moves `k` in the order the moves of the destinations found together come in (tier, column, switch,
