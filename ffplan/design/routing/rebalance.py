@@ -57,8 +57,6 @@ class Rebalance:
         self._changed_at = np.zeros(len(cas), dtype=np.int64)  # destination column -> the last _set that changed it
         self._touched: dict[int, np.ndarray] = {}  # destination column -> per switch, the last _set touching its moves
         self._sets = 0
-        self._carries: dict[int, tuple[int, int]] = {}  # _carried: link * switches + leaf -> (columns, as of _set)
-        self._switch_set = np.zeros(n, dtype=np.int64)  # switch -> the last _set changing its tables or flows
         self._row_max = self.load.max(axis=1)
         self._dirty: set[int] = set()  # switches whose loads _set changed since _busiest
         self._next_to = np.zeros((n, n), dtype=bool)  # [a, b]: some port of a leads to b
@@ -85,9 +83,9 @@ class Rebalance:
             go = ~((at == ch.dest_switch[lid]) & (port == ch.dest_port[lid])) & (nxt >= 0)
             if not go.any():
                 break
-            at, j, flow = np.broadcast_to(at, go.shape)[go], np.broadcast_to(j, go.shape)[go], flow[go]
-            np.add.at(load, at * width + port[go], flow)  # np.add.at's fast path: a bincount's cost
-            np.add.at(entering, nxt[go].astype(np.int64) * columns + j, flow)
+            flow = flow[go]
+            np.add.at(load, (at * width + port)[go], flow)  # np.add.at's fast path: a bincount's cost
+            np.add.at(entering, (nxt.astype(np.int64) * columns + j)[go], flow)
             cells = np.flatnonzero(entering)
             flow = entering[cells]
             entering[cells] = 0
@@ -157,10 +155,9 @@ class Rebalance:
             return False
         t, j, q, f, new, _ = c.moves()
         peak = self._loads.take(new).max(axis=0) + f  # the busiest link gaining flows, after the move
-        ok = peak < limit
         if avoid >= 0:
-            ok &= ~(new == avoid).any(axis=0)
-        k = self._best(np.nonzero(ok)[0], t, j, q, f, peak, new)
+            peak[(new == avoid).any(axis=0)] = limit  # (as if it did not fit)
+        k = self._best(limit, t, j, q, f, peak, new)
         if k >= 0:
             self.moves.append((int(t[k]), int(j[k]), int(self.lft[t[k], self.lids[j[k]]])))
             self._set(int(t[k]), int(j[k]), int(q[k]))
@@ -298,7 +295,7 @@ class Rebalance:
 
     def _best(
         self,
-        k: np.ndarray,
+        limit: int,
         t: np.ndarray,
         j: np.ndarray,
         q: np.ndarray,
@@ -306,16 +303,18 @@ class Rebalance:
         peak: np.ndarray,
         new: np.ndarray,
     ) -> int:
-        """The move among `k` whose busiest link carries the fewest flows, then the most flows moved, then the lowest
-        switch, LID and port, of those that share a link in a shift phase with one destination at most (_shared,
-        checked in that order a block at a time); -1 when there is none."""
-        if not len(k):
+        """The move whose busiest link after it carries the fewest flows, below `limit`, then the most flows moved,
+        then the lowest switch, LID and port, of those that share a link in a shift phase with one destination at
+        most (_shared, checked in that order a block at a time); -1 when there is none."""
+        least = int(peak.min())
+        if least >= limit:
             return -1
-        first = k
-        for key in (peak, -f, t, j, q):  # the first in that order (columns ascend with their LIDs), usually the move
+        first = np.flatnonzero(peak == least)
+        for key in (-f, t, j, q):  # the first in that order (columns ascend with their LIDs), usually the move
             first = first[key[first] == key[first].min()]
         if self._shared(j[first], new[:, first])[0] <= 1:
             return int(first[0])
+        k = np.flatnonzero(peak < limit)
         k = k[np.lexsort((q[k], self.lids[j[k]], t[k], -f[k], peak[k]))]
         for start, end in ((1, 17), *((b, b + 16) for b in range(17, len(k), 16))):
             block = k[start:end]
@@ -341,31 +340,16 @@ class Rebalance:
 
     def _carried(self, links: np.ndarray, leaves: np.ndarray) -> np.ndarray:
         """Per link and leaf, the destination columns the link carries of those _shared counts for a destination on
-        the leaf (itself included): its ports on a leaf's uplink, else the columns of leaves less than K apart.
-        Kept until a _set changes the tables or flows at the link's switch."""
-        width, n = self.load.shape[1], len(self.rows)
-        keys = links * n + leaves
-        out = np.zeros(len(keys), dtype=np.int64)
-        missing = []
-        for i, key in enumerate(keys.tolist()):
-            kept = self._carries.get(key)
-            if kept is not None and kept[1] >= self._switch_set[key // n // width]:
-                out[i] = kept[0]
-            else:
-                missing.append(i)
-        if missing:
-            k = np.array(missing)
-            a, b, leaf = links[k] // width, links[k] % width, leaves[k]
-            near = self._near_columns[leaf]  # (links, columns), -1 padded
-            counted = near >= 0
-            mine = self._tier[a] == 0  # a leaf's uplink: the ports of the leaf alone
-            counted[mine] &= self.dleaf[near[mine]] == leaf[mine, None]
-            cols = np.maximum(near, 0)
-            counted &= self.lft.take(a[:, None] * self.lft.shape[1] + self.lids[cols]) == b[:, None]
-            counted &= self.through.take(a[:, None] * self.through.shape[1] + cols) > 0
-            out[k] = counted.sum(axis=1)
-            for key, count in zip(keys[k].tolist(), out[k].tolist()):
-                self._carries[key] = (count, self._sets)
+        the leaf (itself included): its ports on a leaf's uplink, else the columns of leaves less than K apart."""
+        a, b = np.divmod(links, self.load.shape[1])
+        near = self._near_columns[leaves]  # (links, columns), -1 padded
+        counted = near >= 0
+        mine = self._tier[a] == 0  # a leaf's uplink: the ports of the leaf alone
+        counted[mine] &= self.dleaf[near[mine]] == leaves[mine, None]
+        cols = np.maximum(near, 0)
+        counted &= self.lft.take(a[:, None] * self.lft.shape[1] + self.lids[cols]) == b[:, None]
+        counted &= self.through.take(a[:, None] * self.through.shape[1] + cols) > 0
+        out: np.ndarray = counted.sum(axis=1)
         return out
 
     def _undo(self, mark: int) -> None:
@@ -417,14 +401,13 @@ class Rebalance:
         upstream = self._upstream(t, parents[None])[0, :-1]
         touched[upstream | self._next_to[:, upstream].any(axis=1)] = self._sets
         f = int(self.through[t, j])
-        self._switch_set[t] = self._sets
         for sign, start in ((-1, int(self.lft[t, lid])), (1, port)):
             for a, b in self._links(t, start, lid):
                 self.load[a, b] += sign * f
                 self._dirty.add(a)
                 nxt = int(self.next[a, b])
                 self.through[nxt, j] += sign * f
-                touched[nxt] = self._switch_set[nxt] = self._sets
+                touched[nxt] = self._sets
             if sign < 0:
                 self.lft[t, lid] = self._column[j, t] = port
                 nxt = int(self.next[t, port])
