@@ -20,6 +20,7 @@ from ffplan.plan.io import (
     _PlanWriter,
     _read_yaml,
     _Refused,
+    _split_long,
     _Unusual,
 )
 from ffplan.plan.model import Plan
@@ -431,6 +432,11 @@ def test_a_plain_number_reads_as_libyaml_reads_it(word: str) -> None:
     read = _CanonicalReader().read(text)
     assert read is not None or ":" in word  # (a ':' in a flow collection: left to the events)
     assert read is None or _typed(read) == _libyaml(text)
+
+
+@given(st.text(alphabet=", a'", max_size=24))
+def test_a_long_flow_mapping_is_split_as_str_split_splits_it(inner: str) -> None:
+    assert _split_long(inner) == inner.split(", ")
 
 
 def test_the_canonical_reader_needs_the_header() -> None:
