@@ -273,12 +273,12 @@ class Rebalance:
         new[0] = t * self.load.shape[1] + q
         old = np.empty((4, len(t)), dtype=np.int64)
         rows = jj * (n + 1)
-        for i, start in ((1, nxt), (0, t)):  # the new route's links after (t, q), then t's route now
-            out = new[1:] if i else old
+        for out, start in ((new[1:], nxt), (old, t)):  # the new route's links after (t, q), then t's route now
             at = rows + start
             for step in range(4):  # a route is at most 4 links
-                out[step] = links[at]
-                at = rows + parents.ravel()[at]
+                links.take(at, out=out[step])
+                if step < 3:
+                    at = parents.take(at) + rows
         kept = np.zeros(new[1:].shape, dtype=bool)  # links of the new route on the old one, and the padding
         for link in old:
             kept |= new[1:] == link
@@ -372,13 +372,12 @@ class Rebalance:
     def _upstream(self, t: int, parents: np.ndarray) -> np.ndarray:
         """(columns x switches + 1) by the columns' _parents: the switch's route to the destination column passes
         switch t (t's own included; the last, for no switch, never)."""
-        flat = parents.ravel()
         row = (np.arange(len(parents)) * parents.shape[1])[:, None]
-        at = row + np.arange(parents.shape[1])
-        out: np.ndarray = at == row + t
+        at, there = row + np.arange(parents.shape[1]), row + t
+        out: np.ndarray = at == there
         for _ in range(3):  # a route is at most 4 links
-            at = row + flat[at]
-            out |= at == row + t
+            at = parents.take(at) + row
+            out |= at == there
         return out
 
     def _links(self, t: int, port: int, lid: int) -> list[tuple[int, int]]:
