@@ -194,17 +194,12 @@ class Rebalance:
             every = np.arange(len(self.lids))
             cols = every[self._crossing(s, p, every)]
             found = self._found[top] = _Found(
-                self._sets,
-                dict.fromkeys(cols.tolist(), self._sets),
-                self._moves_of(s, p, cols, None),
-                self._unmoved,
+                self._sets, cols, len(self.lids), self._moves_of(s, p, cols, None), self._unmoved
             )
         elif found.at < self._sets:
             changed = np.nonzero(self._changed_at > found.at)[0]
             cross = self._crossing(s, p, changed)
-            mine = cross | np.isin(
-                changed, np.fromiter(found.stamp, dtype=np.int64, count=len(found.stamp)), kind="table"
-            )
+            mine = cross | (found.stamp[changed] >= 0)
             cols, cross = changed[mine], cross[mine]
             if len(cols):
                 touched = np.stack([self._touched[j] for j in cols.tolist()]) > found.at  # (cols, switches)
@@ -212,7 +207,7 @@ class Rebalance:
                 k = np.flatnonzero(np.isin(j, cols, kind="table"))
                 found.drop(k[touched[np.searchsorted(cols, j[k]), t[k]]])
                 found.add(self._moves_of(s, p, cols[cross], touched[cross]))
-                found.stamp.update(dict.fromkeys(cols.tolist(), self._sets))
+                found.stamp[cols] = self._sets
             found.at = self._sets
         if not found.live:
             return None
@@ -240,7 +235,7 @@ class Rebalance:
         jj, t = jj[flows], t[flows]
         leaf = self.dleaf[cols[jj]]
         tier = self._tier[t]
-        parts = []
+        parts: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
         at = tier == 0  # a leaf: another uplink whose spine brings j down
         spines = r.up_to[t[at]]
         ok = c.up_ok[t[at]] & (spines >= 0) & c.alive[np.maximum(spines, 0)]
@@ -255,10 +250,11 @@ class Rebalance:
         at = tier == 2  # a core: another of its cables to the spine it sends j down to
         hop = parents[jj[at], t[at]]
         ok = (self.next[t[at]] == hop[:, None]) & (hop < n)[:, None]
-        parts.append((np.nonzero(at)[0], np.broadcast_to(np.arange(self.next.shape[1]), ok.shape), ok))
+        parts.append((np.nonzero(at)[0], None, ok))  # (its ports in order: the port is the place)
         pair = np.concatenate([rows[np.nonzero(ok)[0]] for rows, _, ok in parts])
-        place = np.concatenate([np.nonzero(ok)[1] for _, _, ok in parts])
-        q = np.concatenate([ports[ok] for _, ports, ok in parts]).astype(np.int64)
+        places = [np.nonzero(ok)[1] for _, _, ok in parts]
+        place = np.concatenate(places)
+        q = np.concatenate([at if ports is None else ports[ok] for (_, ports, ok), at in zip(parts, places)])
         jj, t = jj[pair], t[pair]
         keep = q != self._column[cols[jj], t]
         jj, t, q, place = jj[keep], t[keep], q[keep], place[keep]
@@ -417,11 +413,14 @@ class _Found:
     """The moves off one link (Rebalance._moves_of's arrays) as of the `at`-th _set, kept in buffers so that finding
     a few again does not copy them all: a move dropped leaves a gap (column -1, every link on the cell after
     `unmoved`, whose load never fits) until a move found again fills it or the gaps outnumber the moves. `stamp`: per
-    destination column with moves, the _set as of which they were last found. `depth`: the rows of `new` with links
+    destination column, the _set as of which its moves were last found (-1: none were). `depth`: the rows of `new` with links
     gaining flows (the rest, all on the cell `unmoved`, are not weighed)."""
 
-    def __init__(self, at: int, stamp: dict[int, int], moves: tuple[np.ndarray, ...], unmoved: int):
-        self.at, self.stamp, self.unmoved, self.gap = at, stamp, unmoved, unmoved + 1
+    def __init__(self, at: int, cols: np.ndarray, columns: int, moves: tuple[np.ndarray, ...], unmoved: int):
+        """The moves `moves` of the destination columns `cols` (of `columns`), found as of the `at`-th _set."""
+        self.at, self.unmoved, self.gap = at, unmoved, unmoved + 1
+        self.stamp = np.full(columns, -1, dtype=np.int32)
+        self.stamp[cols] = at
         self._buffers = list(moves)
         self.size = self.live = len(moves[0])
         self.depth = self._depth(moves[4])
@@ -462,11 +461,7 @@ class _Found:
         """The moves `k` in the order the moves of the destinations found together come in (tier, column, switch,
         port), those found earlier first (the ties of the relief's order are taken in it)."""
         t, j, _, _, _, place = self.moves()
-        cols = np.fromiter(self.stamp, dtype=np.int64, count=len(self.stamp))
-        order = np.argsort(cols)
-        stamp = np.fromiter(self.stamp.values(), dtype=np.int64, count=len(cols))[order]
-        stamp = stamp[np.searchsorted(cols[order], j[k])]
-        out: np.ndarray = k[np.lexsort((place[k], t[k], j[k], tier[t[k]], stamp))]
+        out: np.ndarray = k[np.lexsort((place[k], t[k], j[k], tier[t[k]], self.stamp[j[k]]))]
         return out
 
 
