@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from ffplan.cli import complete
 from ffplan.cli.common import EXIT_FINDINGS, err, fail, kept_until_exit, out, stage_errors, write_output
@@ -389,6 +388,8 @@ def _print_failure(effect: FailureEffect) -> None:
 
 
 def _print_ecmp(plane: str, results: list[EcmpResult]) -> None:
+    from rich.table import Table
+
     t = Table(title=f"busiest switch-to-switch link, in connections ({plane})", title_justify="left")
     for col in (
         "pattern",
@@ -520,6 +521,8 @@ def _storage_line(per_gpu: float, target: StorageTargetPlan | None) -> str:
 
 
 def _print_table(results: list[PatternResult], source: str, target: StorageTargetPlan | None) -> None:
+    from rich.table import Table  # imported for a table only: not for --format json or --help
+
     t = Table(title=f"flows per switch-to-switch link (routes: {source})", title_justify="left")
     for col in ("pattern", "scope", "flows", "max", "mean", "min", "lower bound", "ratio", "worst phase", "unroutable"):
         t.add_column(col, justify="left" if col in ("pattern", "scope", "worst phase") else "right")
@@ -654,6 +657,8 @@ def _sweep(
 
 
 def _print_sweep(result: SweepResult, where: str) -> None:
+    from rich.table import Table
+
     from ffplan.analyze.sweep import SWEEP_PATTERNS
 
     summary = result.summary()

@@ -71,3 +71,10 @@ def test_render_loads_no_other_command(tmp_path):
 def test_help_and_unknown_commands_get_every_command():
     assert "ffplan.cli.report" in _modules_after(["--help"])
     assert "ffplan.cli.report" in _modules_after(["lnit"])
+
+
+def test_analyze_as_json_loads_no_table(tmp_path):
+    """rich's table is only for the table format: --format json (and --help) import none."""
+    loaded = _modules_after(["analyze", str(tmp_path / "no-plan.yaml"), "--format", "json"])  # exits 2: no plan
+    assert "ffplan.cli.analyze" in loaded
+    assert "rich.table" not in loaded
