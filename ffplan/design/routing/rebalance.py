@@ -54,7 +54,8 @@ class Rebalance:
         # the moves off each link found so far; a move changes one destination's routes only, and of those only the
         # moves of the switches it touched (_touched), so only those are found again
         self._found: dict[int, _Found] = {}
-        self._changed_at = np.zeros(len(cas), dtype=np.int64)  # destination column -> the last _set that changed it
+        # destination column -> the last _set that changed it, and a last entry for the gaps' column -1: never
+        self._changed_at = np.zeros(len(cas) + 1, dtype=np.int64)
         self._touched: dict[int, np.ndarray] = {}  # destination column -> per switch, the last _set touching its moves
         self._sets = 0
         self._row_max = self.load.max(axis=1)
@@ -197,14 +198,14 @@ class Rebalance:
                 self._sets, cols, len(self.lids), self._moves_of(s, p, cols, None), self._unmoved
             )
         elif found.at < self._sets:
-            changed = np.nonzero(self._changed_at > found.at)[0]
+            changed = np.nonzero(self._changed_at[:-1] > found.at)[0]
             cross = self._crossing(s, p, changed)
             mine = cross | (found.stamp[changed] >= 0)
             cols, cross = changed[mine], cross[mine]
             if len(cols):
                 touched = np.stack([self._touched[j] for j in cols.tolist()]) > found.at  # (cols, switches)
                 t, j = found.moves()[:2]
-                k = np.flatnonzero(np.isin(j, cols, kind="table"))
+                k = np.flatnonzero(self._changed_at.take(j) > found.at)
                 found.drop(k[touched[np.searchsorted(cols, j[k]), t[k]]])
                 found.add(self._moves_of(s, p, cols[cross], touched[cross]))
                 found.stamp[cols] = self._sets
