@@ -390,8 +390,14 @@ class TreeCase:
             w = np.where(valid, sources[a] * ca, 0)
             U = self.up_load.shape[1]
             self.up_load[a[:, 0]] += _bincount(np.arange(len(a))[:, None] * U + slot, w, (len(a), U))
-            far = self._last_spine(spine[valid], np.broadcast_to(dleaf, valid.shape)[valid])
-            _add_at(self.down_load, (far, np.broadcast_to(dleaf, valid.shape)[valid]), w[valid])
+            # summed per (spine, destination leaf) first: the block's leaves climb to a few dozen spines
+            ups = np.unique(r.up_to[a[:, 0]])
+            ups = ups[ups >= 0]
+            at = np.zeros(len(r.names), dtype=np.intp)  # a spine's row among them
+            at[ups] = np.arange(len(ups))
+            to = np.arange(len(r.names))  # the destination's leaf: down_load's column
+            summed = _bincount(at[spine] * len(to) + dleaf, w, (len(ups), len(to)))
+            _add_at(self.down_load, np.broadcast_arrays(self._last_spine(ups[:, None], to), to), summed)
         self._place(displaced, sources)
 
     def _last_spine(self, spine: np.ndarray, leaf: np.ndarray) -> np.ndarray:
