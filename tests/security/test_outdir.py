@@ -304,10 +304,11 @@ def test_a_folder_that_cannot_be_written_is_a_located_error(lab_design_dir):
 
 
 def test_a_file_given_as_chunks_is_written_and_hashed_as_it_streams(tmp_path):
-    chunks = iter(["Unicast lids\n", "0x0001 001 : (Channel Adapter portguid 0x1: 'é')\n"])  # read once
+    text = "Unicast lids\n0x0001 001 : (Channel Adapter portguid 0x1: 'é')\n"
+    chunks = iter([line.encode() for line in text.splitlines(keepends=True)])  # read once
     write_folder(tmp_path / "out", {"opensm/lfts.dump": chunks, "a.txt": "a"}, kind="render")
     data = (tmp_path / "out" / "opensm" / "lfts.dump").read_bytes()
-    assert data == "Unicast lids\n0x0001 001 : (Channel Adapter portguid 0x1: 'é')\n".encode()
+    assert data == text.encode()
     entry = {e["path"]: e for e in json.loads((tmp_path / "out" / "manifest.json").read_text())["files"]}[
         "opensm/lfts.dump"
     ]
@@ -320,7 +321,7 @@ def test_a_stream_that_fails_midway_leaves_the_old_folder(tmp_path):
     write_folder(out, {"opensm/lfts.dump": "old\n"}, kind="render")
 
     def failing():
-        yield "new\n"
+        yield b"new\n"
         raise InputError([])
 
     with pytest.raises(InputError):
