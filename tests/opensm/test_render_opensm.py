@@ -118,6 +118,32 @@ def test_lft_entries_are_what_the_file_engine_reads_and_every_reader_takes_both_
     assert all(np.array_equal(t, old_tables.tables[name]) for name, t in new_tables.tables.items())
 
 
+def test_lft_blocks_are_the_entries_written_one_by_one_on_random_tables(lab_plan):
+    """lfts_chunks' numpy blocks against the file written an entry at a time (lft_entry), on random tables with
+    unrouted entries, tables shorter than the LIDs and a switch with no entry at all (an empty line, as before)."""
+    from ffplan.opensm.files import lft_entry, lfts_chunks
+
+    rng = np.random.default_rng(3)
+    routing = lab_plan.routing
+    for _ in range(5):
+        lfts = []
+        for i, lft in enumerate(routing.lfts):
+            ports = rng.integers(0, 40, len(lft.ports)).astype(np.uint8)
+            ports[rng.random(len(ports)) < 0.2] = 255
+            lfts.append(lft.model_copy(update={"ports": ports[: rng.integers(1, len(ports))] if i % 3 == 1 else ports}))
+        lfts[0] = lfts[0].model_copy(update={"ports": np.full(len(lfts[0].ports), 255, dtype=np.uint8)})
+        fab = build_fabric(lab_plan.model_copy(update={"routing": routing.model_copy(update={"lfts": lfts})}))
+        table = {lft.switch: lft.ports.tolist() for lft in lfts}
+        lids = sorted(fab.lid_owner)
+        text = [next(lfts_chunks(fab)).decode()]
+        for s in fab.switches:
+            listed = [lid for lid in lids if lid < len(table[s.name]) and table[s.name][lid] != 255]
+            text.append(f"\nUnicast lids [0x0-0x{lids[-1]:x}] of switch Lid {s.lid} guid {s.node_guid} ({s.name}):\n")
+            text += [lft_entry(lid, table[s.name][lid], fab.lid_owner[lid][0]) for lid in listed] or ["\n"]
+            text.append(f"# {len(listed)} lids listed\n")
+        assert b"".join(lfts_chunks(fab)).decode() == "".join(text)
+
+
 def test_every_switch_has_a_full_lft_block(lab_plan):
     text = render_opensm(lab_plan)["opensm/lfts.dump"]
     parsed = parse_lfts(text)
