@@ -58,6 +58,8 @@ class Rebalance:
         self._changed_at = np.zeros(len(cas) + 1, dtype=np.int64)
         self._touched: dict[int, np.ndarray] = {}  # destination column -> per switch, the last _set touching its moves
         self._sets = 0
+        self._carries: dict[int, tuple[int, int]] = {}  # _carried: link * switches + leaf -> (columns, as of _set)
+        self._switch_set = np.zeros(n, dtype=np.int64)  # switch -> the last _set changing its tables or flows
         self._row_max = self.load.max(axis=1)
         self._dirty: set[int] = set()  # switches whose loads _set changed since _busiest
         self._next_to = np.zeros((n, n), dtype=bool)  # [a, b]: some port of a leads to b
@@ -337,16 +339,31 @@ class Rebalance:
 
     def _carried(self, links: np.ndarray, leaves: np.ndarray) -> np.ndarray:
         """Per link and leaf, the destination columns the link carries of those _shared counts for a destination on
-        the leaf (itself included): its ports on a leaf's uplink, else the columns of leaves less than K apart."""
+        the leaf (itself included): its ports on a leaf's uplink, else the columns of leaves less than K apart.
+        Kept until a _set changes the tables or flows at the link's switch (a relief asks again and again)."""
         a, b = np.divmod(links, self.load.shape[1])
-        near = self._near_columns[leaves]  # (links, columns), -1 padded
-        counted = near >= 0
-        mine = self._tier[a] == 0  # a leaf's uplink: the ports of the leaf alone
-        counted[mine] &= self.dleaf[near[mine]] == leaves[mine, None]
-        cols = np.maximum(near, 0)
-        counted &= self.lft.take(a[:, None] * self.lft.shape[1] + self.lids[cols]) == b[:, None]
-        counted &= self.through.take(a[:, None] * self.through.shape[1] + cols) > 0
-        out: np.ndarray = counted.sum(axis=1)
+        keys = links * len(self.rows) + leaves
+        out = np.empty(len(keys), dtype=np.int64)
+        missing = []
+        for i, (key, changed) in enumerate(zip(keys.tolist(), self._switch_set[a].tolist())):
+            kept = self._carries.get(key)
+            if kept is not None and kept[1] >= changed:
+                out[i] = kept[0]
+            else:
+                missing.append(i)
+        if missing:
+            k = np.array(missing)
+            a, b, leaves = a[k], b[k], leaves[k]
+            near = self._near_columns[leaves]  # (links, columns), -1 padded
+            counted = near >= 0
+            mine = self._tier[a] == 0  # a leaf's uplink: the ports of the leaf alone
+            counted[mine] &= self.dleaf[near[mine]] == leaves[mine, None]
+            cols = np.maximum(near, 0)
+            counted &= self.lft.take(a[:, None] * self.lft.shape[1] + self.lids[cols]) == b[:, None]
+            counted &= self.through.take(a[:, None] * self.through.shape[1] + cols) > 0
+            out[k] = counted.sum(axis=1)
+            for key, count in zip(keys[k].tolist(), out[k].tolist()):
+                self._carries[key] = (count, self._sets)
         return out
 
     def _undo(self, mark: int) -> None:
@@ -397,13 +414,14 @@ class Rebalance:
         upstream = self._upstream(t, parents[None])[0, :-1]
         touched[upstream | self._next_to[:, upstream].any(axis=1)] = self._sets
         f = int(self.through[t, j])
+        self._switch_set[t] = self._sets
         for sign, start in ((-1, int(self.lft[t, lid])), (1, port)):
             for a, b in self._links(t, start, lid):
                 self.load[a, b] += sign * f
                 self._dirty.add(a)
                 nxt = int(self.next[a, b])
                 self.through[nxt, j] += sign * f
-                touched[nxt] = self._sets
+                touched[nxt] = self._switch_set[nxt] = self._sets
             if sign < 0:
                 self.lft[t, lid] = self._column[j, t] = port
                 nxt = int(self.next[t, port])
