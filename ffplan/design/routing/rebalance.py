@@ -234,8 +234,8 @@ class Rebalance:
         upstream = self._upstream(s, parents)
         # (column, switch) pairs whose flows of the column cross (s, p)
         jj, t = np.nonzero(upstream[:, :-1] if only is None else upstream[:, :-1] & only)
-        flows = self.through[t, cols[jj]] > 0
-        jj, t = jj[flows], t[flows]
+        flows = self.through[t, cols[jj]]
+        jj, t, flows = jj[flows > 0], t[flows > 0], flows[flows > 0]
         leaf = self.dleaf[cols[jj]]
         tier = self._tier[t]
         parts: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
@@ -258,31 +258,37 @@ class Rebalance:
         places = [np.nonzero(ok)[1] for _, _, ok in parts]
         place = np.concatenate(places)
         q = np.concatenate([at if ports is None else ports[ok] for (_, ports, ok), at in zip(parts, places)])
-        jj, t = jj[pair], t[pair]
-        keep = q != self._column[cols[jj], t]
-        jj, t, q, place = jj[keep], t[keep], q[keep], place[keep]
-        nxt = self.next[t, q].astype(np.int64)
+        keep = q != self._column[cols[jj], t][pair]
+        pair, q, place = pair[keep], q[keep], place[keep]
+        nxt = self.next[t[pair], q].astype(np.int64)
         nxt[nxt < 0] = n  # no next switch: no route
-        takes = ~upstream[jj, nxt]  # the new route leaves (s, p)
-        jj, t, q, place, nxt = jj[takes], t[takes], q[takes], place[takes], nxt[takes]
-        if not len(t):
+        takes = ~upstream[jj[pair], nxt]  # the new route leaves (s, p)
+        pair, q, place, nxt = pair[takes], q[takes], place[takes], nxt[takes]
+        if not len(pair):
             return _NO_MOVES
         links = self._first_links(cols, parents)
-        new = np.empty((5, len(t)), dtype=np.int64)  # (link of the route, move): contiguous rows to weigh
-        new[0] = t * self.load.shape[1] + q
-        old = np.empty((4, len(t)), dtype=np.int64)
-        rows = jj * (n + 1)
-        for out, start in ((new[1:], nxt), (old, t)):  # the new route's links after (t, q), then t's route now
-            at = rows + start
-            for step in range(4):  # a route is at most 4 links
-                links.take(at, out=out[step])
-                if step < 3:
-                    at = parents.take(at) + rows
+        new = np.empty((5, len(pair)), dtype=np.int64)  # (link of the route, move): contiguous rows to weigh
+        new[0] = t[pair] * self.load.shape[1] + q
+        self._walk_links(links, parents, jj[pair] * (n + 1), nxt, new[1:])  # the new route's links after (t, q)
+        old = np.empty((4, len(jj)), dtype=np.int64)  # each pair's route now, the same for its moves
+        self._walk_links(links, parents, jj * (n + 1), t, old)
         kept = np.zeros(new[1:].shape, dtype=bool)  # links of the new route on the old one, and the padding
         for link in old:
-            kept |= new[1:] == link
+            kept |= new[1:] == link[pair]
         np.putmask(new[1:], kept, self._unmoved)
-        return t, cols[jj], q, self.through[t, cols[jj]], new, place
+        return t[pair], cols[jj[pair]], q, flows[pair], new, place
+
+    @staticmethod
+    def _walk_links(
+        links: np.ndarray, parents: np.ndarray, rows: np.ndarray, start: np.ndarray, out: np.ndarray
+    ) -> None:
+        """Into `out` (4 x routes): the links of the routes from the switches `start` in the rows `rows` (column *
+        (switches + 1)) of _first_links' `links` and the columns' `parents` (a route is at most 4 links)."""
+        at = rows + start
+        for step in range(4):
+            links.take(at, out=out[step])
+            if step < 3:
+                at = parents.take(at) + rows
 
     def _first_links(self, cols: np.ndarray, parents: np.ndarray) -> np.ndarray:
         """Flat over (columns x switches + 1): the link (switch * width + port) each switch sends the column out of
