@@ -12,6 +12,7 @@ from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import TopologyArrays, pair_demand
 from ffplan.design import design
 from ffplan.design.routing import route
+from ffplan.design.routing import rebalance
 from ffplan.design.routing.rebalance import Rebalance
 from ffplan.design.routing.tree import _add_at
 from ffplan.fabric.walk import walk
@@ -222,10 +223,12 @@ def test_the_rebalance_keeps_the_moves_it_found_off_a_link(parallel, monkeypatch
     assert np.array_equal(kept, again)
 
 
-def test_the_rebalance_counts_the_flows_as_the_walk_of_each_flow(parallel, monkeypatch):
-    """The rebalance's start walks the flows of one destination entering one switch together, summed: the same
-    flows per switch and destination and per link as fabric.walk's walk of every flow (a core of the 256-port tree,
-    the tables of its minimal repair)."""
+@pytest.mark.parametrize("block", [1 << 20, 1000], ids=["one block", "blocks of columns"])
+def test_the_rebalance_counts_the_flows_as_the_walk_of_each_flow(parallel, monkeypatch, block):
+    """The rebalance's start walks the flows of one destination entering one switch together, summed, a block of
+    columns at a time: the same flows per switch and destination and per link as fabric.walk's walk of every flow (a
+    core of the 256-port tree, the tables of its minimal repair)."""
+    monkeypatch.setattr(rebalance, "_BLOCK", block)
     started = []
     monkeypatch.setattr(Rebalance, "run", lambda self: started.append(self))
     route(parallel, ["z1-core01"])

@@ -71,36 +71,39 @@ class Rebalance:
         """Every flow walked from its leaf towards its destination as fabric.walk walks it (to where its LID is
         delivered, a dead end or MAX_HOPS links), counted at each switch it enters and on each link it takes; the
         flows of one destination that enter one switch walk on together, summed (the walk of each of the 8 M flows
-        of a 16k tree took most of the start). `through` holds the flows' weights at their leaves at first."""
-        ch, columns = self.c.ch, len(self.lids)
-        through, load = self.through.reshape(-1), self.load.reshape(-1)
-        width = self.load.shape[1]
-        entering = np.zeros_like(through)  # the flows entering each (switch, column) cell at one hop
-        # the first hop: every column of every switch holding flows (a cell without walks on to nothing)
-        rows = np.flatnonzero(self.through.any(axis=1))
-        at, j, flow = rows[:, None], np.arange(columns), self.through[rows]
-        for _ in range(MAX_HOPS):
-            lid = self.lids[j]
-            port = self.lft[at, lid]
-            nxt = ch.next[at, port]
-            go = ~((at == ch.dest_switch[lid]) & (port == ch.dest_port[lid])) & (nxt >= 0)
-            if not go.any():
-                break
-            flow = flow[go]
-            np.add.at(load, (at * width + port)[go], flow)  # np.add.at's fast path: a bincount's cost
-            np.add.at(entering, (nxt.astype(np.int64) * columns + j)[go], flow)
-            cells = np.flatnonzero(entering)
-            flow = entering[cells]
-            entering[cells] = 0
-            through[cells] += flow
-            at, j = np.divmod(cells, columns)
+        of a 16k tree took most of the start). `through` holds the flows' weights at their leaves at first. The
+        destinations walk apart, a block of columns at a time, so that the temporaries stay small (page faults)."""
+        ch, n, columns = self.c.ch, *self.through.shape
+        load, width = self.load.reshape(-1), self.load.shape[1]
+        rows = np.flatnonzero(self.through.any(axis=1))  # the first hop: every column of every switch holding flows
+        step = max(_BLOCK // max(len(rows), 1), 1)
+        for first in range(0, columns, step):
+            lids = self.lids[first : first + step]
+            entering = np.zeros(n * len(lids), dtype=self.through.dtype)  # the flows entering a cell at one hop
+            at, j, flow = rows[:, None], np.arange(len(lids)), self.through[rows, first : first + step]
+            for _ in range(MAX_HOPS):
+                lid = lids[j]
+                port = self.lft[at, lid]
+                nxt = ch.next[at, port]
+                go = ~((at == ch.dest_switch[lid]) & (port == ch.dest_port[lid])) & (nxt >= 0)
+                if not go.any():
+                    break
+                flow = flow[go]
+                np.add.at(load, (at * width + port)[go], flow)  # np.add.at's fast path: a bincount's cost
+                np.add.at(entering, (nxt.astype(np.int64) * len(lids) + j)[go], flow)
+                cells = np.flatnonzero(entering)
+                flow = entering[cells]
+                entering[cells] = 0
+                at, j = np.divmod(cells, len(lids))
+                self.through[at, first + j] += flow
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
         """(switches x destinations): flows from each alive leaf's CA ports to each CA destination of its zone on
         another leaf, less those between two ports of one host (as analyze's all-to-all counts them)."""
         r, topo = self.c.r, self.c.t
         leaf = r.d_leaf[cas]
-        w: np.ndarray = np.bincount(leaf, minlength=len(r.names))[:, None] * (r.zone[:, None] == r.d_zone[cas][None, :])
+        ports = np.bincount(leaf, minlength=len(r.names)).astype(np.int32)  # (int32: half the traffic of int64)
+        w: np.ndarray = ports[:, None] * (r.zone[:, None] == r.d_zone[cas][None, :])
         columns: dict[str, list[int]] = {}
         for j, lid in enumerate(self.lids.tolist()):
             columns.setdefault(topo.ca_by_lid[lid].host, []).append(j)
@@ -498,5 +501,6 @@ def _room(a: np.ndarray, size: int) -> np.ndarray:
 
 
 _NO_MOVES = tuple(np.zeros((5, 0) if k == 4 else 0, dtype=np.int64) for k in range(6))
+_BLOCK = 1 << 20  # cells of the first hop walked at once (_walk_flows)
 _NEVER = -(1 << 40)  # the load of the cell a move's links not gaining flows point to: never the busiest
 _GAP = 1 << 40  # the load of the cell a gap's links point to: never fits
