@@ -14,7 +14,7 @@ from ffplan.design import design
 from ffplan.design.routing import route
 from ffplan.design.routing import rebalance
 from ffplan.design.routing.rebalance import Rebalance
-from ffplan.design.routing.tree import _add_at
+from ffplan.design.routing.tree import _add_at, _least_way
 from ffplan.fabric.walk import walk
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
@@ -258,3 +258,23 @@ def test_the_tree_routers_sums_add_as_np_add_at():
         np.add.at(expected, index, weights)
         _add_at(target, index, weights)
     assert np.array_equal(target, expected)
+
+
+def test_a_displaced_spines_core_slot_is_the_least_of_its_keys():
+    """_least_way (the second key weighed only on a tie of the first) picks the slot min() of the whole key tuples
+    picks, the first of equal ones, on random loads with many ties and several cables per core."""
+    rng = np.random.default_rng(32)
+    for _ in range(2000):
+        n = int(rng.integers(1, 9))
+        slots = rng.permutation(8)[:n]
+        cores, rows = rng.integers(0, 6, n), rng.integers(0, 6, n)
+        cables, ranks = rng.integers(1, 4, n), rng.integers(0, 4, n)
+        way = list(zip(slots.tolist(), cores.tolist(), rows.tolist(), cables.tolist(), ranks.tolist()))
+        loads, to_far = rng.integers(0, 5, 8).tolist(), rng.integers(0, 12, 6).tolist()
+        flows, w = rng.integers(0, 3, 6).tolist(), int(rng.integers(0, 3))
+
+        keys = []
+        for x, core, row, n_cables, rank in way:  # the straightforward definition, in numpy's float64
+            down = (np.float64(to_far[core]) - flows[row]) / n_cables + flows[row]
+            keys.append((max(np.float64(loads[x]), down) + w, loads[x] + down, rank))
+        assert _least_way(way, loads, to_far, flows, w) == way[keys.index(min(keys))][:3]

@@ -33,6 +33,7 @@ docs/routing.md section 5 has the long form. Every table is one row of a (switch
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -491,18 +492,20 @@ class TreeCase:
         """The displaced (spine, destination, flows) pairs, a destination's one after another: each source spine takes
         the valid core slot whose uplink and core downlink carry the fewest flows, so they spread over the cores into
         the destination's pod. Tens of thousands of pairs after a core failure, each weighing a spine's few core
-        slots: plain Python numbers (the same float64 arithmetic as numpy's) over the rows of the loads it reads."""
+        slots (_least_way) over plain Python rows of the loads it reads."""
         r = self.r
         up: dict[int, list[int]] = {}  # spine -> flows per core slot
         down: dict[int, list[int]] = {}  # far spine -> flows per core down to it
         # (spine, far spine) -> its valid core slots: (slot, core, core row, the core's cables to far, tie rank)
         ways: dict[tuple[int, int], list[tuple[int, int, int, int, int]]] = {}
-        lid, pod = r.d_lid[self.d].tolist(), r.d_pod[self.d].tolist()
-        rows, ports, entries = [], [], []
+        lid = r.d_lid[self.d].tolist()
         displaced.sort(key=lambda p: (lid[p[1]], p[0]))
+        spine = np.array([p[0] for p in displaced], dtype=np.int64)
+        to = r.d_pod[self.d][[p[1] for p in displaced]]
+        fars = r.spine_at[r.zone[spine], to, r.position[spine]].tolist()  # the spine at the same position there
+        rows, slots, entries = [], [], []
         current, flows = -1, list[int]()  # the destination of the pairs at hand, its core_flows column
-        for s, i, w in displaced:
-            far = int(r.spine_at[r.zone[s], pod[i], r.position[s]])
+        for (s, i, w), far in zip(displaced, fars):
             if (s, far) not in ways:
                 cands = np.nonzero(self.cu_ok[s] & (r.cu_to[s] >= 0))[0]
                 cores = r.cu_to[s, cands]
@@ -522,28 +525,17 @@ class TreeCase:
                 if current >= 0:
                     self.core_flows[:, current] = flows
                 current, flows = i, self.core_flows[:, i].tolist()
-            loads, to_far = up[s], down[far]
-            best: tuple[float, float, int] | None = None
-            for x, core, row, cables, rank in way:
-                # a core sends a destination down one of its cables to the spine: the destination's flows there stack
-                # on it, the others spread over them (_spread)
-                stacked = flows[row]
-                way_down = (to_far[core] - stacked) / cables + stacked
-                load = loads[x]  # exact integers: compared with the floats as numpy's float64 would
-                key = ((load if load > way_down else way_down) + w, load + way_down, rank)
-                if best is None or key < best:
-                    best, chosen = key, (x, core, row)
-            x, core, row = chosen
+            x, core, row = _least_way(way, up[s], down[far], flows, w)
             rows.append(s)
+            slots.append(x)
             entries.append(lid[i])
-            ports.append(int(r.cu_port[s, x]))
-            loads[x] += w
-            to_far[core] += w
+            up[s][x] += w
+            down[far][core] += w
             flows[row] += w
             self.taken_over.setdefault(core, []).append(i)
         if current >= 0:
             self.core_flows[:, current] = flows
-        self.lft[rows, entries] = ports
+        self.lft[rows, entries] = r.cu_port[rows, slots]
 
     def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
         """(alive destinations x U): the CA ports of one pod's alive leaves that send each destination up each slot."""
@@ -807,6 +799,29 @@ class TreeCase:
             clean[k2[(tier[prev] > tier[pos]) & (tier[step] > tier[pos]) & ~self._valley_ok[pos]]] = False
         links = np.where(w.reached & np.tile(self.alive, m), w.links, -1)
         return links.reshape(m, n).T, clean.reshape(m, n).T
+
+
+def _least_way(
+    way: list[tuple[int, int, int, int, int]], loads: list[int], to_far: list[int], flows: list[int], w: int
+) -> tuple[int, int, int]:
+    """(slot, core, core row) of the core slot of `way` ((slot, core, core row, the core's cables to the far spine,
+    tie rank) each) with the least (max(uplink, core downlink) + w, uplink + core downlink, rank): `loads` per slot,
+    `to_far` per core, `flows` of the destination per core row. Plain Python numbers (the same float64 arithmetic as
+    numpy's), the second key weighed only on a tie of the first: run for tens of thousands of displaced pairs."""
+    least, second, tie, chosen = math.inf, math.inf, 0, way[0][:3]
+    for x, core, row, cables, rank in way:
+        # a core sends a destination down one of its cables to the spine: the destination's flows there stack on it,
+        # the others spread over them (_spread)
+        stacked = flows[row]
+        way_down = (to_far[core] - stacked) / cables + stacked
+        load = loads[x]  # exact integers: compared with the floats as numpy's float64 would
+        key = (load if load > way_down else way_down) + w
+        if key > least:
+            continue
+        both = load + way_down
+        if key < least or both < second or (both == second and rank < tie):
+            least, second, tie, chosen = key, both, rank, (x, core, row)
+    return chosen
 
 
 def _bincount(cells: np.ndarray, weights: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
