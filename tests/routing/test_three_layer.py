@@ -247,6 +247,20 @@ def test_the_rebalance_counts_the_flows_as_the_walk_of_each_flow(parallel, monke
     assert np.array_equal(rb.through, through) and np.array_equal(rb.load, load)
 
 
+def test_the_rebalances_route_check_of_a_few_switches_is_that_of_every_switch():
+    """The rebalance finds again the moves of the switches a move touched by their routes alone (_passes): the same
+    as _upstream's check of every switch, on random next-switch rows (the last, for no switch, leading to itself)."""
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        n, columns = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        parents = rng.integers(0, n + 1, (columns, n + 1))
+        parents[:, n] = n
+        t = int(rng.integers(0, n))
+        upstream = Rebalance._upstream(t, parents)
+        jj, start = np.nonzero(np.ones_like(upstream))
+        assert np.array_equal(Rebalance._passes(t, parents, jj * (n + 1), start), upstream[jj, start])
+
+
 def test_the_tree_routers_sums_add_as_np_add_at():
     """The tree router sums its loads on the flat view (_add_at), as np.add.at would, negative indexes wrapping."""
     rng = np.random.default_rng(25)

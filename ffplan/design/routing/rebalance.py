@@ -234,9 +234,13 @@ class Rebalance:
             return _NO_MOVES
         n = len(self.rows)
         parents = np.stack([self._parents(j) for j in cols.tolist()])  # (columns, switches + 1)
-        upstream = self._upstream(s, parents)
-        # (column, switch) pairs whose flows of the column cross (s, p)
-        jj, t = np.nonzero(upstream[:, :-1] if only is None else upstream[:, :-1] & only)
+        # (column, switch) pairs whose flows of the column cross (s, p); of a few switches, by their routes alone
+        if only is None:
+            jj, t = np.nonzero(self._upstream(s, parents)[:, :-1])
+        else:
+            jj, t = np.nonzero(only)
+            passes = self._passes(s, parents, jj * (n + 1), t)
+            jj, t = jj[passes], t[passes]
         flows = self.through[t, cols[jj]]
         jj, t, flows = jj[flows > 0], t[flows > 0], flows[flows > 0]
         leaf = self.dleaf[cols[jj]]
@@ -265,7 +269,7 @@ class Rebalance:
         pair, q, place = pair[keep], q[keep], place[keep]
         nxt = self.next[t[pair], q].astype(np.int64)
         nxt[nxt < 0] = n  # no next switch: no route
-        takes = ~upstream[jj[pair], nxt]  # the new route leaves (s, p)
+        takes = ~self._passes(s, parents, jj[pair] * (n + 1), nxt)  # the new route leaves (s, p)
         pair, q, place, nxt = pair[takes], q[takes], place[takes], nxt[takes]
         if not len(pair):
             return _NO_MOVES
@@ -395,7 +399,19 @@ class Rebalance:
             np.copyto(out[:n], nxt, where=nxt >= 0)
         return out
 
-    def _upstream(self, t: int, parents: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _passes(t: int, parents: np.ndarray, rows: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """Whether the routes from the switches `start` in the rows `rows` (column * (switches + 1)) of the columns'
+        `parents` pass switch t (as _upstream, for these switches alone)."""
+        at = start
+        out: np.ndarray = at == t
+        for _ in range(3):  # a route is at most 4 links
+            at = parents.take(at + rows)
+            out |= at == t
+        return out
+
+    @staticmethod
+    def _upstream(t: int, parents: np.ndarray) -> np.ndarray:
         """(columns x switches + 1) by the columns' _parents: the switch's route to the destination column passes
         switch t (t's own included; the last, for no switch, never)."""
         row = (np.arange(len(parents)) * parents.shape[1])[:, None]
