@@ -32,6 +32,14 @@ def _damage(lft: np.ndarray, fraction: float, seed: int) -> None:
     lft[hit] = rng.integers(0, 256, int(hit.sum()))
 
 
+def _routed_and_damaged(tree, failed: list[str], damaged: float, seed: int):
+    """(topology, channels, tables) of the tree routed around `failed`, with random ports in `damaged` of them."""
+    rt = router_for(tree).tables(failed)
+    lft = table_array(rt.topo, rt.tables)
+    _damage(lft, damaged, seed)
+    return rt.topo, Channels(rt.topo), lft
+
+
 @pytest.mark.parametrize("damaged", [0.0, 0.05, 0.3])
 def test_route_lengths_equal_the_walk_from_every_switch(tree, damaged):
     """Also over tables with random ports (dead ends, wrong CAs, loops): -1 wherever the walk does not arrive."""
@@ -84,11 +92,7 @@ def test_a_cases_channels_from_the_intact_ones_equal_channels_built_anew(tree, s
 def test_route_check_counts_what_the_walk_finds(tree, failed, damaged):
     """check_routes (counted a block of in-trees at a time) against its definition: every (switch, LID) route walked,
     the shortest paths by networkx, the routes of every alive source counted one by one."""
-    rt = router_for(tree).tables(failed)
-    topo = rt.topo
-    ch = Channels(topo)
-    lft = table_array(topo, rt.tables)
-    _damage(lft, damaged, seed=11)
+    topo, ch, lft = _routed_and_damaged(tree, failed, damaged, seed=11)
     n, width = lft.shape
     w = walk(ch, lft, np.repeat(np.arange(n), width), np.tile(np.arange(width), n))
     hops = np.where(w.reached, w.links, -1).reshape(n, width)
@@ -128,11 +132,7 @@ def test_channel_dependencies_are_the_walks_consecutive_channels(tree, failed, d
     definition: the routes in scope walked one by one (from every switch to a CA LID, from the switches with CA ports
     to a switch LID), each pair of channels one walk takes in a row; and switch_route_loops against the walk of every
     switch-to-switch route."""
-    rt = router_for(tree).tables(failed)
-    topo = rt.topo
-    ch = Channels(topo)
-    lft = table_array(topo, rt.tables)
-    _damage(lft, damaged, seed=5)
+    topo, ch, lft = _routed_and_damaged(tree, failed, damaged, seed=5)
     n, width = lft.shape
     if damaged:  # and a switch-to-switch loop: the two ends of a link send a third switch's LID to each other
         a, p, b = int(ch.src_of[0]), int(ch.port_of[0]), int(ch.peer_of[0])
