@@ -58,7 +58,7 @@ class Channels:
             far = what[1][0]
             if far not in failed and (not dead or topo.port_label[(s, p)] not in dead):
                 links.append((sid[s], p, sid[far]))
-        self._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
+        self._link_sorted(links)
         lids = topo.max_lid + 1
         self.dest_switch = np.full(lids, -1, dtype=np.int64)
         self.dest_port = np.zeros(lids, dtype=np.int64)
@@ -90,7 +90,7 @@ class Channels:
             elif topo.kind.get(other[0]) == "Ca" and other in topo.port_lid:
                 delivered[topo.port_lid[other]] = (at, end[1])
                 sources[at] += 1
-        out._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
+        out._link_sorted(links)
         width = max(delivered, default=0) + 1
         out.dest_switch = np.full(width, -1, dtype=np.int64)
         out.dest_port = np.zeros(width, dtype=np.int64)
@@ -111,7 +111,7 @@ class Channels:
         for a, pa, b, pb in fab.links:
             if a in index and b in index:
                 links += ((index[a], pa, index[b]), (index[b], pb, index[a]))
-        out._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
+        out._link_sorted(links)
         cas = [(p.lid, index[p.leaf], p.leaf_port) for ca in fab.cas for p in ca.ports]
         cas += [(lid, index[switch], port) for lid, switch, port in more_cas]
         lid, at, port = np.array(cas, dtype=np.int64).reshape(-1, 3).T
@@ -123,6 +123,10 @@ class Channels:
         out.dest_switch[lid], out.dest_port[lid] = at, port
         out.sources = np.bincount(at, minlength=len(index)).astype(np.int64)
         return out
+
+    def _link_sorted(self, links: list[tuple[int, int, int]]) -> None:
+        """`_link` of the (switch, port, next switch) triples in any order."""
+        self._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
 
     def _link(self, at: np.ndarray, port: np.ndarray, to: np.ndarray) -> None:
         """The links (switch, port, next switch), sorted by switch and port -> next, chan, ends, peer_of, src_of,
