@@ -261,6 +261,47 @@ def test_the_rebalances_route_check_of_a_few_switches_is_that_of_every_switch():
         assert np.array_equal(Rebalance._passes(t, parents, jj * (n + 1), start), upstream[jj, start])
 
 
+def test_the_rebalances_all_to_all_flows_are_those_of_every_pair_of_ports():
+    """The rebalance's flows from each leaf to each destination (rebalance._all_to_all, by host codes) are those of
+    counting every pair of CA ports of a zone on two leaves and two hosts, on random small fabrics (a host's ports
+    in one zone, on one or more leaves)."""
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        switches, hosts = int(rng.integers(1, 9)), int(rng.integers(1, 6))
+        zone = rng.integers(0, 2, switches)
+        host_zone = rng.integers(0, 2, hosts)
+        host = rng.integers(0, hosts, int(rng.integers(0, 20)))
+        leaves = [np.flatnonzero(zone == z) for z in host_zone[host]]
+        keep = np.array([len(x) > 0 for x in leaves], dtype=bool)
+        host = host[keep]
+        leaf = np.array([rng.choice(x) for x, k in zip(leaves, keep) if k], dtype=np.int64)
+        expected = np.zeros((switches, len(host)), dtype=np.int64)
+        for a, b in np.ndindex(len(host), len(host)):
+            if zone[leaf[a]] == zone[leaf[b]] and leaf[a] != leaf[b] and host[a] != host[b]:
+                expected[leaf[a], b] += 1
+        codes = np.unique(host, return_inverse=True)[1]
+        assert np.array_equal(rebalance._all_to_all(leaf, codes, zone), expected)
+
+
+def test_the_rebalances_near_columns_are_those_of_each_leaf_in_turn():
+    """rebalance._columns_by_leaf: per leaf, the columns on leaves of its zone at most `reach` indexes away, ascending
+    and -1 padded, as a loop over the leaves finds them, on random small fabrics."""
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        switches = int(rng.integers(1, 9))
+        zone, index = rng.integers(0, 2, switches), rng.integers(0, 5, switches)
+        leaf = rng.integers(0, switches, int(rng.integers(0, 20)))
+        reach = int(rng.integers(0, 3))
+        near = [
+            np.flatnonzero((zone[leaf] == zone[s]) & (np.abs(index[leaf] - index[s]) <= reach)) if s in leaf else []
+            for s in range(switches)
+        ]
+        expected = np.full((switches, max(max(map(len, near)), 1)), -1, dtype=np.int64)
+        for s, cols in enumerate(near):
+            expected[s, : len(cols)] = cols
+        assert np.array_equal(rebalance._columns_by_leaf(leaf, index, zone, reach), expected)
+
+
 def test_the_tree_routers_sums_add_as_np_add_at():
     """The tree router sums its loads on the flat view (_add_at), as np.add.at would, negative indexes wrapping."""
     rng = np.random.default_rng(25)

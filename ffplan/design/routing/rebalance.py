@@ -65,7 +65,7 @@ class Rebalance:
         self._next_to = np.zeros((n, n), dtype=bool)  # [a, b]: some port of a leads to b
         ports = self.next >= 0
         self._next_to[np.nonzero(ports)[0], self.next[ports]] = True
-        self._near_columns = self._columns_by_leaf(max(r.K - 1, 0))
+        self._near_columns = _columns_by_leaf(self.dleaf, r.leaf_index, r.zone, max(r.K - 1, 0))
 
     def _walk_flows(self) -> None:
         """Every flow walked from its leaf towards its destination as fabric.walk walks it (to where its LID is
@@ -89,7 +89,8 @@ class Rebalance:
                 if not go.any():
                     break
                 flow = flow[go]
-                np.add.at(load, (at * width + port)[go], flow)  # np.add.at's fast path: a bincount's cost
+                # np.add.at's fast path (a bincount's cost) wants the flows in the loads' dtype: 25 times the CPU else
+                np.add.at(load, (at * width + port)[go], flow.astype(load.dtype))
                 np.add.at(entering, (nxt.astype(np.int64) * len(lids) + j)[go], flow)
                 cells = np.flatnonzero(entering)
                 flow = entering[cells]
@@ -101,31 +102,8 @@ class Rebalance:
         """(switches x destinations): flows from each alive leaf's CA ports to each CA destination of its zone on
         another leaf, less those between two ports of one host (as analyze's all-to-all counts them)."""
         r, topo = self.c.r, self.c.t
-        leaf = r.d_leaf[cas]
-        ports = np.bincount(leaf, minlength=len(r.names)).astype(np.int32)  # (int32: half the traffic of int64)
-        w: np.ndarray = ports[:, None] * (r.zone[:, None] == r.d_zone[cas][None, :])
-        columns: dict[str, list[int]] = {}
-        for j, lid in enumerate(self.lids.tolist()):
-            columns.setdefault(topo.ca_by_lid[lid].host, []).append(j)
-        for j, lid in enumerate(self.lids.tolist()):
-            w[leaf[j], columns[topo.ca_by_lid[lid].host]] -= 1  # the port of this host sends nothing to its own ports
-        w[leaf, np.arange(len(cas))] = 0
-        return w
-
-    def _columns_by_leaf(self, reach: int) -> np.ndarray:
-        """(switches x columns): per leaf, the destination columns on the leaves of its zone whose index differs from
-        its own by at most `reach`, -1 padded."""
-        r = self.c.r
-        n = len(r.names)
-        near: list[list[int]] = [[] for _ in range(n)]
-        index, zone = r.leaf_index[self.dleaf], r.zone[self.dleaf]
-        for leaf in np.unique(self.dleaf).tolist():
-            mine = (zone == r.zone[leaf]) & (np.abs(index - r.leaf_index[leaf]) <= reach)
-            near[leaf] = np.nonzero(mine)[0].tolist()
-        out = np.full((n, max(max(map(len, near)), 1)), -1, dtype=np.int64)
-        for leaf, cols in enumerate(near):
-            out[leaf, : len(cols)] = cols
-        return out
+        hosts = [topo.ca_by_lid[lid].host for lid in self.lids.tolist()]
+        return _all_to_all(r.d_leaf[cas], np.unique(hosts, return_inverse=True)[1], r.zone)
 
     def run(self) -> None:
         flat = self.load.ravel()
@@ -510,6 +488,35 @@ class _Found:
         t, j, _, _, _, place = self.moves()
         out: np.ndarray = k[np.lexsort((place[k], t[k], j[k], tier[t[k]], self.stamp[j[k]]))]
         return out
+
+
+def _all_to_all(leaf: np.ndarray, host: np.ndarray, zone: np.ndarray) -> np.ndarray:
+    """(switches x columns): the flows from each switch's CA ports (the columns, on their `leaf`, of their `host`
+    code) to each column of the switch's `zone` on another leaf, less those between two ports of one host."""
+    ports = np.bincount(leaf, minlength=len(zone)).astype(np.int32)  # (int32: half the traffic of int64)
+    w: np.ndarray = ports[:, None] * (zone[:, None] == zone[leaf][None, :])
+    # every pair (a, b) of columns of one host (b: a place in `order`, the columns by host, from its host's first on)
+    order = np.argsort(host, kind="stable")
+    size = np.bincount(host)[host]  # per column, its host's columns
+    a = np.repeat(np.arange(len(host)), size)
+    b = np.arange(len(a)) + np.repeat(np.searchsorted(host[order], host) - (np.cumsum(size) - size), size)
+    np.subtract.at(w, (leaf[a], order[b]), 1)
+    w[leaf, np.arange(len(leaf))] = 0
+    return w
+
+
+def _columns_by_leaf(leaf: np.ndarray, index: np.ndarray, zone: np.ndarray, reach: int) -> np.ndarray:
+    """(switches x columns): per leaf, the columns (on their `leaf`) on the leaves of its zone whose `index` differs
+    from its own by at most `reach`, ascending, -1 padded."""
+    leaves, rank = np.unique(leaf, return_inverse=True)
+    near = (zone[leaves][:, None] == zone[leaves][None, :]) & (
+        np.abs(index[leaves][:, None] - index[leaves][None, :]) <= reach
+    )
+    row, col = np.nonzero(near[:, rank])  # by leaf, then column
+    counts = np.bincount(row, minlength=len(leaves))
+    out = np.full((len(zone), max(counts.max(initial=0), 1)), -1, dtype=np.int64)
+    out[leaves[row], np.arange(len(row)) - (np.cumsum(counts) - counts)[row]] = col
+    return out
 
 
 def _room(a: np.ndarray, size: int) -> np.ndarray:
