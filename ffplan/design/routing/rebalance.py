@@ -92,7 +92,7 @@ class Rebalance:
                 # np.add.at's fast path (a bincount's cost) wants the flows in the loads' dtype: 25 times the CPU else
                 np.add.at(load, (at * width + port)[go], flow.astype(load.dtype))
                 np.add.at(entering, (nxt.astype(np.int64) * len(lids) + j)[go], flow)
-                cells = np.flatnonzero(entering)
+                cells = np.flatnonzero(entering != 0)  # (of a bool array: a fifth of the CPU of int32's)
                 flow = entering[cells]
                 entering[cells] = 0
                 at, j = np.divmod(cells, len(lids))
