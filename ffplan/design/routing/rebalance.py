@@ -138,7 +138,8 @@ class Rebalance:
         if c is None:
             return False
         t, j, q, f, new, _ = c.moves()
-        peak = self._loads.take(new).max(axis=0) + f  # the busiest link gaining flows, after the move
+        peak = self._loads.take(new).max(axis=0)  # the busiest link gaining flows, after the move
+        peak += f
         if avoid >= 0:
             peak[(new == avoid).any(axis=0)] = limit  # (as if it did not fit)
         k = self._best(limit, t, j, q, f, peak, new)
@@ -274,9 +275,10 @@ class Rebalance:
         (switches + 1)) of _first_links' `links` and the columns' `parents` (a route is at most 4 links)."""
         at = rows + start
         for step in range(4):
-            links.take(at, out=out[step])
+            links.take(at, out=out[step], mode="clip")  # (not "raise": that copies `out` through a buffer)
             if step < 3:
-                at = parents.take(at) + rows
+                at = parents.take(at)
+                at += rows  # (in place: a temporary more per step costs page faults, as much CPU again)
 
     def _first_links(self, cols: np.ndarray, parents: np.ndarray) -> np.ndarray:
         """Flat over (columns x switches + 1): the link (switch * width + port) each switch sends the column out of
@@ -381,11 +383,12 @@ class Rebalance:
     def _passes(t: int, parents: np.ndarray, rows: np.ndarray, start: np.ndarray) -> np.ndarray:
         """Whether the routes from the switches `start` in the rows `rows` (column * (switches + 1)) of the columns'
         `parents` pass switch t (as _upstream, for these switches alone)."""
-        at = start
-        out: np.ndarray = at == t
+        out: np.ndarray = start == t
+        at = rows + start
         for _ in range(3):  # a route is at most 4 links
-            at = parents.take(at + rows)
+            at = parents.take(at)
             out |= at == t
+            at += rows  # (in place, as in _walk_links)
         return out
 
     @staticmethod
@@ -396,7 +399,8 @@ class Rebalance:
         at, there = row + np.arange(parents.shape[1]), row + t
         out: np.ndarray = at == there
         for _ in range(3):  # a route is at most 4 links
-            at = parents.take(at) + row
+            at = parents.take(at)
+            at += row  # (in place, as in _walk_links)
             out |= at == there
         return out
 
