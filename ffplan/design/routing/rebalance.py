@@ -65,7 +65,7 @@ class Rebalance:
         self._next_to = np.zeros((n, n), dtype=bool)  # [a, b]: some port of a leads to b
         ports = self.next >= 0
         self._next_to[np.nonzero(ports)[0], self.next[ports]] = True
-        self._near_columns = _columns_by_leaf(self.dleaf, r.leaf_index, r.zone, max(r.K - 1, 0))
+        self._near_columns = _near_columns(self.dleaf, r.leaf_index, r.zone, max(r.K - 1, 0))
 
     def _walk_flows(self) -> None:
         """Every flow walked from its leaf towards its destination as fabric.walk walks it (to where its LID is
@@ -509,17 +509,20 @@ def _all_to_all(leaf: np.ndarray, host: np.ndarray, zone: np.ndarray) -> np.ndar
     return w
 
 
-def _columns_by_leaf(leaf: np.ndarray, index: np.ndarray, zone: np.ndarray, reach: int) -> np.ndarray:
+def _near_columns(leaf: np.ndarray, index: np.ndarray, zone: np.ndarray, reach: int) -> np.ndarray:
     """(switches x columns): per leaf, the columns (on their `leaf`) on the leaves of its zone whose `index` differs
-    from its own by at most `reach`, ascending, -1 padded."""
-    leaves, rank = np.unique(leaf, return_inverse=True)
-    near = (zone[leaves][:, None] == zone[leaves][None, :]) & (
-        np.abs(index[leaves][:, None] - index[leaves][None, :]) <= reach
-    )
-    row, col = np.nonzero(near[:, rank])  # by leaf, then column
-    counts = np.bincount(row, minlength=len(leaves))
-    out = np.full((len(zone), max(counts.max(initial=0), 1)), -1, dtype=np.int64)
-    out[leaves[row], np.arange(len(row)) - (np.cumsum(counts) - counts)[row]] = col
+    from its own by at most `reach`, -1 padded. In the order of their leaf's zone and index, those are one range."""
+    low = index[leaf].min(initial=0)
+    stride = index[leaf].max(initial=0) - low + 2 * reach + 1  # (a zone's ranges stay clear of the next zone's)
+    key = zone[leaf] * stride + index[leaf] - low
+    order = np.argsort(key, kind="stable")
+    at = zone * stride + index - low
+    first = np.searchsorted(key[order], at - reach)
+    count = np.searchsorted(key[order], at + reach, side="right") - first
+    count[np.bincount(leaf, minlength=len(zone)) == 0] = 0
+    place = np.arange(max(count.max(initial=0), 1))
+    padded = np.concatenate([order, np.full(len(place), -1)])  # (a range's places past its end)
+    out: np.ndarray = np.where(place < count[:, None], padded[first[:, None] + place], -1)
     return out
 
 
