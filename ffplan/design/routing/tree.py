@@ -42,6 +42,7 @@ import numpy as np
 from ffplan.fabric.arrays import Channels
 from ffplan.fabric.walk import route_lengths, walk
 from ffplan.design.routing.common import RoutingTables, first_proven, unknown_failed
+from ffplan.design.routing.relief import relieve
 from ffplan.plan.model import UNROUTED, DeadlockProof
 from ffplan.plan.topology import Topology, resolve_failed
 
@@ -205,6 +206,11 @@ class TreeRouter:
             out[a] = chosen
         return out
 
+    @property
+    def choosing_leaves(self) -> list[int]:
+        """The source leaves that pick a slot of their own for some destinations (_choose_slots)."""
+        return list(self._choice)
+
     def chosen_slots(self, leaf: int) -> np.ndarray:
         """The slot source `leaf` sends every destination up (_choose_slots)."""
         return self._choice.get(leaf, self.d_slot)
@@ -327,9 +333,11 @@ class TreeCase:
         self.d = np.nonzero(d_alive)[0]  # alive destinations (indexes into r.d_*)
         self.reach = self._spine_reach()
         self._leaf_entries()
+        cores_lost = self._cores_lost()
+        self.sent_around = relieve(self) if self.r.rebalance is not None and self._only_cores_lost() else {}
         self._spine_entries()
         self._core_entries()
-        if self.r.rebalance is not None and self._cores_lost():
+        if self.r.rebalance is not None and cores_lost:
             self.r.rebalance(self)
         self._switch_lids(bool(self.t.failed_cables or self.t.failed_switches))
         self._grow_in_trees()
@@ -342,6 +350,13 @@ class TreeCase:
         return bool(cores & t.failed_switches) or any(
             t.by_label[label][0] == "spine-core" for label in t.failed_cables if label in t.by_label
         )
+
+    def _only_cores_lost(self) -> bool:
+        """Every failure is a spine-core cable or a core (the relief's even shares assume the rest intact)."""
+        t = self.t
+        cores = {c for z in t.zones for c in t.cores.get(z, [])}
+        cables = [t.by_label.get(label, ("",))[0] for label in t.failed_cables]
+        return t.failed_switches <= cores and all(kind == "spine-core" for kind in cables)
 
     def _spine_reach(self) -> np.ndarray:
         """reach[s, leaf]: spine s brings a destination down to `leaf` up*/down* (down directly in its pod; else up
@@ -455,7 +470,10 @@ class TreeCase:
             if r.K == 0:
                 continue
             # the pod's CA ports send a destination through a spine when their leaf chose its slot for it
-            sends = self._pod_sends(zone, pod) * r.d_ca[d][:, None]
+            sends = self.pod_sends(zone, pod)
+            if (zone, pod) in self.sent_around:
+                sends = sends + self.sent_around[(zone, pod)]
+            sends = sends * r.d_ca[d][:, None]
             # (spine, destination) pairs of other pods, one row per spine: the reachable ones go up their core slot
             others = np.nonzero((dzone == zone) & (dpod != pod))[0]
             reach = self.reach[group[:, None], dleaf[others]]
@@ -537,7 +555,7 @@ class TreeCase:
             self.core_flows[:, current] = flows
         self.lft[rows, entries] = r.cu_port[rows, slots]
 
-    def _pod_sends(self, zone: int, pod: int) -> np.ndarray:
+    def pod_sends(self, zone: int, pod: int) -> np.ndarray:
         """(alive destinations x U): the CA ports of one pod's alive leaves that send each destination up each slot."""
         r = self.r
         U = max(r.U, 1)
