@@ -59,32 +59,32 @@ def relieve(c: TreeCase) -> dict[tuple[int, int], np.ndarray]:
 
 
 def _hurt_positions(c: TreeCase) -> list[tuple[int, int, int, int]]:
-    """(zone, pod, position, rho) of every alive spine that lost some core slots (a cable or its core); 1/rho is the
-    share of the cross-pod pairs through it that moves (_share)."""
+    """(zone, pod, position, rho) of every alive spine that lost some core slots (a cable or its core), alone in its
+    pod, and whose relief lowers the estimated maximum (_share); 1/rho is the share of the cross-pod pairs through it
+    that moves."""
     r = c.r
     spines = r.spine_ids[c.alive[r.spine_ids]]
     slots = r.cu_to[spines] >= 0
     lost = (slots & ~(c.cu_ok[spines] & c.alive[np.maximum(r.cu_to[spines], 0)])).sum(axis=1)
     hurt = [(s, n_lost, n) for s, n_lost, n in zip(spines.tolist(), lost.tolist(), slots.sum(axis=1).tolist())]
     hurt = [(s, n_lost, n) for s, n_lost, n in hurt if 0 < n_lost < n]
-    per_pod: dict[tuple[int, int], int] = {}
-    for s, _, _ in hurt:
-        key = (int(r.zone[s]), int(r.pod[s]))
-        per_pod[key] = per_pod.get(key, 0) + 1
-    # a pod with several hurt positions has fewer healthy ones to take their shares: the leaf uplinks fill first
-    # (1,096 against the rebalance's 1,048 on the 1,024-port tree with three spines' cables down), so none moves
-    return sorted(
-        (int(r.zone[s]), int(r.pod[s]), int(r.position[s]), _share(c, s, n_lost, n))
-        for s, n_lost, n in hurt
-        if per_pod[(int(r.zone[s]), int(r.pod[s]))] == 1
-    )
+    pods = [(int(r.zone[s]), int(r.pod[s])) for s, _, _ in hurt]
+    out = []
+    for (s, n_lost, n), pod in zip(hurt, pods):
+        # a pod with several hurt positions has fewer healthy ones to take their shares: the leaf uplinks fill first
+        # (1,096 against the rebalance's 1,048 on the 1,024-port tree with three spines' cables down), so none moves
+        rho = _share(c, s, n_lost, n) if pods.count(pod) == 1 else 0
+        if rho:
+            out.append((*pod, int(r.position[s]), rho))
+    return sorted(out)
 
 
 def _share(c: TreeCase, s: int, lost: int, slots: int) -> int:
     """rho: the hurt spine s's uplinks carry (1 - 1/rho) x slots / (slots - lost) of their busiest intact load; each
     source leaf of its pod sends 1/rho of its far leaves' ports at s's position elsewhere, and makes up for as many as
     it has pod mates (_even_out): the rest adds one leaf's flows to some of its uplinks. The rho, from slots / lost
-    up, that keeps the busier of the two lowest (the first of equals)."""
+    up, that keeps the busier of the two lowest (the first of equals); 0 when none is below the minimal repair's
+    estimate (no relief: issue 11's rule, healthy routes move only for a lower maximum; the rebalance still may)."""
     r = c.r
     zone, pod, u = int(r.zone[s]), int(r.pod[s]), int(r.position[s])
     d = c.d
@@ -97,12 +97,17 @@ def _share(c: TreeCase, s: int, lost: int, slots: int) -> int:
     leaf_top = int(c.up_load[mine].max(initial=0))
     healthy = max(r.U - 1, 1)
     first = max(1, round(slots / lost))
-    best, chosen = None, first
+    # the minimal repair's: the uplinks left take the lost slots' share, and a core that lost one of several cables to
+    # the spine sends down the others what all of them carried
+    cables = r.cu_to[s][r.cu_to[s] >= 0]
+    alive = r.cu_to[s][(r.cu_to[s] >= 0) & c.cu_ok[s]]
+    kept = [int((cables == k).sum()) / int((alive == k).sum()) for k in np.unique(alive).tolist()]
+    best, chosen = max(busiest * max([slots / (slots - lost), *kept]), leaf_top), 0
     for rho in range(first, 3 * first + 1):
         spine_top = busiest * slots * (rho - 1) / ((slots - lost) * rho)
         unmade = max(0.0, (len(leaves) - len(mine)) / rho - (len(mine) - 1))
         top = max(spine_top, leaf_top + flows * math.ceil(unmade / healthy))
-        if best is None or top < best:
+        if top < best:
             best, chosen = top, rho
     return chosen
 
