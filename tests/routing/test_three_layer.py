@@ -12,7 +12,7 @@ from ffplan.analyze.bounds import lower_bound
 from ffplan.analyze.flows import TopologyArrays, pair_demand
 from ffplan.design import design
 from ffplan.design.routing import route
-from ffplan.design.routing import dispatch, rebalance
+from ffplan.design.routing import dispatch, rebalance, relief
 from ffplan.design.routing.rebalance import Rebalance
 from ffplan.design.routing import tree as tree_router
 from ffplan.design.routing.tree import _add_at, _least_way
@@ -209,13 +209,28 @@ def test_a_lost_cores_relief_sends_at_most_two_ports_of_a_leaf_up_one_uplink(big
     assert relieved.max() == 2 and (relieved == 2).sum() > 1000
 
 
-def test_the_relief_leaves_several_failures_in_one_pod_to_the_rebalance(big, monkeypatch):
-    """A core and a spine down (two hurt positions in a pod) get the greedy rebalance alone: the same tables as with
-    no relief at all."""
-    failed = ["z1-core01", "z1-spine070"]
+@pytest.mark.parametrize(
+    "failed",
+    [["z1-core01", "z1-spine070"], ["z1-core01", "z1-spine002-p10"], ["z1-spine001-p09", "z1-spine002-p10"]],
+    ids=["a core and a spine", "spine positions 1 and 2", "two positions in one pod"],
+)
+def test_the_relief_leaves_failures_at_several_positions_to_the_rebalance(big, monkeypatch, failed):
+    """A failure that is not a core or spine-core cable, or hurt spines at several positions, get the greedy
+    rebalance alone: the same tables as with no relief at all."""
     with_relief = lfts(route(big, failed))
     monkeypatch.setattr(tree_router, "relieve", lambda case: {})
     assert np.array_equal(with_relief, lfts(route(big, failed)))
+
+
+def test_the_rebalance_makes_room_from_the_moves_it_found_before_finding_more(parallel8, monkeypatch):
+    """Making room on the link that blocks every move finds moves again into the buffers the blocked moves were
+    read from: the links to make room on are taken first (it read a gap's link, past the loads, after a relief of
+    a core and another position's spine-core cable, which the relief now leaves alone)."""
+    monkeypatch.setattr(relief, "_at_one_position", lambda case, spines: True)
+    routing = route(parallel8, ["z1-core18", "z1-spine18-p14"])
+    check = routing.check
+    assert routing.deadlock.acyclic and check.ca_pair_detours == 0
+    assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
 
 
 @pytest.mark.parametrize("tree, repaired", [("parallel", 384), ("parallel8", 640)], ids=["2 cores", "4 cores"])

@@ -153,13 +153,15 @@ class Rebalance:
         blocked = c.in_found_order(np.nonzero((over.sum(axis=0) == 1) & (j >= 0))[0], self._tier)  # (not gaps)
         width = self.load.shape[1]
         tried: set[int] = set()
-        for k in blocked[np.lexsort((q[blocked], t[blocked], -f[blocked], peak[blocked]))].tolist():
-            link = int(new[:, k][over[:, k]][0])
+        order = blocked[np.lexsort((q[blocked], t[blocked], -f[blocked], peak[blocked]))]
+        # taken now: the moves below find moves again into the buffers these arrays view
+        blocking = [(int(new[:, k][over[:, k]][0]), int(f[k])) for k in order.tolist()]
+        for link, flows in blocking:
             if link in tried or len(tried) == self.RELIEVE:
                 continue
             tried.add(link)
             mark = len(self.moves)
-            while self.load.ravel()[link] + f[k] >= limit:
+            while self.load.ravel()[link] + flows >= limit:
                 if not self._move_off(link // width, link % width, limit, s * width + p):
                     break
             if self._move_off(s, p, limit, s * width + p):  # (s, p) as `avoid`: no move adds to it, no second relief

@@ -59,24 +59,34 @@ def relieve(c: TreeCase) -> dict[tuple[int, int], np.ndarray]:
 
 
 def _hurt_positions(c: TreeCase) -> list[tuple[int, int, int, int]]:
-    """(zone, pod, position, rho) of every alive spine that lost some core slots (a cable or its core), alone in its
-    pod, and whose relief lowers the estimated maximum (_share); 1/rho is the share of the cross-pod pairs through it
-    that moves."""
+    """(zone, pod, position, rho) of every alive spine that lost some core slots (a cable or its core), when they are
+    all at one position of one zone and one per pod, and whose relief lowers the estimated maximum (_share); 1/rho is
+    the share of the cross-pod pairs through it that moves."""
     r = c.r
     spines = r.spine_ids[c.alive[r.spine_ids]]
     slots = r.cu_to[spines] >= 0
     lost = (slots & ~(c.cu_ok[spines] & c.alive[np.maximum(r.cu_to[spines], 0)])).sum(axis=1)
     hurt = [(s, n_lost, n) for s, n_lost, n in zip(spines.tolist(), lost.tolist(), slots.sum(axis=1).tolist())]
     hurt = [(s, n_lost, n) for s, n_lost, n in hurt if 0 < n_lost < n]
-    pods = [(int(r.zone[s]), int(r.pod[s])) for s, _, _ in hurt]
+    if not _at_one_position(c, [s for s, _, _ in hurt]):
+        return []
     out = []
-    for (s, n_lost, n), pod in zip(hurt, pods):
-        # a pod with several hurt positions has fewer healthy ones to take their shares: the leaf uplinks fill first
-        # (1,096 against the rebalance's 1,048 on the 1,024-port tree with three spines' cables down), so none moves
-        rho = _share(c, s, n_lost, n) if pods.count(pod) == 1 else 0
+    for s, n_lost, n in hurt:
+        rho = _share(c, s, n_lost, n)
         if rho:
-            out.append((*pod, int(r.position[s]), rho))
+            out.append((int(r.zone[s]), int(r.pod[s]), int(r.position[s]), rho))
     return sorted(out)
+
+
+def _at_one_position(c: TreeCase, spines: list[int]) -> bool:
+    """The hurt spines are at one position of one zone, one per pod. Hurt spines at several positions (or several
+    in a pod) leave fewer healthy positions to take the shares, and the shares meet on them: the leaf uplinks fill
+    first (1,096 against the rebalance's 1,048 on the 1,024-port tree with three spines' cables down, 832 against
+    640 on the 512-port tree with a core and two cables of another position), so those are left to the rebalance."""
+    r = c.r
+    places = {(int(r.zone[s]), int(r.position[s])) for s in spines}
+    pods = [(int(r.zone[s]), int(r.pod[s])) for s in spines]
+    return len(places) == 1 and len(set(pods)) == len(pods)
 
 
 def _share(c: TreeCase, s: int, lost: int, slots: int) -> int:
