@@ -4,6 +4,7 @@ ports; 4 and 8 pods of 256 and 512 ports, with 2 and 4 cores per group)."""
 
 from __future__ import annotations
 
+import random
 import numpy as np
 import pytest
 
@@ -220,6 +221,32 @@ def test_the_relief_leaves_failures_at_several_positions_to_the_rebalance(big, m
     with_relief = lfts(route(big, failed))
     monkeypatch.setattr(tree_router, "relieve", lambda case: {})
     assert np.array_equal(with_relief, lfts(route(big, failed)))
+
+
+@pytest.mark.parametrize("tree", ["parallel", "parallel8", "big"])
+def test_the_relief_on_random_core_and_cable_failures_never_costs_more_than_the_repair(tree, request, monkeypatch):
+    """Random sets of one to three cores and spine-core cables (benchmarks/relief_random.py runs many more): what
+    route() gives (relieved and rebalanced) reaches every pair on shortest up*/down* routes, stays at or below the
+    minimal repair's all-to-all maximum (issue 11's rule) and keeps the shift of the rebalance alone."""
+    plan = request.getfixturevalue(tree)
+    topo = build_topology(plan)
+    cables = sorted(label for label, ends in topo.by_label.items() if ends[0] == "spine-core")
+    cores = [c for z in topo.zones for c in topo.cores.get(z, [])]
+    rng = random.Random(len(cables))
+    for _ in range(4):
+        failed = sorted({rng.choice([rng.choice(cables), rng.choice(cores)]) for _ in range(rng.choice([1, 2, 3]))})
+        routing = route(plan, failed)
+        check = routing.check
+        assert routing.deadlock.acyclic and check.ca_pair_detours == 0, failed
+        assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
+        a2a, shift = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all", "shift"])
+        with monkeypatch.context() as m:
+            m.setattr(tree_router, "relieve", lambda case: {})
+            alone = analyze(plan.model_copy(update={"routing": route(plan, failed)}), ["shift"])[0]
+            m.setattr(dispatch, "_rebalance", None)
+            repaired = analyze(plan.model_copy(update={"routing": route(plan, failed)}), ["all-to-all"])[0]
+        assert a2a.max_load <= repaired.max_load, (failed, a2a.max_load, repaired.max_load)
+        assert shift.max_load <= max(alone.max_load, 2), failed
 
 
 def test_the_rebalance_makes_room_from_the_moves_it_found_before_finding_more(parallel8, monkeypatch):
