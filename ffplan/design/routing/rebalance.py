@@ -242,10 +242,10 @@ class Rebalance:
         hop = parents[jj[at], t[at]]
         ok = (self.next[t[at]] == hop[:, None]) & (hop < n)[:, None]
         parts.append((np.nonzero(at)[0], None, ok))  # (its ports in order: the port is the place)
-        pair = np.concatenate([rows[np.nonzero(ok)[0]] for rows, _, ok in parts])
-        places = [np.nonzero(ok)[1] for _, _, ok in parts]
-        place = np.concatenate(places)
-        q = np.concatenate([at if ports is None else ports[ok] for (_, ports, ok), at in zip(parts, places)])
+        hits = [np.nonzero(ok) for _, _, ok in parts]  # (pair, place) of each valid port
+        pair = np.concatenate([rows[k] for (rows, _, _), (k, _) in zip(parts, hits)])
+        place = np.concatenate([at for _, at in hits])
+        q = np.concatenate([at if ports is None else ports[ok] for (_, ports, ok), (_, at) in zip(parts, hits)])
         keep = q != self._column[cols[jj], t][pair]
         pair, q, place = pair[keep], q[keep], place[keep]
         nxt = self.next[t[pair], q].astype(np.int64)
