@@ -16,7 +16,7 @@ from ffplan.design.routing import route
 from ffplan.design.routing import dispatch, rebalance, relief
 from ffplan.design.routing.rebalance import Rebalance
 from ffplan.design.routing import tree as tree_router
-from ffplan.design.routing.tree import _add_at, _least_way
+from ffplan.design.routing.tree import _add_at, _SpineSlots
 from ffplan.fabric.walk import walk
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import UNROUTED
@@ -397,20 +397,32 @@ def test_the_tree_routers_sums_add_as_np_add_at():
 
 
 def test_a_displaced_spines_core_slot_is_the_least_of_its_keys():
-    """_least_way (the second key weighed only on a tie of the first) picks the slot min() of the whole key tuples
-    picks, the first of equal ones, on random loads with many ties and several cables per core."""
+    """_SpineSlots.least_way (a core weighed at its least slot, the second key only on a tie of the first) picks the
+    slot min() of the whole key tuples of every slot picks, as slots take flows, on random loads with many ties and
+    several slots and cables per core."""
     rng = np.random.default_rng(32)
-    for _ in range(2000):
-        n = int(rng.integers(1, 9))
-        slots = rng.permutation(8)[:n]
-        cores, rows = rng.integers(0, 6, n), rng.integers(0, 6, n)
-        cables, ranks = rng.integers(1, 4, n), rng.integers(0, 4, n)
-        way = list(zip(slots.tolist(), cores.tolist(), rows.tolist(), cables.tolist(), ranks.tolist()))
-        loads, to_far = rng.integers(0, 5, 8).tolist(), rng.integers(0, 12, 6).tolist()
-        flows, w = rng.integers(0, 3, 6).tolist(), int(rng.integers(0, 3))
-
-        keys = []
-        for x, core, row, n_cables, rank in way:  # the straightforward definition, in numpy's float64
-            down = (np.float64(to_far[core]) - flows[row]) / n_cables + flows[row]
-            keys.append((max(np.float64(loads[x]), down) + w, loads[x] + down, rank))
-        assert _least_way(way, loads, to_far, flows, w) == way[keys.index(min(keys))][:3]
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        slots = rng.permutation(12)[:n]
+        cores = rng.integers(0, 5, n)
+        ranks = rng.permutation(12)[:n]
+        spine = _SpineSlots(slots.tolist(), cores.tolist(), ranks.tolist(), rng.integers(0, 5, 12).tolist())
+        row_of, cables = rng.permutation(5), rng.integers(1, 4, 5)
+        to_far, flows = rng.integers(0, 12, 5).tolist(), rng.integers(0, 3, 5).tolist()
+        for _ in range(8):
+            way = [(c, int(row_of[c]), int(cables[c])) for c in np.unique(cores) if rng.random() < 0.8]
+            if not way:
+                continue
+            w = int(rng.integers(0, 3))
+            keys = []
+            for c, row, n_cables in way:  # the straightforward definition: every slot of every core, numpy's float64
+                down = (np.float64(to_far[c]) - flows[row]) / n_cables + flows[row]
+                for x, core, rank in zip(slots.tolist(), cores.tolist(), ranks.tolist()):
+                    if core == c:
+                        load = spine.loads[x]
+                        keys.append((max(np.float64(load), down) + w, load + down, rank, (x, c, row)))
+            x, core, row = spine.least_way(way, to_far, flows, w)
+            assert (x, core, row) == min(keys)[3]
+            spine.take(x, core, w)
+            to_far[core] += w
+            flows[row] += w
