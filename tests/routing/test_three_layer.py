@@ -303,6 +303,27 @@ def test_the_rebalance_keeps_the_moves_it_found_off_a_link(parallel, monkeypatch
     assert np.array_equal(kept, again)
 
 
+def test_the_rebalance_sorts_its_moves_in_two_parts_as_all_at_once(big, monkeypatch):
+    """When the first move puts too many destinations on a link, the rebalance checks the others in their order sorted
+    in two parts (the first _SORTED by peak, then the rest): the same tables whatever the first part's size, though
+    with one move in it the second part is checked too (a spine-core cable of the 1,024-port tree)."""
+    checked = []
+    shared = Rebalance._shared
+
+    def counted(self, j, new):
+        checked[-1] += 1
+        return shared(self, j, new)
+
+    monkeypatch.setattr(Rebalance, "_shared", counted)
+    tables = []
+    for size in (rebalance._SORTED, 1):
+        monkeypatch.setattr(rebalance, "_SORTED", size)
+        checked.append(0)
+        tables.append(lfts(route(big, ["z1-spine001-p09"])))
+    assert checked[1] > checked[0]  # the second part was checked
+    assert np.array_equal(tables[0], tables[1])
+
+
 @pytest.mark.parametrize("block", [1 << 20, 1000], ids=["one block", "blocks of columns"])
 def test_the_rebalance_counts_the_flows_as_the_walk_of_each_flow(parallel, monkeypatch, block):
     """The rebalance's start walks the flows of one destination entering one switch together, summed, a block of
