@@ -304,16 +304,17 @@ def _link(
                 f"{topo.desc.get(peer[end][0], peer[end][0])!r} port [{peer[end][1]}]: "
                 "the two ends disagree",
             )
-    links = topo.links
-    for g, port, remote, rport, no in ports:
-        a, b = (g, port), (ids[remote], rport)
-        if b not in port_line:
-            raise TopologyError(
-                no,
-                f"port [{port}] of {topo.desc[g]!r} names {topo.desc[b[0]]!r} port [{rport}], which "
-                f"its record (line {topo.line[b[0]]}) does not list: {CUT}",
-            )
-        links.add((a, b) if a <= b else (b, a))
+    if len(peer) > len(port_line):  # an end no port line lists: the first port line naming one
+        for g, port, remote, rport, no in ports:
+            b = (ids[remote], rport)
+            if b not in port_line:
+                raise TopologyError(
+                    no,
+                    f"port [{port}] of {topo.desc[g]!r} names {topo.desc[b[0]]!r} port [{rport}], which "
+                    f"its record (line {topo.line[b[0]]}) does not list: {CUT}",
+                )
+    # every end is a port line's and every link is in `peer` from both its ends: each once, from its lower end
+    topo.links.update((a, b) for a, b in peer.items() if a <= b)
 
 
 MAX_FABRIC_BYTES = 64 * 1024 * 1024  # Fire-Flyer 2's dump is about 1 MB, a 16,384-endpoint one about 15 MB
