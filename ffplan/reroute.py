@@ -74,31 +74,29 @@ def missing_from_discovery(plan: Plan, topo: DiscoveredFabric) -> Missing:
         return f"{desc.get(node) or node}" + ("" if port is None else f"[{port}]")
 
     unplanned = {name(g) for g in switch_nodes - set(switch_guid.values())}
-    found: dict[tuple, tuple] = {}  # link (its two ends' keys, in order) -> its two ends in the fabric
-    for a, b in topo.links:
-        keys: list[tuple] = []
-        for end in (a, b):
-            # switches by node GUID and port; CA ports by the port GUID ibnetdiscover prints on the CA port line,
-            # else (an ibsim net file) by the planned port of that node GUID and port number
-            if end[0] in switch_nodes:
-                keys.append(("switch", *end))
-                continue
-            pg = port_guid.get(end) or planned_port_guid.get(end, f"{end[0]}[{end[1]}]")
-            keys.append(("ca", pg))
-            if pg not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
-                unplanned.add(f"{name(*end)} (port GUID {pg})")
-        found[_link(*keys)] = (a, b)
+
+    # A link is keyed by its two ends' keys, in order. A switch's end: its (node GUID, port) as discovered. A CA
+    # port: ("ca", its port GUID), the one ibnetdiscover prints on the CA port line, else (an ibsim net file) the
+    # one the plan gives that node GUID and port number.
+    def ca_key(end: tuple[str, int]) -> tuple[str, str]:
+        pg = port_guid.get(end) or planned_port_guid.get(end, f"{end[0]}[{end[1]}]")
+        if pg not in ca_port_guids and desc.get(end[0]) != AGGREGATION_NODE:
+            unplanned.add(f"{name(*end)} (port GUID {pg})")
+        return ("ca", pg)
+
+    found: dict[tuple, tuple] = {}  # link -> its two ends in the fabric
+    for a, b in topo.links:  # most are switch-to-switch: no call and no new key for their ends
+        x = a if a[0] in switch_nodes else ca_key(a)
+        y = b if b[0] in switch_nodes else ca_key(b)
+        found[(x, y) if x <= y else (y, x)] = (a, b)
     planned: dict[tuple, tuple[str, str, tuple[str, ...]]] = {}  # link -> (kind, label, switches it needs)
     for c in plan.cables:
         if c.kind != "node-leaf":
-            ends = (
-                ("switch", switch_guid[c.a.device], int(c.a.port)),
-                ("switch", switch_guid[c.b.device], int(c.b.port)),
-            )
+            ends = ((switch_guid[c.a.device], int(c.a.port)), (switch_guid[c.b.device], int(c.b.port)))
             planned[_link(*ends)] = (c.kind, c.label, (c.a.device, c.b.device))
     for n in plan.nodes:
         for p in n.ports:
-            planned[_link(("switch", switch_guid[p.leaf], p.leaf_port), ("ca", p.port_guid))] = (
+            planned[_link((switch_guid[p.leaf], p.leaf_port), ("ca", p.port_guid))] = (
                 "node-leaf",
                 p.cable,
                 (p.leaf,),
@@ -186,8 +184,10 @@ class AggregationNode:
 
 def aggregation_nodes(plan: Plan, topo: DiscoveredFabric) -> list[AggregationNode]:
     """The Aggregation Nodes of the plan's switches that discovery shows with a unicast LID."""
-    switch_of = {s.node_guid: s.name for s in plan.switches}
     nodes = {g for g, desc in topo.desc.items() if desc == AGGREGATION_NODE}
+    if not nodes:  # no link to look for (98k links of a 16,384-endpoint fabric)
+        return []
+    switch_of = {s.node_guid: s.name for s in plan.switches}
     out = []
     for (a, pa), (b, pb) in sorted(link for link in topo.links if link[0][0] in nodes or link[1][0] in nodes):
         for (sw, port), (node, node_port) in (((a, pa), (b, pb)), ((b, pb), (a, pa))):
@@ -268,7 +268,11 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     width = max(fab.lid_owner) + 1
     live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
     after = planned_array(fab, width)
-    changed = (planned_array(before, width)[:, live] != after[:, live]).sum(axis=1)
+    differs = planned_array(before, width) != after
+    gone = np.ones(width, dtype=bool)
+    gone[live] = False
+    differs[:, gone] = False  # no port is up at these LIDs: not in the file (a few columns, cheaper than live's)
+    changed = np.count_nonzero(differs, axis=1)
     ca_pairs, switch_lids = reachability(
         fab, Channels.of_subnet(fab, [(n.lid, n.switch, n.port) for n in routed]), after
     )

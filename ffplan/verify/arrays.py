@@ -68,7 +68,7 @@ def _reach(
         # the routes of each switch by switches traversed (bin 0: not arriving), weighted by its sources; then
         # less each destination's own port, which is no source of a pair with itself
         width = int(links.max()) + 2
-        traversed = np.where(ok, links.astype(np.int64) + 1, 0)
+        traversed = links.astype(np.int64) + 1  # a route that does not arrive (-1) falls in bin 0
         by_hops = w @ np.bincount((rows * width + traversed).ravel(), minlength=n * width).reshape(n, width)
         own = traversed[at, cols]
         by_hops -= np.bincount(own, minlength=width)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import stat
 import subprocess
 import sys
@@ -129,6 +130,27 @@ def test_reroute_around_a_cable_changes_routes_and_reaches_every_pair(lab):
     assert result.ca_pairs.broken == 0
     # an intact fabric gives back the rendered file, byte for byte
     assert lfts_text(reroute(lab, []).fab) == opensm_files(lab)[LFTS]
+
+
+def test_routes_changed_are_the_entries_of_live_lids_that_differ_from_the_plans(lab):
+    """entries_changed and switches_changed against the definition, entry by entry, on random failures."""
+    rng = random.Random(3)
+    cables = [c.label for c in lab.cables if c.kind != "node-leaf"]
+    for _ in range(6):
+        failed = rng.sample(cables, rng.randint(1, 4)) + rng.sample([s.name for s in lab.switches], rng.randint(0, 1))
+        result = reroute(lab, failed)
+        before = {t.switch: t.ports.tolist() for t in lab.routing.lfts}
+        after = {t.switch: t.ports.tolist() for t in result.plan.routing.lfts}
+
+        def port(table: list[int], lid: int) -> int:
+            return table[lid] if lid < len(table) else lab.routing.unrouted_port
+
+        per_switch = [
+            sum(port(before[s.name], lid) != port(after[s.name], lid) for lid in result.fab.lid_owner)
+            for s in result.fab.switches
+        ]
+        assert result.entries_changed == sum(per_switch) > 0
+        assert result.switches_changed == sum(n > 0 for n in per_switch)
 
 
 def test_nothing_down_beyond_the_plans_routing_keeps_it_as_routing_again_gives_it(lab):
