@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ffplan.fabric.arrays import Channels, Tables, table_array
-from ffplan.fabric.walk import InTrees, in_trees
+from ffplan.fabric.walk import TREE_BLOCK, InTrees, in_trees
 from ffplan.plan.model import RouteCheck
 from ffplan.plan.topology import Topology
 
@@ -69,16 +69,18 @@ class RouteCounts:
         return self.counted == self.width
 
     def add(self, block: InTrees) -> None:
-        """Count the routes of one block: only the few entries that are lost or longer than the shortest are looked
-        at one by one."""
-        hops = block.hops
+        self.count(block.cols, block.hops)
+
+    def count(self, columns: slice, hops: np.ndarray) -> None:
+        """Count the routes of a block of columns (`hops`: their route lengths, -1 where a route does not arrive):
+        only the few entries that are lost or longer than the shortest are looked at one by one."""
         self.counted += hops.shape[1]
-        shortest = self.dist.take(self.dest[block.cols], axis=1)
-        off = ((hops < 0) | (hops > shortest)) & (self.kind[block.cols] > 0)
+        shortest = self.dist.take(self.dest[columns], axis=1)
+        off = ((hops < 0) | (hops > shortest)) & (self.kind[columns] > 0)
         if not off.any():
             return
         rows, cols = np.nonzero(off)
-        h, best, lid = hops[rows, cols], shortest[rows, cols], cols + block.cols.start
+        h, best, lid = hops[rows, cols], shortest[rows, cols], cols + columns.start
         connected = (best >= 0) & self.alive[rows]
         lost, detour = connected & (h < 0), connected & (h > best)
         to_ca = self.kind[lid] == 1
@@ -94,9 +96,18 @@ class RouteCounts:
         return RouteCheck(**self.counts)
 
 
-def check_routes(topo: Topology, tables: Tables, ch: Channels | None = None) -> RouteCheck:
-    """Detours and unreachable destinations of the routes, over the alive part of the fabric."""
+def check_routes(
+    topo: Topology, tables: Tables, ch: Channels | None = None, lengths: np.ndarray | None = None
+) -> RouteCheck:
+    """Detours and unreachable destinations of the routes, over the alive part of the fabric. `lengths`: the route
+    length of every entry when the router measured them already (design.routing.common.RoutingTables.lengths)."""
     ch = ch or Channels(topo)
+    if lengths is not None:
+        counts = RouteCounts(topo, ch, lengths.shape[1])
+        step = max(1, TREE_BLOCK // max(len(lengths), 1))
+        for a in range(0, lengths.shape[1], step):  # blocks as in_trees': each pass stays in the cache
+            counts.count(slice(a, a + step), lengths[:, a : a + step])
+        return counts.result()
     lft = table_array(topo, tables)
     width = lft.shape[1]
     counts = RouteCounts(topo, ch, width)

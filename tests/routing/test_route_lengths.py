@@ -13,7 +13,7 @@ from ffplan.design import design
 from ffplan.design.routing.dispatch import router_for
 from ffplan.fabric.arrays import MAX_HOPS, Channels, table_array
 from ffplan.fabric.deadlock import channel_dependencies, switch_route_loops
-from ffplan.fabric.reach import check_routes
+from ffplan.fabric.reach import RouteCounts, check_routes
 from ffplan.fabric.walk import route_lengths, walk
 from ffplan.inventory import load_inventory
 from ffplan.plan.model import RouteCheck
@@ -123,6 +123,27 @@ def test_route_check_counts_what_the_walk_finds(tree, failed, damaged):
     got = check_routes(topo, {s: lft[i] for i, s in enumerate(ch.switches)}, ch)
     assert got.model_dump() == {k: int(v) for k, v in expected.items()}
     assert any(expected.values()) == bool(damaged)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_route_lengths_the_tree_router_measured_are_its_tables(tree, seed):
+    """The route lengths a failure case keeps from growing its in-trees (RoutingTables.lengths) equal those of its
+    final tables in every column of an alive LID, so the route check counts the same with them: random failed
+    switches and cables (growth after most of them), and none kept when the loose entries are dropped."""
+    topo = topology_for(tree)
+    rng = np.random.default_rng(seed)
+    failed = rng.choice(sorted(topo.by_label), int(rng.integers(0, 6)), replace=False).tolist()
+    failed += rng.choice(sorted(topo.lid), int(rng.integers(1, 3)), replace=False).tolist()
+    router = router_for(tree)
+    rt = router.tables(failed)
+    ch = Channels(rt.topo)
+    lft = table_array(rt.topo, rt.tables)
+    width = lft.shape[1]
+    expected = route_lengths(ch, lft, (ch.dest_switch[:width], ch.dest_port[:width]))
+    alive = RouteCounts(rt.topo, ch, width).kind[:width] > 0
+    assert rt.lengths is not None and (rt.lengths[:, alive] == expected[:, alive]).all()
+    assert check_routes(rt.topo, rt.tables, ch, rt.lengths) == check_routes(rt.topo, rt.tables, ch)
+    assert router.tables(failed, drop=("loose",)).lengths is None
 
 
 @pytest.mark.parametrize("failed", [[], ["z1-core01"], ["z1-spine01-p05", "z1-leaf02-p06"]])

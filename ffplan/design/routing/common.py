@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
+import numpy as np
+
 from ffplan.codes.design import UNKNOWN_FAILED_LINK
 from ffplan.fabric.arrays import Channels, Tables
 from ffplan.fabric.deadlock import prove_deadlock_free
@@ -29,6 +31,9 @@ class RoutingTables:
     max_lid: int
     failed: list[str]
     channels: Channels | None = None  # of `topo`, when the router built them
+    # the route length of every (switch, LID) entry (fabric.walk.route_lengths), when the router measured them on the
+    # way: -1 also in the columns of LIDs no alive port takes (the route check skips those)
+    lengths: np.ndarray | None = None
 
 
 def first_proven(

@@ -90,7 +90,7 @@ def _route_subnet(
     proof = routes = None
     if check:
         rt, proof, channels = router.proven_tables(items, loaded=loaded, inventory_items=inventory_items)
-        routes = check_routes(rt.topo, rt.tables, channels)
+        routes = check_routes(rt.topo, rt.tables, channels, rt.lengths)
     else:
         rt = router.tables(items, loaded=loaded, inventory_items=inventory_items)
     lfts = [Lft(switch=s.name, ports=np.array(rt.tables[s.name], dtype=np.uint8)) for s in plan.switches]

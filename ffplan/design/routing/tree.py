@@ -61,6 +61,7 @@ class TreeTables:
     grown: np.ndarray  # bool, same shape: entries grown with down-then-up turns at transit switches only (_grow)
     loose: np.ndarray  # bool: entries grown with such turns anywhere
     channels: Channels  # of `topo`
+    lengths: np.ndarray | None  # after failures, the route lengths of the entries (RoutingTables.lengths)
 
 
 class TreeRouter:
@@ -274,7 +275,12 @@ class TreeRouter:
         for name in drop:
             lft = np.where(getattr(case, name), np.uint8(UNROUTED), lft)
         return RoutingTables(
-            case.topo, dict(zip(self.names, lft)), case.topo.max_lid, sorted(set(items)), case.channels
+            case.topo,
+            dict(zip(self.names, lft)),
+            case.topo.max_lid,
+            sorted(set(items)),
+            case.channels,
+            None if drop else case.lengths,  # dropped entries change their columns' lengths
         )
 
     def proven_tables(
@@ -316,6 +322,8 @@ class TreeCase:
         self.core_index = np.full(n, NO, dtype=np.int64)  # core -> its column of core_flows
         self.core_index[r.core_ids] = np.arange(len(r.core_ids))
         self.grown = np.zeros((n, r.width), dtype=bool)
+        # the route lengths _open measures, kept for the route check (the columns _grow changes measured again)
+        self.lengths = np.full((n, r.width), -1, dtype=np.int8)
         self.loose = np.zeros((n, r.width), dtype=bool)
 
     def _alive_links(self, to: np.ndarray, at: dict[str, tuple[int, int]]) -> np.ndarray:
@@ -341,7 +349,8 @@ class TreeCase:
             self.r.rebalance(self)
         self._switch_lids(bool(self.t.failed_cables or self.t.failed_switches))
         self._grow_in_trees()
-        return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch)
+        failed = bool(self.t.failed_cables or self.t.failed_switches)
+        return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch, self.lengths if failed else None)
 
     def _cores_lost(self) -> bool:
         """A spine-core cable or a core failed (a spine-core cable's both ends are spines and cores)."""
@@ -747,7 +756,7 @@ class TreeCase:
     def _open(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> np.ndarray:
         """The indexes of `lids` (delivered at switch `at`, port `port`) whose route does not arrive from some alive
         switch: the only ones _grow changes (the LIDs' in-trees are independent, so all are measured at once)."""
-        lengths = route_lengths(self.ch, self.lft[:, lids], (at, port))
+        lengths = self.lengths[:, lids] = route_lengths(self.ch, self.lft[:, lids], (at, port))
         return np.nonzero(((lengths < 0) & self.alive[:, None]).any(axis=0))[0]
 
     def _grow(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> None:
@@ -757,6 +766,7 @@ class TreeCase:
         the strict pass left open get the second: every switch it grew arrives (it continues a route that does)."""
         if not hasattr(self, "_valley_ok"):
             self._prepare_growth()
+        changed, delivered = lids, (at, port)  # every LID this may change: measured again for the route check
         step = max(1, GROW_BLOCK // max(len(self.r.names), 1))
         for strict in (True, False):
             left = np.zeros(len(lids), dtype=bool)
@@ -766,6 +776,7 @@ class TreeCase:
                 for j, lid in enumerate(lids[block].tolist()):
                     left[a + j] = self._grow_pass(lid, hops[:, j], clean[:, j], strict)
             lids, at, port = lids[left], at[left], port[left]
+        self.lengths[:, changed] = route_lengths(self.ch, self.lft[:, changed], delivered)
 
     def _grow_pass(self, lid: int, hops: np.ndarray, clean: np.ndarray, strict: bool) -> bool:
         """The in-tree of one LID (`hops`, `clean`: _route_lengths of its column): the entries of alive switches whose
