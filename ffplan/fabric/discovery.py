@@ -18,11 +18,12 @@ from ffplan.diagnostics import Collector, InputError
 # Numbers are bounded (a GUID has 16 hex digits, a port number 3 digits, a LID 5): longer ones are not ibnetdiscover
 # output, and int() of a 5000-digit decimal raises
 _GUID_ID = re.compile(r"^[SH]-([0-9a-fA-F]{16})$")
-_PORT_LINE = re.compile(r'^\[(\d{1,3})\](?:\(([0-9a-fA-F]{1,16})\))?\s+"([^"]+)"\[(\d{1,3})\]')
+_RATE = r".*\blid \d{1,5} (\d+x[A-Za-z0-9]+)"  # the last `lid N <width>x<speed>`: the link's active rate
+_RATE_TAIL = re.compile(_RATE)
+# a port line and, in the same match, its rate when the rate follows the remote port (else _RATE_TAIL finds it, if
+# it is in the remote's quotes)
+_PORT_LINE = re.compile(r'^\[(\d{1,3})\](?:\(([0-9a-fA-F]{1,16})\))?\s+"([^"]+)"\[(\d{1,3})\](?:' + _RATE + ")?")
 _LID_TAIL = re.compile(r"#.*?\blid (\d+)")
-_RATE_TAIL = re.compile(
-    r".*\blid \d{1,5} (\d+x[A-Za-z0-9]+)"
-)  # the last `lid N <width>x<speed>`: the link's active rate
 _HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d{1,3})\s+"([^"]+)"(.*)$')
 _HEADER_WORD = re.compile(r"^(Switch|Ca|Hca|Rt)\s")
 _DESC = re.compile(r'#\s*"([^"]*)"')
@@ -145,7 +146,7 @@ def parse_topology(text: str) -> DiscoveredFabric:
                     if m is None
                     else "a port line before any node record",
                 )
-            port_digits, pguid, remote, rport_digits = m.groups()
+            port_digits, pguid, remote, rport_digits, link_rate = m.groups()
             port = int(port_digits)
             if not 1 <= port <= nports:
                 raise TopologyError(no, f"port [{port}] of {topo.desc[current]!r}, which has {nports} ports")
@@ -155,9 +156,11 @@ def parse_topology(text: str) -> DiscoveredFabric:
                     no, f"port [{port}] of {topo.desc[current]!r} is listed twice (also at line {port_line[end]})"
                 )
             port_line[end] = no
-            rm = _RATE_TAIL.match(line)
-            if rm:
-                rate[end] = rm.group(1)
+            if link_rate is None:  # a port line without it is rare: one more search
+                rm = _RATE_TAIL.match(line)
+                link_rate = rm and rm.group(1)
+            if link_rate:
+                rate[end] = link_rate
             if is_ca:
                 _ca_port(topo, lid_at, guid_at, current, port, pguid, _LID_TAIL.search(line), no)
             ports.append((current, port, remote, int(rport_digits), no))

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from ffplan.cli.main import app
 from ffplan.fabric import discovery
 from ffplan.fabric.discovery import TopologyError, parse_topology
+from ffplan.opensm import build_fabric
+from ffplan.opensm.files import simulator_topology
 from ffplan.plan.io import dump_plan
 from ffplan.render.opensm import render_opensm
 from tests.support.plans import designed
@@ -151,3 +153,29 @@ def test_an_oversized_dump_is_refused_before_it_is_parsed(plan, monkeypatch):
     fabric.write_text("#\n" * 1000)
     result = CliRunner().invoke(app, ["audit", str(plan), str(fabric)])
     assert result.exit_code == 2 and "over the 1,000-byte limit" in result.stderr and "one fabric" in result.stderr
+
+
+def test_a_port_lines_rate_is_the_last_lid_and_rate_on_it_wherever_it_is(lab):
+    """The rate read with the port line is the line's last `lid N <width>x<speed>`: also when that is only inside
+    the remote's quoted id (an ibsim net file names its nodes), and when the line has two."""
+    text = simulator_topology(build_fabric(lab))
+    text = text.replace('"za-leaf01"[', '"za-leaf01 lid 9 1xSDR"[').replace(
+        '8 "za-leaf01"\t', '8 "za-leaf01 lid 9 1xSDR"\t'
+    )
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("[") and "1xSDR" in line and i % 2:
+            lines[i] = line.rsplit(" lid ", 1)[0]  # no rate after the remote: only the one in its quotes
+        elif line.startswith("[") and i % 3 == 0:
+            lines[i] = line + " lid 12 2xEDR"
+    topo = parse_topology("\n".join(lines))
+    expected, header = {}, 0
+    for no, line in enumerate(lines, 1):
+        if line.startswith(("Switch", "Ca")):
+            header = no
+        elif line.startswith("["):
+            rates = re.findall(r"\blid \d{1,5} (\d+x[A-Za-z0-9]+)", line)
+            if rates:
+                expected[(header, int(line[1 : line.index("]")]))] = rates[-1]
+    assert {(topo.line[g], p): r for (g, p), r in topo.rate.items()} == expected
+    assert {"1xSDR", "2xEDR", "4xHDR"} <= set(expected.values())
