@@ -11,6 +11,7 @@ import pytest
 from ffplan.analyze import plan_tables, topology_for
 from ffplan.design import design
 from ffplan.design.routing.dispatch import router_for
+from ffplan.design.routing.tree import TreeCase
 from ffplan.fabric.arrays import MAX_HOPS, Channels, table_array
 from ffplan.fabric.deadlock import channel_dependencies, switch_route_loops
 from ffplan.fabric.reach import RouteCounts, check_routes
@@ -123,6 +124,47 @@ def test_route_check_counts_what_the_walk_finds(tree, failed, damaged):
     got = check_routes(topo, {s: lft[i] for i, s in enumerate(ch.switches)}, ch)
     assert got.model_dump() == {k: int(v) for k, v in expected.items()}
     assert any(expected.values()) == bool(damaged)
+
+
+@pytest.mark.parametrize("failed", [[], ["z1-core01"], ["z1-spine01-p05", "z1-leaf02-p06"]])
+@pytest.mark.parametrize("damaged", [0.0, 0.05, 0.3, "valleys"])
+def test_the_grown_routes_lengths_and_turns_are_the_walks(tree, failed, damaged):
+    """TreeCase._route_lengths (from the in-trees, a length at a time) against its definition: every switch's route
+    walked, its length where it arrives from an alive switch, and clean unless some two links in a row of it turn
+    down then up at a switch outside the transit pod. Over tables with random ports too (dead ends, loops), and with
+    spines sent down to random leaves (valleys deep in the routes of the cores above them)."""
+    router = router_for(tree)
+    case = TreeCase(router, router.case(failed).topo)
+    case.lft = router.case(failed).lft.copy()
+    case._prepare_growth()
+    rng = np.random.default_rng(5)
+    if damaged == "valleys":
+        for spine in np.nonzero(case._tier == 1)[0].tolist():
+            hop = case.ch.next[spine]
+            down = np.nonzero((hop >= 0) & (case._tier[np.maximum(hop, 0)] == 0))[0]  # its ports to leaves
+            hit = rng.random(case.lft.shape[1]) < 0.1
+            case.lft[spine, hit] = rng.choice(down, int(hit.sum()))
+    else:
+        _damage(case.lft, damaged, seed=5)
+    d = np.nonzero(case.alive[router.d_leaf])[0]
+    lids, at, port = router.d_lid[d], router.d_leaf[d], router.d_port[d]
+    links, clean = case._route_lengths(lids, at, port)
+    n, m = len(router.names), len(lids)
+    start, column = np.tile(np.arange(n), m), np.repeat(np.arange(m), n)
+    w = walk(case.ch, case.lft[:, lids], start, column, MAX_HOPS, trace=True, dest=(at, port))
+    taken: list[list[int]] = [[] for _ in range(n * m)]
+    for k, c in w.steps:
+        for walker, channel in zip(k.tolist(), c.tolist()):
+            taken[walker].append(channel)
+    tier, ch = case._tier, case.ch
+    for k in range(n * m):
+        s, j = int(start[k]), int(column[k])
+        assert links[s, j] == (w.links[k] if w.reached[k] and case.alive[s] else -1)
+        if links[s, j] >= 0:
+            turns = [(ch.src_of[a], ch.peer_of[a], ch.peer_of[b]) for a, b in zip(taken[k], taken[k][1:])]
+            down_up = [tier[x] > tier[v] < tier[y] and not case._valley_ok[v] for x, v, y in turns]
+            assert clean[s, j] == (not any(down_up))
+    assert (links >= 0).any()
 
 
 @pytest.mark.parametrize("seed", range(8))

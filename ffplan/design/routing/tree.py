@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 from ffplan.fabric.arrays import Channels
-from ffplan.fabric.walk import route_lengths, walk
+from ffplan.fabric.walk import in_trees, route_lengths
 from ffplan.design.routing.common import RoutingTables, first_proven, unknown_failed
 from ffplan.design.routing.relief import relieve
 from ffplan.plan.model import UNROUTED, DeadlockProof
@@ -817,25 +817,27 @@ class TreeCase:
     def _route_lengths(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(links, clean), (switches x `lids`): switch-to-switch links of every switch's route to each LID (by its
         column of the tables), delivered at switch `at`, port `port`, -1 where it does not arrive; and whether the
-        route turns down then up only at a transit switch (a grown route may continue only over such a route)."""
-        tier, ch = self._tier, self.ch
-        n, m = len(self.r.names), len(lids)
-        w = walk(
-            ch,
-            self.lft[:, lids],
-            np.tile(np.arange(n), m),
-            np.repeat(np.arange(m), n),
-            64,
-            trace=True,
-            dest=(at, port),
-        )
-        clean = np.ones(n * m, dtype=bool)
-        for (k1, c1), (k2, c2) in zip(w.steps, w.steps[1:]):  # a turn: two links in a row of one walk
-            c1 = c1[np.searchsorted(k1, k2)]  # the walks of a step are a sorted subset of the step before's
-            prev, pos, step = ch.src_of[c1], ch.peer_of[c1], ch.peer_of[c2]
-            clean[k2[(tier[prev] > tier[pos]) & (tier[step] > tier[pos]) & ~self._valley_ok[pos]]] = False
-        links = np.where(w.reached & np.tile(self.alive, m), w.links, -1)
-        return links.reshape(m, n).T, clean.reshape(m, n).T
+        route turns down then up only at a transit switch (a grown route may continue only over such a route). From
+        the in-trees (fabric.walk.in_trees): a route is clean when its turn at the next switch is and the next
+        switch's route is, found a length at a time."""
+        tier, ch, n = self._tier, self.ch, len(self.r.names)
+        links = np.empty((n, len(lids)), dtype=np.int64)
+        clean = np.empty((n, len(lids)), dtype=bool)
+        for block in in_trees(ch, self.lft[:, lids], (at, port), 64):
+            hops, to = block.hops.ravel(), block.to
+            b = block.hops.shape[1]
+            turns = np.flatnonzero(hops >= 2)  # the routes with a turn at their next switch
+            pos = to[turns]
+            prev, here, after = turns // b, pos // b, to[pos] // b
+            ok = np.ones(len(hops) + 1, dtype=bool)  # the last: where a route ends
+            ok[turns] = (tier[prev] <= tier[here]) | (tier[after] <= tier[here]) | self._valley_ok[here]
+            for length in range(2, int(hops.max(initial=0)) + 1):
+                e = turns[hops[turns] == length]
+                ok[e] &= ok[to[e]]  # the next switch's route is one link shorter: already settled
+            links[:, block.cols] = block.hops
+            clean[:, block.cols] = ok[:-1].reshape(n, b)
+        links[~self.alive] = -1
+        return links, clean
 
 
 class _SpineSlots:
