@@ -322,8 +322,7 @@ class TreeCase:
         self.core_index = np.full(n, NO, dtype=np.int64)  # core -> its column of core_flows
         self.core_index[r.core_ids] = np.arange(len(r.core_ids))
         self.grown = np.zeros((n, r.width), dtype=bool)
-        # the route lengths _open measures, kept for the route check (the columns _grow changes measured again)
-        self.lengths = np.full((n, r.width), -1, dtype=np.int8)
+        self.lengths: np.ndarray | None = None  # after failures, of the final tables (_grow_in_trees)
         self.loose = np.zeros((n, r.width), dtype=bool)
 
     def _alive_links(self, to: np.ndarray, at: dict[str, tuple[int, int]]) -> np.ndarray:
@@ -349,8 +348,7 @@ class TreeCase:
             self.r.rebalance(self)
         self._switch_lids(bool(self.t.failed_cables or self.t.failed_switches))
         self._grow_in_trees()
-        failed = bool(self.t.failed_cables or self.t.failed_switches)
-        return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch, self.lengths if failed else None)
+        return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch, self.lengths)
 
     def _cores_lost(self) -> bool:
         """A spine-core cable or a core failed (a spine-core cable's both ends are spines and cores)."""
@@ -745,18 +743,28 @@ class TreeCase:
         return where
 
     def _grow_in_trees(self) -> None:
-        """Every alive CA and leaf LID whose route does not arrive from some alive switch (only after failures)."""
+        """Every alive CA and leaf LID whose route does not arrive from some alive switch (only after failures). The
+        route lengths of every alive LID (the switch LIDs are final by now) are measured over the whole tables at
+        once and kept for the route check (RoutingTables.lengths), the grown columns measured again."""
         r = self.r
         if not self.t.failed_cables and not self.t.failed_switches:
             return
         d = self.d
-        grow = d[self._open(r.d_lid[d], r.d_leaf[d], r.d_port[d])]
-        self._grow(r.d_lid[grow], r.d_leaf[grow], r.d_port[grow])
+        at = np.full(r.width, NO, dtype=np.int64)  # where each column is delivered: -1 for the LIDs of nothing alive
+        port = np.zeros(r.width, dtype=np.int64)
+        at[r.d_lid[d]], port[r.d_lid[d]] = r.d_leaf[d], r.d_port[d]
+        targets = r.switch_targets[self.alive[r.switch_targets]]
+        at[r.switch_lids[targets]] = targets
+        self.lengths = route_lengths(self.ch, self.lft, (at, port))
+        open_ = ((self.lengths < 0) & self.alive[:, None]).any(axis=0)
+        grow = r.d_lid[d[open_[r.d_lid[d]]]]
+        self._grow(grow, at[grow], port[grow])
+        self.lengths[:, grow] = route_lengths(self.ch, self.lft[:, grow], (at[grow], port[grow]))
 
     def _open(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> np.ndarray:
         """The indexes of `lids` (delivered at switch `at`, port `port`) whose route does not arrive from some alive
         switch: the only ones _grow changes (the LIDs' in-trees are independent, so all are measured at once)."""
-        lengths = self.lengths[:, lids] = route_lengths(self.ch, self.lft[:, lids], (at, port))
+        lengths = route_lengths(self.ch, self.lft[:, lids], (at, port))
         return np.nonzero(((lengths < 0) & self.alive[:, None]).any(axis=0))[0]
 
     def _grow(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> None:
@@ -766,7 +774,6 @@ class TreeCase:
         the strict pass left open get the second: every switch it grew arrives (it continues a route that does)."""
         if not hasattr(self, "_valley_ok"):
             self._prepare_growth()
-        changed, delivered = lids, (at, port)  # every LID this may change: measured again for the route check
         step = max(1, GROW_BLOCK // max(len(self.r.names), 1))
         for strict in (True, False):
             left = np.zeros(len(lids), dtype=bool)
@@ -776,7 +783,6 @@ class TreeCase:
                 for j, lid in enumerate(lids[block].tolist()):
                     left[a + j] = self._grow_pass(lid, hops[:, j], clean[:, j], strict)
             lids, at, port = lids[left], at[left], port[left]
-        self.lengths[:, changed] = route_lengths(self.ch, self.lft[:, changed], delivered)
 
     def _grow_pass(self, lid: int, hops: np.ndarray, clean: np.ndarray, strict: bool) -> bool:
         """The in-tree of one LID (`hops`, `clean`: _route_lengths of its column): the entries of alive switches whose
