@@ -24,7 +24,6 @@ import numpy as np
 from ffplan.codes.design import ROUTING_DEADLOCK, SWITCH_ROUTE_LOOP
 from ffplan.diagnostics import Collector, StageError
 from ffplan.fabric.arrays import BLOCK, MAX_HOPS, Channels, Tables, table_array
-from ffplan.fabric.walk import walk
 from ffplan.plan.model import DeadlockProof
 from ffplan.plan.topology import Topology
 
@@ -71,20 +70,30 @@ def _dependencies(
     ports = ch.chan.shape[1]
     entry = (np.arange(n, dtype=np.intp) * ports)[:, None] + lft  # the (switch, port) each entry leaves from, flat
     chan = ch.chan.take(entry)  # c1 per (switch, LID), -1 at the end of the route or a dead end
-    at = np.maximum(ch.next.take(entry), 0).astype(np.intp)  # the next switch
+    hop = ch.next.take(entry)  # the next switch, -1 where the route stops
+    at = np.maximum(hop, 0).astype(np.intp)
     port = full.take(at * full.shape[1] + np.arange(first, first + width))  # the port c2 leaves from there
     keep = (chan >= 0) & (ch.chan.take(at * ports + port) >= 0)
     # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
-    # on the path from a switch with CA ports (walked from each of them; positions up to MAX_HOPS - 1 links on)
+    # on the path from a switch with CA ports (what a walk from each of them passes, up to MAX_HOPS - 1 links on):
+    # their entries, then the entries one step further at a time, each once (a walk from an entry reached before
+    # goes the same way)
     cols, sources = np.flatnonzero(is_switch_lid), np.flatnonzero(has_cas)
     if len(cols):
-        active = np.zeros((n, len(cols)), dtype=bool)
-        if len(sources):
-            start, k = np.repeat(sources, len(cols)), np.tile(np.arange(len(cols)), len(sources))
-            active[start, k] = True
-            for w, c in walk(ch, full, start, cols[k] + first, MAX_HOPS - 1, trace=True).steps:
-                active[ch.peer_of[c], k[w]] = True
-        keep[:, cols] &= active
+        m = len(cols)
+        active = np.zeros(n * m, dtype=bool)  # (switch, switch LID) entries, flat
+        step = hop[:, cols].ravel()
+        reached = (sources[:, None] * m + np.arange(m)).ravel()
+        active[reached] = True
+        for _ in range(MAX_HOPS - 1):
+            nxt = step[reached]
+            on = nxt >= 0
+            reached = np.unique(nxt[on] * m + reached[on] % m)
+            reached = reached[~active[reached]]
+            if not len(reached):
+                break
+            active[reached] = True
+        keep[:, cols] &= active.reshape(n, m)
     codes: np.ndarray = chan[keep].astype(np.int64) * ports + port[keep]
     return codes
 
