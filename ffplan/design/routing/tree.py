@@ -502,10 +502,9 @@ class TreeCase:
             entries = lid[others]
             for s, row in zip(group.tolist(), ports):  # a row at a time: the 2-D assignment costs twice more
                 lft[s, entries] = row
-            spine = np.arange(len(group))[:, None]
-            up_load[group] += _bincount(spine * up_load.shape[1] + x[others], flows, (len(group), up_load.shape[1]))
-            # the flows of each (spine, core slot, pod): down the core slot's core to the spine there
-            summed = _bincount(spine * way[0].size + cell, flows, way.shape)
+            # the flows of each (spine, core slot, pod): up the spine's core slot, down its core to the spine there
+            summed = _bincount(np.arange(len(group))[:, None] * way[0].size + cell, flows, way.shape)
+            up_load[group] += summed.sum(axis=2)
             _add_at(down_load, np.broadcast_arrays(core[:, :, None], far[:, None, :]), summed)
             # a destination after another, its spines' cores in one row: a few times fewer cache misses than by spine
             cells = others * self.core_flows.shape[1] + self.core_index[core][:, x[others]]
