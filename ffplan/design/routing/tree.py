@@ -602,10 +602,13 @@ class TreeCase:
             step = max(1, LEAF_BLOCK // max(len(rows), 1))
             for b in range(0, len(group), step):  # (cores x destinations) of a block of cores at once
                 c = group[b : b + step, None]
-                far = r.spine_at[zone, pod[rows], r.position[c]]
-                slot_core = r.cu_to[far, x[rows]]
-                mine = (slot_core == c) & self.cu_ok[far, x[rows]]
-                ports = np.where(mine, r.cu_far_port[far, x[rows]], self.link[c, far])
+                # flat take, several times faster than 2-D fancy indexing (a missing spine, -1, wraps as there)
+                spine_at = r.spine_at[zone]
+                far = spine_at.take(pod[rows] * spine_at.shape[1] + r.position[c])
+                cell = far * r.cu_to.shape[1] + x[rows]  # (spine, core slot)
+                slot_core = r.cu_to.take(cell)
+                mine = (slot_core == c) & self.cu_ok.take(cell)
+                ports = np.where(mine, r.cu_far_port.take(cell), self.link.take(c * len(r.names) + np.maximum(far, 0)))
                 ports = np.where(far >= 0, ports, UNROUTED)
                 may_move = ~mine & (far >= 0) & (ports != UNROUTED)
                 for k, core in enumerate(c[:, 0].tolist()):
@@ -614,7 +617,9 @@ class TreeCase:
                     moved = (taken[rows] | (slot_core[k] == core)) & may_move[k]
                     if moved.any():
                         self._spread(core, rows, far[k], x[rows], ports[k], mine[k], moved)
-                lft[c, lid[rows]] = ports
+                entries = lid[rows]
+                for core, row in zip(c[:, 0].tolist(), ports):  # a row at a time: the 2-D assignment costs twice more
+                    lft[core, entries] = row
 
     def _spread(
         self,
