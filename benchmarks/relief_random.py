@@ -22,22 +22,21 @@ sys.path.insert(0, str(ROOT))
 from ffplan.analyze import analyze  # noqa: E402
 from ffplan.design import design  # noqa: E402
 from ffplan.design.routing import dispatch, route  # noqa: E402
-from ffplan.design.routing import tree as tree_router  # noqa: E402
 from ffplan.inventory import load_inventory  # noqa: E402
 from ffplan.plan.topology import build_topology  # noqa: E402
 from tests.routing.three_layer import SMALL, three_layer_inventory  # noqa: E402
 
-REBALANCE, RELIEVE = dispatch._rebalance, tree_router.relieve
+REBALANCE, RELIEVE = dispatch._rebalance, dispatch._relieve
 
 
 def routed(plan, failed: list[str], how: str):
     """route() relieved and rebalanced ("relief"), rebalanced alone ("rebalance") or repaired alone ("repair")."""
     dispatch._rebalance = None if how == "repair" else REBALANCE
-    tree_router.relieve = RELIEVE if how == "relief" else (lambda case: {})
+    dispatch._relieve = RELIEVE if how == "relief" else None
     try:
         routing = route(plan, failed)
     finally:
-        dispatch._rebalance, tree_router.relieve = REBALANCE, RELIEVE
+        dispatch._rebalance, dispatch._relieve = REBALANCE, RELIEVE
     a2a, shift = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all", "shift"])
     return routing, a2a.max_load, shift.max_load
 

@@ -109,7 +109,7 @@ def main() -> None:
 def failure_case(plan, failed: list[str], repair_only: bool) -> None:
     """`route()` around `failed` (CPU and wall, once: a big tree's case takes a minute) and its all-to-all maximum."""
     if repair_only:
-        dispatch._rebalance = None  # steps 1-3 alone: no relief, no greedy moves
+        dispatch._rebalance = dispatch._relieve = None  # steps 1-3 alone: no relief, no greedy moves
     w, c = time.perf_counter(), time.process_time()
     routing = route(plan, failed)
     wall, cpu = time.perf_counter() - w, time.process_time() - c

@@ -15,7 +15,6 @@ from ffplan.design import design
 from ffplan.design.routing import route
 from ffplan.design.routing import dispatch, rebalance, relief
 from ffplan.design.routing.rebalance import Rebalance
-from ffplan.design.routing import tree as tree_router
 from ffplan.design.routing.tree import _add_at, _SpineSlots
 from ffplan.fabric.walk import walk
 from ffplan.inventory import load_inventory
@@ -205,6 +204,7 @@ def test_a_lost_cores_relief_sends_at_most_two_ports_of_a_leaf_up_one_uplink(big
     without it (the minimal repair) every source leaf sends each destination leaf's ports up distinct uplinks."""
     relieved = _ports_per_uplink(big, route(big, ["z1-core01"]))
     monkeypatch.setattr(dispatch, "_rebalance", None)
+    monkeypatch.setattr(dispatch, "_relieve", None)
     repaired = _ports_per_uplink(big, route(big, ["z1-core01"]))
     assert repaired.max() == 1
     assert relieved.max() == 2 and (relieved == 2).sum() > 1000
@@ -219,7 +219,7 @@ def test_the_relief_leaves_failures_at_several_positions_to_the_rebalance(big, m
     """A failure that is not a core or spine-core cable, or hurt spines at several positions, get the greedy
     rebalance alone: the same tables as with no relief at all."""
     with_relief = lfts(route(big, failed))
-    monkeypatch.setattr(tree_router, "relieve", lambda case: {})
+    monkeypatch.setattr(dispatch, "_relieve", None)
     assert np.array_equal(with_relief, lfts(route(big, failed)))
 
 
@@ -241,7 +241,7 @@ def test_the_relief_on_random_core_and_cable_failures_never_costs_more_than_the_
         assert check.unreachable_ca_pairs == check.unreachable_switch_to_ca == check.unreachable_switch_lids == 0
         a2a, shift = analyze(plan.model_copy(update={"routing": routing}), ["all-to-all", "shift"])
         with monkeypatch.context() as m:
-            m.setattr(tree_router, "relieve", lambda case: {})
+            m.setattr(dispatch, "_relieve", None)
             alone = analyze(plan.model_copy(update={"routing": route(plan, failed)}), ["shift"])[0]
             m.setattr(dispatch, "_rebalance", None)
             repaired = analyze(plan.model_copy(update={"routing": route(plan, failed)}), ["all-to-all"])[0]
@@ -270,7 +270,8 @@ def test_a_lost_cores_minimal_repair_spreads_over_the_cables_left(tree, repaired
     bundles of 64 flows each intact): 640 = 10 bundles, ceil(8 x 7 / 6), was 768 (a core's downlinks weighed per
     spine, not per cable, and a destination's bundles stacked on one core's cable)."""
     plan = request.getfixturevalue(tree)
-    monkeypatch.setattr(dispatch, "_rebalance", None)  # no relief, no greedy moves
+    monkeypatch.setattr(dispatch, "_rebalance", None)  # no greedy moves
+    monkeypatch.setattr(dispatch, "_relieve", None)  # and no relief
     routing = route(plan, ["z1-core01"])
     check = routing.check
     assert routing.deadlock.acyclic and check.ca_pair_detours == 0

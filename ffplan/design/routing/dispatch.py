@@ -15,6 +15,7 @@ from ffplan.codes.design import ROUTING_UNSUPPORTED
 from ffplan.fabric.reach import check_routes
 from ffplan.design.routing.common import RoutingTables, intra_slots, unknown_failed
 from ffplan.design.routing.rebalance import Rebalance
+from ffplan.design.routing.relief import relieve
 from ffplan.design.routing.tree import TreeCase, TreeRouter
 from ffplan.design.routing.zones import ZoneRouter
 from ffplan.diagnostics import COMMAND_LINE, Collector, StageError
@@ -124,7 +125,7 @@ def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router:
     slots: dict[int, int] = {}
     for zone in topo.zones:
         slots.update(intra_slots(topo, zone).slot)
-    return TreeRouter(topo, slots, _rebalance)
+    return TreeRouter(topo, slots, _rebalance, _relieve)
 
 
 def _merged(plan: Plan, parts: list[Routing], failed: list[str]) -> Routing:
@@ -158,3 +159,6 @@ def _merged(plan: Plan, parts: list[Routing], failed: list[str]) -> Routing:
 
 def _rebalance(case: TreeCase) -> None:
     Rebalance(case).run()
+
+
+_relieve = relieve  # (module attributes: a benchmark or test routes by the minimal repair alone with both None)

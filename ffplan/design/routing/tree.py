@@ -22,9 +22,10 @@ docs/routing.md section 5 has the long form. Every table is one row of a (switch
 * **Failures** never use a failed cable or switch. A (leaf, destination) pair whose uplink cannot reach the
   destination any more, and a (spine, destination) pair whose core slot cannot, is *displaced* and placed on the
   valid uplink that carries the fewest all-to-all flows after the move (a destination's pairs one after another);
-  every other pair keeps its route, except that after a spine-core cable or core failure a greedy rebalance
-  (ffplan.design.routing.rebalance) moves healthy entries while that lowers the maximum all-to-all flows per link. Entries whose route no
-  longer arrives (a switch's own route when its spine lost
+  every other pair keeps its route, except that after a spine-core cable or core failure a relief
+  (ffplan.design.routing.relief) moves a share of the leaves' cross-pod entries off the hurt spine position and a
+  greedy rebalance (ffplan.design.routing.rebalance) moves healthy entries while that lowers the maximum all-to-all
+  flows per link. Entries whose route no longer arrives (a switch's own route when its spine lost
   the cable to the destination's leaf, switch LIDs) grow the destination's in-tree from the switches that reach it,
   shortest first, turning down then up only in the transit pod; where that finds no way, anywhere (those the
   deadlock proof drops when they close a cycle, see TreeRouter.proven_tables).
@@ -42,7 +43,6 @@ import numpy as np
 from ffplan.fabric.arrays import Channels
 from ffplan.fabric.walk import in_trees, route_lengths
 from ffplan.design.routing.common import RoutingTables, first_proven, unknown_failed
-from ffplan.design.routing.relief import relieve
 from ffplan.plan.model import UNROUTED, DeadlockProof
 from ffplan.plan.topology import Topology, resolve_failed
 
@@ -68,11 +68,19 @@ class TreeRouter:
     """The failure-independent part of a pure fat tree's routes, computed once: destinations, slots and core slots,
     and the port arrays. `tables(failed)` routes one case."""
 
-    def __init__(self, topo: Topology, slots: dict[int, int], rebalance: Callable[[TreeCase], None] | None = None):
-        """`rebalance`: run on a case that lost a spine-core cable or a core (ffplan.design.routing.rebalance); None
-        routes such a case by the minimal repair alone."""
+    def __init__(
+        self,
+        topo: Topology,
+        slots: dict[int, int],
+        rebalance: Callable[[TreeCase], None] | None = None,
+        relieve: Callable[[TreeCase], dict[tuple[int, int], np.ndarray]] | None = None,
+    ):
+        """`relieve` and `rebalance`: run on a case that lost a spine-core cable or a core, before the spines are
+        routed (ffplan.design.routing.relief: its leaves' moves, and per (zone, pod) the change of what the pod sends
+        up each slot) and after the cores are (ffplan.design.routing.rebalance); None leaves that step out, both None
+        route such a case by the minimal repair alone."""
         self.topo = t = topo
-        self.rebalance = rebalance
+        self.rebalance, self.relieve = rebalance, relieve
         self.names = list(t.lid)
         sid = self.sid = {s: i for i, s in enumerate(self.names)}
         n = len(self.names)
@@ -341,7 +349,7 @@ class TreeCase:
         self.reach = self._spine_reach()
         self._leaf_entries()
         cores_lost = self._cores_lost()
-        self.sent_around = relieve(self) if self.r.rebalance is not None and self._only_cores_lost() else {}
+        self.sent_around = self.r.relieve(self) if self.r.relieve is not None and self._only_cores_lost() else {}
         self._spine_entries()
         self._core_entries()
         if self.r.rebalance is not None and cores_lost:
