@@ -227,7 +227,8 @@ def test_the_relief_leaves_failures_at_several_positions_to_the_rebalance(big, m
 def test_the_relief_on_random_core_and_cable_failures_never_costs_more_than_the_repair(tree, request, monkeypatch):
     """Random sets of one to three cores and spine-core cables (benchmarks/relief_random.py runs many more): what
     route() gives (relieved and rebalanced) reaches every pair on shortest up*/down* routes, stays at or below the
-    minimal repair's all-to-all maximum (issue 11's rule) and keeps the shift of the rebalance alone."""
+    minimal repair's all-to-all maximum (issue 11's rule), and its shift is no higher than the repair's or the
+    rebalance alone's (a core's cables may keep the repair's 3 where the rebalance alone's moves happen to lower it)."""
     plan = request.getfixturevalue(tree)
     topo = build_topology(plan)
     cables = sorted(label for label, ends in topo.by_label.items() if ends[0] == "spine-core")
@@ -244,9 +245,11 @@ def test_the_relief_on_random_core_and_cable_failures_never_costs_more_than_the_
             m.setattr(dispatch, "_relieve", None)
             alone = analyze(plan.model_copy(update={"routing": route(plan, failed)}), ["shift"])[0]
             m.setattr(dispatch, "_rebalance", None)
-            repaired = analyze(plan.model_copy(update={"routing": route(plan, failed)}), ["all-to-all"])[0]
+            repaired, repaired_shift = analyze(
+                plan.model_copy(update={"routing": route(plan, failed)}), ["all-to-all", "shift"]
+            )
         assert a2a.max_load <= repaired.max_load, (failed, a2a.max_load, repaired.max_load)
-        assert shift.max_load <= max(alone.max_load, 2), failed
+        assert shift.max_load <= max(alone.max_load, repaired_shift.max_load, 2), failed
 
 
 def test_the_rebalance_makes_room_from_the_moves_it_found_before_finding_more(parallel8, monkeypatch):
