@@ -1,18 +1,19 @@
-"""The tree router's relief of spine positions that lost core slots (docs/routing.md section 7, step 2a): before the
+"""The tree router's relief of a spine position that lost core slots (docs/routing.md section 7, step 4): before the
 spines are routed, source leaves send a share of their cross-pod destinations up other spines of their pod, and some
-intra-pod destinations up the hurt spine in exchange, a few thousand of each computed at once.
+intra-pod destinations up the hurt spine in exchange, thousands of each computed at once.
 
 Why: a spine that lost c of its K core slots keeps its pod's cross-pod traffic at its position on the K - c slots
 left (the minimal repair moves no healthy pair), K / (K - c) of the intact load. Only the source leaves can send
 less up that position. A leaf shift phase (leaf i's ports to leaf i+k's) must still put at most two destinations on
 one link, so a source leaf may send at most two ports of one destination leaf up one spine: one move per (source
-leaf, destination leaf) pair. Over every such pair with (destination leaf - source leaf) = 0 mod round(K / c), the
-source leaf sends the destination leaf's port at the hurt position up position (difference / that) mod the pod's
-healthy positions: a 1/K-even share off every uplink of the hurt spine, spread evenly over the other positions, each
-of their spines' uplinks (the destination's own core slot) and core cables. That adds flows to the source leaf's
-uplink and the destination leaf's downlink at the new position; where the same pod has a pair (a, b) whose source a
-moved something to position v and whose destination b received something at v, a sends b's port at v up the hurt
-position instead (a Latin square over the pod's pairs, so each pair moves once): that evens both leaves out again.
+leaf, destination leaf) pair. Over every cross-pod pair through a hurt spine at position u whose index difference is
+u mod rho (rho from K / c up, _share), the source leaf sends the destination leaf's port at u up the
+((difference / rho + u) mod h)-th of the h healthy positions: a 1/rho share off every uplink of the hurt spine,
+spread evenly over the other positions, each of their spines' uplinks (the destination's own core slot) and core
+cables. That adds flows to the source leaf's uplink and the destination leaf's downlink at the new position; where
+the same pod has a pair (a, b) whose source a moved something to position v and whose destination b received
+something at v, a sends b's port at v up u instead (a Latin square over the pod's pairs, so each pair moves once):
+that evens both leaves out again.
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ def relieve(c: TreeCase) -> dict[tuple[int, int], np.ndarray]:
     destinations, the change of the CA ports sending each alive destination (c.d) up each slot (alive destinations
     x U), for the spines' loads (TreeCase._spine_entries)."""
     r = c.r
-    hurt = _hurt_positions(c)
-    if not hurt or r.K == 0:
-        return {}
     d = c.d
     sources = np.bincount(r.d_leaf[d][r.d_ca[d]], minlength=len(r.names))  # CA ports per leaf
+    hurt = _hurt_positions(c, sources)
+    if not hurt:
+        return {}
     # a leaf's alive CA destinations by slot (columns of c.d), -1 where none or several share the slot
     single = r.d_ca[d] & (r.d_size[d] == 1)
     by_slot = np.full((len(r.names), max(r.U, 1)), -1, dtype=np.int64)
@@ -48,17 +49,17 @@ def relieve(c: TreeCase) -> dict[tuple[int, int], np.ndarray]:
     full = np.ones(len(r.names), dtype=bool)  # leaves that send every destination up its own slot
     full[r.choosing_leaves] = False
     moved: dict[tuple[int, int], np.ndarray] = {}
-    given = np.zeros((len(r.names), max(r.U, 1), max(r.U, 1)), dtype=np.int64)  # [a, u, v]: a sent u's to v
-    taken = np.zeros_like(given)  # [b, u, v]: b's port at u came up v
-    for zone, pod, u, rho in hurt:
+    zone, _, u, _ = hurt[0]  # (one position of one zone: _at_one_position)
+    given = np.zeros((len(r.names), max(r.U, 1)), dtype=np.int64)  # [a, v]: a sent a far leaf's port at u up v
+    taken = np.zeros_like(given)  # [b, v]: b's port at u came up v
+    for _, pod, _, rho in hurt:
         _send_around(c, zone, pod, u, rho, by_slot, full, sources, given, taken, moved)
-    for zone, pod in sorted({(z, p) for z, p, _, _ in hurt} | _pods_taking(c, taken)):
-        for u in np.unique(np.nonzero(given.sum(axis=2) + taken.sum(axis=2))[1]).tolist():
-            _even_out(c, zone, pod, u, by_slot, full, given, taken)
+    for pod in sorted({pod for _, pod, _, _ in hurt} | set(r.pod[np.nonzero(taken.any(axis=1))[0]].tolist())):
+        _even_out(c, zone, pod, u, by_slot, full, given, taken)
     return moved
 
 
-def _hurt_positions(c: TreeCase) -> list[tuple[int, int, int, int]]:
+def _hurt_positions(c: TreeCase, sources: np.ndarray) -> list[tuple[int, int, int, int]]:
     """(zone, pod, position, rho) of every alive spine that lost some core slots (a cable or its core), when they are
     all at one position of one zone and one per pod, and whose relief lowers the estimated maximum (_share); 1/rho is
     the share of the cross-pod pairs through it that moves."""
@@ -72,7 +73,7 @@ def _hurt_positions(c: TreeCase) -> list[tuple[int, int, int, int]]:
         return []
     out = []
     for s, n_lost, n in hurt:
-        rho = _share(c, s, n_lost, n)
+        rho = _share(c, s, n_lost, n, sources)
         if rho:
             out.append((int(r.zone[s]), int(r.pod[s]), int(r.position[s]), rho))
     return sorted(out)
@@ -89,7 +90,7 @@ def _at_one_position(c: TreeCase, spines: list[int]) -> bool:
     return len(places) == 1 and len(set(pods)) == len(pods)
 
 
-def _share(c: TreeCase, s: int, lost: int, slots: int) -> int:
+def _share(c: TreeCase, s: int, lost: int, slots: int, sources: np.ndarray) -> int:
     """rho: the hurt spine s's uplinks carry (1 - 1/rho) x slots / (slots - lost) of their busiest intact load; each
     source leaf of its pod sends 1/rho of its far leaves' ports at s's position elsewhere, and makes up for as many as
     it has pod mates (_even_out): the rest adds one leaf's flows to some of its uplinks. The rho, from slots / lost
@@ -103,7 +104,7 @@ def _share(c: TreeCase, s: int, lost: int, slots: int) -> int:
     busiest = int(np.bincount(r.d_core_slot[d][far], weights=sends[far]).max(initial=0))
     leaves = r.leaf_ids[(r.zone[r.leaf_ids] == zone) & c.alive[r.leaf_ids]]
     mine = leaves[r.pod[leaves] == pod]
-    flows = int(np.bincount(r.d_leaf[d][r.d_ca[d]], minlength=len(r.names))[mine].max(initial=0))
+    flows = int(sources[mine].max(initial=0))
     leaf_top = int(c.up_load[mine].max(initial=0))
     healthy = max(r.U - 1, 1)
     first = max(1, round(slots / lost))
@@ -143,7 +144,7 @@ def _send_around(
     far = leaves[r.pod[leaves] != pod]
     a, b = (np.concatenate(x) for x in zip(_pairs(mine, far), _pairs(far, mine)))
     col = by_slot[b, u]  # b's port at the hurt position
-    gap = (r.leaf_index[b] - r.leaf_index[a]) % index_span(c, zone)
+    gap = (r.leaf_index[b] - r.leaf_index[a]) % _index_span(c, zone)
     pick = (col >= 0) & (gap % rho == u % rho)  # (several hurt positions of a pod: other pairs)
     a, b, col, gap = a[pick], b[pick], col[pick], gap[pick]
     healthy, count = _healthy_positions(c, zone, u)
@@ -158,8 +159,8 @@ def _send_around(
     ok &= _ports_sent(c, a, b, np.maximum(v, 0), by_slot) == 1
     a, b, col, v, lid = a[ok], b[ok], col[ok], v[ok], lid[ok]
     lft[a, lid] = r.up_port[a, v]
-    np.add.at(given, (a, np.full(len(a), u), v), 1)
-    np.add.at(taken, (b, np.full(len(b), u), v), 1)
+    np.add.at(given, (a, v), 1)
+    np.add.at(taken, (b, v), 1)
     for p in np.unique(r.pod[a]).tolist():
         k = r.pod[a] == p
         change = moved.setdefault((zone, p), np.zeros((len(c.d), max(r.U, 1)), dtype=np.int64))
@@ -198,14 +199,14 @@ def _even_out(
     span = int(np.count_nonzero((r.zone[r.leaf_ids] == zone) & (r.pod[r.leaf_ids] == pod)))
     v = others[((r.leaf_index[b] - r.leaf_index[a]) % span - 1) % len(others)]
     col = by_slot[b, v]
-    ok = (given[a, u, v] > 0) & (taken[b, u, v] > 0) & (col >= 0)
+    ok = (given[a, v] > 0) & (taken[b, v] > 0) & (col >= 0)
     lid = r.d_lid[c.d[np.maximum(col, 0)]]
     ok &= (lft[a, lid] == r.up_port[a, v]) & c.up_ok[a, u] & (c.link[spine, b] != UNROUTED)
     ok &= _ports_sent(c, a, b, np.full(len(a), u), by_slot) == 1
     a, b, v, lid = a[ok], b[ok], v[ok], lid[ok]
     lft[a, lid] = r.up_port[a, u]
-    np.subtract.at(given, (a, np.full(len(a), u), v), 1)
-    np.subtract.at(taken, (b, np.full(len(b), u), v), 1)
+    np.subtract.at(given, (a, v), 1)
+    np.subtract.at(taken, (b, v), 1)
 
 
 def _ports_sent(c: TreeCase, a: np.ndarray, b: np.ndarray, v: np.ndarray, by_slot: np.ndarray) -> np.ndarray:
@@ -242,13 +243,7 @@ def _pod_leaves(c: TreeCase, zone: int, pod: int) -> np.ndarray:
     return out
 
 
-def _pods_taking(c: TreeCase, taken: np.ndarray) -> set[tuple[int, int]]:
-    r = c.r
-    leaves = np.nonzero(taken.reshape(len(taken), -1).any(axis=1))[0]
-    return {(int(r.zone[b]), int(r.pod[b])) for b in leaves.tolist()}
-
-
-def index_span(c: TreeCase, zone: int) -> int:
+def _index_span(c: TreeCase, zone: int) -> int:
     """The number of leaf indexes of a zone (the leaf shift's modulus)."""
     r = c.r
     leaves = r.leaf_ids[r.zone[r.leaf_ids] == zone]

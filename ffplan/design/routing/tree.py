@@ -348,8 +348,8 @@ class TreeCase:
         self.d = np.nonzero(d_alive)[0]  # alive destinations (indexes into r.d_*)
         self.reach = self._spine_reach()
         self._leaf_entries()
-        cores_lost = self._cores_lost()
-        self.sent_around = self.r.relieve(self) if self.r.relieve is not None and self._only_cores_lost() else {}
+        cores_lost, only_cores_lost = self._cores_lost()
+        self.sent_around = self.r.relieve(self) if self.r.relieve is not None and only_cores_lost else {}
         self._spine_entries()
         self._core_entries()
         if self.r.rebalance is not None and cores_lost:
@@ -358,20 +358,14 @@ class TreeCase:
         self._grow_in_trees()
         return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch, self.lengths)
 
-    def _cores_lost(self) -> bool:
-        """A spine-core cable or a core failed (a spine-core cable's both ends are spines and cores)."""
+    def _cores_lost(self) -> tuple[bool, bool]:
+        """(some, only): a spine-core cable or a core failed; every failure is one (the relief's even shares assume
+        the rest intact)."""
         t = self.t
         cores = {c for z in t.zones for c in t.cores.get(z, [])}
-        return bool(cores & t.failed_switches) or any(
-            t.by_label[label][0] == "spine-core" for label in t.failed_cables if label in t.by_label
-        )
-
-    def _only_cores_lost(self) -> bool:
-        """Every failure is a spine-core cable or a core (the relief's even shares assume the rest intact)."""
-        t = self.t
-        cores = {c for z in t.zones for c in t.cores.get(z, [])}
-        cables = [t.by_label.get(label, ("",))[0] for label in t.failed_cables]
-        return t.failed_switches <= cores and all(kind == "spine-core" for kind in cables)
+        lost = [s in cores for s in t.failed_switches]
+        lost += [t.by_label.get(label, ("",))[0] == "spine-core" for label in t.failed_cables]
+        return any(lost), bool(lost) and all(lost)
 
     def _spine_reach(self) -> np.ndarray:
         """reach[s, leaf]: spine s brings a destination down to `leaf` up*/down* (down directly in its pod; else up
