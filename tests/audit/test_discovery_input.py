@@ -115,7 +115,7 @@ def test_an_over_long_line_is_refused(plan, dump):
     assert line == dump.count("\n") + 1 and "100,001 characters" in message
 
 
-@pytest.mark.parametrize("bad", ["\x1b[2J\x1b[31mpwned", "bell\x07", "\u202eevil", "nul\x00"])
+@pytest.mark.parametrize("bad", ["\x1b[2J\x1b[31mpwned", "bell\x07", "\u202eevil", "nul\x00", "del\x7f"])
 def test_control_characters_never_reach_the_terminal(plan, dump, lab, bad):
     """Node descriptions carrying terminal escape sequences reached the terminal through audit and reroute."""
     leaf = next(s for s in lab.switches if s.tier == "leaf")
