@@ -29,11 +29,14 @@ class _Problems(list):
 
     def unique(self, at: YamlPath, items: Iterable[str], what: str, field: str = "name") -> set[str]:
         """Report the second and later occurrences of a name in the list at `at`; return the set of names."""
-        seen: set[str] = set()
-        for i, name in enumerate(items):
-            if name in seen:
-                self.add(at + (i, field), f"duplicate {what} '{name}'")
-            seen.add(name)
+        names = list(items)
+        seen = set(names)
+        if len(seen) < len(names):  # a duplicate: the names again one at a time, to say where
+            seen = set()
+            for i, name in enumerate(names):
+                if name in seen:
+                    self.add(at + (i, field), f"duplicate {what} '{name}'")
+                seen.add(name)
         return seen
 
     def known(self, path: YamlPath, name: str, names: set[str] | dict, what: str) -> bool:
@@ -79,7 +82,7 @@ def plan_problems(plan: Plan) -> list[Problem]:
 def _check_switches(p: _Problems, plan: Plan, zones: set[str], models: dict) -> dict:
     if not plan.switches:
         p.add(("switches",), "the plan has no switches")
-    p.unique(("switches",), (s.name for s in plan.switches), "switch")
+    p.unique(("switches",), map(attrgetter("name"), plan.switches), "switch")
     tiers: Counter = Counter()
     for i, s in enumerate(plan.switches):
         p.known(("switches", i, "zone"), s.zone, zones, "zone")
@@ -104,10 +107,10 @@ def _check_switches(p: _Problems, plan: Plan, zones: set[str], models: dict) -> 
 
 
 def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
-    p.unique(("nodes",), (n.hostname for n in plan.nodes), "hostname", "hostname")
+    p.unique(("nodes",), map(attrgetter("hostname"), plan.nodes), "hostname", "hostname")
     node_models = {m.name for m in plan.node_models}
     nic_models = {m.name for m in plan.nic_models}
-    labels = {c.label for c in plan.cables}
+    labels = set(map(attrgetter("label"), plan.cables))
     leaf_ports: set[tuple[str, int]] = set()
     for i, n in enumerate(plan.nodes):
         if n.hostname in switches:  # one name space: cable ends, node-name-map and topology.net name devices
@@ -142,11 +145,11 @@ _CABLE_ENDS = {
 
 
 def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
-    p.unique(("cables",), (c.label for c in plan.cables), "cable label", "label")
+    p.unique(("cables",), map(attrgetter("label"), plan.cables), "cable label", "label")
     nics = {n.hostname: {pt.nic for pt in n.ports} for n in plan.nodes}
     if not _cable_ends_right(plan.cables, zones, switches, nics):
         _check_cable_ends(p, plan.cables, zones, switches, nics)
-    by_label = {c.label: c for c in plan.cables}
+    by_label = dict(zip(map(attrgetter("label"), plan.cables), plan.cables))
     for i, n in enumerate(plan.nodes):
         for j, pt in enumerate(n.ports):
             cable = by_label.get(pt.cable)
@@ -324,7 +327,7 @@ def _check_routing(
     if plan.routing is None:
         return
     r = plan.routing
-    p.unique(("routing", "lfts"), (t.switch for t in r.lfts), "forwarding table of switch", "switch")
+    p.unique(("routing", "lfts"), map(attrgetter("switch"), r.lfts), "forwarding table of switch", "switch")
     for name in sorted(set(switches) - {t.switch for t in r.lfts}):
         p.add(("routing", "lfts"), f"switch {name} has no forwarding table")
     for i, t in enumerate(r.lfts):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffplan.plan import load_plan
-from ffplan.plan.check import _cable_ends_right, _check_cable_ends, _Problems
+from ffplan.plan.check import _cable_ends_right, _check_cable_ends, _Problems, plan_problems
 from ffplan.plan.model import Cable, Plan
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "expected"
@@ -55,3 +55,18 @@ def test_the_screen_passes_what_the_loop_passes(name: str, edits: list) -> None:
         cables[at % len(cables)] = _with(cables[at % len(cables)], field, cables[donor % len(cables)])
     right, problems = _screen_and_loop(plan, cables)
     assert right == (not problems), problems
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "what"),
+    [("cables", "label", "cable label"), ("nodes", "hostname", "hostname"), ("switches", "name", "switch")],
+)
+def test_a_name_given_twice_is_reported_at_its_second_place(section: str, field: str, what: str) -> None:
+    """The names of a list are compared as a set; a duplicate is then located where it repeats."""
+    plan = PLANS["lab"]
+    items = list(getattr(plan, section))
+    name = getattr(items[1], field)
+    items[3] = items[3].model_copy(update={field: name})
+    problems = plan_problems(plan.model_copy(update={section: items}))
+    assert ((section, 3, field), f"duplicate {what} '{name}'") in problems
+    assert not any(path[:2] == (section, 1) and message.startswith("duplicate") for path, message in problems)
