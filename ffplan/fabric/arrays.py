@@ -130,7 +130,7 @@ class Channels:
 
     def _link(self, at: np.ndarray, port: np.ndarray, to: np.ndarray) -> None:
         """The links (switch, port, next switch), sorted by switch and port -> next, chan, ends, peer_of, src_of,
-        port_of, alive."""
+        port_of, alive. Channel ids follow that order: a switch's rise with its ports (deadlock's edges rely on it)."""
         width = max(PORTS, int(port.max(initial=0)) + 1)  # an Ethernet switch may have 256 ports
         self.next = np.full((len(self.switches), width), -1, dtype=np.int32)
         self.chan = np.full((len(self.switches), width), -1, dtype=np.int32)

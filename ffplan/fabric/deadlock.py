@@ -55,9 +55,9 @@ def channel_dependencies(
         found[_dependencies(ch, lft, a, is_switch_lid[a : a + step], has_cas)] = True
     code = np.flatnonzero(found)
     first, port = code // ports, code % ports
+    # sorted by (c1, c2) already: a switch's channel ids rise with its port numbers (Channels._link)
     second = ch.chan[ch.peer_of[first], port].astype(np.int64)
-    order = np.lexsort((second, first))
-    return ch, np.stack([first[order], second[order]], axis=1)
+    return ch, np.stack([first, second], axis=1)
 
 
 def _dependencies(
@@ -152,13 +152,14 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     tree, else its spines), ties broken by GUID."""
     roots = (topo.cores.get(topo.zones[0]) or topo.spines[topo.zones[0]]) if topo.zones else []
     adj: dict[str, set[str]] = {s: set() for s in topo.lid}
-    for (s, _), what in topo.peer.items():
-        if what[0] == "switch":
-            adj[s].add(what[1][0])
+    for kind, a, b in topo.by_label.values():  # the switch-to-switch cables: a third of topo.peer's entries
+        if kind != "node-leaf":
+            adj[a].add(b)
+            adj[b].add(a)
     dist = {r: 0 for r in roots}
     queue = list(roots)
     for v in queue:
-        for w in sorted(adj[v]):
+        for w in adj[v]:  # (any order: a breadth-first search's distances do not depend on it)
             if w not in dist:
                 dist[w] = dist[v] + 1
                 queue.append(w)

@@ -213,6 +213,7 @@ def test_channel_dependencies_are_the_walks_consecutive_channels(tree, failed, d
     tables = {s: lft[i] for i, s in enumerate(ch.switches)}
     _, edges = channel_dependencies(topo, tables, ch)
     assert set(map(tuple, edges.tolist())) == expected and len(edges) == len(expected)
+    assert (np.diff(edges[:, 0] * len(ch.ends) + edges[:, 1]) > 0).all()  # sorted by (c1, c2), as documented
     lids = [topo.lid[s] for s in ch.switches]
     loops = walk(ch, lft, np.repeat(np.arange(n), n), np.tile(lids, n), MAX_HOPS + 1).looping.reshape(n, n)
     assert switch_route_loops(topo, lft, ch) == [(ch.switches[a], ch.switches[b]) for a, b in zip(*np.nonzero(loops))]
