@@ -472,3 +472,17 @@ def test_a_plan_loads_without_the_cyclic_collector(enabled: bool, monkeypatch: p
     finally:
         gc.set_threshold(*thresholds)
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["a", "Z", "_x", "/x/y", "/", "x-", "x.", "e1", "E1", "n/a", "y", "yes", "No", "OFF", "on", "true", "Null", "null"]
+    + ["z1-leaf001-p01", "mlx5_0", "10.1.0.59/31", "'0x0002c90003000000'", "'no'", "''", "'a/b'", "'a''b'"],
+)
+def test_a_word_of_letters_digits_and_dots_reads_as_libyaml_reads_it(word: str) -> None:
+    """Names, labels and quoted GUIDs take a shortcut past the regular expressions and the resolver: whatever a
+    resolver would make of the word (a boolean, a null) it takes from libyaml, in keys and values, block and flow."""
+    text = f"{HEADER}{word}: {word}\nb: [{word}, {word}]\nc: {{{word}: {word}}}\nd:\n- {word}\n"
+    read = _CanonicalReader().read(text)
+    assert read is not None
+    assert _typed(read) == _libyaml(text)
