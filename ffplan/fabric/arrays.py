@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ffplan.plan.topology import Topology
 
 MAX_HOPS = 64
-BLOCK = 1 << 19  # (switch, LID) entries of the deadlock proof handled at once: its temporaries stay in the cache
+BLOCK = 1 << 17  # (switch, LID) entries of the deadlock proof handled at once: its temporaries stay in the L2 cache
 WALK_BLOCK = 1 << 16  # walks moved at once: fabric.walk holds about ten int64 arrays of this length
 PORTS = 256  # an LFT entry is one byte: 255 is "unrouted"
 # A switch's LFT: a list of ports by LID, or a row of the (switches x LIDs) array the tree router builds.

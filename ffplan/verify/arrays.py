@@ -19,7 +19,7 @@ from ffplan.opensm import layout as L
 from ffplan.opensm import Subnet
 from ffplan.verify.expect import lid_name
 
-LID_BLOCK = 512  # destination LIDs walked together (switches x LID_BLOCK cells per array)
+LID_BLOCK = 128  # destination LIDs walked together (switches x LID_BLOCK cells per array: in the L2 cache)
 
 
 def planned_array(fab: Subnet, width: int) -> np.ndarray:

@@ -542,7 +542,7 @@ def _room(a: np.ndarray, size: int) -> np.ndarray:
 
 
 _NO_MOVES = tuple(np.zeros((5, 0), dtype=np.int64) if k == 4 else np.zeros(0, dtype=np.int32) for k in range(6))
-_BLOCK = 1 << 20  # cells of the first hop walked at once (_walk_flows)
+_BLOCK = 1 << 18  # cells of the first hop walked at once (_walk_flows): its temporaries stay in the L2 cache
 _SORTED = 512  # moves _best sorts first when the first is not fine
 _NEVER = -(1 << 40)  # the load of the cell a move's links not gaining flows point to: never the busiest
 _GAP = 1 << 40  # the load of the cell a gap's links point to: never fits
