@@ -319,10 +319,9 @@ class TreeCase:
         self.ch = r.channels(topo)
         # port on a towards b over any alive cable (the lowest port), UNROUTED when none
         self.link = np.full((n, n), UNROUTED, dtype=np.int64)
-        nxt = self.ch.next
-        for a in range(n):
-            ports = np.nonzero(nxt[a] >= 0)[0][::-1]
-            self.link[a, nxt[a, ports]] = ports
+        a, port = np.nonzero(self.ch.next >= 0)  # by switch, then port
+        pair, lowest = np.unique(a * n + self.ch.next[a, port], return_index=True)  # the first: the lowest port
+        self.link.ravel()[pair] = port[lowest]
         self.up_ok = self._alive_links(r.up_to, r.up_at)
         self.cu_ok = self._alive_links(r.cu_to, r.cu_at)
         self.lft = np.full((n, r.width), UNROUTED, dtype=np.uint8)
