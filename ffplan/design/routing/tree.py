@@ -663,48 +663,45 @@ class TreeCase:
             intact = r.intact_switch_columns()[:, self.alive[r.switch_targets]]
             lft[:, r.switch_lids[targets]] = np.where(self.alive[:, None], intact, UNROUTED)
         else:
-            for target in targets.tolist():
-                lft[:, r.switch_lids[target]] = self._intact_switch_routes(target)
+            lft[:, r.switch_lids[targets]] = self._intact_switch_routes(targets)
         grow = targets[self._open(r.switch_lids[targets], targets, np.zeros(len(targets), dtype=np.int64))]
         self._grow(r.switch_lids[grow], grow, np.zeros(len(grow), dtype=np.int64))
         if not failed:
             self.grown[:, r.switch_lids[targets]] = False  # the intact routes: nothing to drop
 
-    def _intact_switch_routes(self, target: int) -> np.ndarray:
-        """Every switch's port towards spine or core `target` in the intact tree (UNROUTED outside its zone): a leaf
-        climbs at the target's position, a spine at that position climbs to a core (or, for a core target, goes
-        straight to it), a core of that group goes down to the target spine (or, for a core target, to the transit
-        pod's spine there); every other spine and core reaches the transit pod (a spine of it goes down to the
-        transit leaf, the others up to a core, a core down to the transit pod's spine at its position), whose
-        transit leaf climbs at the target's position."""
+    def _intact_switch_routes(self, targets: np.ndarray) -> np.ndarray:
+        """(switches x targets): every switch's port towards spine or core `target` in the intact tree (UNROUTED
+        outside its zone): a leaf climbs at the target's position, a spine at that position climbs to a core (or, for
+        a core target, goes straight to it), a core of that group goes down to the target spine (or, for a core
+        target, to the transit pod's spine there); every other spine and core reaches the transit pod (a spine of it
+        goes down to the transit leaf, the others up to a core, a core down to the transit pod's spine at its
+        position), whose transit leaf climbs at the target's position. The targets of a zone at once."""
         r, link = self.r, self.link
         if not hasattr(self, "_valley_ok"):
             self._prepare_growth()
         n = len(r.names)
-        zone = r.zone[target]
-        transit = self._transit_leaf.get(int(zone), NO)
-        out = np.full(n, UNROUTED, dtype=np.int64)
-        if transit == NO:
-            return out
-        pod_t = r.pod[transit]
-        j = r.position[target]
-        core_target = self.t.tier[r.names[target]] == "core"
-        ids = np.arange(n)
-        mine = r.zone == zone
-        leaves, spines, cores = (mine & (self._tier == k) for k in range(3))
-        out[leaves] = r.up_port[leaves, j]
-        climb = r.cu_port[ids, r.pod % max(r.K, 1)]  # a spine's uplink to a core of its group
-        at_j = spines & (r.position == j)
-        out[at_j] = link[at_j, target] if core_target else climb[at_j]
-        elsewhere = spines & (r.position != j)
-        out[elsewhere & (r.pod == pod_t)] = link[elsewhere & (r.pod == pod_t), transit]
-        out[elsewhere & (r.pod != pod_t)] = climb[elsewhere & (r.pod != pod_t)]
-        group = cores & (r.position == j)
-        below = r.spine_at[zone, pod_t, np.maximum(r.position, 0)]  # the transit pod's spine at a core's position
-        out[group] = link[group, below[group]] if core_target else link[group, target]
-        other = cores & (r.position != j)
-        out[other] = link[other, below[other]]
-        out[target] = 0
+        out = np.full((n, len(targets)), UNROUTED, dtype=np.int64)
+        core_target = np.array([self.t.tier[r.names[t]] == "core" for t in targets.tolist()], dtype=bool)
+        climb = r.cu_port[np.arange(n), r.pod % max(r.K, 1)]  # a spine's uplink to a core of its group
+        for zone in np.unique(r.zone[targets]).tolist():
+            transit = self._transit_leaf.get(zone, NO)
+            if transit == NO:
+                continue
+            pod_t = r.pod[transit]
+            k = np.flatnonzero(r.zone[targets] == zone)  # the zone's targets: their columns
+            to, j, core = targets[k], r.position[targets[k]], core_target[k][None, :]
+            mine = r.zone == zone
+            leaves, spines, cores = (np.flatnonzero(mine & (self._tier == tier)) for tier in range(3))
+            out[np.ix_(leaves, k)] = r.up_port[np.ix_(leaves, j)]
+            at_j = r.position[spines][:, None] == j
+            elsewhere = np.where(r.pod[spines] == pod_t, link[spines, transit], climb[spines])[:, None]
+            out[np.ix_(spines, k)] = np.where(
+                at_j, np.where(core, link[np.ix_(spines, to)], climb[spines][:, None]), elsewhere
+            )
+            below = r.spine_at[zone, pod_t, np.maximum(r.position[cores], 0)]  # the transit pod's spine there
+            group = r.position[cores][:, None] == j
+            out[np.ix_(cores, k)] = np.where(group & ~core, link[np.ix_(cores, to)], link[cores, below][:, None])
+            out[to, k] = 0
         return out
 
     def _prepare_growth(self) -> None:
