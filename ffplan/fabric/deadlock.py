@@ -135,15 +135,18 @@ def switch_route_loops(topo: Topology, lft: np.ndarray, ch: Channels) -> list[tu
     nxt = ch.next[rows, port]
     home = (rows == ch.dest_switch[lids]) & (port == ch.dest_port[lids])
     # the step of every route as a map of (switch, destination) entries, flat; n * n: stopped (arrived or dead end)
-    step = np.append(np.where(home | (nxt < 0), n * n, nxt * n + np.arange(n)).ravel(), n * n)
-    # where each route is after one step more than MAX_HOPS (a route of MAX_HOPS links ends, one that still moves
-    # after it loops): the step applied MAX_HOPS + 1 times, by repeated squaring
-    far, power, times = np.arange(len(step)), step, MAX_HOPS + 1
-    while times:
-        if times & 1:
-            far = power[far]
-        power, times = power[power], times >> 1
-    looping = far[:-1] < n * n
+    step = np.where(home | (nxt < 0), n * n, nxt * n + np.arange(n)).ravel()
+    # the routes that stop within MAX_HOPS + 1 steps (a route of MAX_HOPS links ends, one that still moves after it
+    # loops): those whose next entry stops within one step less, a step more at a time until none is added (a
+    # route's few links on a fat tree: a few passes over bytes, not MAX_HOPS over the whole map)
+    stops = np.append(step == n * n, True)  # the last: the stopped state
+    for _ in range(MAX_HOPS):
+        more = stops.take(step)
+        more &= ~stops[:-1]
+        if not more.any():
+            break
+        stops[:-1] |= more
+    looping = ~stops[:-1]
     return [(ch.switches[k // n], ch.switches[k % n]) for k in np.flatnonzero(looping).tolist()]
 
 
