@@ -179,3 +179,8 @@ def test_a_port_lines_rate_is_the_last_lid_and_rate_on_it_wherever_it_is(lab):
                 expected[(header, int(line[1 : line.index("]")]))] = rates[-1]
     assert {(topo.line[g], p): r for (g, p), r in topo.rate.items()} == expected
     assert {"1xSDR", "2xEDR", "4xHDR"} <= set(expected.values())
+
+
+@pytest.mark.parametrize("digits", ["1", "2c9", "2C90003000000", "0002c90104000001", "FFFFFFFFFFFFFFFF", "0" * 16])
+def test_a_guid_read_as_hex_digits_is_spelled_as_guid_spells_it(digits: str) -> None:
+    assert discovery._hex_guid(digits) == discovery.guid(digits)
