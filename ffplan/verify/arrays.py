@@ -68,9 +68,10 @@ def _reach(
         # the routes of each switch by switches traversed (bin 0: not arriving), weighted by its sources; then
         # less each destination's own port, which is no source of a pair with itself
         width = int(links.max()) + 2
-        traversed = links.astype(np.int64) + 1  # a route that does not arrive (-1) falls in bin 0
-        by_hops = w @ np.bincount((rows * width + traversed).ravel(), minlength=n * width).reshape(n, width)
-        own = traversed[at, cols]
+        cell = links.astype(np.intp)  # (switch, switches traversed) per route, in place: a fifth of the CPU
+        cell += rows * width + 1  # a route that does not arrive (-1) falls in bin 0
+        by_hops = w @ np.bincount(cell.ravel(), minlength=n * width).reshape(n, width)
+        own = cell[at, cols] - at * width
         by_hops -= np.bincount(own, minlength=width)
         res.pairs += len(lids) * int(w.sum()) - len(lids)
         res.reachable += int(by_hops[1:].sum())
