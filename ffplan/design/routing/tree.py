@@ -894,9 +894,11 @@ class _SpineSlots:
 
 
 def _bincount(cells: np.ndarray, weights: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """The integer `weights` summed per cell (flat indexes into `shape`), as an int64 array of `shape` (exact: float
-    sums far below 2**53)."""
-    return np.bincount(cells.ravel(), weights.ravel(), int(np.prod(shape))).astype(np.int64).reshape(shape)
+    """The integer `weights` summed per cell (flat indexes into `shape`), as an int64 array of `shape`: the unbuffered
+    add of int64 into a 1-D array (numpy's fast path), half the CPU of a bincount's float weights."""
+    out = np.zeros(int(np.prod(shape)), dtype=np.int64)
+    np.add.at(out, cells.ravel(), weights.astype(np.int64, copy=False).ravel())
+    return out.reshape(shape)
 
 
 def _add_at(target: np.ndarray, index: tuple[np.ndarray, ...], weights: np.ndarray) -> None:
