@@ -189,6 +189,8 @@ class _PlanWriter:
         return spelled
 
     def scalar(self, value: object, flow: bool, key: bool = False) -> str:
+        if value.__class__ is float:  # -0.0 equals 0.0 (and hashes alike) yet is written "-0.0": never cached
+            return self.spell(value, flow, key)
         cache_key = (type(value), value, flow, key)
         spelled = self.spelled.get(cache_key)
         if spelled is None:
