@@ -5,12 +5,18 @@ trusted: the target must be a regular file or absent (never written through a sy
 replaced), the new content is written to an unnamed file (O_TMPFILE) so a killed run leaves nothing behind, and
 every name is opened relative to the folder's descriptor without following symlinks. A reader sees the old file
 or the new one, never a mix: fsync, rename over, fsync of the folder. The old file's mode and owner are kept.
+
+The content goes to the disk with O_DIRECT where the file system takes it: the file (0.88 GB on 16,384 endpoints)
+is fsynced anyway, and a buffered write first fills the page cache with fresh pages, which costs 0.2-2.8 s of
+system time on a VM that hands free memory back to its host, against 0.4 s written direct (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
+import mmap
 import os
 import re
 import secrets
@@ -145,8 +151,7 @@ def _replace_in(dfd: int, target: Target, chunks: Iterable[bytes | memoryview]) 
     if fd is None:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
     try:
-        for chunk in chunks:
-            _write_all(fd, chunk)
+        _write_chunks(fd, chunks)
         os.fsync(fd)
         _copy_ownership(dfd, target, fd)
         if not named:
@@ -162,12 +167,55 @@ def _replace_in(dfd: int, target: Target, chunks: Iterable[bytes | memoryview]) 
                 os.unlink(temp, dir_fd=dfd)
 
 
-def _write_all(fd: int, chunk: bytes | memoryview) -> None:
-    """One write(2) of the whole chunk, as the kernel takes it (a numpy buffer as it is: no copy into a file
-    object's buffer)."""
-    view = memoryview(chunk).cast("B")
+_DIRECT_BLOCK = 4096  # O_DIRECT's offsets, lengths and buffer address: a multiple of the logical block size
+_STAGING_BYTES = 4 << 20
+
+
+def _write_chunks(fd: int, chunks: Iterable[bytes | memoryview]) -> None:
+    """The chunks written in order through one page-aligned staging buffer, whole blocks of it with O_DIRECT while
+    the file system takes them, the tail (and everything, where O_DIRECT is refused) buffered."""
+    direct = _set_direct(fd, True)
+    staging = memoryview(mmap.mmap(-1, _STAGING_BYTES))  # unmapped when the last view of it goes
+    filled = 0
+    for chunk in chunks:
+        view = memoryview(chunk).cast("B")
+        while view:
+            n = min(len(view), _STAGING_BYTES - filled)
+            staging[filled : filled + n] = view[:n]
+            filled, view = filled + n, view[n:]
+            if filled == _STAGING_BYTES:
+                direct = _write_all(fd, staging, direct)
+                filled = 0
+    whole = filled - filled % _DIRECT_BLOCK
+    direct = _write_all(fd, staging[:whole], direct)
+    if direct:
+        _set_direct(fd, False)
+    _write_all(fd, staging[whole:filled], False)
+
+
+def _set_direct(fd: int, on: bool) -> bool:
+    """O_DIRECT on or off; False when the file system refuses it (tmpfs, some network file systems)."""
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_DIRECT if on else flags & ~os.O_DIRECT)
+    except OSError as exc:
+        if exc.errno != errno.EINVAL:
+            raise
+        return False
+    return on
+
+
+def _write_all(fd: int, view: memoryview, direct: bool) -> bool:
+    """The whole view written; returns whether O_DIRECT is still on (a device whose logical block is larger than
+    _DIRECT_BLOCK refuses the write with EINVAL, having written nothing: then buffered from there on)."""
     while view:
-        view = view[os.write(fd, view) :]
+        try:
+            view = view[os.write(fd, view) :]
+        except OSError as exc:
+            if not direct or exc.errno != errno.EINVAL:
+                raise
+            direct = _set_direct(fd, False)
+    return direct
 
 
 def _copy_ownership(dfd: int, target: Target, fd: int) -> None:

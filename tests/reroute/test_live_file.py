@@ -129,3 +129,93 @@ def test_group_writable_folder_is_noticed(tmp_path):
     assert check_target(folder / "lfts.dump").others_can_write_folder()
     os.chmod(folder, 0o755)
     assert not check_target(folder / "lfts.dump").others_can_write_folder()
+
+
+def _pieces(total: int, seed: int) -> list[bytes]:
+    """Content of `total` bytes in pieces of uneven sizes, some larger than the staging buffer."""
+    import random
+
+    rng = random.Random(seed)
+    data = rng.randbytes(total)
+    cuts = sorted(rng.sample(range(1, total), 40))
+    return [data[a:b] for a, b in zip([0, *cuts], [*cuts, total])]
+
+
+def _writes_traced(monkeypatch, folder: Path, refuse_direct_write: bool = False) -> list[bool]:
+    """Record, per write(2) to a file in `folder`, whether O_DIRECT was on; optionally answer a direct write with
+    EINVAL as a device with logical blocks larger than 4 KiB does."""
+    import errno
+    import fcntl
+
+    from ffplan import live_file
+
+    traced: list[bool] = []
+    real_write = os.write
+
+    def write(fd: int, data) -> int:
+        if not os.readlink(f"/proc/self/fd/{fd}").startswith(str(folder)):
+            return real_write(fd, data)
+        direct = bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_DIRECT)
+        traced.append(direct)
+        if direct and refuse_direct_write:
+            raise OSError(errno.EINVAL, "Invalid argument")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(live_file.os, "write", write)
+    return traced
+
+
+def _takes_direct(folder: Path) -> bool:
+    try:
+        os.close(os.open(folder / "probe", os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o600))
+    except OSError:
+        return False
+    finally:
+        (folder / "probe").unlink(missing_ok=True)
+    return True
+
+
+@pytest.mark.parametrize("total", [1, 4095, 4096, (4 << 20) - 1, (4 << 20) + 1, (9 << 20) + 12345])
+def test_content_is_exact_across_staging_and_block_edges(tmp_path, monkeypatch, total):
+    """Whole blocks go with O_DIRECT where the file system takes it, the unaligned tail buffered; the bytes are
+    the chunks' bytes in order whatever the sizes."""
+    traced = _writes_traced(monkeypatch, tmp_path)
+    pieces = _pieces(total, total) if total > 1 else [b"x"]
+    target = tmp_path / "lfts.dump"
+    replace_file(check_target(target), pieces)
+    assert target.read_bytes() == b"".join(pieces)
+    if _takes_direct(tmp_path) and total >= 4096:
+        assert traced[0], "the first whole block was not written with O_DIRECT"
+    assert not traced[-1] or total % 4096 == 0
+
+
+def test_a_device_refusing_direct_writes_gets_them_buffered(tmp_path, monkeypatch):
+    traced = _writes_traced(monkeypatch, tmp_path, refuse_direct_write=True)
+    pieces = _pieces((9 << 20) + 77, 7)
+    target = tmp_path / "lfts.dump"
+    replace_file(check_target(target), pieces)
+    assert target.read_bytes() == b"".join(pieces)
+    assert traced.count(True) <= 1, "kept trying O_DIRECT after the device refused it"
+
+
+def test_a_file_system_refusing_direct_gets_buffered_writes(tmp_path, monkeypatch):
+    """tmpfs before Linux 6.6 and some network file systems refuse O_DIRECT at fcntl."""
+    import errno
+    import fcntl
+
+    from ffplan import live_file
+
+    real_fcntl = fcntl.fcntl
+
+    def no_direct(fd: int, cmd: int, arg: int = 0) -> int:
+        if cmd == fcntl.F_SETFL and arg & os.O_DIRECT:
+            raise OSError(errno.EINVAL, "Invalid argument")
+        return real_fcntl(fd, cmd, arg)
+
+    monkeypatch.setattr(live_file.fcntl, "fcntl", no_direct)
+    traced = _writes_traced(monkeypatch, tmp_path)
+    pieces = _pieces((5 << 20) + 3, 5)
+    target = tmp_path / "lfts.dump"
+    replace_file(check_target(target), pieces)
+    assert target.read_bytes() == b"".join(pieces)
+    assert traced and not any(traced)
