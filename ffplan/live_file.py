@@ -23,6 +23,7 @@ import secrets
 import signal
 import stat
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -172,50 +173,66 @@ _STAGING_BYTES = 4 << 20
 
 
 def _write_chunks(fd: int, chunks: Iterable[bytes | memoryview]) -> None:
-    """The chunks written in order through one page-aligned staging buffer, whole blocks of it with O_DIRECT while
-    the file system takes them, the tail (and everything, where O_DIRECT is refused) buffered."""
-    direct = _set_direct(fd, True)
-    staging = memoryview(mmap.mmap(-1, _STAGING_BYTES))  # unmapped when the last view of it goes
-    filled = 0
-    for chunk in chunks:
-        view = memoryview(chunk).cast("B")
-        while view:
-            n = min(len(view), _STAGING_BYTES - filled)
-            staging[filled : filled + n] = view[:n]
-            filled, view = filled + n, view[n:]
-            if filled == _STAGING_BYTES:
-                direct = _write_all(fd, staging, direct)
-                filled = 0
+    """The chunks written in order through two page-aligned staging buffers: one is filled while a thread writes the
+    other (a direct write waits for the disk, not the CPU); whole blocks with O_DIRECT while the file system takes
+    them, the tail (and everything, where O_DIRECT is refused) buffered."""
+    file = _DirectFile(fd)
+    buffers = [memoryview(mmap.mmap(-1, _STAGING_BYTES)) for _ in range(2)]  # unmapped when their last view goes
+    current, filled = 0, 0
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        in_flight: Future[None] | None = None
+        for chunk in chunks:
+            view = memoryview(chunk).cast("B")
+            while view:
+                n = min(len(view), _STAGING_BYTES - filled)
+                buffers[current][filled : filled + n] = view[:n]
+                filled, view = filled + n, view[n:]
+                if filled == _STAGING_BYTES:
+                    if in_flight is not None:
+                        in_flight.result()  # the other buffer is on the disk: it can be filled
+                    in_flight = writer.submit(file.write, buffers[current])
+                    current, filled = 1 - current, 0
+        if in_flight is not None:
+            in_flight.result()
     whole = filled - filled % _DIRECT_BLOCK
-    direct = _write_all(fd, staging[:whole], direct)
-    if direct:
-        _set_direct(fd, False)
-    _write_all(fd, staging[whole:filled], False)
+    file.write(buffers[current][:whole])
+    file.finish(buffers[current][whole:filled])
 
 
-def _set_direct(fd: int, on: bool) -> bool:
-    """O_DIRECT on or off; False when the file system refuses it (tmpfs, some network file systems)."""
-    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
-    try:
-        fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_DIRECT if on else flags & ~os.O_DIRECT)
-    except OSError as exc:
-        if exc.errno != errno.EINVAL:
-            raise
-        return False
-    return on
+class _DirectFile:
+    """Writes to `fd` with O_DIRECT while the file system and device take it, buffered from the first refusal on."""
 
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.direct = self._set_direct(True)
 
-def _write_all(fd: int, view: memoryview, direct: bool) -> bool:
-    """The whole view written; returns whether O_DIRECT is still on (a device whose logical block is larger than
-    _DIRECT_BLOCK refuses the write with EINVAL, having written nothing: then buffered from there on)."""
-    while view:
+    def _set_direct(self, on: bool) -> bool:
+        """O_DIRECT on or off; False when the file system refuses it (tmpfs before Linux 6.6, some network ones)."""
+        flags = fcntl.fcntl(self.fd, fcntl.F_GETFL)
         try:
-            view = view[os.write(fd, view) :]
+            fcntl.fcntl(self.fd, fcntl.F_SETFL, flags | os.O_DIRECT if on else flags & ~os.O_DIRECT)
         except OSError as exc:
-            if not direct or exc.errno != errno.EINVAL:
+            if exc.errno != errno.EINVAL:
                 raise
-            direct = _set_direct(fd, False)
-    return direct
+            return False
+        return on
+
+    def write(self, view: memoryview) -> None:
+        """The whole view (whole _DIRECT_BLOCKs of a page-aligned buffer); a device whose logical block is larger
+        refuses a direct write with EINVAL, having written nothing: then buffered from there on."""
+        while view:
+            try:
+                view = view[os.write(self.fd, view) :]
+            except OSError as exc:
+                if not self.direct or exc.errno != errno.EINVAL:
+                    raise
+                self.direct = self._set_direct(False)
+
+    def finish(self, tail: memoryview) -> None:
+        """The last bytes, of any length: buffered."""
+        if self.direct:
+            self.direct = self._set_direct(False)
+        self.write(tail)
 
 
 def _copy_ownership(dfd: int, target: Target, fd: int) -> None:

@@ -219,3 +219,29 @@ def test_a_file_system_refusing_direct_gets_buffered_writes(tmp_path, monkeypatc
     replace_file(check_target(target), pieces)
     assert target.read_bytes() == b"".join(pieces)
     assert traced and not any(traced)
+
+
+def test_a_failed_write_leaves_the_old_file_and_nothing_else(tmp_path, monkeypatch):
+    """A write that fails in the writer thread (here the disk is full at the second buffer) reaches the caller; the
+    old file stays whole and no temporary name is left."""
+    import errno
+
+    from ffplan import live_file
+
+    target = tmp_path / "lfts.dump"
+    target.write_bytes(b"old tables\n")
+    real_write = os.write
+    calls = []
+
+    def full_disk(fd: int, data) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").startswith(str(tmp_path)):
+            calls.append(len(data))
+            if len(calls) == 2:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(live_file.os, "write", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        replace_file(check_target(target), _pieces((13 << 20) + 5, 13))
+    assert target.read_bytes() == b"old tables\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump"]
