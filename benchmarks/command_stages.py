@@ -28,7 +28,7 @@ from ffplan.analyze.patterns import build_pattern  # noqa: E402
 from ffplan.cli.common import kept_until_exit  # noqa: E402
 from ffplan.fabric.discovery import read_fabric  # noqa: E402
 from ffplan.fabric.reach import RouteCounts  # noqa: E402
-from ffplan.live_file import check_target, replace_file  # noqa: E402
+from ffplan.live_file import check_target, replacing  # noqa: E402
 from ffplan.opensm.files import lfts_chunks  # noqa: E402
 from ffplan.plan import load_plan  # noqa: E402
 from ffplan.reroute import aggregation_nodes, failed_items, missing_from_discovery, reroute  # noqa: E402
@@ -60,8 +60,9 @@ def reroute_stages(plan_path: Path, net: Path, lfts: Path) -> None:
         clock.mark("aggregation nodes")
         result = reroute(plan, items, nodes)
         clock.mark(f"reroute (route {result.route_s:.1f} s wall)")
-    replace_file(check_target(lfts), lfts_chunks(result.fab))  # as the CLI writes it: fsync, rename
-    clock.mark("write the LFT file")
+    with replacing(check_target(lfts), lfts_chunks(result.fab)):  # as the CLI writes it: fsync, rename
+        checks = result.checks  # while a thread writes
+    clock.mark(f"check ({checks.entries_changed:,} entries changed) while writing the LFT file")
 
 
 def analyze_stages(plan_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -224,29 +225,55 @@ def _route_aggregation_nodes(
     return routing.model_copy(update={"lfts": lfts, "max_lid": width - 1}), nodes
 
 
+@dataclass(frozen=True)
+class RouteChecks:
+    """What a re-route changed and what its tables reach."""
+
+    entries_changed: int  # (switch, LID) entries of the degraded fabric routed differently from the plan
+    switches_changed: int
+    ca_pairs: Reach
+    switch_lids: Reach
+
+
 @dataclass
 class Rerouted:
     failed: list[str]
     plan: Plan  # the plan with the new routing
     fab: Subnet  # the degraded fabric: ffplan.opensm.files.lfts_chunks(fab) is the file engine's input for it
-    entries_changed: int  # (switch, LID) entries of the degraded fabric routed differently from the plan
-    switches_changed: int
-    ca_pairs: Reach
-    switch_lids: Reach
     route_s: float
+    before: Subnet  # the same sub-fabric with the plan's routing
+    routed: list[AggregationNode]  # the Aggregation Nodes the new routing reaches
+
+    @cached_property
+    def checks(self) -> RouteChecks:
+        """Computed when first asked: the CLI asks while a thread writes the LFT file."""
+        from ffplan.fabric.arrays import Channels
+        from ffplan.verify.arrays import planned_array, reachability
+
+        fab = self.fab
+        width = max(fab.lid_owner) + 1
+        live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
+        after = planned_array(fab, width)
+        differs = planned_array(self.before, width) != after
+        gone = np.ones(width, dtype=bool)
+        gone[live] = False
+        differs[:, gone] = False  # no port is up at these LIDs: not in the file (a few columns, cheaper than live's)
+        changed = np.count_nonzero(differs, axis=1)
+        ca_pairs, switch_lids = reachability(
+            fab, Channels.of_subnet(fab, [(n.lid, n.switch, n.port) for n in self.routed]), after
+        )
+        return RouteChecks(int(changed.sum()), int((changed > 0).sum()), ca_pairs, switch_lids)
 
 
 def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[AggregationNode] | None = None) -> Rerouted:
     """Route `plan` around `failed` (on top of what the plan already avoids; or the Items `failed_items` resolved)
     and render the degraded fabric's LFTs, with routes to the SHARP Aggregation Nodes discovery found
-    (`aggregation`).
+    (`aggregation`); `Rerouted.checks` says what changed and what the tables reach.
 
     A CA port that is down needs no new route (its LID just has no port): it only leaves the file. When nothing
     else is down beyond what the plan's routing already avoids, the plan's own (proven) routing is what routing
     again gives: it is taken as it is."""
     from ffplan.design.routing import ENGINE, route
-    from ffplan.fabric.arrays import Channels
-    from ffplan.verify.arrays import planned_array, reachability
 
     items = failed if isinstance(failed, Items) else failed_items(plan, failed)
     avoid = sorted(items.switches | items.cables) + items.unknown  # the router refuses unknown ones
@@ -265,24 +292,4 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     fab = replace(before, plan=new_plan, lid_owner=dict(before.lid_owner))
     for n in routed:  # the routed nodes join the fabric the walk checks
         fab.lid_owner[n.lid] = (n.port_guid, AGGREGATION_NODE)
-    width = max(fab.lid_owner) + 1
-    live = np.array(sorted(fab.lid_owner), dtype=np.int64)  # the LIDs of the ports that are up
-    after = planned_array(fab, width)
-    differs = planned_array(before, width) != after
-    gone = np.ones(width, dtype=bool)
-    gone[live] = False
-    differs[:, gone] = False  # no port is up at these LIDs: not in the file (a few columns, cheaper than live's)
-    changed = np.count_nonzero(differs, axis=1)
-    ca_pairs, switch_lids = reachability(
-        fab, Channels.of_subnet(fab, [(n.lid, n.switch, n.port) for n in routed]), after
-    )
-    return Rerouted(
-        failed=items.names,
-        plan=new_plan,
-        fab=fab,
-        entries_changed=int(changed.sum()),
-        switches_changed=int((changed > 0).sum()),
-        ca_pairs=ca_pairs,
-        switch_lids=switch_lids,
-        route_s=route_s,
-    )
+    return Rerouted(failed=items.names, plan=new_plan, fab=fab, route_s=route_s, before=before, routed=routed)

@@ -64,7 +64,7 @@ def reroute_command(
 
     Example: ibnetdiscover > now.txt; ffplan reroute out/fire-flyer-2/plan --fabric now.txt -o /etc/opensm/lfts.dump --hup $(pidof opensm)
     """
-    from ffplan.live_file import UnsafeTarget, check_target, replace_file
+    from ffplan.live_file import UnsafeTarget, check_target, replacing
     from ffplan.opensm.files import lfts_chunks
     from ffplan.sm_process import NotOurOpenSM, subnet_manager_reading
 
@@ -93,7 +93,8 @@ def reroute_command(
         with kept_until_exit():
             result, missing = _reroute(plan, plane, fabric, list(failed or []))
         try:
-            replace_file(target, lfts_chunks(result.fab))
+            with replacing(target, lfts_chunks(result.fab)):
+                checks = result.checks  # while a thread writes the file (it is written whatever they find)
         except UnsafeTarget as exc:
             fail(escape(str(exc)), "check who else can write that folder")
         except OSError as exc:
@@ -127,14 +128,14 @@ def reroute_command(
         if missing is None
         else {"switches": missing.switches, "cables": missing.cables, "ca_ports": missing.ca_ports},
         "unexpected_links": [] if missing is None else missing.unexpected,
-        "routes_changed": {"entries": result.entries_changed, "switches": result.switches_changed},
+        "routes_changed": {"entries": checks.entries_changed, "switches": checks.switches_changed},
         "unreachable": {
-            "ca_pairs": result.ca_pairs.broken,
-            "of_ca_pairs": result.ca_pairs.pairs,
-            "switch_lid_pairs": result.switch_lids.broken,
-            "of_switch_lid_pairs": result.switch_lids.pairs,
+            "ca_pairs": checks.ca_pairs.broken,
+            "of_ca_pairs": checks.ca_pairs.pairs,
+            "switch_lid_pairs": checks.switch_lids.broken,
+            "of_switch_lid_pairs": checks.switch_lids.pairs,
         },
-        "examples": result.ca_pairs.failures[:4] + result.switch_lids.failures[:4],
+        "examples": checks.ca_pairs.failures[:4] + checks.switch_lids.failures[:4],
         "route_s": round(result.route_s, 3),
         "written": str(target.path),
         "opensm": signalled or "not signalled (pass --hup PID, or send SIGHUP yourself)",
@@ -143,7 +144,7 @@ def reroute_command(
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
     else:
         _print(summary)
-    ok = result.ca_pairs.broken == 0 and result.switch_lids.broken == 0
+    ok = checks.ca_pairs.broken == 0 and checks.switch_lids.broken == 0
     raise typer.Exit(EXIT_OK if ok else EXIT_FINDINGS)
 
 

@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -245,3 +246,32 @@ def test_a_failed_write_leaves_the_old_file_and_nothing_else(tmp_path, monkeypat
         replace_file(check_target(target), _pieces((13 << 20) + 5, 13))
     assert target.read_bytes() == b"old tables\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump"]
+
+
+def test_replacing_commits_when_the_body_ends_and_drops_the_write_when_it_raises(tmp_path):
+    """reroute checks its routes while a thread writes the file: the file changes only when the body has ended, and a
+    body that raises (SIGTERM, a bug) leaves the old file and no temporary name, the write stopped mid-way."""
+    from ffplan.live_file import replacing
+
+    target = tmp_path / "lfts.dump"
+    target.write_bytes(b"old tables\n")
+    made = []
+
+    def endless():
+        while True:
+            made.append(1)
+            yield b"x" * 65536
+
+    with pytest.raises(RuntimeError, match="checks failed"):
+        with replacing(check_target(target), endless()):
+            deadline = time.monotonic() + 60
+            while len(made) < 200 and time.monotonic() < deadline:  # the thread is writing
+                pass
+            assert len(made) >= 200, "the writer thread did not start"
+            raise RuntimeError("checks failed")
+    assert target.read_bytes() == b"old tables\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lfts.dump"]
+    pieces = _pieces((6 << 20) + 9, 6)
+    with replacing(check_target(target), pieces):
+        assert target.read_bytes() == b"old tables\n"  # not yet: the body has not ended
+    assert target.read_bytes() == b"".join(pieces)

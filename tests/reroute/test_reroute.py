@@ -119,15 +119,15 @@ def test_reroute_lists_only_the_lids_of_ports_that_are_up(lab):
     intact = {lid for table in parse_lfts(opensm_files(lab)[LFTS]).tables.values() for lid in table}
     assert gone <= intact
     assert leaf not in {s.name for s in result.fab.switches}
-    assert result.ca_pairs.broken == 0 and result.ca_pairs.pairs > 0
+    assert result.checks.ca_pairs.broken == 0 and result.checks.ca_pairs.pairs > 0
 
 
 def test_reroute_around_a_cable_changes_routes_and_reaches_every_pair(lab):
     cable = _uplink(lab)
     result = reroute(lab, [cable.label])
     assert result.failed == [cable.label] and result.plan.routing.failed == [cable.label]
-    assert result.entries_changed > 0 and result.switches_changed > 0
-    assert result.ca_pairs.broken == 0
+    assert result.checks.entries_changed > 0 and result.checks.switches_changed > 0
+    assert result.checks.ca_pairs.broken == 0
     # an intact fabric gives back the rendered file, byte for byte
     assert lfts_text(reroute(lab, []).fab) == opensm_files(lab)[LFTS]
 
@@ -149,8 +149,8 @@ def test_routes_changed_are_the_entries_of_live_lids_that_differ_from_the_plans(
             sum(port(before[s.name], lid) != port(after[s.name], lid) for lid in result.fab.lid_owner)
             for s in result.fab.switches
         ]
-        assert result.entries_changed == sum(per_switch) > 0
-        assert result.switches_changed == sum(n > 0 for n in per_switch)
+        assert result.checks.entries_changed == sum(per_switch) > 0
+        assert result.checks.switches_changed == sum(n > 0 for n in per_switch)
 
 
 def test_nothing_down_beyond_the_plans_routing_keeps_it_as_routing_again_gives_it(lab):
@@ -163,7 +163,9 @@ def test_nothing_down_beyond_the_plans_routing_keeps_it_as_routing_again_gives_i
     for plan, failed in ((lab, []), (lab, [ca]), (routed_around, []), (routed_around, [ca])):
         assert plan.routing is not None
         kept = reroute(plan, failed)
-        assert kept.plan.routing is plan.routing and kept.entries_changed == 0 and kept.ca_pairs.broken == 0
+        assert (
+            kept.plan.routing is plan.routing and kept.checks.entries_changed == 0 and kept.checks.ca_pairs.broken == 0
+        )
         again = route(plan, plan.routing.failed)
         assert again.model_dump(exclude={"lfts"}) == plan.routing.model_dump(exclude={"lfts"})
         assert [(t.switch, t.ports.tobytes()) for t in again.lfts] == [
