@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from enum import Enum
@@ -150,20 +151,22 @@ def reroute_command(
 
 def _reroute(plan: Path, plane: str | None, fabric: Path | None, failed: list[str]) -> tuple[Rerouted, Missing | None]:
     """Load the plan, find what is down (from --fabric or --failed) and route around it; bad input exits 2."""
-    from ffplan.fabric.discovery import read_fabric
+    from ffplan.fabric.discovery import reading_fabric
     from ffplan.diagnostics import did_you_mean
     from ffplan.plan import load_plan
     from ffplan.plan.subnets import plane_view
     from ffplan.reroute import aggregation_nodes, failed_items, missing_from_discovery, reroute
 
-    with stage_errors():
+    with stage_errors(), contextlib.ExitStack() as stack:
+        # audit's reader (file:line errors, FF930; size limit), in a child while the plan loads
+        discovered = stack.enter_context(reading_fabric(fabric)) if fabric is not None else None
         loaded = plane_view(load_plan(plan / "plan.yaml" if plan.is_dir() else plan), plane, "reroute")
         if loaded.routing is None:
             fail(escape(f"{plan} has no routing to start from"), "re-run `ffplan design`")
         missing = None
         topo = None
-        if fabric is not None:
-            topo = read_fabric(fabric)  # audit's reader: file:line errors (FF930), size limit
+        if discovered is not None:
+            topo = discovered()
             missing = missing_from_discovery(loaded, topo)
             if len(missing.switches) == len(loaded.switches):
                 placeholders = sum(1 for sw in loaded.switches if sw.guid_placeholder)

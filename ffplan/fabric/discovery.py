@@ -7,10 +7,14 @@ not ibnetdiscover output refused with its file and line (FF930, exit 2).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pickle
 import re
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ffplan.codes.audit import FABRIC_NOT_IBNETDISCOVER_OUTPUT
 from ffplan.diagnostics import Collector, InputError
@@ -365,6 +369,43 @@ def read_fabric(path: Path) -> DiscoveredFabric:
     if not topo.kind:
         raise _refuse(str(path), 1, "no Switch or Ca records: this is not ibnetdiscover output")
     return topo
+
+
+@contextlib.contextmanager
+def reading_fabric(path: Path) -> Iterator[Callable[[], DiscoveredFabric]]:
+    """read_fabric in a forked child while the caller does something else (reroute loads its plan, which takes
+    longer): the body gets a function that returns the fabric, sent back through a pipe. When the child fails for
+    whatever reason (a bad dump among them), that function reads the file itself, so every refusal is read_fabric's
+    own. A body that ends without asking leaves no child behind."""
+    readable, writable = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing of the parent's runs on its way out (no atexit, no buffered output)
+        status = 1
+        try:
+            os.close(readable)
+            with os.fdopen(writable, "wb") as out:
+                out.write(pickle.dumps(read_fabric(path), protocol=pickle.HIGHEST_PROTOCOL))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(writable)
+    waited = False
+
+    def fabric() -> DiscoveredFabric:
+        nonlocal waited
+        with os.fdopen(os.dup(readable), "rb") as sent:
+            data = sent.read()
+        waited, status = True, os.waitpid(pid, 0)[1]
+        # the pickle is of the child's making (str, int, dict, set, tuple): the dump's text is only values in it
+        return pickle.loads(data) if status == 0 else read_fabric(path)
+
+    try:
+        yield fabric
+    finally:
+        os.close(readable)
+        if not waited:  # our own child, not yet waited for: its PID is still its own
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 def _refuse(file: str, line: int, message: str, col: int = 1) -> InputError:

@@ -184,3 +184,31 @@ def test_a_port_lines_rate_is_the_last_lid_and_rate_on_it_wherever_it_is(lab):
 @pytest.mark.parametrize("digits", ["1", "2c9", "2C90003000000", "0002c90104000001", "FFFFFFFFFFFFFFFF", "0" * 16])
 def test_a_guid_read_as_hex_digits_is_spelled_as_guid_spells_it(digits: str) -> None:
     assert discovery._hex_guid(digits) == discovery.guid(digits)
+
+
+def _children() -> set[int]:
+    """The PIDs of this process's children (a test's own: pytest starts none in this process)."""
+    import os
+
+    tasks = f"/proc/{os.getpid()}/task"
+    return {int(pid) for tid in os.listdir(tasks) for pid in open(f"{tasks}/{tid}/children").read().split()}
+
+
+def test_reading_fabric_aside_gives_what_read_fabric_gives_and_leaves_no_child(plan, dump, monkeypatch):
+    """reroute parses the discovery in a forked child while the plan loads: the fabric comes back through the pipe
+    (the parent's read_fabric is broken after the fork and never called), and a body that does not ask for it (a
+    bad plan) kills and reaps the child."""
+    fabric = plan.parent / "fabric.txt"
+    fabric.write_text(dump)
+    expected = discovery.read_fabric(fabric)
+    before = _children()
+    with discovery.reading_fabric(fabric) as discovered:
+        assert len(_children() - before) == 1
+        monkeypatch.setattr(discovery, "read_fabric", lambda path: pytest.fail("read in the parent"))
+        assert discovered() == expected
+    monkeypatch.undo()
+    assert _children() == before
+    with pytest.raises(RuntimeError):
+        with discovery.reading_fabric(fabric):
+            raise RuntimeError("the plan does not load")
+    assert _children() == before
