@@ -39,63 +39,88 @@ def channel_dependencies(
     ch: Channels | None = None,
 ) -> tuple[Channels, np.ndarray]:
     """(channels, dependency edges as an (E, 2) array of channel ids, sorted) of every route in the data-VL scope.
-    The LIDs are independent of each other: they are walked in blocks of about BLOCK entries, so memory stays flat.
-    A dependency c1 -> c2 is c1 and the port c2 leaves from at c1's far end: one bit of a (channels x ports) set
-    keeps each once, instead of sorting the tens of millions found (one per entry) to drop the repeats."""
+    The LIDs are independent of each other: they are walked in blocks of about BLOCK entries, so memory stays flat."""
     ch = ch or Channels(topo)
     lft = table_array(topo, tables)
     n, width = lft.shape
-    is_switch_lid = np.zeros(width, dtype=bool)
-    is_switch_lid[[topo.lid[s] for s in ch.switches]] = True
-    has_cas = np.array([bool(topo.cas.get(s)) for s in ch.switches], dtype=bool)
-    ports = ch.chan.shape[1]
-    found = np.zeros(len(ch.ends) * ports, dtype=bool)
+    found = Dependencies(topo, ch, width)
     step = max(1, BLOCK // max(n, 1))
     for a in range(0, width, step):
-        found[_dependencies(ch, lft, a, is_switch_lid[a : a + step], has_cas)] = True
-    code = np.flatnonzero(found)
-    first, port = code // ports, code % ports
-    # sorted by (c1, c2) already: a switch's channel ids rise with its port numbers (Channels._link)
-    second = ch.chan[ch.peer_of[first], port].astype(np.int64)
-    return ch, np.stack([first, second], axis=1)
+        found.add_columns(lft, slice(a, a + step))
+    return ch, found.edges()
 
 
-def _dependencies(
-    ch: Channels, full: np.ndarray, first: int, is_switch_lid: np.ndarray, has_cas: np.ndarray
-) -> np.ndarray:
-    """The dependencies of one block of LID columns of `full` (from `first` on), each (c1, c2) as the integer
-    c1 * ports + the port c2 leaves from (repeats left in)."""
-    lft = full[:, first : first + len(is_switch_lid)]
-    n, width = lft.shape
-    ports = ch.chan.shape[1]
-    entry = (np.arange(n, dtype=np.intp) * ports)[:, None] + lft  # the (switch, port) each entry leaves from, flat
-    chan = ch.chan.take(entry)  # c1 per (switch, LID), -1 at the end of the route or a dead end
-    hop = ch.next.take(entry)  # the next switch, -1 where the route stops
-    at = np.maximum(hop, 0).astype(np.intp)
-    port = full.take(at * full.shape[1] + np.arange(first, first + width))  # the port c2 leaves from there
-    keep = (chan >= 0) & (ch.chan.take(at * ports + port) >= 0)
-    # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
-    # on the path from a switch with CA ports (what a walk from each of them passes, up to MAX_HOPS - 1 links on):
-    # their entries, then the entries one step further at a time, each once (a walk from an entry reached before
-    # goes the same way)
-    cols, sources = np.flatnonzero(is_switch_lid), np.flatnonzero(has_cas)
-    if len(cols):
-        m = len(cols)
-        active = np.zeros(n * m, dtype=bool)  # (switch, switch LID) entries, flat
-        step = hop[:, cols].ravel()
-        reached = (sources[:, None] * m + np.arange(m)).ravel()
-        active[reached] = True
-        for _ in range(MAX_HOPS - 1):
-            nxt = step[reached]
-            on = nxt >= 0
-            reached = np.unique(nxt[on] * m + reached[on] % m)
-            reached = reached[~active[reached]]
-            if not len(reached):
-                break
+class Dependencies:
+    """The channel dependencies of the routes in the data-VL scope, added a block of LID columns at a time (each
+    column's in-tree on its own), so a pass over the in-trees for something else (the tree router's route lengths)
+    finds them on the way. A dependency c1 -> c2 is c1 and the port c2 leaves from at c1's far end: one bit of a
+    (channels x ports) set keeps each once, instead of sorting the tens of millions found (one per entry)."""
+
+    def __init__(self, topo: Topology, ch: Channels, width: int):
+        self.ch = ch
+        self.is_switch_lid = np.zeros(width, dtype=bool)
+        self.is_switch_lid[[topo.lid[s] for s in ch.switches]] = True
+        self.sources = np.flatnonzero([bool(topo.cas.get(s)) for s in ch.switches])  # the switches with CA ports
+        self.ports = ch.chan.shape[1]
+        # (c1 + 1, port) of every entry: its first row, of the entries that take no channel, counts for nothing
+        self.found = np.zeros((len(ch.ends) + 1) * self.ports, dtype=bool)
+
+    def add_columns(self, lft: np.ndarray, cols: slice | np.ndarray) -> None:
+        """The dependencies of the columns `cols` of the tables `lft` (switches x LIDs)."""
+        port = lft[:, cols]
+        n, b = port.shape
+        entry = (np.arange(n, dtype=np.intp) * self.ports)[:, None] + port  # the (switch, port) of each entry, flat
+        hop = self.ch.next.take(entry)  # the next switch, -1 where the route stops
+        to = np.where(hop >= 0, hop * b + np.arange(b), n * b).ravel()
+        self.add(cols, port, self.ch.chan.take(entry), to)
+
+    def add(
+        self,
+        cols: slice | np.ndarray,
+        port: np.ndarray,
+        chan: np.ndarray,
+        to: np.ndarray,
+        skip: np.ndarray | None = None,
+    ) -> None:
+        """The dependencies of the columns `cols` in the in-trees' form (fabric.walk.InTrees): each entry's port
+        (switches x columns), the channel it takes (-1: none) and, flat over the block, the next switch's entry (the
+        block's size where there is none); `skip` (bool per column): the columns to leave out. Every entry that takes
+        a channel marks it with the port its next entry leaves from; edges() drops those that take no channel there."""
+        n, b = port.shape
+        code = chan.astype(np.intp).ravel()
+        code += 1
+        code *= self.ports
+        code += np.append(port, np.uint8(0)).take(to)
+        entries = code.reshape(n, b)
+        if skip is not None:
+            entries[:, skip] = 0
+        # a switch is on some route in scope: to a CA LID always (every switch is a source), to a switch LID when it is
+        # on the path from a switch with CA ports (what a walk from each of them passes, up to MAX_HOPS - 1 links on):
+        # their entries, then the entries one step further at a time, each once (a walk from an entry reached before
+        # goes the same way)
+        switch_cols = np.flatnonzero(self.is_switch_lid[cols])
+        if len(switch_cols):
+            active = np.zeros(n * b, dtype=bool)
+            reached = (self.sources[:, None] * b + switch_cols).ravel()
             active[reached] = True
-        keep[:, cols] &= active.reshape(n, m)
-    codes: np.ndarray = chan[keep].astype(np.int64) * ports + port[keep]
-    return codes
+            for _ in range(MAX_HOPS - 1):
+                nxt = to[reached]
+                reached = np.unique(nxt[nxt < n * b])
+                reached = reached[~active[reached]]
+                if not len(reached):
+                    break
+                active[reached] = True
+            entries[:, switch_cols] *= active.reshape(n, b)[:, switch_cols]
+        self.found[code] = True
+
+    def edges(self) -> np.ndarray:
+        """The dependencies found, as an (E, 2) array of channel ids sorted by (c1, c2): a switch's channel ids rise
+        with its port numbers (Channels._link)."""
+        code = np.flatnonzero(self.found[self.ports :])
+        first, port = code // self.ports, code % self.ports
+        second = self.ch.chan[self.ch.peer_of[first], port].astype(np.int64)
+        keep = second >= 0
+        return np.stack([first[keep], second[keep]], axis=1)
 
 
 def _acyclic(count: int, edges: np.ndarray) -> np.ndarray:
@@ -169,8 +194,13 @@ def ranking(topo: Topology) -> dict[str, tuple[int, str]]:
     return {s: (dist.get(s, 1 << 20), topo.guid[s]) for s in topo.lid}
 
 
-def prove_deadlock_free(topo: Topology, tables: Tables, ch: Channels | None = None) -> DeadlockProof:
-    ch, edges = channel_dependencies(topo, tables, ch)
+def prove_deadlock_free(
+    topo: Topology, tables: Tables, ch: Channels | None = None, edges: np.ndarray | None = None
+) -> DeadlockProof:
+    """The proof of `tables`; `edges`: their channel dependencies on `ch` when the router found them on the way."""
+    if edges is None:
+        ch, edges = channel_dependencies(topo, tables, ch)
+    assert ch is not None
     left = _acyclic(len(ch.ends), edges)
     c = Collector("<plan>")
     if len(left):

@@ -13,11 +13,11 @@ from ffplan.design import design
 from ffplan.design.routing.dispatch import router_for
 from ffplan.design.routing.tree import TreeCase
 from ffplan.fabric.arrays import MAX_HOPS, Channels, table_array
-from ffplan.fabric.deadlock import channel_dependencies, switch_route_loops
+from ffplan.fabric.deadlock import Dependencies, channel_dependencies, switch_route_loops
 from ffplan.fabric.reach import RouteCounts, check_routes
-from ffplan.fabric.walk import route_lengths, walk
+from ffplan.fabric.walk import in_trees, route_lengths, walk
 from ffplan.inventory import load_inventory
-from ffplan.plan.model import RouteCheck
+from ffplan.plan.model import UNROUTED, RouteCheck
 from tests.routing.three_layer import SMALL
 
 
@@ -167,11 +167,28 @@ def test_the_grown_routes_lengths_and_turns_are_the_walks(tree, failed, damaged)
     assert (links >= 0).any()
 
 
+@pytest.mark.parametrize("damaged", [0.0, 0.3])
+def test_dependencies_found_over_the_in_trees_are_the_tables(tree, damaged):
+    """Dependencies.add over the blocks of fabric.walk.in_trees (as the tree router finds them on the way), with some
+    columns skipped, against channel_dependencies of the same tables with those columns unrouted."""
+    topo, ch, lft = _routed_and_damaged(tree, ["z1-core01", "z1-leaf02-p06"], damaged, seed=3)
+    width = lft.shape[1]
+    skip = np.random.default_rng(4).random(width) < 0.2
+    found = Dependencies(topo, ch, width)
+    for block in in_trees(ch, lft, (ch.dest_switch[:width], ch.dest_port[:width]), 8):
+        found.add(block.cols, lft[:, block.cols], block.chan, block.to, skip=skip[block.cols])
+    unrouted = np.where(skip, np.uint8(UNROUTED), lft)
+    _, expected = channel_dependencies(topo, {s: unrouted[i] for i, s in enumerate(ch.switches)}, ch)
+    _, everything = channel_dependencies(topo, {s: lft[i] for i, s in enumerate(ch.switches)}, ch)
+    assert np.array_equal(found.edges(), expected) and len(expected) < len(everything)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_the_route_lengths_the_tree_router_measured_are_its_tables(tree, seed):
     """The route lengths a failure case keeps from growing its in-trees (RoutingTables.lengths) equal those of its
-    final tables in every column of an alive LID, so the route check counts the same with them: random failed
-    switches and cables (growth after most of them), and none kept when the loose entries are dropped."""
+    final tables in every column of an alive LID, so the route check counts the same with them, and the channel
+    dependencies found in the same pass (RoutingTables.dependencies) are those of its final tables: random failed
+    switches and cables (growth after most of them), and neither kept when the loose entries are dropped."""
     topo = topology_for(tree)
     rng = np.random.default_rng(seed)
     failed = rng.choice(sorted(topo.by_label), int(rng.integers(0, 6)), replace=False).tolist()
@@ -185,7 +202,10 @@ def test_the_route_lengths_the_tree_router_measured_are_its_tables(tree, seed):
     alive = RouteCounts(rt.topo, ch, width).kind[:width] > 0
     assert rt.lengths is not None and (rt.lengths[:, alive] == expected[:, alive]).all()
     assert check_routes(rt.topo, rt.tables, ch, rt.lengths) == check_routes(rt.topo, rt.tables, ch)
-    assert router.tables(failed, drop=("loose",)).lengths is None
+    assert rt.channels is not None and rt.dependencies is not None
+    assert np.array_equal(rt.dependencies, channel_dependencies(rt.topo, rt.tables, rt.channels)[1])
+    dropped = router.tables(failed, drop=("loose",))
+    assert dropped.lengths is None and dropped.dependencies is None
 
 
 @pytest.mark.parametrize("failed", [[], ["z1-core01"], ["z1-spine01-p05", "z1-leaf02-p06"]])

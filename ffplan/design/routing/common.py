@@ -34,6 +34,9 @@ class RoutingTables:
     # the route length of every (switch, LID) entry (fabric.walk.route_lengths), when the router measured them on the
     # way: -1 also in the columns of LIDs no alive port takes (the route check skips those)
     lengths: np.ndarray | None = None
+    # the channel dependencies of the tables' routes on `channels` (fabric.deadlock.channel_dependencies), when the
+    # router found them on the way
+    dependencies: np.ndarray | None = None
 
 
 def first_proven(
@@ -51,7 +54,8 @@ def first_proven(
             else:
                 channels = rt.channels or Channels(rt.topo)
         try:
-            return rt, prove_deadlock_free(rt.topo, rt.tables, channels), channels
+            edges = rt.dependencies if channels is rt.channels else None  # (channel ids of rt.channels)
+            return rt, prove_deadlock_free(rt.topo, rt.tables, channels, edges), channels
         except StageError:
             if i == len(attempts) - 1:
                 raise

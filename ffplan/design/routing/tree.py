@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 from ffplan.fabric.arrays import Channels
+from ffplan.fabric.deadlock import Dependencies
 from ffplan.fabric.walk import in_trees, route_lengths
 from ffplan.design.routing.common import RoutingTables, first_proven, unknown_failed
 from ffplan.plan.model import UNROUTED, DeadlockProof
@@ -62,6 +63,7 @@ class TreeTables:
     loose: np.ndarray  # bool: entries grown with such turns anywhere
     channels: Channels  # of `topo`
     lengths: np.ndarray | None  # after failures, the route lengths of the entries (RoutingTables.lengths)
+    dependencies: np.ndarray | None  # after failures, their channel dependencies (RoutingTables.dependencies)
 
 
 class TreeRouter:
@@ -288,7 +290,8 @@ class TreeRouter:
             case.topo.max_lid,
             sorted(set(items)),
             case.channels,
-            None if drop else case.lengths,  # dropped entries change their columns' lengths
+            None if drop else case.lengths,  # dropped entries change their columns' lengths and dependencies
+            None if drop else case.dependencies,
         )
 
     def proven_tables(
@@ -330,6 +333,7 @@ class TreeCase:
         self.core_index[r.core_ids] = np.arange(len(r.core_ids))
         self.grown = np.zeros((n, r.width), dtype=bool)
         self.lengths: np.ndarray | None = None  # after failures, of the final tables (_grow_in_trees)
+        self.dependencies: np.ndarray | None = None  # likewise
         self.loose = np.zeros((n, r.width), dtype=bool)
 
     def _alive_links(self, to: np.ndarray, at: dict[str, tuple[int, int]]) -> np.ndarray:
@@ -355,7 +359,7 @@ class TreeCase:
             self.r.rebalance(self)
         self._switch_lids(bool(self.t.failed_cables or self.t.failed_switches))
         self._grow_in_trees()
-        return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch, self.lengths)
+        return TreeTables(self.t, self.lft, self.grown, self.loose, self.ch, self.lengths, self.dependencies)
 
     def _cores_lost(self) -> tuple[bool, bool]:
         """(some, only): a spine-core cable or a core failed; every failure is one (the relief's even shares assume
@@ -747,7 +751,9 @@ class TreeCase:
     def _grow_in_trees(self) -> None:
         """Every alive CA and leaf LID whose route does not arrive from some alive switch (only after failures). The
         route lengths of every alive LID (the switch LIDs are final by now) are measured over the whole tables at
-        once and kept for the route check (RoutingTables.lengths), the grown columns measured again."""
+        once and kept for the route check (RoutingTables.lengths), the grown columns measured again; the channel
+        dependencies for the deadlock proof (RoutingTables.dependencies) are found in the same pass over the in-trees,
+        those of the grown columns from their final entries."""
         r = self.r
         if not self.t.failed_cables and not self.t.failed_switches:
             return
@@ -757,11 +763,20 @@ class TreeCase:
         at[r.d_lid[d]], port[r.d_lid[d]] = r.d_leaf[d], r.d_port[d]
         targets = r.switch_targets[self.alive[r.switch_targets]]
         at[r.switch_lids[targets]] = targets
-        self.lengths = route_lengths(self.ch, self.lft, (at, port))
-        open_ = ((self.lengths < 0) & self.alive[:, None]).any(axis=0)
-        grow = r.d_lid[d[open_[r.d_lid[d]]]]
+        self.lengths = np.empty(self.lft.shape, dtype=np.int8)
+        may_grow = np.zeros(r.width, dtype=bool)
+        may_grow[r.d_lid[d]] = True
+        open_ = np.zeros(r.width, dtype=bool)
+        found = Dependencies(self.t, self.ch, r.width)
+        for block in in_trees(self.ch, self.lft, (at, port)):
+            self.lengths[:, block.cols] = block.hops
+            open_[block.cols] = may_grow[block.cols] & ((block.hops < 0) & self.alive[:, None]).any(axis=0)
+            found.add(block.cols, self.lft[:, block.cols], block.chan, block.to, skip=open_[block.cols])
+        grow = np.flatnonzero(open_)
         self._grow(grow, at[grow], port[grow])
         self.lengths[:, grow] = route_lengths(self.ch, self.lft[:, grow], (at[grow], port[grow]))
+        found.add_columns(self.lft, grow)
+        self.dependencies = found.edges()
 
     def _open(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> np.ndarray:
         """The indexes of `lids` (delivered at switch `at`, port `port`) whose route does not arrive from some alive
