@@ -297,6 +297,37 @@ def _runs(words: st.SearchStrategy, keys: st.SearchStrategy) -> st.SearchStrateg
     return st.dictionaries(keys, run(), min_size=1, max_size=2)
 
 
+def _listed_runs(words: st.SearchStrategy, keys: st.SearchStrategy) -> st.SearchStrategy:
+    """Documents with sequences of mappings whose last key holds a block sequence of flow mappings (a plan's nodes and
+    their ports), which the reader reads a key at a time over the items; now and then an item with a port more or
+    less, one not a flow mapping, or a key after the sequence."""
+    scalars = st.one_of(words, st.integers(-(10**6), 10**6), st.booleans(), st.none())
+
+    @st.composite
+    def run(draw: st.DrawFn) -> list:
+        item_keys = draw(st.lists(keys, min_size=2, max_size=4, unique=True))
+        port_keys = draw(st.lists(keys, min_size=1, max_size=3, unique=True))
+        port = st.tuples(*[scalars] * len(port_keys)).map(lambda v: dict(zip(port_keys, v)))
+        ports = draw(st.integers(1, 3))
+        items = [
+            {**dict(zip(item_keys[:-1], draw(st.tuples(*[scalars] * (len(item_keys) - 1))))), item_keys[-1]: value}
+            for value in draw(st.lists(st.lists(port, min_size=ports, max_size=ports), min_size=2))
+        ]
+        for item in draw(st.lists(st.sampled_from(items), max_size=2)) if draw(st.booleans()) else ():
+            edit = draw(st.sampled_from(["more", "fewer", "scalar", "key after"]))
+            if edit == "more":
+                item[item_keys[-1]].append(draw(port))
+            elif edit == "fewer":
+                item[item_keys[-1]].pop()
+            elif edit == "scalar":
+                item[item_keys[-1]].append(draw(scalars))
+            else:
+                item[draw(keys)] = draw(scalars)
+        return items
+
+    return st.dictionaries(keys, run(), min_size=1, max_size=2)
+
+
 # any word: some the writer leaves to PyYAML
 PLAN_DOCUMENTS = _documents(st.one_of(CANONICAL_WORDS, WORDS), st.one_of(CANONICAL_WORDS, WORDS))
 # words a designed plan holds (an LFT is never a key: PyYAML writes a key of 128 characters or more as `? key`)
@@ -305,6 +336,7 @@ PLAIN_KEYS = st.sampled_from(["label", "a", "b", "port", "z1-leaf001"])
 CANONICAL_DOCUMENTS = st.one_of(
     _documents(CANONICAL_WORDS, CANONICAL_KEYS),
     _runs(CANONICAL_WORDS, st.one_of(PLAIN_KEYS, PLAIN_KEYS, PLAIN_KEYS, CANONICAL_KEYS)),
+    _listed_runs(CANONICAL_WORDS, st.one_of(PLAIN_KEYS, PLAIN_KEYS, PLAIN_KEYS, CANONICAL_KEYS)),
 )
 
 
