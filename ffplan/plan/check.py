@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from itertools import groupby, repeat
+from itertools import compress, groupby, repeat
 from operator import attrgetter, le
 from typing import Iterable, TypeVar
 
@@ -111,6 +111,19 @@ def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> N
     node_models = {m.name for m in plan.node_models}
     nic_models = {m.name for m in plan.nic_models}
     labels = set(map(attrgetter("label"), plan.cables))
+    if not _nodes_right(plan, zones, switches, node_models, nic_models, labels):
+        _check_node_fields(p, plan, zones, switches, node_models, nic_models, labels)
+
+
+def _check_node_fields(
+    p: _Problems,
+    plan: Plan,
+    zones: set[str],
+    switches: dict,
+    node_models: set[str],
+    nic_models: set[str],
+    labels: set[str],
+) -> None:
     leaf_ports: set[tuple[str, int]] = set()
     for i, n in enumerate(plan.nodes):
         if n.hostname in switches:  # one name space: cable ends, node-name-map and topology.net name devices
@@ -132,6 +145,31 @@ def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> N
             elif (pt.leaf, pt.leaf_port) in leaf_ports:
                 p.add(at + ("leaf_port",), f"port {pt.leaf_port} of {pt.leaf} already has a node")
             leaf_ports.add((pt.leaf, pt.leaf_port))
+
+
+def _nodes_right(
+    plan: Plan, zones: set[str], switches: dict, node_models: set[str], nic_models: set[str], labels: set[str]
+) -> bool:
+    """Whether _check_node_fields finds nothing, decided a field at a time over all nodes and their ports (a
+    16,384-endpoint plan's 16,384 ports: 0.01 s, against 0.04 s a port at a time): the loop then runs only to say
+    where and what."""
+    ports = [pt for n in plan.nodes for pt in n.ports]
+    node_of = [i for i, n in enumerate(plan.nodes) for _ in n.ports]
+    leaves, leaf_ports = list(map(attrgetter("leaf"), ports)), list(map(attrgetter("leaf_port"), ports))
+    leaves_of_zones = {(name, s.zone) for name, s in switches.items() if s.tier == "leaf"}
+    radix = {name: s.ports for name, s in switches.items()}
+    return (
+        switches.keys().isdisjoint(map(attrgetter("hostname"), plan.nodes))
+        and (not node_models or node_models.issuperset(map(attrgetter("model"), plan.nodes)))
+        # a NIC port once per node (names hold no spaces: a (nic, port) pair is its "nic port N")
+        and len(set(zip(node_of, map(attrgetter("nic"), ports), map(attrgetter("port"), ports)))) == len(ports)
+        and nic_models.issuperset(map(attrgetter("nic_model"), ports))
+        and zones.issuperset(map(attrgetter("zone"), ports))
+        and labels.issuperset(map(attrgetter("cable"), ports))
+        and leaves_of_zones.issuperset(zip(leaves, map(attrgetter("zone"), ports)))
+        and all(map(le, leaf_ports, map(radix.__getitem__, leaves)))
+        and len(set(zip(leaves, leaf_ports))) == len(ports)
+    )
 
 
 _Key = TypeVar("_Key", int, str, tuple[str, int])
@@ -225,12 +263,16 @@ def _cable_ends_right(cables: list[Cable], zones: set[str], switches: dict, nics
     return len(set(switch_ends)) == len(switch_ends)
 
 
+_TREE_KINDS = frozenset(("leaf-spine", "spine-core"))
+
+
 def _check_tree_links(p: _Problems, plan: Plan) -> None:
     """The trees are whole: every leaf has `links_per_leaf_spine` cables to each spine of its zone (of its pod, in a
     three-layer tree) and no others; every spine `links_per_spine_core` to each core it reaches, the same number of
     cores as every other. Routing, reroute and the failure sweep take the planned tree as given."""
     zones = {z.name: z for z in plan.zones}
-    links = Counter((c.a.device, c.b.device) for c in plan.cables if c.kind in ("leaf-spine", "spine-core"))
+    ends = zip(map(attrgetter("a.device"), plan.cables), map(attrgetter("b.device"), plan.cables))
+    links = Counter(compress(ends, map(_TREE_KINDS.__contains__, map(attrgetter("kind"), plan.cables))))
     spines: dict[tuple[str, int | None], list[str]] = defaultdict(list)
     cores_of: dict[str, list[str]] = defaultdict(list)  # spine -> the cores it has cables to
     for lower, upper in links:
@@ -286,6 +328,43 @@ _RESERVED_GUIDS = {"0x" + "0" * 16, "0x" + "f" * 16}
 def _check_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_lid: dict[str, int]) -> None:
     """LIDs unique within a subnet. A GUID names one device: a switch, or one NIC of one host (whose ports may share
     its node GUID, or carry it as their port GUID); a port GUID names one port."""
+    if not _addresses_right(plan, subnet_of):
+        _claim_addresses(p, plan, subnet_of)
+    top = max(max_lid.values(), default=0)
+    if plan.routing is not None and max_lid and plan.routing.max_lid != top:  # (max_lid: the subnets with a LID)
+        p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {top}")
+
+
+def _addresses_right(plan: Plan, subnet_of: dict[str, str]) -> bool:
+    """Whether _claim_addresses finds nothing, decided on sets of (address, owner) pairs: each address has one owner
+    (a 16,384-endpoint plan's 17,664 LIDs and 53,000 GUIDs: 0.01 s, against 0.04 s a claim at a time). Owners are
+    names, (hostname, NIC) and (hostname, NIC, port), which hold no spaces: a pair is its owner's text. A plan with
+    multi-planar NICs is left to the loop."""
+    if any(m.planes > 1 for m in plan.nic_models):
+        return False
+    ports = [pt for n in plan.nodes for pt in n.ports]
+    hosts = [n.hostname for n in plan.nodes for _ in n.ports]
+    nics = list(zip(hosts, map(attrgetter("nic"), ports)))
+    port_names = list(zip(hosts, map(attrgetter("nic"), ports), map(attrgetter("port"), ports)))
+    switch_names = list(map(attrgetter("name"), plan.switches))
+
+    def one_owner(addresses: list, owners: list) -> bool:
+        return len(set(zip(addresses, owners))) == len(set(addresses))
+
+    def in_subnets(items: list) -> list[tuple[str, int]]:
+        return list(zip(map(subnet_of.__getitem__, map(attrgetter("zone"), items)), map(attrgetter("lid"), items)))
+
+    switch_guids = [getattr(s, field) for s in plan.switches for field in _GUID_FIELDS]
+    guids = switch_guids + [guid for field in _GUID_FIELDS for guid in map(attrgetter(field), ports)]
+    return (
+        one_owner(in_subnets(plan.switches) + in_subnets(ports), switch_names + port_names)
+        and _RESERVED_GUIDS.isdisjoint(guids)
+        and one_owner(guids, [name for name in switch_names for _ in _GUID_FIELDS] + nics * len(_GUID_FIELDS))
+        and one_owner(list(map(attrgetter("port_guid"), ports)), port_names)
+    )
+
+
+def _claim_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str]) -> None:
     lids: dict[tuple[str, int], str] = {}
     devices: dict[str, str] = {}  # GUID -> the device it belongs to
     ports: dict[str, str] = {}  # port GUID -> the port
@@ -316,9 +395,6 @@ def _check_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str], max_li
             for field in _GUID_FIELDS:  # a NIC's ports share its system image GUID, that of its port 1
                 guid(at + (field,), getattr(pt, field), f"{n.hostname} {nic}")
             claim(ports, pt.port_guid, port, at + ("port_guid",), "port GUID")
-    top = max(max_lid.values(), default=0)
-    if plan.routing is not None and lids and plan.routing.max_lid != top:
-        p.add(("routing", "max_lid"), f"max_lid is {plan.routing.max_lid}, the highest LID of the plan {top}")
 
 
 def _check_routing(

@@ -10,7 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffplan.plan import load_plan
-from ffplan.plan.check import _cable_ends_right, _check_cable_ends, _Problems, plan_problems
+from ffplan.plan.check import (
+    _addresses_right,
+    _cable_ends_right,
+    _check_cable_ends,
+    _check_node_fields,
+    _claim_addresses,
+    _nodes_right,
+    _Problems,
+    _subnet_of,
+    plan_problems,
+)
 from ffplan.plan.model import Cable, Plan
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "expected"
@@ -70,3 +80,73 @@ def test_a_name_given_twice_is_reported_at_its_second_place(section: str, field:
     problems = plan_problems(plan.model_copy(update={section: items}))
     assert ((section, 3, field), f"duplicate {what} '{name}'") in problems
     assert not any(path[:2] == (section, 1) and message.startswith("duplicate") for path, message in problems)
+
+
+NODE_FIELDS = ("hostname", "model")
+PORT_FIELDS = ("nic", "port", "nic_model", "zone", "leaf", "leaf_port", "cable", "lid", "node_guid", "port_guid")
+PORT_FIELDS += ("sysimg_guid",)
+
+
+def _with_port_field(plan: Plan, at: int, field: str, donor: int, value: object) -> Plan:
+    """`plan` with one field of its `at`th port (or of that port's node) taken from its `donor`th port, or `value`
+    where it has the field's type."""
+    where = [(i, j) for i, n in enumerate(plan.nodes) for j in range(len(n.ports))]
+    (i, j), (di, dj) = where[at % len(where)], where[donor % len(where)]
+    nodes = list(plan.nodes)
+    item, donor_item = (nodes[i], nodes[di]) if field in NODE_FIELDS else (nodes[i].ports[j], nodes[di].ports[dj])
+    if type(value) is not type(getattr(item, field)):
+        value = getattr(donor_item, field)
+    if field in NODE_FIELDS:
+        nodes[i] = item.model_copy(update={field: value})
+    else:
+        ports = list(nodes[i].ports)
+        ports[j] = item.model_copy(update={field: value})
+        nodes[i] = nodes[i].model_copy(update={"ports": ports})
+    return plan.model_copy(update={"nodes": nodes})
+
+
+def _node_screen_and_loop(plan: Plan) -> tuple[bool, list]:
+    zones = {z.name for z in plan.zones}
+    switches = {s.name: s for s in plan.switches}
+    names = ({m.name for m in plan.node_models}, {m.name for m in plan.nic_models}, {c.label for c in plan.cables})
+    problems = _Problems()
+    _check_node_fields(problems, plan, zones, switches, *names)
+    return _nodes_right(plan, zones, switches, *names), list(problems)
+
+
+def _address_screen_and_loop(plan: Plan) -> tuple[bool, list]:
+    problems = _Problems()
+    _claim_addresses(problems, plan, _subnet_of(plan))
+    return _addresses_right(plan, _subnet_of(plan)), list(problems)
+
+
+# values from elsewhere in the plan: a switch's name as a hostname, a leaf of another zone, a reserved GUID
+ODD_VALUES = st.sampled_from([None, None, None, "za-spine01", "z1-spine01", "zb-leaf02", "0x" + "0" * 16, 1, 99, 64])
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_the_node_and_address_screens_pass_a_designed_plan(name: str) -> None:
+    plan = PLANS[name]
+    assert _node_screen_and_loop(plan) == (True, [])
+    assert _address_screen_and_loop(plan) == (True, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(PLANS)),
+    st.lists(
+        st.tuples(st.integers(0, 10**6), st.sampled_from(NODE_FIELDS + PORT_FIELDS), st.integers(0, 10**6), ODD_VALUES),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_the_node_and_address_screens_pass_what_their_loops_pass(name: str, edits: list) -> None:
+    """The screens decide on sets over all ports what the loops find port by port: a name, port, LID or GUID moved
+    to another port (or another value) is found by both, or by neither."""
+    plan = PLANS[name]
+    for at, field, donor, value in edits:
+        plan = _with_port_field(plan, at, field, donor, value)
+    right, problems = _node_screen_and_loop(plan)
+    assert right == (not problems), problems
+    right, problems = _address_screen_and_loop(plan)
+    assert right == (not problems), problems
