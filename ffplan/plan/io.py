@@ -500,8 +500,17 @@ class _CanonicalReader:
                 break
             count += 1
         columns: list[list] = []  # the value texts of each key, item by item, then their values
+        repeated: dict[int, dict[str, object]] = {}  # of a column of few lines (a cable's kind): line -> value
         for j, prefix in enumerate(prefixes):
-            texts = _after(prefix, lines[start + j : start + count * size : size])
+            column = lines[start + j : start + count * size : size]
+            distinct = list(set(column))
+            if len(distinct) * 2 <= len(column) and all(map(str.startswith, distinct, repeat(prefix))):
+                texts = _after(prefix, distinct)
+                if not any(text[:1] in ("{", "[") for text in texts):  # (each flow collection an object of its own)
+                    repeated[j] = dict(zip(distinct, self.values(texts, self.block_words, self.block_value)))
+                    columns.append(column)
+                    continue
+            texts = _after(prefix, column)
             count = min(count, len(texts))  # an item not like the others: it and the rest are read a line at a time
             columns.append(texts)
         listed_columns: list[list[str]] = []  # the texts of the sequences' first items, of their second items, ...
@@ -521,6 +530,9 @@ class _CanonicalReader:
             columns.append(list(map(list, zip(*[mappings[k * count : (k + 1) * count] for k in range(listed)]))))
         for j, texts in enumerate(columns[:flat]):
             del texts[count:]
+            if j in repeated:
+                columns[j] = list(map(repeated[j].__getitem__, texts))
+                continue
             values = self.flows_like(texts) if texts[0][:1] == "{" else None
             columns[j] = values if values is not None else self.values(texts, self.block_words, self.block_value)
         return [dict(zip(keys, row)) for row in zip(*columns)], count * (1 + 2 * size - listed)

@@ -282,16 +282,21 @@ def _parse_ports(text: str) -> np.ndarray:
     if not text.isascii():
         raise ValueError("must be port numbers (0-255) separated by single spaces")
     raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    is_space = raw == ord(" ")
-    ends = np.append(np.flatnonzero(is_space), len(raw))  # one past each number's last digit
+    digits = raw - np.uint8(ord("0"))  # a space wraps to _SPACE_DIGIT
+    spaces = np.flatnonzero(digits == _SPACE_DIGIT)
+    ends = np.append(spaces, len(raw))  # one past each number's last digit
     widths = np.diff(ends, prepend=-1) - 1  # of each number: 1-3 digits, so no empty one (two spaces, an end)
-    if not len(raw) or ((raw - np.uint8(ord("0")) > 9) & ~is_space).any() or widths.min() < 1 or widths.max() > 3:
+    if not len(raw) or np.count_nonzero(digits <= 9) + len(spaces) != len(raw) or widths.min() < 1 or widths.max() > 3:
         raise ValueError("must be port numbers (0-255) separated by single spaces")
-    # each number's last three bytes, gathered from the text itself (a padded int16 copy of all 68 MB took a third
+    # each number's last three digits, gathered from the text itself (a padded int16 copy of all 68 MB took a third
     # longer); a byte before a short number's first digit is masked by its width
-    ones, tens, hundreds = (raw.take(ends - k, mode="clip").astype(np.int16) - ord("0") for k in (1, 2, 3))
-    numbers: np.ndarray = ones + np.where(widths > 1, 10 * tens, 0) + np.where(widths > 2, 100 * hundreds, 0)
+    numbers: np.ndarray = digits.take(ends - 1).astype(np.int16)
+    numbers += digits.take(ends - 2, mode="clip") * (widths > 1) * np.int16(10)
+    numbers += digits.take(ends - 3, mode="clip") * (widths > 2) * np.int16(100)
     return numbers
+
+
+_SPACE_DIGIT = np.uint8(ord(" ") - ord("0") + 256)
 
 
 def _lft_text(ports: np.ndarray) -> str:
