@@ -26,6 +26,7 @@ from ffplan.opensm import Subnet, build_fabric
 from ffplan.opensm.layout import View
 
 if TYPE_CHECKING:
+    from ffplan.fabric.walk import RouteLengths
     from ffplan.verify.arrays import Reach
 
 
@@ -243,6 +244,7 @@ class Rerouted:
     route_s: float
     before: Subnet  # the same sub-fabric with the plan's routing
     routed: list[AggregationNode]  # the Aggregation Nodes the new routing reaches
+    measured: RouteLengths | None = None  # the route lengths of the new tables, when the router measured them
 
     @cached_property
     def checks(self) -> RouteChecks:
@@ -260,7 +262,7 @@ class Rerouted:
         differs[:, gone] = False  # no port is up at these LIDs: not in the file (a few columns, cheaper than live's)
         changed = np.count_nonzero(differs, axis=1)
         ca_pairs, switch_lids = reachability(
-            fab, Channels.of_subnet(fab, [(n.lid, n.switch, n.port) for n in self.routed]), after
+            fab, Channels.of_subnet(fab, [(n.lid, n.switch, n.port) for n in self.routed]), after, self.measured
         )
         return RouteChecks(int(changed.sum()), int((changed > 0).sum()), ca_pairs, switch_lids)
 
@@ -273,16 +275,17 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     A CA port that is down needs no new route (its LID just has no port): it only leaves the file. When nothing
     else is down beyond what the plan's routing already avoids, the plan's own (proven) routing is what routing
     again gives: it is taken as it is."""
-    from ffplan.design.routing import ENGINE, route
+    from ffplan.design.routing import ENGINE, measured_route
 
     items = failed if isinstance(failed, Items) else failed_items(plan, failed)
     avoid = sorted(items.switches | items.cables) + items.unknown  # the router refuses unknown ones
     assert plan.routing is not None
     started = time.perf_counter()
+    measured = None
     if plan.routing.engine == ENGINE and plan.routing.deadlock is not None and plan.routing.failed == avoid:
         routing = plan.routing  # design routed (and proved) this very case: 3.7 s of a 16,384-endpoint intact fabric
     else:
-        routing = route(plan, failed=avoid)
+        routing, measured = measured_route(plan, failed=avoid)
     route_s = time.perf_counter() - started
     view = items.view()
     before = build_fabric(plan, view)
@@ -292,4 +295,6 @@ def reroute(plan: Plan, failed: list[str] | Items, aggregation: list[Aggregation
     fab = replace(before, plan=new_plan, lid_owner=dict(before.lid_owner))
     for n in routed:  # the routed nodes join the fabric the walk checks
         fab.lid_owner[n.lid] = (n.port_guid, AGGREGATION_NODE)
-    return Rerouted(failed=items.names, plan=new_plan, fab=fab, route_s=route_s, before=before, routed=routed)
+    return Rerouted(
+        failed=items.names, plan=new_plan, fab=fab, route_s=route_s, before=before, routed=routed, measured=measured
+    )

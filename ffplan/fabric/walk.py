@@ -124,6 +124,16 @@ def in_trees(
         yield InTrees(slice(a, a + b), hops.reshape(n, b), chan, to)
 
 
+@dataclass
+class RouteLengths:
+    """`route_lengths` of a set of LFTs on the channels `ch` (its switches are the rows, its LIDs delivered where it
+    says), as a router measured them: a later stage over the same tables (reroute's reachability) takes them instead
+    of measuring again."""
+
+    ch: Channels
+    links: np.ndarray  # (switches x LIDs) int8, -1 where a route does not arrive within MAX_HOPS links
+
+
 def route_lengths(
     ch: Channels, lft: np.ndarray, dest: tuple[np.ndarray, np.ndarray], max_hops: int = MAX_HOPS
 ) -> np.ndarray:

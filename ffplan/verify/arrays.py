@@ -14,7 +14,7 @@ import numpy as np
 from ffplan.fabric.arrays import Channels
 from ffplan.fabric.discovery import DiscoveredFabric
 from ffplan.fabric.lft import HEADER, JUNK, lft_array, portguid, scan_lfts
-from ffplan.fabric.walk import route_lengths, walk
+from ffplan.fabric.walk import RouteLengths, route_lengths, walk
 from ffplan.opensm import layout as L
 from ffplan.opensm import Subnet
 from ffplan.verify.expect import lid_name
@@ -48,12 +48,19 @@ class Reach:
 
 
 def _reach(
-    ch: Channels, lft: np.ndarray, dests: np.ndarray, extra: int, fab: Subnet, names: list[str], max_failures: int = 8
+    ch: Channels,
+    lft: np.ndarray,
+    dests: np.ndarray,
+    extra: int,
+    fab: Subnet,
+    names: list[str],
+    known: _Known | None,
+    max_failures: int = 8,
 ) -> Reach:
     """Pairs (source, destination LID) for every LID of `dests`: at each switch its CA ports (`ch.sources`) and
     `extra` more (the switch itself), less the destination's own port at its switch. The routes' lengths come from
-    the in-trees (fabric.walk.route_lengths); a route takes at most as many hops as there are switches (more is a
-    loop), and only the first failures are walked to name where they end."""
+    the in-trees (fabric.walk.route_lengths), or from those a router measured (`known`); a route takes at most as many
+    hops as there are switches (more is a loop), and only the first failures are walked to name where they end."""
     n = len(ch.switches)
     res = Reach(0, 0, {}, [])
     hops_count = np.zeros(n + 2, dtype=np.int64)  # a walk traverses at most every switch once
@@ -63,7 +70,9 @@ def _reach(
         lids = dests[a : a + LID_BLOCK]
         cols = np.arange(len(lids))
         at = ch.dest_switch[lids]
-        links = route_lengths(ch, lft[:, lids], (at, ch.dest_port[lids]), max_hops=n)
+        links = known.lengths(lids) if known is not None else None
+        if links is None:
+            links = route_lengths(ch, lft[:, lids], (at, ch.dest_port[lids]), max_hops=n)
         ok = links >= 0
         # the routes of each switch by switches traversed (bin 0: not arriving), weighted by its sources; then
         # less each destination's own port, which is no source of a pair with itself
@@ -90,15 +99,54 @@ def _reach(
     return res
 
 
-def reachability(fab: Subnet, ch: Channels, lft: np.ndarray) -> tuple[Reach, Reach]:
+def reachability(
+    fab: Subnet, ch: Channels, lft: np.ndarray, measured: RouteLengths | None = None
+) -> tuple[Reach, Reach]:
     """Walk `lft` ((switches x LIDs), fab.switches order) on the channels of fab's switches: every CA pair, and
-    every switch LID from every other switch and every CA port."""
+    every switch LID from every other switch and every CA port. `measured`: the route lengths of the same tables a
+    router measured (design.routing.measured_route), taken where they are these (_Known)."""
     names = [s.name for s in fab.switches]
+    known = _Known.of(measured, ch, names) if measured is not None else None
     delivered = ch.dest_switch >= 0
     return (
-        _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), 0, fab, names),
-        _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port == 0)), 1, fab, names),
+        _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port > 0)), 0, fab, names, known),
+        _reach(ch, lft, np.flatnonzero(delivered & (ch.dest_port == 0)), 1, fab, names, known),
     )
+
+
+@dataclass
+class _Known:
+    """A router's route lengths of the tables reachability walks, by its rows (`links`), and the LIDs whose column
+    is the walk's: delivered at the same switch and port, over the same links (`usable`)."""
+
+    links: np.ndarray
+    usable: np.ndarray
+
+    @classmethod
+    def of(cls, measured: RouteLengths, ch: Channels, names: list[str]) -> _Known | None:
+        """`measured` in the rows of `ch` (switches `names`), or None when its switches or links are not these."""
+        index = {s: i for i, s in enumerate(measured.ch.switches)}
+        if any(s not in index for s in names) or measured.ch.next.shape[1] != ch.next.shape[1]:
+            return None
+        rows = np.array([index[s] for s in names], dtype=np.intp)
+        ours = np.full(len(index) + 1, -1, dtype=np.int64)  # a measured switch -> its row here; the last: none
+        ours[rows] = np.arange(len(rows))
+        if not np.array_equal(ours[measured.ch.next[rows]], ch.next):
+            return None
+        width = min(measured.links.shape[1], len(ch.dest_switch), len(measured.ch.dest_switch))
+        usable = np.zeros(len(ch.dest_switch), dtype=bool)
+        usable[:width] = (ours[measured.ch.dest_switch[:width]] == ch.dest_switch[:width]) & (
+            measured.ch.dest_port[:width] == ch.dest_port[:width]
+        )
+        return cls(measured.links.take(rows, axis=0), usable)
+
+    def lengths(self, lids: np.ndarray) -> np.ndarray | None:
+        """The route lengths of the columns `lids` when each is usable and every route of them arrives (a route of
+        MAX_HOPS links or more, which the router leaves at -1, still arrives here), else None."""
+        if not self.usable[lids].all():
+            return None
+        links = self.links.take(lids, axis=1)
+        return links if (links >= 0).all() else None
 
 
 def table_checks(

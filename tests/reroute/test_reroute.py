@@ -3,6 +3,7 @@ replacement and the CLI's answers. The real OpenSM picking the file up is in tes
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -18,10 +19,13 @@ from ffplan.plan.io import dump_plan
 from ffplan.opensm import View
 from ffplan.opensm.files import lfts_text, opensm_files
 from ffplan.opensm.layout import LFTS, TOPOLOGY
-from ffplan.reroute import missing_from_discovery, reroute, resolve_items
+from ffplan.design import design
+from ffplan.inventory import load_inventory
+from ffplan.reroute import AggregationNode, missing_from_discovery, reroute, resolve_items
 from ffplan.fabric.discovery import guid as canonical_guid, parse_topology
 from ffplan.fabric.lft import parse_lfts
 from tests.audit.asbuilt import with_aggregation_nodes
+from tests.routing.three_layer import SMALL
 from tests.support.plans import designed
 
 
@@ -381,3 +385,24 @@ def test_reroute_file_leaves_out_the_entries_a_switch_does_not_route(lab):
         }
         partial += len(routed) < len(result.fab.lid_owner)
     assert 0 < partial < len(result.fab.switches)  # blocks with entries left out, and whole ones
+
+
+def test_reroute_reaches_as_far_with_the_route_lengths_the_router_measured():
+    """reroute's reachability takes the route lengths the tree router measured (Rerouted.measured) where they are its
+    tables': the same pairs, hops and failures as measuring them again, with a CA port down and an Aggregation Node
+    on a core at that port's LID (a column the router routed to the CA port: measured again), and with routes left
+    broken (a leaf cut off); not those of another fabric."""
+    tree = design(load_inventory(SMALL))
+    port = tree.nodes[0].ports[0]
+    core = next(s for s in tree.switches if s.name == "z1-core01")
+    node = AggregationNode("0x00000000000000aa", port.lid, core.name, core.ports + 1)
+    uplinks = [c.label for c in tree.cables if c.kind == "leaf-spine" and "z1-leaf02" in (c.a.device, c.b.device)]
+    for failed, nodes in ((["z1-core02", port.cable], [node]), (["z1-spine01-p05"], []), (uplinks, [])):
+        result = reroute(tree, failed, nodes)
+        assert result.measured is not None and [n.lid for n in result.routed] == [n.lid for n in nodes]
+        again = dataclasses.replace(result, measured=None).checks
+        assert result.checks == again and again.ca_pairs.pairs > 0
+        assert (again.ca_pairs.broken > 0) == (failed == uplinks)
+    # the lengths of another fabric's tables (the leaf's uplinks up: every route arrives) are not taken
+    whole, cut = reroute(tree, ["z1-core02"]), reroute(tree, ["z1-core02", *uplinks])
+    assert cut.checks.ca_pairs.broken > 0 and dataclasses.replace(cut, measured=whole.measured).checks == cut.checks

@@ -13,6 +13,7 @@ import numpy as np
 
 from ffplan.codes.design import ROUTING_UNSUPPORTED
 from ffplan.fabric.reach import check_routes
+from ffplan.fabric.walk import RouteLengths
 from ffplan.design.routing.common import RoutingTables, intra_slots, unknown_failed
 from ffplan.design.routing.rebalance import Rebalance
 from ffplan.design.routing.relief import relieve
@@ -64,6 +65,14 @@ def route(
     When designing, `loaded` is the inventory: its `fabric.failed_links` are avoided too and an unknown item is
     reported at its line (items of `failed` as the `--exclude-link` option). Raises StageError (FF601) for an
     unknown failed item and (FF602) for a channel dependency cycle."""
+    return measured_route(plan, failed, check=check, loaded=loaded)[0]
+
+
+def measured_route(
+    plan: Plan, failed: Iterable[str] = (), *, check: bool = True, loaded: LoadedInventory | None = None
+) -> tuple[Routing, RouteLengths | None]:
+    """`route`, and the route lengths of its tables when the router measured them on the way (a single subnet's,
+    after failures; RoutingTables.lengths), else None."""
     inv_failed = list(loaded.inventory.fabric.failed_links) if loaded is not None else []
     items = inv_failed + list(failed)
     if len(plan.subnets) == 1:
@@ -78,15 +87,15 @@ def route(
         subnet_of[topo.zone_of[topo.by_label[item][1] if item in topo.by_label else item_name(item)]] for item in items
     ]
     parts = [
-        _route_subnet(view, [item for item, sub in zip(items, item_subnet) if sub == subnet], check, None, 0)
+        _route_subnet(view, [item for item, sub in zip(items, item_subnet) if sub == subnet], check, None, 0)[0]
         for subnet, view in subnet_views(plan)
     ]
-    return _merged(plan, parts, sorted(set(items)))
+    return _merged(plan, parts, sorted(set(items))), None
 
 
 def _route_subnet(
     plan: Plan, items: list[str], check: bool, loaded: LoadedInventory | None, inventory_items: int
-) -> Routing:
+) -> tuple[Routing, RouteLengths | None]:
     router = router_for(plan, loaded)
     proof = routes = None
     if check:
@@ -95,7 +104,7 @@ def _route_subnet(
     else:
         rt = router.tables(items, loaded=loaded, inventory_items=inventory_items)
     lfts = [Lft(switch=s.name, ports=np.array(rt.tables[s.name], dtype=np.uint8)) for s in plan.switches]
-    return Routing(
+    routing = Routing(
         engine=ENGINE,
         max_lid=rt.max_lid,
         unrouted_port=UNROUTED,
@@ -104,6 +113,9 @@ def _route_subnet(
         check=routes,
         lfts=lfts,
     )
+    if rt.lengths is None or rt.channels is None:
+        return routing, None
+    return routing, RouteLengths(rt.channels, rt.lengths)  # (measured on the case's own channels)
 
 
 def router_for(plan: Plan, loaded: LoadedInventory | None = None) -> Router:
