@@ -76,7 +76,8 @@ class RouteCounts:
         only the few entries that are lost or longer than the shortest are looked at one by one."""
         self.counted += hops.shape[1]
         shortest = self.dist.take(self.dest[columns], axis=1)
-        off = ((hops < 0) | (hops > shortest)) & (self.kind[columns] > 0)
+        off = hops != shortest  # lost or longer: a route that arrives is never shorter than the shortest
+        off &= self.kind[columns] > 0
         if not off.any():
             return
         rows, cols = np.nonzero(off)
