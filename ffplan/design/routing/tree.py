@@ -787,8 +787,9 @@ class TreeCase:
     def _grow(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> None:
         """Grow the in-trees of `lids` (delivered at switch `at`, port `port`) with down-then-up turns at transit
         switches only, then whatever is still open with them anywhere (marked loose: the deadlock proof decides
-        whether those stay). The in-trees are independent: each pass measures a block of them at once. Only the LIDs
-        the strict pass left open get the second: every switch it grew arrives (it continues a route that does)."""
+        whether those stay). The in-trees are independent: each pass measures and grows a block of them at once. Only
+        the LIDs the strict pass left open get the second: every switch it grew arrives (it continues a route that
+        does)."""
         if not hasattr(self, "_valley_ok"):
             self._prepare_growth()
         step = max(1, GROW_BLOCK // max(len(self.r.names), 1))
@@ -797,45 +798,52 @@ class TreeCase:
             for a in range(0, len(lids), step):
                 block = slice(a, a + step)
                 hops, clean = self._route_lengths(lids[block], at[block], port[block])
-                for j, lid in enumerate(lids[block].tolist()):
-                    left[a + j] = self._grow_pass(lid, hops[:, j], clean[:, j], strict)
+                left[block] = self._grow_pass(lids[block], hops, clean, strict)
             lids, at, port = lids[left], at[left], port[left]
 
-    def _grow_pass(self, lid: int, hops: np.ndarray, clean: np.ndarray, strict: bool) -> bool:
-        """The in-tree of one LID (`hops`, `clean`: _route_lengths of its column): the entries of alive switches whose
-        route does not arrive are opened and grown from the switches whose route does, shortest total route first,
-        ties to the higher tier; a down-then-up turn only at a transit switch (_transit). Only the open switches'
-        rows are weighed: a handful of the fabric's. True when some stay open."""
-        rows = np.nonzero((hops < 0) & self.alive)[0]
-        if not len(rows):
-            return False
+    def _grow_pass(self, lids: np.ndarray, hops: np.ndarray, clean: np.ndarray, strict: bool) -> np.ndarray:
+        """The in-trees of `lids` (`hops`, `clean`: their _route_lengths, switches x LIDs), each on its own: the entries
+        of alive switches whose route does not arrive are opened and grown from the switches whose route does, shortest
+        total route first (a LID's open entries of its shortest at once), ties to the higher tier; a down-then-up turn
+        only at a transit switch (_transit). Only the open (switch, LID) entries are weighed: a handful per LID, those
+        of every LID of the block at once. Returns per LID whether some stay open (those of a LID none of whose open
+        entries has a way left stay so)."""
         hop, ports, tier, has, nb = self._hop, self._ports, self._tier, self._has, self._nb
+        n, b = hops.shape
+        rows, cols = np.nonzero((hops < 0) & self.alive[:, None])  # the open entries
+        left = np.zeros(b, dtype=bool)
+        if not len(rows):
+            return left
         if strict:
             hops[~clean] = -1  # kept, but no strictly grown route continues over them
-        col = self.lft[:, lid]
-        col[rows] = UNROUTED
-        succ = np.where(col == UNROUTED, -1, self.ch.next[np.arange(len(col)), np.minimum(col, 255)])
+        table = self.lft[:, lids]
+        table[rows, cols] = UNROUTED
+        succ = np.where(table == UNROUTED, -1, self.ch.next[np.arange(n)[:, None], np.minimum(table, 255)])
         marks = self.grown if strict else self.loose
         while len(rows):
             near = nb[rows]
-            via = np.where(has[rows], hops[near], -1)  # route length from the next switch
+            via = np.where(has[rows], hops[near, cols[:, None]], -1)  # route length from the next switch
             cand = via >= 0
             if strict:  # no turn down then up at a switch outside the transit pod
-                climbs = (succ >= 0) & (tier[np.maximum(succ, 0)] > tier)
-                cand &= ~(self._descends_to_plain[rows] & climbs[near])
-            if not cand.any():
-                break  # the rest stays open
+                after = succ[near, cols[:, None]]
+                climbs = (after >= 0) & (tier[np.maximum(after, 0)] > tier[near])
+                cand &= ~(self._descends_to_plain[rows] & climbs)
             best = np.where(cand, via, 1 << 20).min(axis=1)
-            m = int(best.min())
-            now = best == m
-            grow = rows[now]
-            k = np.where(cand[now] & (via[now] == m), self._rank[grow], -(1 << 30)).argmax(axis=1)
-            col[grow] = ports[k]
-            succ[grow] = hop[grow, k]
-            marks[grow, lid] = True
-            hops[grow] = m + 1
-            rows = rows[~now]
-        return bool(len(rows))
+            shortest = np.full(b, 1 << 20, dtype=best.dtype)
+            np.minimum.at(shortest, cols, best)
+            m = shortest[cols]
+            stuck = m == 1 << 20  # no way left for any open entry of the LID: the rest stays open
+            left[cols[stuck]] = True
+            now = (best == m) & ~stuck
+            grow, c, m = rows[now], cols[now], m[now]
+            k = np.where(cand[now] & (via[now] == m[:, None]), self._rank[grow], -(1 << 30)).argmax(axis=1)
+            table[grow, c] = ports[k]
+            succ[grow, c] = hop[grow, k]
+            marks[grow, lids[c]] = True
+            hops[grow, c] = m + 1
+            rows, cols = rows[~now & ~stuck], cols[~now & ~stuck]
+        self.lft[:, lids] = table
+        return left
 
     def _route_lengths(self, lids: np.ndarray, at: np.ndarray, port: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(links, clean), (switches x `lids`): switch-to-switch links of every switch's route to each LID (by its
