@@ -535,7 +535,7 @@ class _CanonicalReader:
                 continue
             values = self.flows_like(texts) if texts[0][:1] == "{" else None
             columns[j] = values if values is not None else self.values(texts, self.block_words, self.block_value)
-        return [dict(zip(keys, row)) for row in zip(*columns)], count * (1 + 2 * size - listed)
+        return _mappings(keys, columns), count * (1 + 2 * size - listed)
 
     def flows_like(self, texts: list[str]) -> list[dict] | None:
         """Flow mappings with the keys of the first, written as there ({device: z1-leaf001, port: 33}), read a key at a
@@ -550,16 +550,29 @@ class _CanonicalReader:
             keys = self.values(key_texts, self.flow_words, self.flow_word)
             columns = []
             for j, key_text in enumerate(key_texts):
-                words = _after(key_text + ": ", list(map(itemgetter(j), split)))
-                if len(words) < len(texts):
+                values = self.flow_column(list(map(itemgetter(j), split)), key_text + ": ")
+                if values is None:
                     return None
-                columns.append(self.values(words, self.flow_words, self.flow_word))
+                columns.append(values)
         except _NotCanonical:  # a quoted word holding ', ' or ': ' (flow() reads it), or a word to refuse
             return None
         if len(set(keys)) != len(keys):
             return None
         self.flow_scalars += 2 * len(keys) * len(texts)
-        return [dict(zip(keys, row)) for row in zip(*columns)]
+        return _mappings(keys, columns)
+
+    def flow_column(self, pairs: list[str], prefix: str) -> list | None:
+        """The values of flow mapping pairs that all start with `prefix` (a key and ': '), else None; read once per
+        distinct pair when they repeat (a cable end's device, a port's leaf)."""
+        count, distinct = len(pairs), list(set(pairs))
+        if len(distinct) * 2 > count:
+            words = _after(prefix, pairs)  # (cut at the first pair without the prefix)
+            return self.values(words, self.flow_words, self.flow_word) if len(words) == count else None
+        if not all(map(str.startswith, distinct, repeat(prefix))):
+            return None
+        words = _after(prefix, distinct)
+        by_pair = dict(zip(distinct, self.values(words, self.flow_words, self.flow_word)))
+        return list(map(by_pair.__getitem__, pairs))
 
     def values(self, texts: list[str], words: dict[str, object], read: Callable[[str], object]) -> list:
         """The values of words, each not in `words` yet by `read` (which keeps it there), or all of them at once when
@@ -713,6 +726,15 @@ class _CanonicalReader:
             if value is _MERGE:
                 raise _NotCanonical
         return value
+
+
+def _mappings(keys: list, columns: list[list]) -> list[dict]:
+    """A mapping of `keys` per row of the columns; of two keys (a cable's end) built by a dict display, which took half
+    the time of dict(zip(...)) for the 98,304 cable ends of a 16,384-endpoint plan."""
+    if len(keys) == 2:
+        first, second = keys
+        return [{first: a, second: b} for a, b in zip(*columns)]
+    return [dict(zip(keys, row)) for row in zip(*columns)]
 
 
 def _split_long(inner: str) -> list[str]:
