@@ -65,7 +65,10 @@ def _reach(
     res = Reach(0, 0, {}, [])
     hops_count = np.zeros(n + 2, dtype=np.int64)  # a walk traverses at most every switch once
     w = (ch.sources + extra).astype(np.int64)  # sources at each switch (the destination's own port counts too)
-    rows = np.arange(n, dtype=np.int64)[:, None]
+    src = np.flatnonzero(w)  # the switches with sources (every destination's own among them): the rows weighed
+    place = np.zeros(n, dtype=np.intp)  # a switch's row among them
+    place[src] = np.arange(len(src))
+    rows = np.arange(len(src), dtype=np.intp)[:, None]
     for a in range(0, len(dests), LID_BLOCK):
         lids = dests[a : a + LID_BLOCK]
         cols = np.arange(len(lids))
@@ -77,10 +80,10 @@ def _reach(
         # the routes of each switch by switches traversed (bin 0: not arriving), weighted by its sources; then
         # less each destination's own port, which is no source of a pair with itself
         width = int(links.max()) + 2
-        cell = links.astype(np.intp)  # (switch, switches traversed) per route, in place: a fifth of the CPU
+        cell = links.take(src, axis=0).astype(np.intp)  # (source switch, switches traversed) per route, in place
         cell += rows * width + 1  # a route that does not arrive (-1) falls in bin 0
-        by_hops = w @ np.bincount(cell.ravel(), minlength=n * width).reshape(n, width)
-        own = cell[at, cols] - at * width
+        by_hops = w[src] @ np.bincount(cell.ravel(), minlength=len(src) * width).reshape(len(src), width)
+        own = cell[place[at], cols] - place[at] * width
         by_hops -= np.bincount(own, minlength=width)
         res.pairs += len(lids) * int(w.sum()) - len(lids)
         res.reachable += int(by_hops[1:].sum())
