@@ -314,15 +314,17 @@ def _listed_runs(words: st.SearchStrategy, keys: st.SearchStrategy) -> st.Search
             for value in draw(st.lists(st.lists(port, min_size=ports, max_size=ports), min_size=2))
         ]
         for item in draw(st.lists(st.sampled_from(items), max_size=2)) if draw(st.booleans()) else ():
-            edit = draw(st.sampled_from(["more", "fewer", "scalar", "key after"]))
+            edit, listed = draw(st.sampled_from(["more", "fewer", "scalar", "key after"])), item[item_keys[-1]]
             if edit == "more":
-                item[item_keys[-1]].append(draw(port))
-            elif edit == "fewer":
-                item[item_keys[-1]].pop()
+                listed.append(draw(port))
+            elif edit == "fewer" and len(listed) > 1:
+                listed.pop()
             elif edit == "scalar":
-                item[item_keys[-1]].append(draw(scalars))
-            else:
-                item[draw(keys)] = draw(scalars)
+                listed.append(draw(scalars))
+            elif edit == "key after":
+                key = draw(keys)
+                if key not in item:
+                    item[key] = draw(scalars)
         return items
 
     return st.dictionaries(keys, run(), min_size=1, max_size=2)
