@@ -542,15 +542,18 @@ class _CanonicalReader:
         time over all of them; None if one is not like it (each is then read by flow())."""
         if not (all(map(str.startswith, texts, repeat("{"))) and all(map(str.endswith, texts, repeat("}")))):
             return None
-        split = list(map(str.split, map(itemgetter(slice(1, -1)), texts), repeat(", ")))
-        key_texts = [pair.partition(": ")[0] for pair in split[0]]
-        if set(map(len, split)) != {len(key_texts)}:
+        key_texts = [pair.partition(": ")[0] for pair in texts[0][1:-1].split(", ")]
+        size = len(key_texts)
+        # all pairs split at once: each text has the separators of the first, and "}{" is only where two texts meet
+        joined = "".join(texts)
+        if set(map(str.count, texts, repeat(", "))) != {size - 1} or joined.count("}{") != len(texts) - 1:
             return None
+        pairs = joined[1:-1].replace("}{", ", ").split(", ")
         try:
             keys = self.values(key_texts, self.flow_words, self.flow_word)
             columns = []
             for j, key_text in enumerate(key_texts):
-                values = self.flow_column(list(map(itemgetter(j), split)), key_text + ": ")
+                values = self.flow_column(pairs[j::size], key_text + ": ")
                 if values is None:
                     return None
                 columns.append(values)
