@@ -65,13 +65,15 @@ def plan_problems(plan: Plan) -> list[Problem]:
     p.unique(("nic_models",), (m.name for m in plan.nic_models), "NIC model")
     p.known(("fabric_switch_model",), plan.fabric_switch_model, models, "switch model")
     switches = _check_switches(p, plan, zones, models)
-    _check_nodes(p, plan, zones, switches)
-    _check_cables(p, plan, zones, switches)
+    labels = list(map(attrgetter("label"), plan.cables))  # read once: three checks look cables up by them
+    label_set = set(labels)
+    _check_nodes(p, plan, zones, switches, label_set)
+    _check_cables(p, plan, zones, switches, labels)
     _check_tree_links(p, plan)
     subnet_of = _subnet_of(plan)
     max_lid = _max_lids(plan, subnet_of)
     _check_addresses(p, plan, subnet_of, max_lid)
-    _check_routing(p, plan, switches, subnet_of, max_lid)
+    _check_routing(p, plan, switches, subnet_of, max_lid, label_set)
     _check_qos(p, plan)
     _check_hosts(p, plan)
     _check_subnet_managers(p, plan, subnet_of, max_lid)
@@ -106,11 +108,10 @@ def _check_switches(p: _Problems, plan: Plan, zones: set[str], models: dict) -> 
     return {s.name: s for s in plan.switches}
 
 
-def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
+def _check_nodes(p: _Problems, plan: Plan, zones: set[str], switches: dict, labels: set[str]) -> None:
     p.unique(("nodes",), map(attrgetter("hostname"), plan.nodes), "hostname", "hostname")
     node_models = {m.name for m in plan.node_models}
     nic_models = {m.name for m in plan.nic_models}
-    labels = set(map(attrgetter("label"), plan.cables))
     if not _nodes_right(plan, zones, switches, node_models, nic_models, labels):
         _check_node_fields(p, plan, zones, switches, node_models, nic_models, labels)
 
@@ -182,12 +183,12 @@ _CABLE_ENDS = {
 }
 
 
-def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict) -> None:
-    p.unique(("cables",), map(attrgetter("label"), plan.cables), "cable label", "label")
+def _check_cables(p: _Problems, plan: Plan, zones: set[str], switches: dict, labels: list[str]) -> None:
+    p.unique(("cables",), labels, "cable label", "label")
     nics = {n.hostname: {pt.nic for pt in n.ports} for n in plan.nodes}
     if not _cable_ends_right(plan.cables, zones, switches, nics):
         _check_cable_ends(p, plan.cables, zones, switches, nics)
-    by_label = dict(zip(map(attrgetter("label"), plan.cables), plan.cables))
+    by_label = dict(zip(labels, plan.cables))
     for i, n in enumerate(plan.nodes):
         for j, pt in enumerate(n.ports):
             cable = by_label.get(pt.cable)
@@ -398,7 +399,7 @@ def _claim_addresses(p: _Problems, plan: Plan, subnet_of: dict[str, str]) -> Non
 
 
 def _check_routing(
-    p: _Problems, plan: Plan, switches: dict, subnet_of: dict[str, str], max_lid: dict[str, int]
+    p: _Problems, plan: Plan, switches: dict, subnet_of: dict[str, str], max_lid: dict[str, int], labels: set[str]
 ) -> None:
     if plan.routing is None:
         return
@@ -423,7 +424,6 @@ def _check_routing(
                 ("routing", "lfts", i, "ports"),
                 f"{t.switch} forwards LID {lid} to port {port}; it has ports 0-{radix} ({r.unrouted_port} = unrouted)",
             )
-    labels = {c.label for c in plan.cables}
     for i, item in enumerate(r.failed):
         name, _, port_suffix = item.partition("[")  # "switch[port]" -> "port]"
         known = item in labels or (
