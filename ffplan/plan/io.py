@@ -8,8 +8,8 @@ import re
 import string
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import islice, repeat
-from operator import itemgetter
+from itertools import islice, repeat, takewhile
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -494,16 +494,13 @@ class _CanonicalReader:
             if colon < 0 or line[indent + 2] == "'":  # a quoted key may hold ': '
                 return [], 0
             prefixes.append(line[: colon + 2])
-        count = 0
-        for line in islice(lines, start, len(lines) - size + 1, size):
-            if not line.startswith(prefixes[0]):
-                break
-            count += 1
+        count = len(list(takewhile(methodcaller("startswith", prefixes[0]), islice(lines, start, None, size))))
+        count -= start + count * size > len(lines)  # the last item must end in the document
         columns: list[list] = []  # the value texts of each key, item by item, then their values
         repeated: dict[int, dict[str, object]] = {}  # of a column of few lines (a cable's kind): line -> value
         for j, prefix in enumerate(prefixes):
             column = lines[start + j : start + count * size : size]
-            distinct = list(set(column))
+            distinct = list(set(column)) if _repeats(column) else column
             if len(distinct) * 2 <= len(column) and all(map(str.startswith, distinct, repeat(prefix))):
                 texts = _after(prefix, distinct)
                 if not any(text[:1] in ("{", "[") for text in texts):  # (each flow collection an object of its own)
@@ -567,7 +564,8 @@ class _CanonicalReader:
     def flow_column(self, pairs: list[str], prefix: str) -> list | None:
         """The values of flow mapping pairs that all start with `prefix` (a key and ': '), else None; read once per
         distinct pair when they repeat (a cable end's device, a port's leaf)."""
-        count, distinct = len(pairs), list(set(pairs))
+        count = len(pairs)
+        distinct = list(set(pairs)) if _repeats(pairs) else pairs
         if len(distinct) * 2 > count:
             words = _after(prefix, pairs)  # (cut at the first pair without the prefix)
             return self.values(words, self.flow_words, self.flow_word) if len(words) == count else None
@@ -729,6 +727,13 @@ class _CanonicalReader:
             if value is _MERGE:
                 raise _NotCanonical
         return value
+
+
+def _repeats(texts: list[str]) -> bool:
+    """Whether the first texts of a column repeat: a column of names or addresses (a cable's label, a port's GUID) is
+    not hashed as a whole to find out."""
+    head = texts[:256]
+    return len(set(head)) * 2 <= len(head)
 
 
 def _mappings(keys: list, columns: list[list]) -> list[dict]:
