@@ -617,6 +617,7 @@ class _CanonicalReader:
             return _unquoted
         if (
             firsts <= _DIGITS
+            and max(map(len, texts)) <= _INT_DIGITS
             and not raw.translate(None, b"0123456789\n")
             and (b"\n" + raw).count(b"\n0") == ("0" in texts)  # YAML 1.1 reads a leading 0 as octal
         ):
@@ -717,7 +718,7 @@ class _CanonicalReader:
             raise _NotCanonical
         elif text[0] not in self.resolved_first:
             value = text
-        elif text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1):
+        elif text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1) and len(text) <= _INT_DIGITS:
             value = int(text)  # a decimal integer (a LID, a port): YAML 1.1 reads a leading 0 as octal
         else:
             try:
@@ -787,6 +788,9 @@ def _digits_and_spaces(text: str) -> bool:
 _MISSING = object()
 _LONG = 1000  # characters of a word or a flow collection that is a forwarding table's, not a name's
 _DIGITS = frozenset(string.digits)
+# a plan's integers (LIDs, ports, counts) are far shorter; a longer one is read by libyaml's constructor, whose refusal
+# of what int() cannot read (over 4,300 digits) is located
+_INT_DIGITS = 18
 
 
 def _unquoted(texts: Iterable[str]) -> list[str]:

@@ -291,8 +291,11 @@ def _parse_ports(text: str) -> np.ndarray:
     # each number's last three digits, gathered from the text itself (a padded int16 copy of all 68 MB took a third
     # longer); a byte before a short number's first digit is masked by its width
     numbers: np.ndarray = digits.take(ends - 1).astype(np.int16)
-    numbers += digits.take(ends - 2, mode="clip") * (widths > 1) * np.int16(10)
-    numbers += digits.take(ends - 3, mode="clip") * (widths > 2) * np.int16(100)
+    for k, scale in ((2, 10), (3, 100)):  # in int16: numpy 1's uint8 * 100 would wrap a "999" to 231
+        place = digits.take(ends - k, mode="clip").astype(np.int16)
+        place *= scale
+        place *= widths >= k
+        numbers += place
     return numbers
 
 

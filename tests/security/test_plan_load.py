@@ -382,6 +382,27 @@ def test_explicit_yaml_tags_are_refused_located_not_a_traceback(tmp_path, value,
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("lid", [", lid: 3, ", ", lid: 23, ", "max_lid: 40\n"])  # a switch's, a node port's, routing's
+def test_an_integer_int_cannot_read_is_refused_located_not_a_traceback(tmp_path, lid):
+    """A 5,000-digit LID in the plan as ffplan writes it: int() refuses over 4,300 digits, and the plan reader's own
+    fast path raised that ValueError (a traceback, exit 1)."""
+    from ffplan.plan.io import dump_plan
+    from tests.support.plans import designed
+
+    folder = tmp_path / "plan"
+    folder.mkdir()
+    text = dump_plan(designed("lab"))
+    assert lid in text
+    digits = lid.strip(", \n").split()[-1]
+    (folder / "plan.yaml").write_text(text.replace(lid, lid.replace(digits, "9" * 5000), 1))
+    result = CliRunner().invoke(app, _command("render", folder, tmp_path))
+    assert result.exit_code == 2, result.output
+    assert re.search(
+        r"plan\.yaml:\d+:\d+: error FF901 plan is not valid YAML: '9+' is not a valid !!int", result.output
+    )
+    assert "Traceback" not in result.output
+
+
 def _plan_with(tmp_path: Path, replace: str, by: str) -> Path:
     folder = write_plan_data(tmp_path / "plan", lab_data())
     plan_file = folder / "plan.yaml"
